@@ -1,0 +1,243 @@
+// AES-GCM (NIST SP 800-38D) over raw buffers: CTR encryption with the bitsliced batch cipher and GHASH.
+//
+// Only 96-bit IVs (J0 = IV ‖ 0³¹1) and 128-bit tags. Open verifies the tag over the ciphertext before it
+// decrypts anything, so no unauthenticated plaintext is ever written, and compares tags in constant time.
+
+/// A prepared AES-GCM key: the bitsliced encryption schedule and the GHASH key H. Reusable for any number
+/// of messages, each with its own nonce.
+final class AESGCMContext: @unchecked Sendable {
+    // `@unchecked Sendable`: every stored property is written in `init` and only read afterwards.
+    let keys: AESRoundKeys
+    private let ghashKeyStorage: UnsafeMutablePointer<GHASHKey>
+
+    var ghashKey: GHASHKey { ghashKeyStorage.pointee }
+
+    /// The largest plaintext GCM allows under one nonce: 2³² − 2 blocks (SP 800-38D §5.2.1.1).
+    static let maximumPlaintextByteCount = (1 << 36) - 32
+
+    /// Prepares `key` (16, 24 or 32 bytes).
+    ///
+    /// - Throws: `CryptoKitError.incorrectKeySize` for other sizes.
+    init(key: UnsafeRawBufferPointer) throws(CryptoKitError) {
+        keys = try AESRoundKeys(key: key, direction: .encryption)
+        ghashKeyStorage = .allocate(capacity: 1)
+        withUnsafeTemporaryAllocation(byteCount: 16, alignment: 16) { block in
+            block.initializeMemory(as: UInt8.self, repeating: 0)
+            transformBlocks(block.baseAddress!, count: 1, keys: keys, direction: .encryption)
+            ghashKeyStorage.initialize(to: GHASHKey(hashSubkey: UnsafeRawPointer(block.baseAddress!)))
+            secureZero(block.baseAddress!, count: 16)
+        }
+    }
+
+    deinit {
+        secureZero(UnsafeMutableRawPointer(ghashKeyStorage), count: MemoryLayout<GHASHKey>.size)
+        ghashKeyStorage.deallocate()
+    }
+
+    /// Encrypts `plaintext` into `ciphertext` (same length; they may be the same buffer) and writes the
+    /// 16-byte tag.
+    ///
+    /// - Precondition: `nonce` is 12 bytes; the plaintext is at most `maximumPlaintextByteCount` bytes.
+    func seal(
+        plaintext: UnsafeRawBufferPointer, nonce: UnsafeRawPointer, authenticating aad: UnsafeRawBufferPointer,
+        ciphertext: UnsafeMutableRawPointer, tag: UnsafeMutableRawPointer
+    ) {
+        var stream = CounterStream(context: self, nonce: nonce)
+        var hash = GHASH()
+        let key = ghashKey
+        if let aadBase = aad.baseAddress { hash.update(bytes: aadBase, count: aad.count, key: key) }
+        if let input = plaintext.baseAddress {
+            var offset = 0
+            while offset < plaintext.count {
+                let chunk = min(CounterStream.batchByteCount, plaintext.count - offset)
+                stream.apply(to: input + offset, into: ciphertext + offset, count: chunk)
+                hash.update(bytes: UnsafeRawPointer(ciphertext + offset), count: chunk, key: key)
+                offset += chunk
+            }
+        }
+        hash.updateLengths(authenticatedByteCount: aad.count, ciphertextByteCount: plaintext.count, key: key)
+        stream.writeTag(hash, to: tag)
+        stream.wipe()
+    }
+
+    /// Verifies `tag` over `ciphertext` and `aad`, then decrypts into `plaintext` (same length; may be the
+    /// same buffer). Returns `false`, having written nothing, if the tag does not verify.
+    ///
+    /// - Precondition: `nonce` is 12 bytes.
+    func open(
+        ciphertext: UnsafeRawBufferPointer, nonce: UnsafeRawPointer, tag: UnsafeRawPointer,
+        authenticating aad: UnsafeRawBufferPointer, plaintext: UnsafeMutableRawPointer
+    ) -> Bool {
+        var stream = CounterStream(context: self, nonce: nonce)
+        var hash = GHASH()
+        let key = ghashKey
+        if let aadBase = aad.baseAddress { hash.update(bytes: aadBase, count: aad.count, key: key) }
+        if let input = ciphertext.baseAddress { hash.update(bytes: input, count: ciphertext.count, key: key) }
+        hash.updateLengths(authenticatedByteCount: aad.count, ciphertextByteCount: ciphertext.count, key: key)
+        let matches = withUnsafeTemporaryAllocation(byteCount: 16, alignment: 16) { expected in
+            stream.writeTag(hash, to: expected.baseAddress!)
+            let result = constantTimeEquals(UnsafeRawBufferPointer(expected), UnsafeRawBufferPointer(start: tag, count: 16))
+            secureZero(expected.baseAddress!, count: 16)
+            return result
+        }
+        guard matches else {
+            stream.wipe()
+            return false
+        }
+        if let input = ciphertext.baseAddress {
+            var offset = 0
+            while offset < ciphertext.count {
+                let chunk = min(CounterStream.batchByteCount, ciphertext.count - offset)
+                stream.apply(to: input + offset, into: plaintext + offset, count: chunk)
+                offset += chunk
+            }
+        }
+        stream.wipe()
+        return true
+    }
+}
+
+/// The CTR key stream of one message: E(J0) for the tag, then E(J0 + 1), E(J0 + 2), …, produced eight
+/// blocks per batch. The first batch yields the tag mask and seven blocks of key stream, so a message of up
+/// to 112 bytes costs one run of the cipher.
+struct CounterStream {
+    static let batchByteCount = 128
+
+    private let keys: AESRoundKeys
+    /// The eight-block input batch in the cipher's stored byte order with the nonce bytes in place; only
+    /// the four counter bytes change from batch to batch.
+    private var template: Batch
+    /// Stored positions of natural bytes 12 … 15 (the big-endian 32-bit counter).
+    private let counterPositions: (Int, Int, Int, Int)
+    /// The counter value of the first block of the next batch.
+    private var counter: UInt32
+    /// Key stream not used yet: bytes `position ..< 128` of `buffer`.
+    private var buffer: Batch
+    private var position: Int
+    private var tagMask: SIMD16<UInt8>
+
+    /// Starts the GCM stream for a 96-bit nonce: J0 = nonce ‖ 0x00000001 masks the tag, and the key
+    /// stream starts at J0 + 1.
+    init(context: AESGCMContext, nonce: UnsafeRawPointer) {
+        self.init(keys: context.keys, nonce: nonce, firstCounter: 1)
+        tagMask = buffer.b0
+        position = 16
+    }
+
+    /// Starts a plain CTR key stream whose counter blocks are the 12 bytes at `nonce` followed by a
+    /// big-endian 32-bit counter starting at `firstCounter` (incremented modulo 2³², as GCM's inc32).
+    init(keys: AESRoundKeys, nonce: UnsafeRawPointer, firstCounter: UInt32) {
+        self.keys = keys
+        let offset = keys.inputOffset
+        counterPositions = (storedPosition(ofNatural: 12, offset: offset), storedPosition(ofNatural: 13, offset: offset),
+                            storedPosition(ofNatural: 14, offset: offset), storedPosition(ofNatural: 15, offset: offset))
+        var block = SIMD16<UInt8>(repeating: 0)
+        for natural in 0..<12 {
+            block[storedPosition(ofNatural: natural, offset: offset)] = nonce.load(fromByteOffset: natural, as: UInt8.self)
+        }
+        template = Batch(repeating: block)
+        buffer = Batch(repeating: .zero)
+        counter = firstCounter
+        position = 0
+        tagMask = .zero
+        refill()
+    }
+
+    /// Replaces the buffer with the next eight blocks of key stream.
+    private mutating func refill() {
+        let start = counter
+        let positions = counterPositions
+        withUnsafeMutableBytes(of: &template) { batch in
+            let base = batch.baseAddress!
+            var first = 0
+            for block in 0..<8 as Range<UInt32> {
+                let value = start &+ block
+                // Positions are below 16 and `first` below 128: the additions cannot overflow.
+                base.storeBytes(of: UInt8(truncatingIfNeeded: value >> 24), toByteOffset: first &+ positions.0, as: UInt8.self)
+                base.storeBytes(of: UInt8(truncatingIfNeeded: value >> 16), toByteOffset: first &+ positions.1, as: UInt8.self)
+                base.storeBytes(of: UInt8(truncatingIfNeeded: value >> 8), toByteOffset: first &+ positions.2, as: UInt8.self)
+                base.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: first &+ positions.3, as: UInt8.self)
+                first &+= 16
+            }
+        }
+        var state = withUnsafeBytes(of: &template) { AESPlanes(transposing: $0.baseAddress!) }
+        state.encrypt(with: keys)
+        withUnsafeMutableBytes(of: &buffer) { state.writeNaturalBlocks(to: $0.baseAddress!) }
+        counter = start &+ 8
+        position = 0
+    }
+
+    /// XORs the next `count` bytes of key stream onto `input`, writing to `output` (which may equal
+    /// `input`).
+    mutating func apply(to input: UnsafeRawPointer, into output: UnsafeMutableRawPointer, count: Int) {
+        var done = 0
+        while done < count {
+            if position == Self.batchByteCount { refill() }
+            let take = min(count - done, Self.batchByteCount - position)
+            let start = position
+            withUnsafeBytes(of: &buffer) { keyStream in
+                let stream = keyStream.baseAddress! + start
+                var index = 0
+                while index + 16 <= take {
+                    let a = (input + done + index).loadUnaligned(as: SIMD16<UInt8>.self)
+                    let b = (stream + index).loadUnaligned(as: SIMD16<UInt8>.self)
+                    (output + done + index).storeBytes(of: a ^ b, as: SIMD16<UInt8>.self)
+                    index += 16
+                }
+                while index < take {
+                    let byte = input.load(fromByteOffset: done + index, as: UInt8.self)
+                        ^ stream.load(fromByteOffset: index, as: UInt8.self)
+                    output.storeBytes(of: byte, toByteOffset: done + index, as: UInt8.self)
+                    index += 1
+                }
+            }
+            position += take
+            done += take
+        }
+    }
+
+    /// Writes the tag: the final GHASH value XOR E(J0).
+    func writeTag(_ hash: GHASH, to tag: UnsafeMutableRawPointer) {
+        var mask = tagMask
+        withUnsafeBytes(of: &mask) { maskBytes in
+            tag.storeBigEndian(hash.high ^ maskBytes.baseAddress!.loadBigEndianUInt64(at: 0), at: 0)
+            tag.storeBigEndian(hash.low ^ maskBytes.baseAddress!.loadBigEndianUInt64(at: 8), at: 8)
+        }
+    }
+
+    /// Overwrites the key stream and tag mask; called when the message is done.
+    mutating func wipe() {
+        buffer = Batch(repeating: .zero)
+        tagMask = .zero
+        withUnsafeMutableBytes(of: &buffer) { secureZero($0.baseAddress!, count: $0.count) }
+    }
+}
+
+/// Eight 16-byte blocks stored inline.
+struct Batch {
+    var b0, b1, b2, b3, b4, b5, b6, b7: SIMD16<UInt8>
+
+    init(repeating block: SIMD16<UInt8>) {
+        (b0, b1, b2, b3, b4, b5, b6, b7) = (block, block, block, block, block, block, block, block)
+    }
+}
+
+extension AESPlanes {
+    /// Transposes the planes back into eight blocks (at offset 0) and writes them in natural (FIPS 197,
+    /// column-major) byte order to `output` (128 bytes, 16-byte aligned).
+    @inline(__always)
+    func writeNaturalBlocks(to output: UnsafeMutableRawPointer) {
+        var copy = self
+        copy.transpose()
+        @inline(__always) func store(_ plane: Plane, _ index: Int) {
+            let bytes = unsafeBitCast(plane, to: SIMD16<UInt8>.self)
+            // Row-major (4r + c) to column-major (r + 4c): a 4 × 4 byte transpose.
+            let natural = SIMD16<UInt8>(
+                bytes[0], bytes[4], bytes[8], bytes[12], bytes[1], bytes[5], bytes[9], bytes[13],
+                bytes[2], bytes[6], bytes[10], bytes[14], bytes[3], bytes[7], bytes[11], bytes[15])
+            (output + 16 * index).storeBytes(of: natural, as: SIMD16<UInt8>.self)
+        }
+        store(copy.q0, 0); store(copy.q1, 1); store(copy.q2, 2); store(copy.q3, 3)
+        store(copy.q4, 4); store(copy.q5, 5); store(copy.q6, 6); store(copy.q7, 7)
+    }
+}

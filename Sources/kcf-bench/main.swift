@@ -1,0 +1,81 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// kcf-bench: the project's benchmarks. Run release builds only:
+///
+///     swift run -c release kcf-bench crypto [--json] [--seconds S]
+///     swift run -c release kcf-bench ct [--calls N]
+let usage = """
+    usage: kcf-bench <command> [options]
+
+    commands:
+      crypto   throughput of SHA-256, HMAC, PBKDF2, HKDF and AES-256-GCM
+      ct       dudect-style timing-leakage check of AES-256 and AES-GCM open
+
+    options:
+      --json         machine-readable output (crypto)
+      --seconds S    measuring time per figure (crypto; default 1)
+      --calls N      timed calls per class (ct; default 1000000)
+    """
+
+func fail(_ message: String) -> Never {
+    FileHandleStderr.write("kcf-bench: \(message)\n")
+    exit(2)
+}
+
+enum FileHandleStderr {
+    static func write(_ text: String) {
+        var copy = text
+        // Written with write(2) on descriptor 2: the C `stderr` global is not concurrency-safe in Swift 6.
+        copy.withUTF8 { bytes in _ = systemWrite(2, bytes.baseAddress, bytes.count) }
+    }
+}
+
+#if canImport(Glibc)
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+private let systemWrite = Darwin.write
+#endif
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first else {
+    print(usage)
+    exit(0)
+}
+arguments.removeFirst()
+var json = false
+var seconds = 1.0
+var calls = 1_000_000
+while !arguments.isEmpty {
+    let option = arguments.removeFirst()
+    switch option {
+    case "--json": json = true
+    case "--seconds":
+        guard let value = arguments.first.flatMap(Double.init), value > 0 else { fail("--seconds needs a positive number") }
+        seconds = value
+        arguments.removeFirst()
+    case "--calls":
+        guard let value = arguments.first.flatMap(Int.init), value > 0 else { fail("--calls needs a positive whole number") }
+        calls = value
+        arguments.removeFirst()
+    case "-h", "--help":
+        print(usage)
+        exit(0)
+    default:
+        fail("unknown option '\(option)'\n\(usage)")
+    }
+}
+
+do {
+    switch command {
+    case "crypto": try runCryptoBenchmark(seconds: seconds, json: json)
+    case "ct": try runLeakageCheck(callsPerClass: calls, json: json)
+    case "help", "-h", "--help": print(usage)
+    default: fail("unknown command '\(command)'\n\(usage)")
+    }
+} catch {
+    fail("\(error)")
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+
+/// Access to the published and differential vectors under `Fixtures/crypto/`.
+enum Fixtures {
+    /// The repository's `Fixtures/crypto` directory, found from this source file's path so that tests run
+    /// from any working directory.
+    static let cryptoDirectory: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // KeychainCryptoTests
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()  // repository root
+        .appendingPathComponent("Fixtures/crypto")
+
+    static func data(_ relativePath: String) throws -> Data {
+        try Data(contentsOf: cryptoDirectory.appendingPathComponent(relativePath))
+    }
+
+    static func json<T: Decodable>(_ type: T.Type, _ relativePath: String) throws -> T {
+        try JSONDecoder().decode(T.self, from: data(relativePath))
+    }
+
+    /// Parses a NIST CAVP `.rsp` file into records of `KEY = value` lines, each tagged with the section
+    /// (`[ENCRYPT]`, `[L = 32]`, …) it appears under.
+    static func responseFile(_ relativePath: String) throws -> [ResponseRecord] {
+        let text = String(decoding: try data(relativePath), as: UTF8.self)
+        var records: [ResponseRecord] = []
+        var section = ""
+        var current: [String: String] = [:]
+        func flush() {
+            if !current.isEmpty { records.append(ResponseRecord(section: section, fields: current)) }
+            current = [:]
+        }
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.isEmpty { flush(); continue }
+            if line.hasPrefix("#") { continue }
+            if line.hasPrefix("[") { flush(); section = line; continue }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2 else { continue }
+            current[parts[0]] = parts[1]
+        }
+        flush()
+        return records
+    }
+}
+
+struct ResponseRecord {
+    let section: String
+    let fields: [String: String]
+
+    func hex(_ key: String) throws -> [UInt8] {
+        guard let value = fields[key] else { throw FixtureError.missingField(key) }
+        return try [UInt8](hex: value)
+    }
+}
+
+enum FixtureError: Error {
+    case missingField(String)
+    case badHex(String)
+}
+
+extension Array where Element == UInt8 {
+    /// Decodes lowercase or uppercase hexadecimal.
+    init(hex: String) throws {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { throw FixtureError.badHex(hex) }
+        func value(_ c: UInt8) throws -> UInt8 {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+            default: throw FixtureError.badHex(hex)
+            }
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            bytes.append(try value(digits[index]) << 4 | value(digits[index + 1]))
+            index += 2
+        }
+        self = bytes
+    }
+
+    var hex: String { map { String(format: "%02x", $0) }.joined() }
+}
+
+/// Hex strings decode lazily in the Codable structs below.
+struct Hex: Decodable, CustomStringConvertible {
+    let bytes: [UInt8]
+    init(from decoder: Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        bytes = try [UInt8](hex: text)
+    }
+    var description: String { bytes.hex }
+}
+
+/// A small deterministic generator for splitting inputs at random points (SplitMix64); test data only.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+}
+
+/// Splits `bytes` into consecutive pieces at random points (possibly empty pieces).
+func randomSplit(_ bytes: [UInt8], using generator: inout SeededGenerator) -> [ArraySlice<UInt8>] {
+    var pieces: [ArraySlice<UInt8>] = []
+    var start = 0
+    while start < bytes.count {
+        let length = Int.random(in: 0...min(bytes.count - start, 200), using: &generator)
+        pieces.append(bytes[start..<(start + length)])
+        start += length
+    }
+    return pieces
+}
+
+/// A sequence of bytes without contiguous storage, to exercise the copying input path.
+struct NonContiguousBytes: Sequence {
+    let bytes: [UInt8]
+    func makeIterator() -> IndexingIterator<[UInt8]> { bytes.makeIterator() }
+}
