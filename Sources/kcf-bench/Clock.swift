@@ -20,7 +20,7 @@ func blackHole<T>(_ value: T) {
 
 /// Runs `body` repeatedly for about `seconds` and returns the best rate seen over `trials` trials, in
 /// calls per second. Each trial grows its batch until one batch takes at least a tenth of the time.
-func measureRate(seconds: Double, trials: Int = 3, _ body: () -> Void) -> Double {
+func measureRate(seconds: Double, trials: Int = 5, _ body: () -> Void) -> Double {
     // Warm up caches and lazily initialised state.
     for _ in 0..<3 { body() }
     var best = 0.0

@@ -12,42 +12,72 @@ func runLeakageCheck(callsPerClass: Int, json: Bool) throws {
     var report = Report(title: "kcf-bench ct (dudect-style, \(callsPerClass) timed calls per class)", machine: machineDescription())
     var random = SystemRandomNumberGenerator()
 
-    // AES-256 block encryption, key schedule included: fixed key vs a random key per call.
-    let fixedKey = SymmetricKey(data: [UInt8](repeating: 0, count: 32))
+    // AES-256 block encryption, key schedule included: a fixed key vs a random key per call. Both classes
+    // get a freshly allocated key object, so they differ only in the key's value.
+    let fixedKeyBytes = [UInt8](repeating: 0, count: 32)
     let plaintext = [UInt8](repeating: 0x42, count: 16)
-    let aesResult = measureLeakage(callsPerClass: callsPerClass, using: &random) { (isRandomClass, generator) in
-        let key = isRandomClass ? SymmetricKey(size: .bits256, using: &generator) : fixedKey
-        var block = plaintext
-        return { try! AES.permute(&block, key: key) }
-    }
+    let aesResult = measureLeakage(
+        callsPerClass: callsPerClass, using: &random,
+        makeInput: { (isRandomClass, generator) -> SymmetricKey in
+            isRandomClass ? SymmetricKey(size: .bits256, using: &generator) : SymmetricKey(data: fixedKeyBytes)
+        },
+        operation: { key in
+            var block = plaintext
+            try! AES.permute(&block, key: key)
+            blackHole(block)
+        })
     aesResult.add(to: &report, name: "AES-256 encrypt, fixed vs random key")
 
-    // AES-GCM open with a wrong tag: fixed tag differing from the right one only in its last byte (the
-    // slowest case for an early-exit comparison) vs a random tag per call.
+    // AES-GCM open with a wrong tag: a fixed tag differing from the right one only in its last byte (the
+    // slowest case for an early-exit comparison) vs a random tag per call, each in a fresh sealed box.
     let gcmKey = SymmetricKey(size: .bits256, using: &random)
     let nonce = try AES.GCM.Nonce(data: [UInt8](repeating: 1, count: 12))
     let sealed = try AES.GCM.seal([UInt8](repeating: 0x33, count: 64), using: gcmKey, nonce: nonce)
     var nearMissTag = sealed.tag
     nearMissTag[15] ^= 0x01
-    let fixedBox = try AES.GCM.SealedBox(nonce: nonce, ciphertext: sealed.ciphertext, tag: nearMissTag)
-    let gcmResult = measureLeakage(callsPerClass: callsPerClass, using: &random) { (isRandomClass, generator) in
-        var box = fixedBox
-        if isRandomClass {
-            var tag = [UInt8](repeating: 0, count: 16)
-            for index in 0..<16 { tag[index] = UInt8.random(in: 0...255, using: &generator) }
-            if tag == sealed.tag { tag[0] ^= 1 }  // must stay wrong (chance 2^-128)
-            box = try! AES.GCM.SealedBox(nonce: nonce, ciphertext: sealed.ciphertext, tag: tag)
-        }
-        return {
+    let ciphertext = sealed.ciphertext
+    let rightTag = sealed.tag
+    let gcmResult = measureLeakage(
+        callsPerClass: callsPerClass, using: &random,
+        makeInput: { (isRandomClass, generator) -> AES.GCM.SealedBox in
+            var tag = nearMissTag
+            if isRandomClass {
+                for index in 0..<16 { tag[index] = UInt8.random(in: 0...255, using: &generator) }
+                if tag == rightTag { tag[0] ^= 1 }  // must stay wrong (chance 2^-128)
+            }
+            return try! AES.GCM.SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag)
+        },
+        operation: { box in
             do {
                 _ = try AES.GCM.open(box, using: gcmKey)
                 fatalError("a wrong tag verified")
             } catch {}
-        }
-    }
+        })
     gcmResult.add(to: &report, name: "AES-256-GCM open, wrong tag: near-miss vs random")
 
+    // Positive control: the same two classes of tags compared with an early-exit loop, which returns at
+    // the first differing byte. It must be flagged; if it is not, the measurement cannot see leaks here.
+    let controlResult = measureLeakage(
+        callsPerClass: callsPerClass, using: &random,
+        makeInput: { (isRandomClass, generator) -> [UInt8] in
+            var tag = nearMissTag
+            if isRandomClass {
+                for index in 0..<16 { tag[index] = UInt8.random(in: 0...255, using: &generator) }
+            }
+            return tag
+        },
+        operation: { tag in blackHole(earlyExitEquals(tag, rightTag)) })
+    controlResult.add(to: &report, name: "control (must leak): early-exit tag comparison", expectLeak: true)
+
     report.print(json: json)
+}
+
+/// A deliberately leaky comparison for the positive control: stops at the first differing byte.
+@inline(never)
+func earlyExitEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    guard lhs.count == rhs.count else { return false }
+    for index in lhs.indices where lhs[index] != rhs[index] { return false }
+    return true
 }
 
 /// Welch's t over two classes of timings, accumulated online (Welford).
@@ -82,29 +112,42 @@ struct LeakageResult {
         ([abs(tAll)] + cropped.map { abs($0.t) }).max() ?? 0
     }
 
-    func add(to report: inout Report, name: String) {
-        report.add("\(name): max |t|", maximumAbsoluteT, maximumAbsoluteT < 4.5 ? "(no leak detected, < 4.5)" : "(LEAK SUSPECTED, ≥ 4.5)")
+    func add(to report: inout Report, name: String, expectLeak: Bool = false) {
+        let verdict: String
+        switch (maximumAbsoluteT < 4.5, expectLeak) {
+        case (true, false): verdict = "(no leak detected, < 4.5)"
+        case (false, false): verdict = "(LEAK SUSPECTED, ≥ 4.5)"
+        case (false, true): verdict = "(leak detected, as it must be: the check can see leaks)"
+        case (true, true): verdict = "(CONTROL NOT DETECTED: this run cannot be trusted)"
+        }
+        report.add("\(name): max |t|", maximumAbsoluteT, verdict)
         report.add("\(name): |t| all calls", abs(tAll), "")
         for crop in cropped {
             report.add("\(name): |t| below p\(Int(crop.percentile * 100))", abs(crop.t), "")
         }
         report.add("\(name): mean time fixed / random", meanNanoseconds.0, "ns / \(formatValue(meanNanoseconds.1)) ns")
-        report.add("\(name): timed calls fixed / random", Double(callsPerClass.0), "/ \(callsPerClass.1)")
+        report.add("\(name): timed calls fixed / random", Double(callsPerClass.0), "/ \(formatValue(Double(callsPerClass.1)))")
     }
 }
 
-/// Times `callsPerClass` calls of each class in random order. `prepare` builds, outside the timed region,
-/// the call for one class (`true` = random-input class) and returns it.
-func measureLeakage<Generator: RandomNumberGenerator>(
+/// Times `callsPerClass` calls of `operation` on inputs of each class, in random order.
+///
+/// Inputs are made by `makeInput` (`true` = random-input class) in chunks before any of them is timed, so
+/// that making them (random generation, allocation) never overlaps the timed calls, and both classes'
+/// inputs are made and laid out in memory the same way.
+func measureLeakage<Input, Generator: RandomNumberGenerator>(
     callsPerClass: Int, using generator: inout Generator,
-    prepare: (_ isRandomClass: Bool, _ generator: inout Generator) -> () -> Void
+    makeInput: (_ isRandomClass: Bool, _ generator: inout Generator) -> Input,
+    operation: (Input) -> Void
 ) -> LeakageResult {
-    // Percentile thresholds come from a first, discarded batch, as in dudect.
+    let chunkSize = 10_000
+
+    // Percentile thresholds come from a first, discarded chunk, as in dudect.
     var calibration: [Double] = []
-    for _ in 0..<10_000 {
-        let call = prepare(Bool.random(using: &generator), &generator)
+    let warmUp = (0..<chunkSize).map { _ in makeInput(Bool.random(using: &generator), &generator) }
+    for input in warmUp {
         let start = monotonicNanoseconds()
-        call()
+        operation(input)
         calibration.append(Double(monotonicNanoseconds() - start))
     }
     calibration.sort()
@@ -114,17 +157,30 @@ func measureLeakage<Generator: RandomNumberGenerator>(
     var all = WelchAccumulator()
     var croppedAccumulators = Array(repeating: WelchAccumulator(), count: percentiles.count)
     var remaining = [callsPerClass, callsPerClass]
+    var classes: [Int] = []
+    var inputs: [Input] = []
+    var timings = [Double](repeating: 0, count: chunkSize)
     while remaining[0] + remaining[1] > 0 {
-        var classIndex = Int(generator.next() & 1)
-        if remaining[classIndex] == 0 { classIndex ^= 1 }
-        remaining[classIndex] -= 1
-        let call = prepare(classIndex == 1, &generator)
-        let start = monotonicNanoseconds()
-        call()
-        let elapsed = Double(monotonicNanoseconds() - start)
-        all.add(elapsed, classIndex: classIndex)
-        for index in thresholds.indices where elapsed < thresholds[index] {
-            croppedAccumulators[index].add(elapsed, classIndex: classIndex)
+        classes.removeAll(keepingCapacity: true)
+        inputs.removeAll(keepingCapacity: true)
+        while classes.count < chunkSize && remaining[0] + remaining[1] > 0 {
+            var classIndex = Int(generator.next() & 1)
+            if remaining[classIndex] == 0 { classIndex ^= 1 }
+            remaining[classIndex] -= 1
+            classes.append(classIndex)
+            inputs.append(makeInput(classIndex == 1, &generator))
+        }
+        for index in inputs.indices {
+            let start = monotonicNanoseconds()
+            operation(inputs[index])
+            timings[index] = Double(monotonicNanoseconds() - start)
+        }
+        for index in inputs.indices {
+            let elapsed = timings[index]
+            all.add(elapsed, classIndex: classes[index])
+            for cut in thresholds.indices where elapsed < thresholds[cut] {
+                croppedAccumulators[cut].add(elapsed, classIndex: classes[index])
+            }
         }
     }
     return LeakageResult(

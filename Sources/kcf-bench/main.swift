@@ -18,6 +18,7 @@ let usage = """
     options:
       --json         machine-readable output (crypto)
       --seconds S    measuring time per figure (crypto; default 1)
+      --only TEXT    only the measurements whose name contains TEXT (crypto)
       --calls N      timed calls per class (ct; default 1000000)
     """
 
@@ -49,6 +50,7 @@ arguments.removeFirst()
 var json = false
 var seconds = 1.0
 var calls = 1_000_000
+var only: String? = nil
 while !arguments.isEmpty {
     let option = arguments.removeFirst()
     switch option {
@@ -56,6 +58,10 @@ while !arguments.isEmpty {
     case "--seconds":
         guard let value = arguments.first.flatMap(Double.init), value > 0 else { fail("--seconds needs a positive number") }
         seconds = value
+        arguments.removeFirst()
+    case "--only":
+        guard let value = arguments.first else { fail("--only needs a name") }
+        only = value
         arguments.removeFirst()
     case "--calls":
         guard let value = arguments.first.flatMap(Int.init), value > 0 else { fail("--calls needs a positive whole number") }
@@ -71,7 +77,7 @@ while !arguments.isEmpty {
 
 do {
     switch command {
-    case "crypto": try runCryptoBenchmark(seconds: seconds, json: json)
+    case "crypto": try runCryptoBenchmark(seconds: seconds, only: only, json: json)
     case "ct": try runLeakageCheck(callsPerClass: calls, json: json)
     case "help", "-h", "--help": print(usage)
     default: fail("unknown command '\(command)'\n\(usage)")

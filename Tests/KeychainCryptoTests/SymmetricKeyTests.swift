@@ -18,6 +18,9 @@ struct SymmetricKeyTests {
         changed[31] ^= 0x80
         #expect(key != SymmetricKey(data: changed))
         #expect(SymmetricKey(data: [UInt8]()).bitCount == 0)
+        // Sizes that are not whole bytes round down, as in CryptoKit, instead of stopping the process.
+        #expect(SymmetricKey(size: SymmetricKeySize(bitCount: 135)).bitCount == 128)
+        #expect(SymmetricKey(size: SymmetricKeySize(bitCount: -8)).bitCount == 0)
     }
 
     @Test("Random keys differ; a seeded generator gives reproducible keys")

@@ -17,10 +17,11 @@ public struct SymmetricKeySize: Sendable, Hashable {
 
     /// Creates a size of `bitCount` bits.
     ///
-    /// - Parameter bitCount: A positive multiple of 8.
-    /// - Precondition: `bitCount` is positive and a multiple of 8 (a programming error otherwise).
+    /// As in CryptoKit, a key of this size has `bitCount / 8` bytes (rounded down); a negative count
+    /// gives an empty key. Algorithms refuse keys of sizes they do not support with a typed error.
+    ///
+    /// - Parameter bitCount: The number of bits, normally a multiple of 8.
     public init(bitCount: Int) {
-        precondition(bitCount > 0 && bitCount % 8 == 0, "a key size is a positive whole number of bytes")
         self.bitCount = bitCount
     }
 }
@@ -57,7 +58,7 @@ public struct SymmetricKey: Sendable {
     ///   - size: The key size.
     ///   - generator: The source of the key's bytes.
     public init<Generator: RandomNumberGenerator>(size: SymmetricKeySize, using generator: inout Generator) {
-        storage = SecureBytes(count: size.bitCount / 8) { buffer in
+        storage = SecureBytes(count: max(0, size.bitCount / 8)) { buffer in
             buffer.fillRandom(using: &generator)
         }
     }
