@@ -69,18 +69,7 @@ final class AESGCMContext: @unchecked Sendable {
         authenticating aad: UnsafeRawBufferPointer, plaintext: UnsafeMutableRawPointer
     ) -> Bool {
         var stream = CounterStream(context: self, nonce: nonce)
-        var hash = GHASH()
-        let key = ghashKey
-        if let aadBase = aad.baseAddress { hash.update(bytes: aadBase, count: aad.count, key: key) }
-        if let input = ciphertext.baseAddress { hash.update(bytes: input, count: ciphertext.count, key: key) }
-        hash.updateLengths(authenticatedByteCount: aad.count, ciphertextByteCount: ciphertext.count, key: key)
-        let matches = withUnsafeTemporaryAllocation(byteCount: 16, alignment: 16) { expected in
-            stream.writeTag(hash, to: expected.baseAddress!)
-            let result = constantTimeEquals(UnsafeRawBufferPointer(expected), UnsafeRawBufferPointer(start: tag, count: 16))
-            secureZero(expected.baseAddress!, count: 16)
-            return result
-        }
-        guard matches else {
+        guard tagMatches(ciphertext: ciphertext, tag: tag, authenticating: aad, stream: stream) else {
             stream.wipe()
             return false
         }
@@ -94,6 +83,37 @@ final class AESGCMContext: @unchecked Sendable {
         }
         stream.wipe()
         return true
+    }
+}
+
+extension AESGCMContext {
+    /// Returns whether `tag` is the GCM tag of `ciphertext` and `aad` under this key and `nonce`, without
+    /// decrypting anything: GHASH over the inputs and E(J0) only. Compares in constant time.
+    func verify(
+        ciphertext: UnsafeRawBufferPointer, nonce: UnsafeRawPointer, tag: UnsafeRawPointer,
+        authenticating aad: UnsafeRawBufferPointer
+    ) -> Bool {
+        var stream = CounterStream(context: self, nonce: nonce)
+        defer { stream.wipe() }
+        return tagMatches(ciphertext: ciphertext, tag: tag, authenticating: aad, stream: stream)
+    }
+
+    /// GHASH of `aad` and `ciphertext`, masked with the stream's E(J0), compared with `tag` in constant time.
+    fileprivate func tagMatches(
+        ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawPointer, authenticating aad: UnsafeRawBufferPointer,
+        stream: CounterStream
+    ) -> Bool {
+        var hash = GHASH()
+        let key = ghashKey
+        if let aadBase = aad.baseAddress { hash.update(bytes: aadBase, count: aad.count, key: key) }
+        if let input = ciphertext.baseAddress { hash.update(bytes: input, count: ciphertext.count, key: key) }
+        hash.updateLengths(authenticatedByteCount: aad.count, ciphertextByteCount: ciphertext.count, key: key)
+        return withUnsafeTemporaryAllocation(byteCount: 16, alignment: 16) { expected in
+            stream.writeTag(hash, to: expected.baseAddress!)
+            let result = constantTimeEquals(UnsafeRawBufferPointer(expected), UnsafeRawBufferPointer(start: tag, count: 16))
+            secureZero(expected.baseAddress!, count: 16)
+            return result
+        }
     }
 }
 

@@ -23,3 +23,11 @@ func secureZero(_ pointer: UnsafeMutableRawPointer, count: Int) {
     for index in 0..<count { bytes.advanced(by: index).pointee = 0 }
     #endif
 }
+
+/// Overwrites `buffer` with zeros in a way the optimiser may not remove (see `secureZero`). For the
+/// KeychainFile module, which holds secrets in its own buffers.
+@_spi(KeychainFileInternals)
+public func secureZeroMemory(_ buffer: UnsafeMutableRawBufferPointer) {
+    guard let base = buffer.baseAddress else { return }
+    secureZero(base, count: buffer.count)
+}

@@ -1,0 +1,70 @@
+// Buffer-based AES-GCM for the KeychainFile module: the same algorithm as `AES.GCM.seal`/`open`, but reading
+// and writing caller-owned memory, so that a file's thousands of small records are sealed, verified and opened
+// without an allocation each. Exposed as SPI: it is not part of the CryptoKit-shaped public API.
+
+extension AES.GCM {
+    /// The bytes a box adds to its plaintext: a 12-byte nonce before the ciphertext and a 16-byte tag after it.
+    @_spi(KeychainFileInternals)
+    public static let boxOverhead = 28
+
+    /// Seals `plaintext` into `box`, which must hold exactly `plaintext.count + 28` bytes:
+    /// nonce ‖ ciphertext ‖ tag.
+    ///
+    /// - Throws: `CryptoKitError.incorrectParameterSize` if `box` has the wrong size;
+    ///   `.incorrectKeySize` for a key that is not 16, 24 or 32 bytes; `.invalidParameter` for a plaintext
+    ///   longer than GCM allows.
+    @_spi(KeychainFileInternals)
+    public static func seal(
+        _ plaintext: UnsafeRawBufferPointer, using key: SymmetricKey, nonce: Nonce,
+        authenticating aad: UnsafeRawBufferPointer, into box: UnsafeMutableRawBufferPointer
+    ) throws(CryptoKitError) {
+        guard box.count == plaintext.count + boxOverhead, let base = box.baseAddress else { throw .incorrectParameterSize }
+        guard plaintext.count <= AESGCMContext.maximumPlaintextByteCount else { throw .invalidParameter }
+        let context = try key.storage.gcmContext()
+        nonce.withUnsafeBytes { base.copyMemory(from: $0.baseAddress!, byteCount: nonceByteCount) }
+        context.seal(
+            plaintext: plaintext, nonce: UnsafeRawPointer(base), authenticating: aad,
+            ciphertext: base + nonceByteCount, tag: base + nonceByteCount + plaintext.count)
+    }
+
+    /// Verifies the box (nonce ‖ ciphertext ‖ tag) and decrypts it into `plaintext`, which must hold exactly
+    /// `box.count − 28` bytes. Nothing is written unless the tag verifies.
+    ///
+    /// - Throws: `CryptoKitError.authenticationFailure` if the tag does not verify;
+    ///   `.incorrectParameterSize` for a box shorter than 28 bytes or an output of the wrong size;
+    ///   `.incorrectKeySize` for a key of another size.
+    @_spi(KeychainFileInternals)
+    public static func open(
+        _ box: UnsafeRawBufferPointer, using key: SymmetricKey, authenticating aad: UnsafeRawBufferPointer,
+        into plaintext: UnsafeMutableRawBufferPointer
+    ) throws(CryptoKitError) {
+        guard box.count >= boxOverhead, plaintext.count == box.count - boxOverhead, let base = box.baseAddress else {
+            throw .incorrectParameterSize
+        }
+        let context = try key.storage.gcmContext()
+        let textCount = box.count - boxOverhead
+        // A zero-length output may have no base address; nothing is written to it then.
+        let output = plaintext.baseAddress ?? UnsafeMutableRawPointer(mutating: base)
+        let verified = context.open(
+            ciphertext: UnsafeRawBufferPointer(start: base + nonceByteCount, count: textCount), nonce: base,
+            tag: base + nonceByteCount + textCount, authenticating: aad, plaintext: output)
+        guard verified else { throw .authenticationFailure }
+    }
+
+    /// Checks the tag of the box (nonce ‖ ciphertext ‖ tag) without decrypting it.
+    ///
+    /// - Throws: `CryptoKitError.authenticationFailure` if the tag does not verify;
+    ///   `.incorrectParameterSize` for a box shorter than 28 bytes; `.incorrectKeySize` for a key of another size.
+    @_spi(KeychainFileInternals)
+    public static func verify(
+        _ box: UnsafeRawBufferPointer, using key: SymmetricKey, authenticating aad: UnsafeRawBufferPointer
+    ) throws(CryptoKitError) {
+        guard box.count >= boxOverhead, let base = box.baseAddress else { throw .incorrectParameterSize }
+        let context = try key.storage.gcmContext()
+        let textCount = box.count - boxOverhead
+        let verified = context.verify(
+            ciphertext: UnsafeRawBufferPointer(start: base + nonceByteCount, count: textCount), nonce: base,
+            tag: base + nonceByteCount + textCount, authenticating: aad)
+        guard verified else { throw .authenticationFailure }
+    }
+}
