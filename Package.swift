@@ -3,19 +3,22 @@
 // KeychainFile: a portable, encrypted keychain file for Swift.
 //
 // No package dependencies, no C targets, no unsafe flags: everything below builds from the Swift
-// standard library and the platform's libc alone.
+// standard library, Foundation and the platform's libc alone.
 import PackageDescription
 
 let package = Package(
     name: "KeychainFile",
     products: [
+        .library(name: "KeychainFile", targets: ["KeychainFile"]),
         .library(name: "KeychainCrypto", targets: ["KeychainCrypto"]),
         .executable(name: "kcf-bench", targets: ["kcf-bench"]),
     ],
     targets: [
         .target(name: "KeychainCrypto"),
+        .target(name: "KeychainFile", dependencies: ["KeychainCrypto"]),
         .executableTarget(name: "kcf-bench", dependencies: ["KeychainCrypto"]),
         .testTarget(name: "KeychainCryptoTests", dependencies: ["KeychainCrypto"]),
+        .testTarget(name: "KeychainFileTests", dependencies: ["KeychainFile", "KeychainCrypto"]),
     ],
     swiftLanguageModes: [.v6]
 )

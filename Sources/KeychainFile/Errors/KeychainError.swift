@@ -1,0 +1,84 @@
+/// The errors of KeychainFile, each with an OSStatus-compatible code.
+///
+/// Item-level errors use the codes Apple's Security framework returns for the same situation, so code
+/// ported from `SecItem…` calls can keep comparing against them; file-level errors carry what went wrong and
+/// where. Errors compare equal by ``code`` and case, not by their descriptive text.
+///
+/// For example:
+/// ```swift
+/// do {
+///     try keychain.add(GenericPassword(service: "mail", account: "ann", value: secret))
+/// } catch KeychainError.duplicateItem {
+///     // the item already exists: update it instead
+/// }
+/// ```
+public enum KeychainError: Error, Sendable, CustomStringConvertible {
+    /// Thrown when an add, or an update, would give an item the same primary key as an existing item.
+    /// (errSecDuplicateItem, −25299)
+    case duplicateItem
+    /// Thrown when a search, update or delete matches no item. (errSecItemNotFound, −25300)
+    case itemNotFound
+    /// Thrown when a parameter is invalid: an attribute of the wrong type or class, a value over a limit, an
+    /// empty password. The text says which. (errSecParam, −50)
+    case invalidParameter(String)
+    /// Thrown when no key slot opens with the given password or key. (errSecAuthFailed, −25293)
+    case wrongCredentials
+    /// Thrown when the file is damaged or was tampered with: `offset` is the byte offset of the structure
+    /// that failed and `reason` says how. (errSecDecode, −26275)
+    case corrupted(offset: Int, reason: String)
+    /// Thrown when the file is not a keychain file at all (wrong magic number). (errSecDecode, −26275)
+    case notAKeychain
+    /// Thrown when the file was written in a format version this library does not read.
+    /// (errSecUnimplemented, −4)
+    case unsupportedVersion(Int)
+    /// Thrown when a system call fails: `operation` names it and `path` the file. (errSecIO, −36)
+    case io(operation: String, errno: Int32, path: String)
+    /// Thrown when the keychain has reached a limit of the format or of this implementation, for example
+    /// too many records sealed under one key; the text says which. (errSecAllocate, −108)
+    case limitReached(String)
+
+    /// The OSStatus-compatible code of the error.
+    public var code: Int32 {
+        switch self {
+        case .duplicateItem: return -25299
+        case .itemNotFound: return -25300
+        case .invalidParameter: return -50
+        case .wrongCredentials: return -25293
+        case .corrupted, .notAKeychain: return -26275
+        case .unsupportedVersion: return -4
+        case .io: return -36
+        case .limitReached: return -108
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .duplicateItem: return "duplicate item: an item with the same primary key already exists"
+        case .itemNotFound: return "item not found"
+        case .invalidParameter(let reason): return "invalid parameter: \(reason)"
+        case .wrongCredentials: return "wrong password or key"
+        case .corrupted(let offset, let reason): return "corrupted keychain file at byte \(offset): \(reason)"
+        case .notAKeychain: return "not a keychain file"
+        case .unsupportedVersion(let version): return "unsupported keychain format version \(version)"
+        case .io(let operation, let errno, let path): return "\(operation) failed on \(path): errno \(errno)"
+        case .limitReached(let what): return "limit reached: \(what)"
+        }
+    }
+}
+
+extension KeychainError: Equatable {
+    /// Errors are equal when they are the same case; associated texts and offsets are not compared, except
+    /// the version of `unsupportedVersion`.
+    public static func == (lhs: KeychainError, rhs: KeychainError) -> Bool {
+        switch (lhs, rhs) {
+        case (.duplicateItem, .duplicateItem), (.itemNotFound, .itemNotFound), (.invalidParameter, .invalidParameter),
+             (.wrongCredentials, .wrongCredentials), (.corrupted, .corrupted), (.notAKeychain, .notAKeychain),
+             (.io, .io), (.limitReached, .limitReached):
+            return true
+        case (.unsupportedVersion(let a), .unsupportedVersion(let b)):
+            return a == b
+        default:
+            return false
+        }
+    }
+}

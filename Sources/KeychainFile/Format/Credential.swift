@@ -1,0 +1,72 @@
+import Foundation
+import KeychainCrypto
+
+/// What opens a keychain: a password, or a 32-byte key for servers that get theirs from a secret manager.
+///
+/// For example:
+/// ```swift
+/// let keychain = try Keychain.open(at: path, credential: .password("correct horse battery staple"))
+/// let server = try Keychain.open(at: path, credential: .key(SymmetricKey(data: keyFromVault)))
+/// ```
+public enum Credential: Sendable {
+    /// A password. It is normalised to Unicode NFC and encoded as UTF-8 before key derivation, so the same
+    /// password typed with composed or decomposed accents opens the file.
+    case password(String)
+    /// A raw application key of exactly 32 bytes.
+    case key(SymmetricKey)
+
+    /// The slot type this credential opens.
+    var slotType: KeySlot.SlotType {
+        switch self {
+        case .password: return .password
+        case .key: return .rawKey
+        }
+    }
+
+    /// The UTF-8 bytes of the NFC form of a password.
+    static func normalizedPasswordBytes(_ password: String) -> [UInt8] {
+        Array(password.precomposedStringWithCanonicalMapping.utf8)
+    }
+
+    /// Checks the credential can be used at all.
+    func validate() throws(KeychainError) {
+        switch self {
+        case .password(let password):
+            guard !password.isEmpty else { throw .invalidParameter("the password is empty") }
+        case .key(let key):
+            guard key.bitCount == 256 else { throw .invalidParameter("a raw key must be 32 bytes, got \(key.bitCount / 8)") }
+        }
+    }
+}
+
+/// How strongly a new password slot is protected.
+///
+/// For example:
+/// ```swift
+/// let options = Keychain.CreationOptions(passwordIterations: .standard)        // 600,000 rounds
+/// let fixture = Keychain.CreationOptions(passwordIterations: .insecureForTesting(1_000))
+/// ```
+public struct PasswordIterations: Sendable, Hashable {
+    /// The PBKDF2-HMAC-SHA256 iteration count.
+    public let count: UInt32
+
+    /// 600,000 rounds, OWASP's 2023 advice for PBKDF2-HMAC-SHA256.
+    public static let standard = PasswordIterations(count: 600_000)
+
+    /// A custom count of at least 210,000 rounds.
+    ///
+    /// - Throws: `KeychainError.invalidParameter` below 210,000 or above 10,000,000.
+    public static func custom(_ count: UInt32) throws(KeychainError) -> PasswordIterations {
+        guard count >= 210_000, count <= Format.maximumIterations else {
+            throw .invalidParameter("PBKDF2 iterations must be between 210,000 and 10,000,000, got \(count)")
+        }
+        return PasswordIterations(count: count)
+    }
+
+    /// Any count from 1 up, for tests and fixtures only: a low count makes the password cheap to guess.
+    public static func insecureForTesting(_ count: UInt32) -> PasswordIterations {
+        PasswordIterations(count: min(max(count, Format.minimumIterations), Format.maximumIterations))
+    }
+
+    private init(count: UInt32) { self.count = count }
+}

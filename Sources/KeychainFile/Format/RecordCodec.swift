@@ -1,0 +1,280 @@
+@_spi(KeychainFileInternals) import KeychainCrypto
+
+/// One operation inside a record.
+enum LogEntry: Sendable {
+    case put(id: ItemID, attributes: ItemAttributes, secret: [UInt8])
+    case delete(id: ItemID)
+}
+
+/// A verified, decoded record entry.
+enum DecodedEntry: Sendable {
+    case put(id: ItemID, attributes: ItemAttributes, secret: SealedSecret)
+    case delete(id: ItemID)
+}
+
+/// The file-wide context every record box is bound to.
+struct RecordContext: Sendable {
+    let fileID: [UInt8]
+    let epoch: UInt64
+    let recordKey: SymmetricKey
+}
+
+/// Encodes records into frames (SPEC.md §7), sealing every box.
+enum RecordEncoder {
+    /// The encoded frame and what the index needs to know about it.
+    struct Encoded {
+        let frame: [UInt8]
+        /// The tag of the last box: the record's chain value.
+        let chainValue: [UInt8]
+        /// The entries as a reader would decode them, for applying to the in-memory index.
+        let entries: [DecodedEntry]
+        /// Boxes sealed in this record.
+        let boxCount: Int
+    }
+
+    static func encode<Generator: RandomNumberGenerator>(
+        _ entries: [LogEntry], sequence: UInt64, previousChain: [UInt8], context: RecordContext,
+        using generator: inout Generator
+    ) throws(KeychainError) -> Encoded {
+        guard !entries.isEmpty else { throw .invalidParameter("a record needs at least one entry") }
+        guard entries.count <= Int(Format.maximumTransactionEntries) else {
+            throw .limitReached("more than 16,777,216 operations in one batch")
+        }
+        let kind: RecordKind
+        if entries.count > 1 {
+            kind = .transaction
+        } else if case .put = entries[0] {
+            kind = .put
+        } else {
+            kind = .delete
+        }
+
+        let entryCount = UInt32(entries.count)
+        var writer = ByteWriter(capacity: 64 + entries.count * 160)
+        writer.writeUInt32(0)  // body length, set below
+        writer.writeUInt32(0)  // length check, set below
+        writer.writeUInt8(kind.rawValue)
+        writer.writeUInt64(sequence)
+        if kind == .transaction { writer.writeUInt32(UInt32(entries.count)) }
+
+        var chain = previousChain
+        var decoded: [DecodedEntry] = []
+        decoded.reserveCapacity(entries.count)
+        var boxCount = 0
+        for (index, entry) in entries.enumerated() {
+            let entryIndex = UInt32(index)
+            switch entry {
+            case .put(let id, let attributes, let secret):
+                guard secret.count <= Format.maximumSecretSize else {
+                    throw .invalidParameter("the secret is \(secret.count) bytes; the limit is 1,048,576")
+                }
+                if kind == .transaction { writer.writeUInt8(1) }
+                let plaintext = AttributeCoding.encode(id: id, attributes: attributes)
+                let attributesAAD = BoxAAD.make(
+                    fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
+                    role: .attributes, itemID: nil, previousChain: chain)
+                let attributesBox = try seal(plaintext, aad: attributesAAD, key: context.recordKey, using: &generator)
+                writer.writeUInt32(UInt32(attributesBox.count))
+                writer.writeBytes(attributesBox)
+                let attributesTag = Array(attributesBox.suffix(16))
+                let secretAAD = BoxAAD.make(
+                    fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
+                    role: .secret, itemID: id, previousChain: attributesTag)
+                let secretBox = try seal(secret, aad: secretAAD, key: context.recordKey, using: &generator)
+                writer.writeUInt32(UInt32(secretBox.count))
+                writer.writeBytes(secretBox)
+                chain = Array(secretBox.suffix(16))
+                boxCount += 2
+                decoded.append(.put(id: id, attributes: attributes, secret: SealedSecret(
+                    box: secretBox, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex, previousChain: attributesTag)))
+            case .delete(let id):
+                if kind == .transaction { writer.writeUInt8(2) }
+                let aad = BoxAAD.make(
+                    fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
+                    role: .deletion, itemID: nil, previousChain: chain)
+                let box = try seal(id.bytes, aad: aad, key: context.recordKey, using: &generator)
+                writer.writeUInt32(UInt32(box.count))
+                writer.writeBytes(box)
+                chain = Array(box.suffix(16))
+                boxCount += 1
+                decoded.append(.delete(id: id))
+            }
+        }
+
+        let bodyLength = writer.count - Format.frameHeaderSize
+        guard bodyLength <= Int(Format.maximumBodyLength) else {
+            throw .limitReached("the record would be \(bodyLength) bytes; the limit is 256 MiB (use smaller batches)")
+        }
+        writer.setUInt32(UInt32(bodyLength), at: 0)
+        writer.setUInt32(UInt32(bodyLength) ^ 0xFFFF_FFFF, at: 4)
+        return Encoded(frame: writer.bytes, chainValue: chain, entries: decoded, boxCount: boxCount)
+    }
+
+    private static func seal<Generator: RandomNumberGenerator>(
+        _ plaintext: [UInt8], aad: [UInt8], key: SymmetricKey, using generator: inout Generator
+    ) throws(KeychainError) -> [UInt8] {
+        let nonce = AES.GCM.Nonce(using: &generator)
+        var box = [UInt8](repeating: 0, count: plaintext.count + Format.boxOverhead)
+        do {
+            try plaintext.withBytes { (input) throws(CryptoKitError) in
+                try aad.withBytes { (associated) throws(CryptoKitError) in
+                    try box.withMutableBytes { (output) throws(CryptoKitError) in
+                        try AES.GCM.seal(input, using: key, nonce: nonce, authenticating: associated, into: output)
+                    }
+                }
+            }
+        } catch {
+            throw .invalidParameter("sealing a record box: \(error)")
+        }
+        return box
+    }
+}
+
+/// Why a frame failed: the offset (in the file) and a reason. A structural or authentication failure of
+/// the final frame is a torn tail; a semantic one (an authentic record that makes no sense) is always
+/// corruption (SPEC.md §9.2 steps 4–5).
+struct FrameProblem: Error {
+    let offset: Int
+    let reason: String
+    var isSemantic = false
+}
+
+/// Verifies and decodes one frame body (SPEC.md §9.2 step 4).
+enum RecordDecoder {
+    struct Decoded {
+        let entries: [DecodedEntry]
+        let chainValue: [UInt8]
+        let boxCount: Int
+    }
+
+    /// - Parameters:
+    ///   - body: the frame body (kind, sequence, payload), `bodyOffset` being its position in the file.
+    static func decode(
+        body: [UInt8], bodyOffset: Int, expectedSequence: UInt64, previousChain: [UInt8], context: RecordContext
+    ) throws(FrameProblem) -> Decoded {
+        var reader = ByteReader(body)
+        func problem(_ reason: String) -> FrameProblem { FrameProblem(offset: bodyOffset + reader.offset, reason: reason) }
+        do {
+            let rawKind = try reader.readUInt8("kind")
+            guard let kind = RecordKind(rawValue: rawKind) else { throw problem("unknown record kind \(rawKind)") }
+            let sequence = try reader.readUInt64("sequence")
+            guard sequence == expectedSequence else {
+                throw problem("sequence number \(sequence), expected \(expectedSequence) (a record is missing, repeated or out of order)")
+            }
+            var entryKinds: [UInt8] = []
+            let entryCount: UInt32
+            switch kind {
+            case .put: entryCount = 1; entryKinds = [1]
+            case .delete: entryCount = 1; entryKinds = [2]
+            case .transaction:
+                let count = try reader.readUInt32("entry count")
+                guard count >= 1, count <= Format.maximumTransactionEntries else {
+                    throw problem("transaction entry count \(count) is outside 1 … 16,777,216")
+                }
+                entryCount = count
+            }
+            var chain = previousChain
+            var entries: [DecodedEntry] = []
+            entries.reserveCapacity(min(Int(entryCount), 1 << 16))
+            var boxCount = 0
+            for index in 0..<Int(entryCount) {
+                let entryIndex = UInt32(index)
+                let entryKind = kind == .transaction ? try reader.readUInt8("entry kind") : entryKinds[0]
+                switch entryKind {
+                case 1:
+                    let attributesRange = try readBoxField(&reader, "attributes box")
+                    let attributesAAD = BoxAAD.make(
+                        fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
+                        role: .attributes, itemID: nil, previousChain: chain)
+                    let plaintext = try open(body, attributesRange, aad: attributesAAD, key: context.recordKey, offset: bodyOffset)
+                    let decoded: (id: ItemID, attributes: ItemAttributes)
+                    do {
+                        decoded = try plaintext.withBytes { (raw) throws(AttributeDecodingError) in try AttributeCoding.decode(raw) }
+                    } catch {
+                        throw FrameProblem(
+                            offset: bodyOffset + attributesRange.lowerBound,
+                            reason: "attributes: \(error.reason) (at byte \(error.offset) of the plaintext)", isSemantic: true)
+                    }
+                    let attributesTag = Array(body[(attributesRange.upperBound - 16)..<attributesRange.upperBound])
+                    let secretRange = try readBoxField(&reader, "secret box")
+                    guard secretRange.count - Format.boxOverhead <= Format.maximumSecretSize else {
+                        throw FrameProblem(offset: bodyOffset + secretRange.lowerBound, reason: "secret larger than 1 MiB")
+                    }
+                    let secretAAD = BoxAAD.make(
+                        fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
+                        role: .secret, itemID: decoded.id, previousChain: attributesTag)
+                    try verify(body, secretRange, aad: secretAAD, key: context.recordKey, offset: bodyOffset)
+                    let secretBox = Array(body[secretRange])
+                    chain = Array(secretBox.suffix(16))
+                    boxCount += 2
+                    entries.append(.put(id: decoded.id, attributes: decoded.attributes, secret: SealedSecret(
+                        box: secretBox, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex, previousChain: attributesTag)))
+                case 2:
+                    let range = try readBoxField(&reader, "deletion box")
+                    guard range.count == Format.deletionBoxSize else {
+                        throw FrameProblem(offset: bodyOffset + range.lowerBound - 4, reason: "a deletion box must be 44 bytes, not \(range.count)")
+                    }
+                    let aad = BoxAAD.make(
+                        fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
+                        role: .deletion, itemID: nil, previousChain: chain)
+                    let plaintext = try open(body, range, aad: aad, key: context.recordKey, offset: bodyOffset)
+                    guard plaintext.count == 16, let id = try? ItemID(bytes: plaintext) else {
+                        throw FrameProblem(offset: bodyOffset + range.lowerBound, reason: "a deletion must hold a 16-byte item id")
+                    }
+                    chain = Array(body[(range.upperBound - 16)..<range.upperBound])
+                    boxCount += 1
+                    entries.append(.delete(id: id))
+                default:
+                    throw problem("unknown entry kind \(entryKind)")
+                }
+            }
+            guard reader.isAtEnd else { throw problem("\(reader.remaining) unexpected bytes after the last box") }
+            return Decoded(entries: entries, chainValue: chain, boxCount: boxCount)
+        } catch let frameProblem as FrameProblem {
+            throw frameProblem
+        } catch let underflow as ByteReader.Underflow {
+            throw FrameProblem(offset: bodyOffset + underflow.offset, reason: "truncated \(underflow.field)")
+        } catch {
+            throw problem("\(error)")
+        }
+    }
+
+    /// Reads `u32 length ‖ box` and returns the box's byte range; the length must be at least 28.
+    private static func readBoxField(_ reader: inout ByteReader, _ field: String) throws(ByteReader.Underflow) -> Range<Int> {
+        let length = Int(try reader.readUInt32("\(field) length"))
+        guard length >= Format.boxOverhead else { throw ByteReader.Underflow(offset: reader.offset - 4, field: "\(field) (shorter than 28 bytes)") }
+        return try reader.readRange(length, field)
+    }
+
+    private static func open(
+        _ body: [UInt8], _ range: Range<Int>, aad: [UInt8], key: SymmetricKey, offset: Int
+    ) throws(FrameProblem) -> [UInt8] {
+        var plaintext = [UInt8](repeating: 0, count: range.count - Format.boxOverhead)
+        do {
+            try body.withBytes { (all) throws(CryptoKitError) in
+                try aad.withBytes { (associated) throws(CryptoKitError) in
+                    try plaintext.withMutableBytes { (output) throws(CryptoKitError) in
+                        try AES.GCM.open(UnsafeRawBufferPointer(rebasing: all[range]), using: key, authenticating: associated, into: output)
+                    }
+                }
+            }
+        } catch {
+            throw FrameProblem(offset: offset + range.lowerBound, reason: "box does not authenticate (altered, reordered or from another file)")
+        }
+        return plaintext
+    }
+
+    private static func verify(
+        _ body: [UInt8], _ range: Range<Int>, aad: [UInt8], key: SymmetricKey, offset: Int
+    ) throws(FrameProblem) {
+        do {
+            try body.withBytes { (all) throws(CryptoKitError) in
+                try aad.withBytes { (associated) throws(CryptoKitError) in
+                    try AES.GCM.verify(UnsafeRawBufferPointer(rebasing: all[range]), using: key, authenticating: associated)
+                }
+            }
+        } catch {
+            throw FrameProblem(offset: offset + range.lowerBound, reason: "secret box does not authenticate")
+        }
+    }
+}

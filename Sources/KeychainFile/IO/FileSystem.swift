@@ -1,0 +1,218 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The file operations the keychain needs, behind a protocol so that tests can inject failures (a write
+/// that fails with ENOSPC, an fsync that returns EIO, a short write) and check that nothing committed is
+/// lost. ``PosixFileSystem`` is the real implementation.
+protocol FileSystem: Sendable {
+    /// Opens an existing file for reading and writing.
+    func openExisting(_ path: String) throws(KeychainError) -> any KeychainFileHandle
+    /// Creates a new file with mode 0600 for reading and writing; fails if it already exists.
+    func createExclusive(_ path: String) throws(KeychainError) -> any KeychainFileHandle
+    /// Atomically replaces `destination` with `source` (rename(2)).
+    func rename(_ source: String, to destination: String) throws(KeychainError)
+    /// Makes the directory entry changes in the directory containing `path` durable (fsync of the directory).
+    func syncDirectory(containing path: String) throws(KeychainError)
+    /// Removes a file; a missing file is not an error.
+    func removeIfPresent(_ path: String) throws(KeychainError)
+    /// Whether something exists at `path`.
+    func exists(_ path: String) -> Bool
+}
+
+/// An open file: positioned reads and writes, size, truncation and durability.
+protocol KeychainFileHandle: AnyObject, Sendable {
+    /// The path the file was opened with (for error messages).
+    var path: String { get }
+    /// Reads up to `buffer.count` bytes at `offset`; returns the number read (0 at end of file).
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(KeychainError) -> Int
+    /// Writes up to `bytes.count` bytes at `offset`; returns the number written (possibly fewer).
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(KeychainError) -> Int
+    /// The current size of the file.
+    func size() throws(KeychainError) -> Int
+    /// Sets the size of the file.
+    func truncate(to size: Int) throws(KeychainError)
+    /// Makes written data durable (fdatasync, or F_FULLFSYNC where available).
+    func sync() throws(KeychainError)
+    /// Closes the file; later calls fail.
+    func close()
+}
+
+extension KeychainFileHandle {
+    /// Reads exactly `count` bytes at `offset`, looping over short reads.
+    ///
+    /// - Throws: `KeychainError.corrupted` if the file ends first (the caller checked the size, so a short
+    ///   file here means it changed underneath us); `.io` on a failed read.
+    func readExactly(count: Int, at offset: Int) throws(KeychainError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let got = try bytes.withMutableBytes { (buffer) throws(KeychainError) -> Int in
+                try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), at: offset + done)
+            }
+            guard got > 0 else {
+                throw KeychainError.corrupted(offset: offset + done, reason: "file ended \(count - done) bytes early")
+            }
+            done += got
+        }
+        return bytes
+    }
+
+    /// Writes all of `bytes` at `offset`, looping over short writes.
+    func writeAll(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(KeychainError) {
+        var done = 0
+        while done < bytes.count {
+            let written = try write(UnsafeRawBufferPointer(rebasing: bytes[done...]), at: offset + done)
+            guard written > 0 else {
+                throw KeychainError.io(operation: "write (no progress)", errno: EIO, path: path)
+            }
+            done += written
+        }
+    }
+}
+
+/// The real file system, through POSIX calls. EINTR is retried in one place, `retrying`.
+struct PosixFileSystem: FileSystem {
+    func openExisting(_ path: String) throws(KeychainError) -> any KeychainFileHandle {
+        let fd = try retrying("open", path) { systemOpen(path, O_RDWR | O_CLOEXEC, 0) }
+        return PosixFileHandle(descriptor: fd, path: path)
+    }
+
+    func createExclusive(_ path: String) throws(KeychainError) -> any KeychainFileHandle {
+        let fd = try retrying("open (create)", path) { systemOpen(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+        // The umask cannot widen 0600, but an inherited ACL or a platform default could: set it explicitly.
+        _ = fchmod(fd, 0o600)
+        return PosixFileHandle(descriptor: fd, path: path)
+    }
+
+    func rename(_ source: String, to destination: String) throws(KeychainError) {
+        _ = try retrying("rename", destination) { systemRename(source, destination) }
+    }
+
+    func syncDirectory(containing path: String) throws(KeychainError) {
+        let directory = directoryName(of: path)
+        let fd = try retrying("open (directory)", directory) { systemOpen(directory, O_RDONLY | O_CLOEXEC, 0) }
+        defer { _ = systemClose(fd) }
+        _ = try retrying("fsync (directory)", directory) { fsync(fd) }
+    }
+
+    func removeIfPresent(_ path: String) throws(KeychainError) {
+        let result = unlink(path)
+        if result != 0 && errno != ENOENT {
+            throw KeychainError.io(operation: "unlink", errno: errno, path: path)
+        }
+    }
+
+    func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+}
+
+/// A file descriptor owned by the keychain.
+///
+/// `@unchecked Sendable`: the descriptor is an integer the kernel synchronises; positioned reads and writes
+/// (pread/pwrite) share no offset state, and the Keychain serialises writers with its own lock.
+final class PosixFileHandle: KeychainFileHandle, @unchecked Sendable {
+    private var descriptor: Int32
+    let path: String
+
+    init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit { close() }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(KeychainError) -> Int {
+        guard buffer.count > 0 else { return 0 }
+        return try retrying("pread", path) { pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset)) }
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(KeychainError) -> Int {
+        guard bytes.count > 0 else { return 0 }
+        return try retrying("pwrite", path) { pwrite(descriptor, bytes.baseAddress, bytes.count, off_t(offset)) }
+    }
+
+    func size() throws(KeychainError) -> Int {
+        var info = stat()
+        _ = try retrying("fstat", path) { Int(fstat(descriptor, &info)) }
+        return Int(info.st_size)
+    }
+
+    func truncate(to size: Int) throws(KeychainError) {
+        _ = try retrying("ftruncate", path) { Int(ftruncate(descriptor, off_t(size))) }
+    }
+
+    func sync() throws(KeychainError) {
+        #if canImport(Darwin)
+        // On Apple platforms fsync does not flush the drive's cache; F_FULLFSYNC does.
+        if fcntl(descriptor, F_FULLFSYNC) == 0 { return }
+        _ = try retrying("fsync", path) { Int(fsync(descriptor)) }
+        #else
+        _ = try retrying("fdatasync", path) { Int(fdatasync(descriptor)) }
+        #endif
+    }
+
+    func close() {
+        if descriptor >= 0 {
+            _ = systemClose(descriptor)
+            descriptor = -1
+        }
+    }
+}
+
+/// Runs a system call, retrying on EINTR; a negative result becomes `KeychainError.io`.
+private func retrying<Result: BinaryInteger>(
+    _ operation: String, _ path: String, _ call: () -> Result
+) throws(KeychainError) -> Result {
+    while true {
+        let result = call()
+        if result >= 0 { return result }
+        let code = errno
+        if code == EINTR { continue }
+        throw KeychainError.io(operation: operation, errno: code, path: path)
+    }
+}
+
+/// The directory part of a path ("." for a bare file name).
+func directoryName(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    let directory = String(path[..<slash])
+    return directory.isEmpty ? "/" : directory
+}
+
+// Thin wrappers so the calls above read the same on every platform.
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    #if canImport(Glibc)
+    return Glibc.open(path, flags, mode)
+    #elseif canImport(Musl)
+    return Musl.open(path, flags, mode)
+    #else
+    return Darwin.open(path, flags, mode)
+    #endif
+}
+
+private func systemClose(_ descriptor: Int32) -> Int32 {
+    #if canImport(Glibc)
+    return Glibc.close(descriptor)
+    #elseif canImport(Musl)
+    return Musl.close(descriptor)
+    #else
+    return Darwin.close(descriptor)
+    #endif
+}
+
+private func systemRename(_ source: String, _ destination: String) -> Int32 {
+    #if canImport(Glibc)
+    return Glibc.rename(source, destination)
+    #elseif canImport(Musl)
+    return Musl.rename(source, destination)
+    #else
+    return Darwin.rename(source, destination)
+    #endif
+}

@@ -1,0 +1,99 @@
+/// A live item as the keychain holds it in memory: decrypted attributes, the still-sealed secret.
+struct StoredItem: Sendable {
+    let id: ItemID
+    var attributes: ItemAttributes
+    var secret: SealedSecret
+    /// When the item was first added, counted in records; orders search results deterministically.
+    let order: UInt64
+}
+
+/// Why a record cannot be applied: it breaks uniqueness, or deletes an item that is not there.
+enum IndexConflict: Error, Equatable {
+    case duplicatePrimaryKey(ItemID)
+    case unknownItem(ItemID)
+    /// A put for a live item id with a different class (SPEC.md §8.3: an item keeps its class).
+    case classChange(ItemID)
+}
+
+/// The live items of a keychain, with the primary-key map that enforces uniqueness (SPEC.md §8.3).
+struct ItemIndex: Sendable {
+    private(set) var items: [ItemID: StoredItem] = [:]
+    private var primaryKeys: [PrimaryKey: ItemID] = [:]
+    private var nextOrder: UInt64 = 0
+
+    var count: Int { items.count }
+
+    subscript(id: ItemID) -> StoredItem? { items[id] }
+
+    /// The live item with this primary key, if any.
+    func itemID(for primaryKey: PrimaryKey) -> ItemID? { primaryKeys[primaryKey] }
+
+    /// Checks that the entries can be applied, in order, as one record: every deletion names an item that is
+    /// live at that point, and after the whole record no two items share a primary key.
+    func validate(_ entries: [DecodedEntry]) throws(IndexConflict) {
+        _ = try plan(entries)
+    }
+
+    /// Applies a record's entries, all or nothing.
+    mutating func apply(_ entries: [DecodedEntry]) throws(IndexConflict) {
+        let changes = try plan(entries)
+        for id in changes.removed {
+            if let old = items.removeValue(forKey: id), primaryKeys[old.attributes.primaryKey] == id {
+                primaryKeys.removeValue(forKey: old.attributes.primaryKey)
+            }
+        }
+        for (id, change) in changes.finalState {
+            if let old = items[id], primaryKeys[old.attributes.primaryKey] == id {
+                primaryKeys.removeValue(forKey: old.attributes.primaryKey)
+            }
+            let order = items[id]?.order ?? { defer { nextOrder += 1 }; return nextOrder }()
+            items[id] = StoredItem(id: id, attributes: change.attributes, secret: change.secret, order: order)
+        }
+        for (id, change) in changes.finalState {
+            primaryKeys[change.attributes.primaryKey] = id
+        }
+    }
+
+    private struct Plan {
+        var finalState: [ItemID: (attributes: ItemAttributes, secret: SealedSecret)] = [:]
+        var removed: Set<ItemID> = []
+    }
+
+    /// The net effect of the entries, checked (see `validate`).
+    private func plan(_ entries: [DecodedEntry]) throws(IndexConflict) -> Plan {
+        var plan = Plan()
+        for entry in entries {
+            switch entry {
+            case .put(let id, let attributes, let secret):
+                let current = plan.finalState[id]?.attributes.itemClass
+                    ?? (plan.removed.contains(id) ? nil : items[id]?.attributes.itemClass)
+                if let current, current != attributes.itemClass { throw .classChange(id) }
+                plan.finalState[id] = (attributes, secret)
+                plan.removed.remove(id)
+            case .delete(let id):
+                let liveInRecord = plan.finalState[id] != nil
+                let liveBefore = items[id] != nil && !plan.removed.contains(id)
+                guard liveInRecord || liveBefore else { throw .unknownItem(id) }
+                plan.finalState.removeValue(forKey: id)
+                if items[id] != nil { plan.removed.insert(id) }
+            }
+        }
+        // Uniqueness after the record: a new key may not belong to an item the record leaves untouched, nor
+        // to another item the record writes.
+        var claimed: [PrimaryKey: ItemID] = [:]
+        for (id, state) in plan.finalState {
+            let key = state.attributes.primaryKey
+            if let other = claimed[key], other != id { throw .duplicatePrimaryKey(id) }
+            claimed[key] = id
+            if let holder = primaryKeys[key], holder != id, plan.finalState[holder] == nil, !plan.removed.contains(holder) {
+                throw .duplicatePrimaryKey(id)
+            }
+        }
+        return plan
+    }
+
+    /// The live items of a class whose attributes match, in the order they were first added.
+    func items(of itemClass: ItemClass, where predicate: (ItemAttributes) -> Bool) -> [StoredItem] {
+        items.values.filter { $0.attributes.itemClass == itemClass && predicate($0.attributes) }.sorted { $0.order < $1.order }
+    }
+}

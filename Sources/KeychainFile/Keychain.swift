@@ -1,0 +1,303 @@
+import Foundation
+@_spi(KeychainFileInternals) import KeychainCrypto
+
+/// A keychain file: typed items (passwords, certificates, keys) sealed in one encrypted, append-only file.
+///
+/// Create a keychain once, then open it with the same password or key. Every change is durable when the call
+/// returns. A `Keychain` can be used from any number of threads.
+///
+/// For example:
+/// ```swift
+/// let keychain = try Keychain.create(at: "/var/lib/app/secrets.kcf", credential: .password("correct horse"))
+/// try keychain.add(GenericPassword(service: "mail.example.com", account: "ann", password: "s3cret"))
+/// let found = try keychain.search(.genericPassword(service: "mail.example.com", account: "ann"), returning: [.data])
+/// print(String(decoding: found[0].value!, as: UTF8.self))   // "s3cret"
+/// ```
+public final class Keychain: @unchecked Sendable {
+    // `@unchecked Sendable`: every mutable property below is read and written only while `lock` is held.
+    private let lock = NSLock()
+    private let log: RecordLog
+    private var index: ItemIndex
+    private var random: RandomSource
+    private let clock: @Sendable () -> Date
+
+    /// Options for a new keychain.
+    public struct CreationOptions: Sendable {
+        /// The PBKDF2 cost of password slots. Default: 600,000 rounds.
+        public var passwordIterations: PasswordIterations
+        /// More credentials that open the keychain, each in a key slot of its own (at most 15).
+        public var additionalCredentials: [Credential]
+
+        /// - Parameters:
+        ///   - passwordIterations: The PBKDF2 cost of password slots.
+        ///   - additionalCredentials: More passwords or keys that open the keychain.
+        public init(passwordIterations: PasswordIterations = .standard, additionalCredentials: [Credential] = []) {
+            self.passwordIterations = passwordIterations
+            self.additionalCredentials = additionalCredentials
+        }
+    }
+
+    private init(log: RecordLog, index: ItemIndex, random: RandomSource, clock: @escaping @Sendable () -> Date) {
+        self.log = log
+        self.index = index
+        self.random = random
+        self.clock = clock
+    }
+
+    // MARK: Creating and opening
+
+    /// Creates a new, empty keychain file (mode 0600) protected by `credential`.
+    ///
+    /// - Parameters:
+    ///   - path: Where to create it. Nothing may exist there yet.
+    ///   - credential: The password or 32-byte key that will open it.
+    ///   - options: Creation options, such as the PBKDF2 cost.
+    /// - Returns: The open keychain.
+    /// - Throws: `KeychainError.invalidParameter` if a file exists at `path` or the credential is unusable;
+    ///   `.io` if the file cannot be written.
+    public static func create(
+        at path: String, credential: Credential, options: CreationOptions = CreationOptions()
+    ) throws(KeychainError) -> Keychain {
+        try create(at: path, credential: credential, options: options, random: RandomSource(SystemRandomNumberGenerator()),
+                   clock: { Date() }, fileSystem: PosixFileSystem())
+    }
+
+    /// Opens a keychain file, verifying every record (SPEC.md §9).
+    ///
+    /// - Parameters:
+    ///   - path: The keychain file.
+    ///   - credential: Its password or key.
+    /// - Returns: The open keychain. If the file ended with an interrupted write, ``tornTail`` says what was
+    ///   ignored.
+    /// - Throws: `KeychainError.wrongCredentials`, `.corrupted(offset:reason:)`, `.notAKeychain`,
+    ///   `.unsupportedVersion`, or `.io`.
+    public static func open(at path: String, credential: Credential) throws(KeychainError) -> Keychain {
+        try open(at: path, credential: credential, random: RandomSource(SystemRandomNumberGenerator()),
+                 clock: { Date() }, fileSystem: PosixFileSystem())
+    }
+
+    static func create(
+        at path: String, credential: Credential, options: CreationOptions, random: RandomSource,
+        clock: @escaping @Sendable () -> Date, fileSystem: any FileSystem
+    ) throws(KeychainError) -> Keychain {
+        var generator = random
+        let (log, index) = try RecordLog.create(
+            at: path, credentials: [credential] + options.additionalCredentials, iterations: options.passwordIterations,
+            fileSystem: fileSystem, using: &generator)
+        return Keychain(log: log, index: index, random: generator, clock: clock)
+    }
+
+    static func open(
+        at path: String, credential: Credential, random: RandomSource, clock: @escaping @Sendable () -> Date,
+        fileSystem: any FileSystem
+    ) throws(KeychainError) -> Keychain {
+        let (log, index) = try RecordLog.open(at: path, credential: credential, fileSystem: fileSystem)
+        return Keychain(log: log, index: index, random: random, clock: clock)
+    }
+
+    /// Creates a keychain whose random values (keys, salts, nonces, item ids) come from `randomSource` and
+    /// whose item dates come from `clock`: for reproducible test fixtures only — a seeded generator makes
+    /// every key predictable.
+    @_spi(Fixtures)
+    public static func create(
+        at path: String, credential: Credential, options: CreationOptions = CreationOptions(),
+        randomSource: some RandomNumberGenerator, clock: @escaping @Sendable () -> Date
+    ) throws(KeychainError) -> Keychain {
+        try create(at: path, credential: credential, options: options, random: RandomSource(randomSource),
+                   clock: clock, fileSystem: PosixFileSystem())
+    }
+
+    /// Opens a keychain with a given random source and clock, for fixtures (see the `create` variant).
+    @_spi(Fixtures)
+    public static func open(
+        at path: String, credential: Credential, randomSource: some RandomNumberGenerator,
+        clock: @escaping @Sendable () -> Date
+    ) throws(KeychainError) -> Keychain {
+        try open(at: path, credential: credential, random: RandomSource(randomSource), clock: clock, fileSystem: PosixFileSystem())
+    }
+
+    // MARK: State
+
+    /// The file's path.
+    public var path: String { log.path }
+
+    /// The number of live items.
+    public var count: Int { withLock { index.count } }
+
+    /// The newest record: store it elsewhere and compare it later to detect a rollback (SPEC.md §13).
+    public var head: Head { withLock { log.head } }
+
+    /// What was ignored at the end of the file when it was opened (an interrupted write), or `nil`. The next
+    /// write overwrites it.
+    public var tornTail: TornTail? { withLock { log.tornTail } }
+
+    // MARK: Changing items
+
+    /// Runs several operations and commits them as one record with one fsync: all of them or none.
+    ///
+    /// - Parameter body: Adds, updates and deletes through the ``Batch``; throwing discards them all.
+    /// - Throws: What `body` throws, or what committing throws (`.io`, `.limitReached`).
+    public func batch<Result>(_ body: (inout Batch) throws(KeychainError) -> Result) throws(KeychainError) -> Result {
+        try withLock { () throws(KeychainError) -> Result in
+            var batch = makeBatch()
+            let result = try body(&batch)
+            try commit(batch.entries)
+            return result
+        }
+    }
+
+    /// Adds an item.
+    ///
+    /// - Parameters:
+    ///   - attributes: The item's class and attributes.
+    ///   - secret: Its secret value.
+    /// - Returns: The item's persistent reference.
+    /// - Throws: `KeychainError.duplicateItem` if an item with the same primary key exists.
+    @discardableResult
+    public func add(_ attributes: ItemAttributes, secret: [UInt8]) throws(KeychainError) -> PersistentReference {
+        try batch { (batch) throws(KeychainError) in try batch.add(attributes, secret: secret) }
+    }
+
+    /// Sets attributes (and optionally the secret) on every item the query matches, as one record.
+    ///
+    /// - Returns: How many items changed.
+    /// - Throws: `KeychainError.itemNotFound` if nothing matches; `.duplicateItem` if the change would make two
+    ///   items share a primary key.
+    @discardableResult
+    public func update(
+        _ query: Query, setting changes: [Attribute: AttributeValue], secret: [UInt8]? = nil
+    ) throws(KeychainError) -> Int {
+        try batch { (batch) throws(KeychainError) in try batch.update(query, setting: changes, secret: secret) }
+    }
+
+    /// Deletes every item the query matches, as one record.
+    ///
+    /// - Returns: How many items were deleted.
+    /// - Throws: `KeychainError.itemNotFound` if nothing matches.
+    @discardableResult
+    public func delete(_ query: Query) throws(KeychainError) -> Int {
+        try batch { (batch) throws(KeychainError) in try batch.delete(query) }
+    }
+
+    // MARK: Searching
+
+    /// Finds the items a query matches, returning what `returning` asks for. Secrets are decrypted only if
+    /// `.data` is asked for.
+    ///
+    /// - Parameters:
+    ///   - query: The class, attributes to match, and match limit.
+    ///   - returning: What to return; overrides `query.returning` when given.
+    /// - Returns: One result (limit `.one`) or all, in the order the items were added; never empty.
+    /// - Throws: `KeychainError.itemNotFound` if nothing matches — never an empty result.
+    public func search(_ query: Query, returning: ReturnOptions? = nil) throws(KeychainError) -> [SearchResult] {
+        try withLock { () throws(KeychainError) -> [SearchResult] in
+            let options = returning ?? query.returning
+            let batch = makeBatch()
+            var results: [SearchResult] = []
+            if query.itemClass == .identity {
+                for identity in try batch.identities(matching: query) {
+                    results.append(SearchResult(
+                        itemClass: .identity, item: try result(for: identity.certificate, options),
+                        privateKey: try result(for: identity.privateKey, options)))
+                    if query.limit == .one { break }
+                }
+            } else {
+                for item in try batch.matching(query) {
+                    results.append(SearchResult(itemClass: query.itemClass, item: try result(for: item, options), privateKey: nil))
+                    if query.limit == .one { break }
+                }
+            }
+            guard !results.isEmpty else { throw .itemNotFound }
+            return results
+        }
+    }
+
+    /// The secret of the item a persistent reference names.
+    ///
+    /// - Throws: `KeychainError.itemNotFound` if no live item has this reference.
+    public func secret(for reference: PersistentReference) throws(KeychainError) -> [UInt8] {
+        try withLock { () throws(KeychainError) -> [UInt8] in
+            guard let item = index[reference.itemID] else { throw .itemNotFound }
+            return try log.openSecret(item.secret, itemID: item.id)
+        }
+    }
+
+    // MARK: Internals
+
+    private func result(for item: StoredItem, _ options: ReturnOptions) throws(KeychainError) -> SearchResult.Item {
+        SearchResult.Item(
+            persistentReference: options.contains(.persistentReference) ? PersistentReference(itemID: item.id) : nil,
+            attributes: options.contains(.attributes) ? item.attributes : nil,
+            value: options.contains(.data) ? try log.openSecret(item.secret, itemID: item.id) : nil)
+    }
+
+    /// A batch over the current state. Called with the lock held.
+    private func makeBatch() -> Batch {
+        let log = self.log
+        return Batch(
+            state: index, now: clock(),
+            makeID: { [unowned self] in ItemID(using: &self.random) },
+            openSecret: { (item) throws(KeychainError) -> [UInt8] in try log.openSecret(item.secret, itemID: item.id) })
+    }
+
+    /// Seals and appends the entries as one record, then applies them. Called with the lock held.
+    private func commit(_ entries: [LogEntry]) throws(KeychainError) {
+        guard !entries.isEmpty else { return }
+        let encoded = try log.append(entries, using: &random)
+        do {
+            try index.apply(encoded.entries)
+        } catch {
+            // The batch validated these entries against this same index; failing here is a bug.
+            throw .corrupted(offset: log.end, reason: "internal error: a committed record does not apply (\(error))")
+        }
+    }
+
+    private func withLock<Result>(_ body: () throws(KeychainError) -> Result) throws(KeychainError) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    private func withLock<Result>(_ body: () -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+}
+
+/// What a search returns for one match.
+public struct SearchResult: Sendable {
+    /// One stored item's part of a result.
+    public struct Item: Sendable {
+        /// The item's persistent reference, if asked for.
+        public let persistentReference: PersistentReference?
+        /// The item's attributes, if asked for.
+        public let attributes: ItemAttributes?
+        /// The item's secret, if asked for.
+        public let value: [UInt8]?
+    }
+
+    /// The class searched for.
+    public let itemClass: QueryClass
+    /// The matched item; for an identity, its certificate.
+    public let item: Item
+    /// For an identity, its private key; otherwise `nil`.
+    public let privateKey: Item?
+
+    /// The matched item's persistent reference, if asked for.
+    public var persistentReference: PersistentReference? { item.persistentReference }
+    /// The matched item's attributes, if asked for.
+    public var attributes: ItemAttributes? { item.attributes }
+    /// The matched item's secret, if asked for.
+    public var value: [UInt8]? { item.value }
+}
+
+/// A random generator the keychain owns: the system generator, or a seeded one for reproducible fixtures.
+struct RandomSource: RandomNumberGenerator, @unchecked Sendable {
+    // `@unchecked Sendable`: the Keychain only uses it under its lock; fixture generators are single-threaded.
+    private var base: any RandomNumberGenerator
+
+    init(_ base: any RandomNumberGenerator) { self.base = base }
+
+    mutating func next() -> UInt64 { base.next() }
+}

@@ -1,0 +1,116 @@
+/// Replays the records of a file into an index, following SPEC.md §9.2 exactly: every frame verified,
+/// only a final record may be dropped as a torn tail, anything else is `corrupted` at its offset.
+struct Replay {
+    let file: any KeychainFileHandle
+    let fileSize: Int
+    let context: RecordContext
+    private(set) var end: Int
+    private(set) var head: Head
+    private(set) var tornTail: TornTail?
+    private(set) var index = ItemIndex()
+    private(set) var boxCount: UInt64 = 0
+
+    init(file: any KeychainFileHandle, fileSize: Int, start: Int, context: RecordContext, initialChain: [UInt8]) {
+        self.file = file
+        self.fileSize = fileSize
+        self.context = context
+        end = start
+        head = Head(sequence: 0, chainValue: initialChain)
+    }
+
+    mutating func run() throws(KeychainError) {
+        while end < fileSize {
+            let remaining = fileSize - end
+            // Step 1: an incomplete frame header.
+            guard remaining >= Format.frameHeaderSize else {
+                tornTail = TornTail(offset: end, byteCount: remaining, reason: "incomplete frame header")
+                return
+            }
+            let frameHeader = try file.readExactly(count: Format.frameHeaderSize, at: end)
+            var reader = ByteReader(frameHeader)
+            let length = (try? reader.readUInt32("length")) ?? 0
+            let check = (try? reader.readUInt32("length check")) ?? 0
+            // Step 2: the length check. Damage followed by another plausible record is corruption; anything
+            // else is what a crash left of the final record.
+            guard check == length ^ 0xFFFF_FFFF else {
+                if let next = try plausibleFrameHeader(after: end) {
+                    throw KeychainError.corrupted(
+                        offset: end, reason: "frame length check does not match, and a record follows at \(next)")
+                }
+                tornTail = TornTail(offset: end, byteCount: remaining, reason: "damaged or unwritten frame header after the last record")
+                return
+            }
+            // Step 3: the length's range, and a frame that runs past the end of the file.
+            guard length >= Format.minimumBodyLength, length <= Format.maximumBodyLength else {
+                throw KeychainError.corrupted(offset: end, reason: "frame length \(length) is outside 9 … 268,435,456")
+            }
+            let frameEnd = end + Format.frameHeaderSize + Int(length)
+            guard frameEnd <= fileSize else {
+                tornTail = TornTail(offset: end, byteCount: remaining, reason: "incomplete record (\(remaining) of \(frameEnd - end) bytes)")
+                return
+            }
+            // Step 4: verify; a failure is a torn tail only for the final frame.
+            let body = try file.readExactly(count: Int(length), at: end + Format.frameHeaderSize)
+            do {
+                let decoded = try RecordDecoder.decode(
+                    body: body, bodyOffset: end + Format.frameHeaderSize, expectedSequence: head.sequence + 1,
+                    previousChain: head.chainValue, context: context)
+                do {
+                    try index.apply(decoded.entries)
+                } catch {
+                    // Step 5: an authentic record that cannot be applied is corruption even at the end.
+                    switch error {
+                    case .duplicatePrimaryKey(let id):
+                        throw FrameProblem(offset: end, reason: "item \(id) would share its primary key with another item", isSemantic: true)
+                    case .unknownItem(let id):
+                        throw FrameProblem(offset: end, reason: "deletion of item \(id), which does not exist", isSemantic: true)
+                    case .classChange(let id):
+                        throw FrameProblem(offset: end, reason: "a put changes the class of item \(id)", isSemantic: true)
+                    }
+                }
+                // Step 5: move on.
+                head = Head(sequence: head.sequence + 1, chainValue: decoded.chainValue)
+                boxCount += UInt64(decoded.boxCount)
+                end = frameEnd
+            } catch let problem as FrameProblem {
+                if frameEnd == fileSize && !problem.isSemantic {
+                    tornTail = TornTail(offset: end, byteCount: remaining, reason: "final record does not verify: \(problem.reason)")
+                    return
+                }
+                throw KeychainError.corrupted(offset: problem.offset, reason: problem.reason)
+            } catch {
+                throw KeychainError.corrupted(offset: end, reason: "\(error)")
+            }
+        }
+    }
+
+    /// The first offset after `offset` holding a plausible frame header (SPEC.md §9.2 step 2): a matching
+    /// length check, a length in range that fits in the file, a known kind and a sequence number beyond the
+    /// expected one. `nil` if there is none.
+    private func plausibleFrameHeader(after offset: Int) throws(KeychainError) -> Int? {
+        let minimumSequence = head.sequence + 2
+        let chunkSize = 1 << 20
+        var chunkStart = offset + 1
+        while chunkStart + 17 <= fileSize {
+            // Chunks overlap by 16 bytes so that no 17-byte window is missed.
+            let chunk = try file.readExactly(count: min(chunkSize + 16, fileSize - chunkStart), at: chunkStart)
+            var position = 0
+            while position + 17 <= chunk.count && position < chunkSize {
+                var reader = ByteReader(chunk, range: position..<(position + 17))
+                let length = (try? reader.readUInt32("length")) ?? 0
+                let check = (try? reader.readUInt32("check")) ?? 0
+                let kind = (try? reader.readUInt8("kind")) ?? 0
+                let sequence = (try? reader.readUInt64("sequence")) ?? 0
+                let start = chunkStart + position
+                if check == length ^ 0xFFFF_FFFF, length >= Format.minimumBodyLength, length <= Format.maximumBodyLength,
+                   start + Format.frameHeaderSize + Int(length) <= fileSize, (1...3).contains(kind),
+                   sequence >= minimumSequence {
+                    return start
+                }
+                position += 1
+            }
+            chunkStart += chunkSize
+        }
+        return nil
+    }
+}

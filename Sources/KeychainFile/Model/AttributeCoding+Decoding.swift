@@ -1,0 +1,171 @@
+// Strict decoding of the attributes box plaintext (SPEC.md §7.3). Every length is checked before it is
+// used; nothing here traps on any input.
+
+extension AttributeCoding {
+    /// Decodes the plaintext of an attributes box.
+    ///
+    /// Rejects, with the offset of the offending field: a version other than 1; an unknown item class; an
+    /// attribute count outside 2…64; tags that do not strictly increase; unknown tags; tags not allowed in
+    /// the item's class; a type that is not the tag's; a wrong length for integers (8), dates (8) and
+    /// booleans (1), or more than 65,535 bytes for strings and bytes; invalid UTF-8; a boolean other than
+    /// 0 or 1; an integer outside the range of SPEC.md §8.2; truncation anywhere; trailing bytes; and a
+    /// missing creationDate or modificationDate.
+    ///
+    /// - Parameter bytes: The decrypted plaintext.
+    /// - Returns: The item id and its attributes.
+    /// - Throws: ``AttributeDecodingError`` for the first problem found.
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer
+    ) throws(AttributeDecodingError) -> (id: ItemID, attributes: ItemAttributes) {
+        let total = bytes.count
+        guard total >= 1 else { throw AttributeDecodingError(offset: 0, reason: "truncated: the plaintext is empty") }
+        guard bytes[0] == version else {
+            throw AttributeDecodingError(offset: 0, reason: "encoding version \(bytes[0]), expected \(version)")
+        }
+        guard total >= 1 + ItemID.byteCount else {
+            throw AttributeDecodingError(offset: 1, reason: "truncated item id: \(total - 1) of 16 bytes")
+        }
+        let id = ItemID(uncheckedPrefixOf: UnsafeRawBufferPointer(rebasing: bytes[1...]))
+        guard total >= 18 else { throw AttributeDecodingError(offset: 17, reason: "truncated: no item class") }
+        guard let itemClass = ItemClass(rawValue: bytes[17]) else {
+            throw AttributeDecodingError(offset: 17, reason: "unknown item class \(bytes[17])")
+        }
+        guard total >= headerByteCount else {
+            throw AttributeDecodingError(offset: 18, reason: "truncated attribute count: \(total - 18) of 2 bytes")
+        }
+        let count = Int(loadUInt16(bytes, at: 18))
+        guard (minimumCount...ItemAttributes.maximumCount).contains(count) else {
+            throw AttributeDecodingError(
+                offset: 18, reason: "attribute count \(count) outside \(minimumCount)…\(ItemAttributes.maximumCount)")
+        }
+
+        var entries: [ItemAttributes.Entry] = []
+        entries.reserveCapacity(count)
+        var offset = headerByteCount
+        var previous: Attribute?
+        for _ in 0..<count {
+            let attribute = try decodeAttributeHeader(bytes, at: offset, itemClass: itemClass, after: previous)
+            let (value, end) = try decodeValue(bytes, of: attribute, at: offset)
+            entries.append(ItemAttributes.Entry(tag: attribute.tag, value: value))
+            previous = attribute
+            offset = end
+        }
+        guard offset == total else {
+            throw AttributeDecodingError(
+                offset: offset, reason: "\(total - offset) trailing bytes after the last attribute")
+        }
+        for required in [Attribute.creationDate, .modificationDate]
+        where !entries.contains(where: { $0.tag == required.tag }) {
+            throw AttributeDecodingError(offset: 18, reason: "\(required.name) missing")
+        }
+        return (id, ItemAttributes(itemClass: itemClass, validatedEntries: entries))
+    }
+
+    /// Reads and checks the tag and type of the attribute at `offset`.
+    private static func decodeAttributeHeader(
+        _ bytes: UnsafeRawBufferPointer, at offset: Int, itemClass: ItemClass, after previous: Attribute?
+    ) throws(AttributeDecodingError) -> Attribute {
+        let remaining = bytes.count - offset
+        guard remaining >= attributeHeaderByteCount else {
+            throw AttributeDecodingError(
+                offset: offset, reason: "truncated attribute header: \(remaining) of \(attributeHeaderByteCount) bytes")
+        }
+        let tag = loadUInt16(bytes, at: offset)
+        if let previous, tag <= previous.tag {
+            throw AttributeDecodingError(
+                offset: offset,
+                reason: "tag \(hexTag(tag)) after \(hexTag(previous.tag)): tags must strictly increase")
+        }
+        guard let attribute = Attribute.withTag(tag) else {
+            throw AttributeDecodingError(offset: offset, reason: "unknown tag \(hexTag(tag))")
+        }
+        guard attribute.isAllowed(in: itemClass) else {
+            throw AttributeDecodingError(
+                offset: offset, reason: "\(attribute.name) (tag \(hexTag(tag))) not allowed in \(itemClass) items")
+        }
+        let typeCode = bytes[offset + 2]
+        guard typeCode == attribute.type.rawValue else {
+            throw AttributeDecodingError(
+                offset: offset + 2,
+                reason: "\(attribute.name): type \(typeCode), expected \(attribute.type.rawValue) (\(attribute.type))")
+        }
+        return attribute
+    }
+
+    /// Reads and checks the length and value of the attribute at `offset`, whose header has been checked;
+    /// returns the value and the offset just after it.
+    private static func decodeValue(
+        _ bytes: UnsafeRawBufferPointer, of attribute: Attribute, at offset: Int
+    ) throws(AttributeDecodingError) -> (StoredAttributeValue, Int) {
+        let lengthOffset = offset + 3
+        let valueOffset = offset + attributeHeaderByteCount
+        let rawLength = loadUInt32(bytes, at: lengthOffset)
+        switch attribute.type {
+        case .string, .bytes:
+            guard rawLength <= ItemAttributes.maximumValueByteCount else {
+                throw AttributeDecodingError(
+                    offset: lengthOffset,
+                    reason: "\(attribute.name): length \(rawLength), more than \(ItemAttributes.maximumValueByteCount)")
+            }
+        case .integer, .date, .boolean:
+            let expected: UInt32 = attribute.type == .boolean ? 1 : 8
+            guard rawLength == expected else {
+                throw AttributeDecodingError(
+                    offset: lengthOffset, reason: "\(attribute.name): length \(rawLength), expected \(expected)")
+            }
+        }
+        // At most 65,535 here, so the conversion cannot fail; `exactly` keeps it free of a trap regardless.
+        guard let length = Int(exactly: rawLength), length <= bytes.count - valueOffset else {
+            throw AttributeDecodingError(
+                offset: lengthOffset,
+                reason: "\(attribute.name): truncated value: length \(rawLength), "
+                    + "\(bytes.count - valueOffset) bytes remain")
+        }
+        let end = valueOffset + length
+        let raw = UnsafeRawBufferPointer(rebasing: bytes[valueOffset..<end])
+        switch attribute.type {
+        case .string:
+            guard let text = String(validating: raw, as: UTF8.self) else {
+                throw AttributeDecodingError(offset: valueOffset, reason: "\(attribute.name): invalid UTF-8")
+            }
+            return (.string(text), end)
+        case .bytes:
+            return (.bytes(Array(raw)), end)
+        case .boolean:
+            guard raw[0] <= 1 else {
+                throw AttributeDecodingError(
+                    offset: valueOffset, reason: "\(attribute.name): boolean \(raw[0]), expected 0 or 1")
+            }
+            return (.boolean(raw[0] == 1), end)
+        case .integer:
+            let number = Int64(bitPattern: loadUInt64(bytes, at: valueOffset))
+            if let range = attribute.integerRange, !range.contains(number) {
+                throw AttributeDecodingError(
+                    offset: valueOffset,
+                    reason: "\(attribute.name): \(number) is outside \(range.lowerBound)…\(range.upperBound)")
+            }
+            return (.integer(number), end)
+        case .date:
+            return (.date(milliseconds: Int64(bitPattern: loadUInt64(bytes, at: valueOffset))), end)
+        }
+    }
+
+    // The loads below are only called where the caller has checked that the bytes are present.
+
+    private static func loadUInt16(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt16 {
+        UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+    }
+
+    private static func loadUInt32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
+        UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
+
+    private static func loadUInt64(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt64 {
+        UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    private static func hexTag(_ tag: UInt16) -> String {
+        let digits = String(tag, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+}

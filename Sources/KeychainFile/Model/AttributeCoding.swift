@@ -1,0 +1,69 @@
+/// The plaintext of an attributes box (SPEC.md §7.3), written and read exactly:
+///
+/// ```
+/// u8 version (1) ‖ item id (16) ‖ u8 item class ‖ u16 count A
+///     ‖ A × (u16 tag ‖ u8 type ‖ u32 length ‖ value)
+/// ```
+///
+/// Attributes appear in strictly increasing tag order; integers and dates are 8-byte big-endian two's
+/// complement, booleans one byte. Decoding is strict (see ``decode(_:)``).
+enum AttributeCoding {
+    /// The encoding version this code writes and reads.
+    static let version: UInt8 = 1
+    /// Bytes before the first attribute: version, item id, class and count.
+    static let headerByteCount = 20
+    /// Bytes before an attribute's value: tag, type and length.
+    static let attributeHeaderByteCount = 7
+    /// The fewest attributes an encoded item has: creationDate and modificationDate are required.
+    static let minimumCount = 2
+
+    /// Returns the plaintext of the attributes box of item `id`.
+    ///
+    /// The caller (the writer) has set creationDate and modificationDate and applied
+    /// ``ItemAttributes/withDefaults()``; without the two dates the result would not decode.
+    static func encode(id: ItemID, attributes: ItemAttributes) -> [UInt8] {
+        var size = headerByteCount
+        for entry in attributes.entries { size += attributeHeaderByteCount + valueByteCount(entry.value) }
+        var out: [UInt8] = []
+        out.reserveCapacity(size)
+        out.append(version)
+        id.withUnsafeBytes { out.append(contentsOf: $0) }
+        out.append(attributes.itemClass.rawValue)
+        // At most 64 attributes (ItemAttributes.maximumCount), so the count fits in 16 bits.
+        appendBigEndian(UInt16(truncatingIfNeeded: attributes.count), to: &out)
+        for entry in attributes.entries {
+            appendAttribute(tag: entry.tag, value: entry.value, to: &out)
+        }
+        return out
+    }
+
+    /// Appends one attribute, `tag ‖ type ‖ length ‖ value`, to `out`.
+    static func appendAttribute(tag: UInt16, value: StoredAttributeValue, to out: inout [UInt8]) {
+        appendBigEndian(tag, to: &out)
+        out.append(value.type.rawValue)
+        // Values are at most 65,535 bytes (checked when they were stored), so the length fits in 32 bits.
+        appendBigEndian(UInt32(truncatingIfNeeded: valueByteCount(value)), to: &out)
+        switch value {
+        case .string(let text): out.append(contentsOf: text.utf8)
+        case .bytes(let bytes): out.append(contentsOf: bytes)
+        case .integer(let number): appendBigEndian(UInt64(bitPattern: number), to: &out)
+        case .boolean(let flag): out.append(flag ? 1 : 0)
+        case .date(let milliseconds): appendBigEndian(UInt64(bitPattern: milliseconds), to: &out)
+        }
+    }
+
+    /// The number of bytes of the encoded value.
+    static func valueByteCount(_ value: StoredAttributeValue) -> Int {
+        switch value {
+        case .string(let text): return text.utf8.count
+        case .bytes(let bytes): return bytes.count
+        case .integer, .date: return 8
+        case .boolean: return 1
+        }
+    }
+
+    private static func appendBigEndian<Integer: FixedWidthInteger>(_ value: Integer, to out: inout [UInt8]) {
+        var bigEndian = value.bigEndian
+        withUnsafeBytes(of: &bigEndian) { out.append(contentsOf: $0) }
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+
+/// A set of operations that commit together as one record: what `Keychain.batch` exposes, and what every
+/// single add, update and delete uses internally.
+///
+/// Operations apply in order, each seeing the effects of those before it. Nothing is written until the
+/// batch commits; if any operation throws, nothing is written at all.
+///
+/// For example:
+/// ```swift
+/// try keychain.batch { batch in
+///     try batch.add(GenericPassword(service: "mail", account: "ann", password: "one"))
+///     try batch.add(GenericPassword(service: "mail", account: "bob", password: "two"))
+///     try batch.delete(Query.genericPassword(service: "old"))
+/// }
+/// ```
+public struct Batch: ~Copyable {
+    var state: ItemIndex
+    var entries: [LogEntry] = []
+    /// Plaintext secrets of items put earlier in this batch (their stored secret is not sealed yet).
+    var pendingSecrets: [ItemID: [UInt8]] = [:]
+    let now: Date
+    let makeID: () -> ItemID
+    let openSecret: (StoredItem) throws(KeychainError) -> [UInt8]
+
+    init(state: ItemIndex, now: Date, makeID: @escaping () -> ItemID,
+         openSecret: @escaping (StoredItem) throws(KeychainError) -> [UInt8]) {
+        self.state = state
+        self.now = now
+        self.makeID = makeID
+        self.openSecret = openSecret
+    }
+
+    /// A placeholder for the sealed secret of an item put in this batch; replaced when the batch is sealed.
+    private static let unsealed = SealedSecret(box: [], sequence: 0, kind: .put, entryCount: 0, entryIndex: 0, previousChain: [])
+
+    /// Adds an item given as its class, attributes and secret.
+    ///
+    /// - Parameters:
+    ///   - attributes: The item's attributes; defaults are filled in (SPEC.md §8.2) and the dates set.
+    ///   - secret: The secret value, at most 1 MiB.
+    /// - Returns: The new item's persistent reference.
+    /// - Throws: `KeychainError.duplicateItem` if an item with the same primary key exists;
+    ///   `.invalidParameter` for a date attribute (the keychain keeps them) or a secret over the limit.
+    @discardableResult
+    public mutating func add(_ attributes: ItemAttributes, secret: [UInt8]) throws(KeychainError) -> PersistentReference {
+        guard attributes[.creationDate] == nil, attributes[.modificationDate] == nil else {
+            throw .invalidParameter("creationDate and modificationDate are kept by the keychain and cannot be set")
+        }
+        guard secret.count <= Format.maximumSecretSize else {
+            throw .invalidParameter("the secret is \(secret.count) bytes; the limit is 1,048,576")
+        }
+        let stamped = try attributes.withDefaults()
+            .setting(.creationDate, to: .date(now))
+            .setting(.modificationDate, to: .date(now))
+        guard state.itemID(for: stamped.primaryKey) == nil else { throw .duplicateItem }
+        let id = makeID()
+        try stage(.put(id: id, attributes: stamped, secret: secret))
+        return PersistentReference(itemID: id)
+    }
+
+    /// Changes every item the query matches: sets the given attributes and, if `secret` is given, the secret.
+    ///
+    /// - Returns: The number of items changed (at least 1).
+    /// - Throws: `KeychainError.itemNotFound` if nothing matches; `.duplicateItem` if a change would give two
+    ///   items the same primary key; `.invalidParameter` for attributes not allowed in the class.
+    @discardableResult
+    public mutating func update(
+        _ query: Query, setting changes: [Attribute: AttributeValue], secret: [UInt8]? = nil
+    ) throws(KeychainError) -> Int {
+        guard query.itemClass != .identity else {
+            throw .invalidParameter("identities cannot be updated as a whole; update the certificate or the key")
+        }
+        guard changes[.creationDate] == nil, changes[.modificationDate] == nil else {
+            throw .invalidParameter("creationDate and modificationDate are kept by the keychain and cannot be set")
+        }
+        if let secret, secret.count > Format.maximumSecretSize {
+            throw .invalidParameter("the secret is \(secret.count) bytes; the limit is 1,048,576")
+        }
+        let matches = try matching(query)
+        guard !matches.isEmpty else { throw .itemNotFound }
+        var puts: [LogEntry] = []
+        for item in matches {
+            var attributes = item.attributes
+            for (attribute, value) in changes.sorted(by: { $0.key.tag < $1.key.tag }) {
+                attributes = try attributes.setting(attribute, to: value)
+            }
+            attributes = try attributes.setting(.modificationDate, to: .date(now))
+            let newSecret: [UInt8]
+            if let secret {
+                newSecret = secret
+            } else if let pending = pendingSecrets[item.id] {
+                newSecret = pending
+            } else {
+                newSecret = try openSecret(item)
+            }
+            puts.append(.put(id: item.id, attributes: attributes, secret: newSecret))
+        }
+        try stage(puts)
+        return matches.count
+    }
+
+    /// Deletes every item the query matches (for an identity: its certificate and its private key).
+    ///
+    /// - Returns: The number of items deleted (at least 1).
+    /// - Throws: `KeychainError.itemNotFound` if nothing matches.
+    @discardableResult
+    public mutating func delete(_ query: Query) throws(KeychainError) -> Int {
+        var ids: [ItemID] = []
+        if query.itemClass == .identity {
+            for identity in try identities(matching: query) {
+                ids.append(identity.certificate.id)
+                if !ids.contains(identity.privateKey.id) { ids.append(identity.privateKey.id) }
+            }
+        } else {
+            ids = try matching(query).map(\.id)
+        }
+        guard !ids.isEmpty else { throw .itemNotFound }
+        try stage(ids.map { LogEntry.delete(id: $0) })
+        return ids.count
+    }
+
+    // MARK: Searching the staged state
+
+    /// The live items a (non-identity) query matches, in the order they were added.
+    func matching(_ query: Query) throws(KeychainError) -> [StoredItem] {
+        try query.validate()
+        guard let itemClass = query.itemClass.itemClass else { return [] }
+        if let reference = query.persistentReference {
+            guard let item = state[reference.itemID], item.attributes.itemClass == itemClass,
+                  query.matches(item.attributes) else { return [] }
+            return [item]
+        }
+        return state.items(of: itemClass) { query.matches($0) }
+    }
+
+    /// The identities a query matches: certificates joined with the private keys whose application label
+    /// is the certificate's public key hash (SPEC.md §8.1).
+    func identities(matching query: Query) throws(KeychainError) -> [(certificate: StoredItem, privateKey: StoredItem)] {
+        try query.validate()
+        let privateKeys = state.items(of: .key) { $0.integer(.keyClass) == KeyClass.privateKey.rawValue }
+        var keysByLabel: [[UInt8]: [StoredItem]] = [:]
+        for key in privateKeys {
+            keysByLabel[key.attributes.bytes(.applicationLabel) ?? [], default: []].append(key)
+        }
+        var result: [(certificate: StoredItem, privateKey: StoredItem)] = []
+        for certificate in state.items(of: .certificate, where: { query.matches($0) }) {
+            guard let hash = certificate.attributes.bytes(.publicKeyHash), !hash.isEmpty else { continue }
+            for key in keysByLabel[hash] ?? []
+            where query.matchesIdentity(certificate: certificate.attributes, privateKey: key.attributes) {
+                if let reference = query.persistentReference,
+                   reference.itemID != certificate.id && reference.itemID != key.id { continue }
+                result.append((certificate, key))
+            }
+        }
+        return result
+    }
+
+    // MARK: Staging
+
+    private mutating func stage(_ entry: LogEntry) throws(KeychainError) {
+        try stage([entry])
+    }
+
+    private mutating func stage(_ newEntries: [LogEntry]) throws(KeychainError) {
+        let decoded: [DecodedEntry] = newEntries.map { entry in
+            switch entry {
+            case .put(let id, let attributes, _): return .put(id: id, attributes: attributes, secret: Batch.unsealed)
+            case .delete(let id): return .delete(id: id)
+            }
+        }
+        do {
+            try state.apply(decoded)
+        } catch {
+            switch error {
+            case .duplicatePrimaryKey: throw .duplicateItem
+            case .unknownItem: throw .itemNotFound
+            case .classChange: throw .invalidParameter("an item cannot change its class")
+            }
+        }
+        for entry in newEntries {
+            switch entry {
+            case .put(let id, _, let secret): pendingSecrets[id] = secret
+            case .delete(let id): pendingSecrets.removeValue(forKey: id)
+            }
+        }
+        entries.append(contentsOf: newEntries)
+    }
+}

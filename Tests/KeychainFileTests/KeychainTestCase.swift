@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+@testable import KeychainFile
+
+/// A fresh temporary directory per test, removed afterwards.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("kcf-tests-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        path = base.path
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+/// Test credentials: fast PBKDF2 (1,000 rounds) so tests do not spend their time in the KDF.
+enum TestKeychain {
+    static let password = Credential.password("correct horse battery staple")
+    static let fastOptions = Keychain.CreationOptions(passwordIterations: .insecureForTesting(1_000))
+
+    static func create(in directory: TemporaryDirectory, name: String = "test.kcf",
+                       credential: Credential = password) throws -> Keychain {
+        try Keychain.create(at: directory.file(name), credential: credential, options: fastOptions)
+    }
+}
+
+func fileBytes(_ path: String) throws -> [UInt8] {
+    Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+}
+
+func writeFileBytes(_ bytes: [UInt8], to path: String) throws {
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+}
+
+/// Offsets of every record frame in a keychain file (lengths are in clear), for damaging tests.
+func recordOffsets(of bytes: [UInt8]) -> [Range<Int>] {
+    guard bytes.count >= 16 else { return [] }
+    var offset = Int(bytes[12]) << 24 | Int(bytes[13]) << 16 | Int(bytes[14]) << 8 | Int(bytes[15])
+    var ranges: [Range<Int>] = []
+    while offset + 8 <= bytes.count {
+        let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+        let end = offset + 8 + length
+        guard end <= bytes.count else { break }
+        ranges.append(offset..<end)
+        offset = end
+    }
+    return ranges
+}
