@@ -17,8 +17,11 @@ let package = Package(
         .target(name: "KeychainCrypto"),
         .target(name: "KeychainFile", dependencies: ["KeychainCrypto"]),
         .executableTarget(name: "kcf-bench", dependencies: ["KeychainCrypto"]),
+        // Writes Fixtures/v1 from seeded randomness; the tests use it to check the fixtures are reproducible.
+        .target(name: "KeychainFileFixtures", dependencies: ["KeychainFile", "KeychainCrypto"]),
+        .executableTarget(name: "kcf-fixtures", dependencies: ["KeychainFileFixtures"]),
         .testTarget(name: "KeychainCryptoTests", dependencies: ["KeychainCrypto"]),
-        .testTarget(name: "KeychainFileTests", dependencies: ["KeychainFile", "KeychainCrypto"]),
+        .testTarget(name: "KeychainFileTests", dependencies: ["KeychainFile", "KeychainCrypto", "KeychainFileFixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

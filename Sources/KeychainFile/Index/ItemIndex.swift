@@ -42,7 +42,9 @@ struct ItemIndex: Sendable {
                 primaryKeys.removeValue(forKey: old.attributes.primaryKey)
             }
         }
-        for (id, change) in changes.finalState {
+        // In the order the entries name the items, so that new items are numbered deterministically.
+        for id in changes.written {
+            guard let change = changes.finalState[id] else { continue }
             if let old = items[id], primaryKeys[old.attributes.primaryKey] == id {
                 primaryKeys.removeValue(forKey: old.attributes.primaryKey)
             }
@@ -57,6 +59,9 @@ struct ItemIndex: Sendable {
     private struct Plan {
         var finalState: [ItemID: (attributes: ItemAttributes, secret: SealedSecret)] = [:]
         var removed: Set<ItemID> = []
+        /// Every item id a put names, in entry order, each once.
+        var written: [ItemID] = []
+        var writtenSet: Set<ItemID> = []
     }
 
     /// The net effect of the entries, checked (see `validate`).
@@ -68,6 +73,7 @@ struct ItemIndex: Sendable {
                 let current = plan.finalState[id]?.attributes.itemClass
                     ?? (plan.removed.contains(id) ? nil : items[id]?.attributes.itemClass)
                 if let current, current != attributes.itemClass { throw .classChange(id) }
+                if plan.writtenSet.insert(id).inserted { plan.written.append(id) }
                 plan.finalState[id] = (attributes, secret)
                 plan.removed.remove(id)
             case .delete(let id):

@@ -1,0 +1,453 @@
+import Foundation
+@_spi(Fixtures) import KeychainFile
+import KeychainCrypto
+
+/// Writes the conformance fixtures of `Fixtures/v1`: `NAME.kcf` and its manifest `NAME.json` (the format
+/// of the manifest is in `Fixtures/README.md`). Every random value comes from a seeded generator and every
+/// date from a set clock, so running it again writes byte-identical files.
+public enum FixtureGenerator {
+    /// The password of the password fixtures.
+    static let password = "correct horse battery staple"
+    /// The 32-byte application key of the raw-key fixtures.
+    static let rawKey: [UInt8] = (0..<32).map { UInt8($0 &* 7 &+ 3) }
+
+    /// Writes every fixture into `directory` (which must exist and hold no fixture files yet), using
+    /// `certificates` (the directory of Fixtures/certificates) for the certificate and identity fixtures.
+    public static func writeAll(into directory: String, certificates: String) throws {
+        let writer = Writer(directory: directory, certificates: certificates)
+        try writer.writeAll()
+    }
+
+    /// The names of all fixtures, in the order they are written.
+    public static var names: [String] { Writer.catalogue.map(\.name) }
+}
+
+private struct Writer {
+    let directory: String
+    let certificates: String
+
+    typealias Make = @Sendable (Writer, String) throws -> ManifestJSON
+    static let catalogue: [(name: String, make: Make)] = [
+        ("worked-example", { try $0.workedExample($1) }),
+        ("empty", { try $0.empty($1) }),
+        ("generic-password", { try $0.genericPassword($1) }),
+        ("internet-password", { try $0.internetPassword($1) }),
+        ("certificate", { try $0.certificate($1) }),
+        ("key", { try $0.key($1) }),
+        ("identity", { try $0.identity($1) }),
+        ("thousand-items", { try $0.thousandItems($1) }),
+        ("nfc-password", { try $0.nfcPassword($1) }),
+        ("raw-key", { try $0.rawKeyFixture($1) }),
+        ("two-key-slots", { try $0.twoKeySlots($1) }),
+        ("torn-tail-frame-header", { try $0.tornTail($1, cut: .frameHeader) }),
+        ("torn-tail-mid-record", { try $0.tornTail($1, cut: .middle) }),
+        ("torn-tail-last-byte", { try $0.tornTail($1, cut: .lastByte) }),
+        ("torn-tail-zeros", { try $0.tornTail($1, cut: .zeroed) }),
+        ("bit-flip-header", { try $0.damaged($1, .headerEpoch) }),
+        ("bit-flip-key-slot", { try $0.damaged($1, .keySlot) }),
+        ("bit-flip-frame-length", { try $0.damaged($1, .frameLength) }),
+        ("bit-flip-sealed-attributes", { try $0.damaged($1, .sealedAttributes) }),
+        ("bit-flip-sealed-secret", { try $0.damaged($1, .sealedSecret) }),
+        ("bit-flip-tag", { try $0.damaged($1, .tag) }),
+        ("record-removed", { try $0.damaged($1, .recordRemoved) }),
+        ("records-swapped", { try $0.damaged($1, .recordsSwapped) }),
+        ("record-duplicated", { try $0.damaged($1, .recordDuplicated) }),
+        ("record-spliced", { try $0.damaged($1, .recordSpliced) }),
+        ("wrong-password", { try $0.wrongPassword($1) }),
+        ("unsupported-version", { try $0.damaged($1, .version) }),
+        ("truncated-header", { try $0.damaged($1, .truncatedHeader) }),
+        ("not-a-keychain", { try $0.notAKeychain($1) }),
+    ]
+
+    func writeAll() throws {
+        for entry in Self.catalogue {
+            var manifest = try entry.make(self, entry.name)
+            if case .object(var members) = manifest {
+                members["name"] = .string(entry.name)
+                members["formatVersion"] = .integer(1)
+                manifest = .object(members)
+            }
+            try Data(manifest.rendered().utf8).write(to: URL(fileURLWithPath: path(entry.name, "json")))
+        }
+    }
+
+    func path(_ name: String, _ suffix: String = "kcf") -> String { directory + "/" + name + "." + suffix }
+
+    static let passwordCredential = Credential.password(FixtureGenerator.password)
+    static let passwordJSON = ManifestJSON.object(["password": .string(FixtureGenerator.password)])
+
+    /// A fixture whose file opens; the manifest lists every item.
+    func opens(_ fixture: FixtureKeychain, _ description: String, tornTail: (offset: Int, byteCount: Int)? = nil,
+               credentialJSON: ManifestJSON? = nil, head: ManifestJSON? = nil) -> ManifestJSON {
+        var expect: [String: ManifestJSON] = [
+            "outcome": .string("opens"),
+            "itemCount": .integer(Int64(fixture.expected.count)),
+            "items": fixture.expectedItemsJSON(),
+            "head": head ?? fixture.headJSON(),
+            "tornTail": .null,
+        ]
+        if let tornTail {
+            expect["tornTail"] = .object(["offset": .integer(Int64(tornTail.offset)), "byteCount": .integer(Int64(tornTail.byteCount))])
+        }
+        return .object([
+            "description": .string(description),
+            "credential": credentialJSON ?? fixture.credentialJSON,
+            "expect": .object(expect),
+        ])
+    }
+
+    /// A fixture whose file must fail to open with `error`; `range` is where a `corrupted` error's offset
+    /// must lie.
+    func fails(_ description: String, credential: ManifestJSON, error: String, range: Range<Int>? = nil,
+               version: Int? = nil) -> ManifestJSON {
+        var expect: [String: ManifestJSON] = ["outcome": .string("fails"), "error": .string(error)]
+        if let range {
+            expect["errorOffsetRange"] = .array([.integer(Int64(range.lowerBound)), .integer(Int64(range.upperBound))])
+        }
+        if let version { expect["version"] = .integer(Int64(version)) }
+        return .object(["description": .string(description), "credential": credential, "expect": .object(expect)])
+    }
+
+    func newKeychain(_ name: String, seed: UInt64, credential: Credential = passwordCredential,
+                     credentialJSON: ManifestJSON = passwordJSON, additional: [Credential] = []) throws -> FixtureKeychain {
+        try FixtureKeychain(path: path(name), credential: credential, credentialJSON: credentialJSON, seed: seed,
+                            additionalCredentials: additional)
+    }
+
+    // MARK: Items used by several fixtures
+
+    func mailPassword() -> GenericPassword {
+        var item = GenericPassword(service: "mail.example.com", account: "ann@example.com", password: "s3cret!")
+        item.label = "Mail"
+        return item
+    }
+
+    func certificateDER() throws -> [UInt8] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: certificates).filter { $0.hasSuffix(".der") }.sorted()
+        guard let first = names.first else { throw FixtureError("no certificates in \(certificates)") }
+        return Array(try Data(contentsOf: URL(fileURLWithPath: certificates + "/" + first)))
+    }
+
+    /// A keychain with three records (three generic passwords), the base of the damage fixtures.
+    func threeRecords(_ name: String, seed: UInt64) throws -> FixtureKeychain {
+        let fixture = try newKeychain(name, seed: seed)
+        for index in 0..<3 {
+            var item = GenericPassword(service: "svc", account: "user\(index)", password: "password \(index)")
+            item.comment = "record \(index + 1)"
+            try fixture.add(item)
+        }
+        return fixture
+    }
+
+    // MARK: The fixtures
+
+    func workedExample(_ name: String) throws -> ManifestJSON {
+        let fixture = try newKeychain(name, seed: 1)
+        try fixture.add(GenericPassword(service: "example", account: "ann", password: "hunter2"))
+        return opens(fixture, "SPEC.md §14: one generic password (service \"example\", account \"ann\", secret \"hunter2\")")
+    }
+
+    func empty(_ name: String) throws -> ManifestJSON {
+        let fixture = try newKeychain(name, seed: 2)
+        return opens(fixture, "a header and no records")
+    }
+
+    func genericPassword(_ name: String) throws -> ManifestJSON {
+        let fixture = try newKeychain(name, seed: 3)
+        var item = mailPassword()
+        item.accessGroup = "group.example.mail"
+        item.accessible = .afterFirstUnlockThisDeviceOnly
+        item.generic = [0xde, 0xad, 0xbe, 0xef]
+        item.itemDescription = "password"
+        item.comment = "a comment with \"quotes\" and ünïcödé"
+        item.creator = 0x6170_706c  // 'appl'
+        item.itemType = 0x7061_7373  // 'pass'
+        item.isInvisible = false
+        item.isNegative = false
+        try fixture.add(item)
+        var synced = GenericPassword(service: "mail.example.com", account: "ann@example.com", password: "synced")
+        synced.synchronizable = true
+        try fixture.add(synced)
+        return opens(fixture, "generic passwords with every attribute; one synchronizable twin")
+    }
+
+    func internetPassword(_ name: String) throws -> ManifestJSON {
+        let fixture = try newKeychain(name, seed: 4)
+        var item = InternetPassword(server: "www.example.com", account: "ann")
+        item.securityDomain = "Example Realm"
+        item.protocolType = .https
+        item.authenticationType = .htmlForm
+        item.port = 443
+        item.path = "/login"
+        item.label = "www.example.com (ann)"
+        item.comment = "web login"
+        item.value = Array("web-secret".utf8)
+        try fixture.add(item)
+        var ftp = InternetPassword(server: "ftp.example.com", account: "anonymous")
+        ftp.protocolType = .ftp
+        ftp.port = 21
+        ftp.value = []
+        try fixture.add(ftp)
+        return opens(fixture, "internet passwords by server, protocol, port and path; one with an empty secret")
+    }
+
+    func certificate(_ name: String) throws -> ManifestJSON {
+        let fixture = try newKeychain(name, seed: 5)
+        var item = try Certificate(der: certificateDER())
+        item.label = "Example certificate"
+        try fixture.add(item)
+        return opens(fixture, "a certificate; subject, issuer, serial number, key id and public key hash from its DER")
+    }
+
+    func key(_ name: String) throws -> ManifestJSON {
+        let fixture = try newKeychain(name, seed: 6)
+        var symmetric = Key(keyClass: .symmetric)
+        symmetric.applicationTag = Array("com.example.key".utf8)
+        symmetric.keyType = KeyType(rawValue: 2_147_483_649)
+        symmetric.keySizeInBits = 256
+        symmetric.effectiveKeySize = 256
+        symmetric.isPermanent = true
+        symmetric.canEncrypt = true
+        symmetric.canDecrypt = true
+        symmetric.canDerive = false
+        symmetric.canSign = false
+        symmetric.canVerify = false
+        symmetric.canWrap = true
+        symmetric.canUnwrap = true
+        symmetric.label = "Data key"
+        symmetric.value = (0..<32).map { UInt8($0) }
+        try fixture.add(symmetric)
+        var publicKey = Key(keyClass: .publicKey)
+        publicKey.applicationLabel = [1, 2, 3, 4]
+        publicKey.keyType = .ellipticCurve
+        publicKey.keySizeInBits = 256
+        publicKey.value = [0x04] + [UInt8](repeating: 0x11, count: 64)
+        try fixture.add(publicKey)
+        return opens(fixture, "a symmetric key with every flag, and a public key")
+    }
+
+    func identity(_ name: String) throws -> ManifestJSON {
+        let fixture = try newKeychain(name, seed: 7)
+        var certificate = try Certificate(der: certificateDER())
+        certificate.label = "Identity"
+        var privateKey = Key(keyClass: .privateKey)
+        privateKey.keyType = .ellipticCurve
+        privateKey.keySizeInBits = 256
+        privateKey.label = "Identity"
+        privateKey.value = [UInt8](repeating: 0x5a, count: 32)
+        let identity = try Identity(certificate: certificate, privateKey: privateKey)
+        try fixture.addAll([
+            (try identity.certificate.attributes, identity.certificate.value ?? []),
+            (try identity.privateKey.attributes, identity.privateKey.value ?? []),
+        ])
+        return opens(fixture, "an identity: a certificate and the private key whose application label is its public key hash, added as one transaction")
+    }
+
+    func thousandItems(_ name: String) throws -> ManifestJSON {
+        let fixture = try newKeychain(name, seed: 8)
+        for batch in 0..<10 {
+            var items: [(ItemAttributes, [UInt8])] = []
+            for index in 0..<100 {
+                let number = batch * 100 + index
+                var item = GenericPassword(service: "service\(number % 7)", account: "account\(number)", password: "secret \(number)")
+                item.label = "item \(number)"
+                items.append((try item.attributes, item.value ?? []))
+            }
+            try fixture.addAll(items)
+        }
+        for number in stride(from: 0, to: 1000, by: 13) {
+            try fixture.update(Query.genericPassword(service: "service\(number % 7)", account: "account\(number)"),
+                               setting: [.comment: .string("updated \(number)")], secret: Array("new secret \(number)".utf8))
+        }
+        for number in stride(from: 5, to: 1000, by: 17) {
+            try fixture.delete(Query.genericPassword(service: "service\(number % 7)", account: "account\(number)"))
+        }
+        try fixture.update(Query.genericPassword(service: "service3"), setting: [.itemDescription: .string("group three")])
+        for number in 1000..<1010 {
+            try fixture.add(GenericPassword(service: "late", account: "account\(number)", password: "late \(number)"))
+        }
+        return opens(fixture, "1,000 items added in ten transactions, then single updates, deletes, a bulk update and late adds")
+    }
+
+    func nfcPassword(_ name: String) throws -> ManifestJSON {
+        let decomposed = "Cafe\u{301} cre\u{300}me bru\u{302}le\u{301}e"
+        let composed = "Caf\u{E9} cr\u{E8}me br\u{FB}l\u{E9}e"
+        let fixture = try newKeychain(name, seed: 9, credential: .password(decomposed),
+                                      credentialJSON: .object(["password": .string(decomposed)]))
+        try fixture.add(mailPassword())
+        return opens(fixture, "created with a password in decomposed form (NFD); the manifest gives it composed (NFC): a reader must normalise",
+                     credentialJSON: .object(["password": .string(composed)]))
+    }
+
+    func rawKeyFixture(_ name: String) throws -> ManifestJSON {
+        let json = ManifestJSON.object(["key": .string(hex(FixtureGenerator.rawKey))])
+        let fixture = try newKeychain(name, seed: 10, credential: .key(SymmetricKey(data: FixtureGenerator.rawKey)), credentialJSON: json)
+        try fixture.add(mailPassword())
+        return opens(fixture, "one raw-key slot (HKDF), no password")
+    }
+
+    func twoKeySlots(_ name: String) throws -> ManifestJSON {
+        let json = ManifestJSON.object(["key": .string(hex(FixtureGenerator.rawKey))])
+        let fixture = try newKeychain(name, seed: 11, additional: [.key(SymmetricKey(data: FixtureGenerator.rawKey))])
+        try fixture.add(mailPassword())
+        return opens(fixture, "a password slot and a raw-key slot; the manifest opens it with the key (the second slot)",
+                     credentialJSON: json)
+    }
+
+    enum Cut { case frameHeader, middle, lastByte, zeroed }
+
+    func tornTail(_ name: String, cut: Cut) throws -> ManifestJSON {
+        let fixture = try threeRecords(name, seed: 12)
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: fixture.path)))
+        let records = recordRanges(bytes)
+        let last = records[2]
+        // The same seed writes the same first two records; that keychain gives the expected state.
+        let twoRecords = try threeRecordsUpTo(2, seed: 12)
+        guard twoRecords.bytes == Array(bytes[0..<last.lowerBound]) else {
+            throw FixtureError("the two-record keychain is not a prefix of the three-record one")
+        }
+        let description: String
+        let kept: Int
+        switch cut {
+        case .frameHeader:
+            kept = last.lowerBound + 5
+            description = "the file ends 5 bytes into the last record's frame header"
+        case .middle:
+            kept = last.lowerBound + last.count / 2
+            description = "the file ends in the middle of the last record"
+        case .lastByte:
+            kept = last.upperBound - 1
+            description = "the last record is missing its final byte"
+        case .zeroed:
+            kept = last.upperBound
+            for index in last { bytes[index] = 0 }
+            description = "the last record's space is zeros, as a crash can leave an unwritten extent"
+        }
+        try Data(bytes[0..<kept]).write(to: URL(fileURLWithPath: fixture.path))
+        return opens(twoRecords.fixture, description + "; it opens with the first two records",
+                     tornTail: (last.lowerBound, kept - last.lowerBound), credentialJSON: fixture.credentialJSON)
+    }
+
+    func wrongPassword(_ name: String) throws -> ManifestJSON {
+        let fixture = try newKeychain(name, seed: 13)
+        try fixture.add(mailPassword())
+        return fails("opened with a password other than the one it was created with",
+                     credential: .object(["password": .string("Correct horse battery staple")]), error: "wrongCredentials")
+    }
+
+    func notAKeychain(_ name: String) throws -> ManifestJSON {
+        try Data("This is a text file, not a keychain.\n".utf8).write(to: URL(fileURLWithPath: path(name)))
+        return fails("a text file", credential: Self.passwordJSON, error: "notAKeychain")
+    }
+
+    enum Damage {
+        case headerEpoch, keySlot, frameLength, sealedAttributes, sealedSecret, tag
+        case recordRemoved, recordsSwapped, recordDuplicated, recordSpliced, version, truncatedHeader
+    }
+
+    func damaged(_ name: String, _ damage: Damage) throws -> ManifestJSON {
+        let fixture = try threeRecords(name, seed: 14)
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: fixture.path)))
+        let records = recordRanges(bytes)
+        let headerLength = records[0].lowerBound
+        let first = records[0]
+        // Offsets inside the first record: frame header (8), kind (1), sequence (8), then the attributes box
+        // field (u32 length, 12-byte nonce, ciphertext, tag) and the secret box field.
+        let attributesLength = Int(bytes[first.lowerBound + 17]) << 24 | Int(bytes[first.lowerBound + 18]) << 16
+            | Int(bytes[first.lowerBound + 19]) << 8 | Int(bytes[first.lowerBound + 20])
+        let attributesBox = (first.lowerBound + 21)..<(first.lowerBound + 21 + attributesLength)
+        let secretBox = (attributesBox.upperBound + 4)..<first.upperBound
+        var description: String
+        var error = "corrupted"
+        var range: Range<Int>? = nil
+        var version: Int? = nil
+        switch damage {
+        case .headerEpoch:
+            bytes[39] ^= 0x01
+            description = "one bit of the header's epoch flipped (the header checksum catches it)"
+            range = 0..<headerLength
+        case .keySlot:
+            bytes[76 + 60] ^= 0x10
+            description = "one bit of the key slot's wrapped key flipped (the header checksum catches it)"
+            range = 0..<headerLength
+        case .frameLength:
+            bytes[first.lowerBound + 3] ^= 0x01
+            description = "one bit of the first record's body length flipped; records follow, so it is corruption, not a torn tail"
+            range = first
+        case .sealedAttributes:
+            bytes[attributesBox.lowerBound + 12 + 5] ^= 0x80
+            description = "one bit of the first record's sealed attributes flipped"
+            range = first
+        case .sealedSecret:
+            bytes[secretBox.lowerBound + 12 + 2] ^= 0x04
+            description = "one bit of the first record's sealed secret flipped"
+            range = first
+        case .tag:
+            bytes[attributesBox.upperBound - 1] ^= 0x01
+            description = "one bit of the tag of the first record's attributes box flipped"
+            range = first
+        case .recordRemoved:
+            bytes = Array(bytes[0..<first.lowerBound]) + bytes[records[1]] + bytes[records[2]]
+            description = "the first of three records removed"
+            range = first.lowerBound..<bytes.count
+        case .recordsSwapped:
+            bytes = Array(bytes[0..<first.lowerBound]) + bytes[records[1]] + bytes[records[0]] + bytes[records[2]]
+            description = "the first two records swapped"
+            range = first.lowerBound..<bytes.count
+        case .recordDuplicated:
+            bytes = Array(bytes[0..<records[1].upperBound]) + bytes[records[1]] + bytes[records[2]]
+            description = "the second record repeated"
+            range = records[1].upperBound..<bytes.count
+        case .recordSpliced:
+            let other = try threeRecords(name + ".other", seed: 15)
+            let otherBytes = Array(try Data(contentsOf: URL(fileURLWithPath: other.path)))
+            try FileManager.default.removeItem(atPath: other.path)
+            let otherRecords = recordRanges(otherBytes)
+            bytes = Array(bytes[0..<records[1].lowerBound]) + otherBytes[otherRecords[1]] + bytes[records[2]]
+            description = "the second record replaced by the second record of another keychain with the same password"
+            range = records[1].lowerBound..<bytes.count
+        case .version:
+            bytes[9] = 2
+            description = "format version 2"
+            error = "unsupportedVersion"
+            version = 2
+        case .truncatedHeader:
+            bytes = Array(bytes[0..<100])
+            description = "the file ends 100 bytes into its header"
+            range = 0..<headerLength
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: fixture.path))
+        return fails(description, credential: fixture.credentialJSON, error: error, range: range, version: version)
+    }
+
+    // MARK: Helpers for torn tails
+
+    /// The first `count` records of `threeRecords(_:seed:)`, written to a temporary file: the model and the
+    /// file's bytes.
+    func threeRecordsUpTo(_ count: Int, seed: UInt64) throws -> (fixture: FixtureKeychain, bytes: [UInt8]) {
+        let temporary = NSTemporaryDirectory() + "/kcf-fixture-\(UUID().uuidString).kcf"
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        let fixture = try FixtureKeychain(path: temporary, credential: Self.passwordCredential, credentialJSON: Self.passwordJSON, seed: seed)
+        for index in 0..<count {
+            var item = GenericPassword(service: "svc", account: "user\(index)", password: "password \(index)")
+            item.comment = "record \(index + 1)"
+            try fixture.add(item)
+        }
+        return (fixture, Array(try Data(contentsOf: URL(fileURLWithPath: temporary))))
+    }
+}
+
+/// The byte ranges of the record frames of a keychain file (lengths are in clear).
+func recordRanges(_ bytes: [UInt8]) -> [Range<Int>] {
+    guard bytes.count >= 16 else { return [] }
+    var offset = Int(bytes[12]) << 24 | Int(bytes[13]) << 16 | Int(bytes[14]) << 8 | Int(bytes[15])
+    var ranges: [Range<Int>] = []
+    while offset + 8 <= bytes.count {
+        let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+        let end = offset + 8 + length
+        guard end <= bytes.count else { break }
+        ranges.append(offset..<end)
+        offset = end
+    }
+    return ranges
+}

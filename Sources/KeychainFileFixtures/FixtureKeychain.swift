@@ -1,0 +1,133 @@
+import Foundation
+@_spi(Fixtures) import KeychainFile
+import KeychainCrypto
+
+/// Builds one fixture keychain and keeps, beside it, the state it must contain: every item the builder
+/// added, changed or deleted, computed from the builder's own inputs and clock.
+final class FixtureKeychain {
+    let path: String
+    let credential: Credential
+    let credentialJSON: ManifestJSON
+    let keychain: Keychain
+    let clock: FixtureClock
+    private(set) var expected: [PersistentReference: (attributes: ItemAttributes, secret: [UInt8])] = [:]
+
+    /// Fixtures use 1,000 PBKDF2 iterations: deliberately insecure, so that test suites do not spend their
+    /// time in the key derivation (the KDF has its own vectors).
+    static let iterations = PasswordIterations.insecureForTesting(1_000)
+
+    init(path: String, credential: Credential, credentialJSON: ManifestJSON, seed: UInt64,
+         additionalCredentials: [Credential] = []) throws {
+        self.path = path
+        self.credential = credential
+        self.credentialJSON = credentialJSON
+        clock = FixtureClock(start: Date(timeIntervalSince1970: 1_767_225_600))  // 2026-01-01T00:00:00Z
+        let options = Keychain.CreationOptions(passwordIterations: Self.iterations, additionalCredentials: additionalCredentials)
+        let clock = self.clock
+        keychain = try Keychain.create(
+            at: path, credential: credential, options: options, randomSource: FixtureRandom(seed: seed),
+            clock: { clock.now })
+    }
+
+    // MARK: Changes, mirrored in `expected`
+
+    @discardableResult
+    func add(_ attributes: ItemAttributes, secret: [UInt8]) throws -> PersistentReference {
+        let now = clock.advance()
+        let reference = try keychain.add(attributes, secret: secret)
+        expected[reference] = (try stamp(attributes.withDefaults(), created: now, modified: now), secret)
+        return reference
+    }
+
+    @discardableResult
+    func add<Item: KeychainItem>(_ item: Item) throws -> PersistentReference {
+        try add(try item.attributes, secret: item.value ?? [])
+    }
+
+    func update(_ query: Query, setting changes: [Attribute: AttributeValue], secret: [UInt8]? = nil) throws {
+        let now = clock.advance()
+        let count = try keychain.update(query, setting: changes, secret: secret)
+        var changed = 0
+        for (reference, state) in expected where query.matches(state.attributes) {
+            var attributes = state.attributes
+            for (attribute, value) in changes { attributes = try attributes.setting(attribute, to: value) }
+            attributes = try attributes.setting(.modificationDate, to: .date(now))
+            expected[reference] = (attributes, secret ?? state.secret)
+            changed += 1
+        }
+        guard changed == count else { throw FixtureError("update changed \(count) items, the model \(changed)") }
+    }
+
+    func delete(_ query: Query) throws {
+        clock.advance()
+        let count = try keychain.delete(query)
+        let removed = expected.filter { query.matches($0.value.attributes) }.map(\.key)
+        for reference in removed { expected.removeValue(forKey: reference) }
+        guard removed.count == count else { throw FixtureError("delete removed \(count) items, the model \(removed.count)") }
+    }
+
+    /// Adds several items as one transaction record.
+    func addAll(_ items: [(ItemAttributes, [UInt8])]) throws {
+        let now = clock.advance()
+        let references = try keychain.batch { (batch) throws(KeychainError) -> [PersistentReference] in
+            var references: [PersistentReference] = []
+            for (attributes, secret) in items { references.append(try batch.add(attributes, secret: secret)) }
+            return references
+        }
+        for (reference, (attributes, secret)) in zip(references, items) {
+            expected[reference] = (try stamp(attributes.withDefaults(), created: now, modified: now), secret)
+        }
+    }
+
+    private func stamp(_ attributes: ItemAttributes, created: Date, modified: Date) throws -> ItemAttributes {
+        try attributes.setting(.creationDate, to: .date(created)).setting(.modificationDate, to: .date(modified))
+    }
+
+    // MARK: The manifest
+
+    /// The expected items, sorted by id, as manifest JSON.
+    func expectedItemsJSON() -> ManifestJSON {
+        let sorted = expected.sorted { hex($0.key.itemID.bytes) < hex($1.key.itemID.bytes) }
+        return .array(sorted.map { reference, state in
+            .object([
+                "id": .string(hex(reference.itemID.bytes)),
+                "class": .string(className(state.attributes.itemClass)),
+                "attributes": attributesJSON(state.attributes),
+                "secret": .string(hex(state.secret)),
+            ])
+        })
+    }
+
+    func headJSON() -> ManifestJSON {
+        let head = keychain.head
+        return .object(["sequence": .integer(Int64(head.sequence)), "chainValue": .string(hex(head.chainValue))])
+    }
+}
+
+func className(_ itemClass: ItemClass) -> String {
+    switch itemClass {
+    case .genericPassword: return "genericPassword"
+    case .internetPassword: return "internetPassword"
+    case .certificate: return "certificate"
+    case .key: return "key"
+    }
+}
+
+func attributesJSON(_ attributes: ItemAttributes) -> ManifestJSON {
+    var members: [String: ManifestJSON] = [:]
+    for (attribute, value) in attributes {
+        switch value {
+        case .string(let text): members[attribute.name] = .object(["string": .string(text)])
+        case .bytes(let bytes): members[attribute.name] = .object(["bytes": .string(hex(bytes))])
+        case .integer(let number): members[attribute.name] = .object(["integer": .integer(number)])
+        case .boolean(let flag): members[attribute.name] = .object(["boolean": .boolean(flag)])
+        case .date: members[attribute.name] = .object(["date": .integer(value.millisecondsSince1970 ?? 0)])
+        }
+    }
+    return .object(members)
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

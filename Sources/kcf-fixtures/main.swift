@@ -1,0 +1,47 @@
+import Foundation
+import KeychainFileFixtures
+
+/// kcf-fixtures: writes the conformance fixtures of Fixtures/v1 from seeded randomness.
+///
+///     swift run kcf-fixtures write Fixtures/v1      (replaces the fixture files there)
+///     swift run kcf-fixtures check Fixtures/v1      (regenerates into a temporary directory and compares)
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count == 2, ["write", "check"].contains(arguments[0]) else {
+    FileHandle.standardError.write(Data("usage: kcf-fixtures (write|check) DIRECTORY\n".utf8))
+    exit(2)
+}
+let target = arguments[1]
+let certificates = URL(fileURLWithPath: target).deletingLastPathComponent().appendingPathComponent("certificates").path
+
+do {
+    let scratch = NSTemporaryDirectory() + "kcf-fixtures-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: scratch) }
+    try FixtureGenerator.writeAll(into: scratch, certificates: certificates)
+    let written = try FileManager.default.contentsOfDirectory(atPath: scratch).sorted()
+    if arguments[0] == "write" {
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: target) where name.hasSuffix(".kcf") || name.hasSuffix(".json") {
+            try FileManager.default.removeItem(atPath: target + "/" + name)
+        }
+        for name in written {
+            try FileManager.default.copyItem(atPath: scratch + "/" + name, toPath: target + "/" + name)
+        }
+        print("wrote \(written.count) files to \(target)")
+    } else {
+        var differences = 0
+        for name in written {
+            let fresh = try Data(contentsOf: URL(fileURLWithPath: scratch + "/" + name))
+            let committed = try? Data(contentsOf: URL(fileURLWithPath: target + "/" + name))
+            if fresh != committed {
+                print("differs: \(name)")
+                differences += 1
+            }
+        }
+        print(differences == 0 ? "all \(written.count) files identical" : "\(differences) of \(written.count) files differ")
+        exit(differences == 0 ? 0 : 1)
+    }
+} catch {
+    FileHandle.standardError.write(Data("kcf-fixtures: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+@testable import KeychainFile
+import KeychainCrypto
+import KeychainFileFixtures
+
+/// Runs Fixtures/v1 as the conformance suite Fixtures/README.md describes, and checks that the generator
+/// reproduces every fixture byte for byte.
+@Suite("Conformance fixtures (Fixtures/v1)")
+struct ConformanceTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    static var manifestNames: [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: fixtures.appendingPathComponent("v1").path)) ?? []
+        return names.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
+    }
+
+    @Test("Every fixture in the catalogue has a file and a manifest")
+    func catalogueComplete() {
+        #expect(Self.manifestNames == FixtureGenerator.names.sorted())
+        #expect(Self.manifestNames.count >= 29)
+    }
+
+    @Test("Each fixture reads exactly as its manifest says", arguments: manifestNames)
+    func fixture(name: String) throws {
+        let manifestURL = Self.fixtures.appendingPathComponent("v1/\(name).json")
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
+        let credentialObject = try #require(manifest["credential"] as? [String: Any])
+        let credential: Credential
+        if let password = credentialObject["password"] as? String {
+            credential = .password(password)
+        } else {
+            credential = .key(SymmetricKey(data: try hex(try #require(credentialObject["key"] as? String))))
+        }
+        let expect = try #require(manifest["expect"] as? [String: Any])
+        let path = Self.fixtures.appendingPathComponent("v1/\(name).kcf").path
+        let outcome = Result { () throws(KeychainError) in try Keychain.open(at: path, credential: credential) }
+
+        switch (expect["outcome"] as? String, outcome) {
+        case ("opens", .success(let keychain)):
+            try Self.compare(keychain, with: expect, name: name)
+        case ("fails", .failure(let error)):
+            switch (expect["error"] as? String, error) {
+            case ("wrongCredentials", .wrongCredentials), ("notAKeychain", .notAKeychain): break
+            case ("unsupportedVersion", .unsupportedVersion(let version)):
+                #expect(version == expect["version"] as? Int, "\(name)")
+            case ("corrupted", .corrupted(let offset, _)):
+                if let range = expect["errorOffsetRange"] as? [Int] {
+                    #expect((range[0]..<range[1]).contains(offset), "\(name): reported offset \(offset), expected within \(range)")
+                }
+            default:
+                Issue.record("\(name): expected \(expect["error"] ?? "?"), got \(error)")
+            }
+        case (let expected, let got):
+            Issue.record("\(name): expected outcome \(expected ?? "?"), got \(got)")
+        }
+    }
+
+    static func compare(_ keychain: Keychain, with expect: [String: Any], name: String) throws {
+        #expect(keychain.count == expect["itemCount"] as? Int, "\(name) item count")
+        let head = try #require(expect["head"] as? [String: Any])
+        #expect(keychain.head.sequence == UInt64(try #require(head["sequence"] as? Int)), "\(name) head sequence")
+        #expect(keychain.head.chainValue == (try hex(try #require(head["chainValue"] as? String))), "\(name) chain value")
+        if let torn = expect["tornTail"] as? [String: Any] {
+            #expect(keychain.tornTail?.offset == torn["offset"] as? Int, "\(name) torn tail offset")
+            #expect(keychain.tornTail?.byteCount == torn["byteCount"] as? Int, "\(name) torn tail size")
+        } else {
+            #expect(keychain.tornTail == nil, "\(name) has no torn tail")
+        }
+
+        // Everything the keychain holds, by item id.
+        var found: [String: (ItemClass, ItemAttributes, [UInt8])] = [:]
+        for queryClass in [QueryClass.genericPassword, .internetPassword, .certificate, .key] {
+            var query = Query(queryClass)
+            query.synchronizable = .any
+            guard let results = try? keychain.search(query, returning: [.attributes, .data, .persistentReference]) else { continue }
+            for result in results {
+                let attributes = try #require(result.attributes)
+                found[hexString(try #require(result.persistentReference).itemID.bytes)] =
+                    (attributes.itemClass, attributes, try #require(result.value))
+            }
+        }
+        let items = try #require(expect["items"] as? [[String: Any]])
+        #expect(found.count == items.count, "\(name) items")
+        for item in items {
+            let id = try #require(item["id"] as? String)
+            guard let (itemClass, attributes, secret) = found[id] else {
+                Issue.record("\(name): item \(id) is missing")
+                continue
+            }
+            #expect(itemClassName(itemClass) == item["class"] as? String, "\(name) \(id) class")
+            #expect(hexString(secret) == item["secret"] as? String, "\(name) \(id) secret")
+            let expectedAttributes = try #require(item["attributes"] as? [String: [String: Any]])
+            var actual: [String: String] = [:]
+            for (attribute, value) in attributes { actual[attribute.name] = describe(value) }
+            var wanted: [String: String] = [:]
+            for (attributeName, typed) in expectedAttributes {
+                let (type, value) = try #require(typed.first)
+                wanted[attributeName] = "\(type):\(value)"
+            }
+            #expect(actual == wanted, "\(name) \(id) attributes")
+        }
+    }
+
+    @Test("Regenerating the fixtures writes byte-identical files")
+    func reproducible() throws {
+        let scratch = NSTemporaryDirectory() + "kcf-fixtures-test-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        try FixtureGenerator.writeAll(into: scratch, certificates: Self.fixtures.appendingPathComponent("certificates").path)
+        let written = try FileManager.default.contentsOfDirectory(atPath: scratch).sorted()
+        #expect(written.count == 2 * FixtureGenerator.names.count)
+        for file in written {
+            let fresh = try Data(contentsOf: URL(fileURLWithPath: scratch + "/" + file))
+            let committed = try Data(contentsOf: Self.fixtures.appendingPathComponent("v1/" + file))
+            #expect(fresh == committed, "\(file) differs from the committed fixture")
+        }
+    }
+}
+
+private func describe(_ value: AttributeValue) -> String {
+    switch value {
+    case .string(let text): return "string:\(text)"
+    case .bytes(let bytes): return "bytes:\(hexString(bytes))"
+    case .integer(let number): return "integer:\(number)"
+    case .boolean(let flag): return "boolean:\(flag ? 1 : 0)"
+    case .date: return "date:\(value.millisecondsSince1970 ?? 0)"
+    }
+}
+
+private func itemClassName(_ itemClass: ItemClass) -> String {
+    switch itemClass {
+    case .genericPassword: return "genericPassword"
+    case .internetPassword: return "internetPassword"
+    case .certificate: return "certificate"
+    case .key: return "key"
+    }
+}
+
+private func hexString(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
