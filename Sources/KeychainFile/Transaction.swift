@@ -131,22 +131,21 @@ public struct Batch: ~Copyable {
                   query.matches(item.attributes) else { return [] }
             return [item]
         }
-        return state.items(of: itemClass) { query.matches($0) }
+        return state.items(matching: query, of: itemClass)
     }
 
     /// The identities a query matches: certificates joined with the private keys whose application label
     /// is the certificate's public key hash (SPEC.md §8.1).
     func identities(matching query: Query) throws(KeychainError) -> [(certificate: StoredItem, privateKey: StoredItem)] {
         try query.validate()
-        let privateKeys = state.items(of: .key) { $0.integer(.keyClass) == KeyClass.privateKey.rawValue }
-        var keysByLabel: [[UInt8]: [StoredItem]] = [:]
-        for key in privateKeys {
-            keysByLabel[key.attributes.bytes(.applicationLabel) ?? [], default: []].append(key)
-        }
         var result: [(certificate: StoredItem, privateKey: StoredItem)] = []
         for certificate in state.items(of: .certificate, where: { query.matches($0) }) {
             guard let hash = certificate.attributes.bytes(.publicKeyHash), !hash.isEmpty else { continue }
-            for key in keysByLabel[hash] ?? []
+            // The private keys labelled with the certificate's public key hash, found through the index.
+            var keys = Query(.key)
+            keys.attributes = [.applicationLabel: .bytes(hash), .keyClass: .integer(KeyClass.privateKey.rawValue)]
+            keys.synchronizable = .any
+            for key in state.items(matching: keys, of: .key)
             where query.matchesIdentity(certificate: certificate.attributes, privateKey: key.attributes) {
                 if let reference = query.persistentReference,
                    reference.itemID != certificate.id && reference.itemID != key.id { continue }

@@ -19,6 +19,7 @@ enum IndexConflict: Error, Equatable {
 struct ItemIndex: Sendable {
     private(set) var items: [ItemID: StoredItem] = [:]
     private var primaryKeys: [PrimaryKey: ItemID] = [:]
+    private var lookup = LookupIndex()
     private var nextOrder: UInt64 = 0
 
     var count: Int { items.count }
@@ -38,16 +39,19 @@ struct ItemIndex: Sendable {
     mutating func apply(_ entries: [DecodedEntry]) throws(IndexConflict) {
         let changes = try plan(entries)
         for id in changes.removed {
-            if let old = items.removeValue(forKey: id), primaryKeys[old.attributes.primaryKey] == id {
-                primaryKeys.removeValue(forKey: old.attributes.primaryKey)
+            if let old = items.removeValue(forKey: id) {
+                lookup.remove(id, old.attributes)
+                if primaryKeys[old.attributes.primaryKey] == id { primaryKeys.removeValue(forKey: old.attributes.primaryKey) }
             }
         }
         // In the order the entries name the items, so that new items are numbered deterministically.
         for id in changes.written {
             guard let change = changes.finalState[id] else { continue }
-            if let old = items[id], primaryKeys[old.attributes.primaryKey] == id {
-                primaryKeys.removeValue(forKey: old.attributes.primaryKey)
+            if let old = items[id] {
+                lookup.remove(id, old.attributes)
+                if primaryKeys[old.attributes.primaryKey] == id { primaryKeys.removeValue(forKey: old.attributes.primaryKey) }
             }
+            lookup.insert(id, change.attributes)
             let order = items[id]?.order ?? { defer { nextOrder += 1 }; return nextOrder }()
             items[id] = StoredItem(id: id, attributes: change.attributes, secret: change.secret, order: order)
         }
@@ -101,5 +105,16 @@ struct ItemIndex: Sendable {
     /// The live items of a class whose attributes match, in the order they were first added.
     func items(of itemClass: ItemClass, where predicate: (ItemAttributes) -> Bool) -> [StoredItem] {
         items.values.filter { $0.attributes.itemClass == itemClass && predicate($0.attributes) }.sorted { $0.order < $1.order }
+    }
+
+    /// The live items a query matches, in the order they were first added: from a secondary index when
+    /// the query gives the attributes of one, by scanning the items otherwise.
+    func items(matching query: Query, of itemClass: ItemClass) -> [StoredItem] {
+        guard let candidates = lookup.candidates(for: query, itemClass: itemClass) else {
+            return items(of: itemClass) { query.matches($0) }
+        }
+        return candidates.compactMap { items[$0] }
+            .filter { $0.attributes.itemClass == itemClass && query.matches($0.attributes) }
+            .sorted { $0.order < $1.order }
     }
 }
