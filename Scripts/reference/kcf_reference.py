@@ -43,6 +43,7 @@ from typing import Callable, Iterable, Optional, Sequence
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives import hmac as crypto_hmac
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.kdf.pbkdf2 import PBKDF2HMAC
@@ -56,11 +57,12 @@ VERSION = 1
 HEADER_FIXED = 76            # bytes before the first slot (§4)
 HEADER_TRAILER = 48          # checksum (16) + header MAC (32)
 MIN_HEADER = 236
-MAX_HEADER = 65_536
+MAX_HEADER = 1_980          # 76 + 16 × 116 + 48 (§4, §11)
 MIN_SLOTS, MAX_SLOTS = 1, 16
 SLOT_PASSWORD, SLOT_RAW_KEY = 1, 2
 SLOT_LENGTH = {SLOT_PASSWORD: 116, SLOT_RAW_KEY: 112}
-MIN_ITERATIONS, MAX_ITERATIONS = 1, 50_000_000
+MIN_ITERATIONS, MAX_ITERATIONS = 1, 10_000_000      # per password slot (§5)
+MAX_TOTAL_ITERATIONS = 20_000_000                   # over all the password slots of a header (§5)
 DEFAULT_ITERATIONS = 600_000
 MIN_BODY, MAX_BODY = 9, 268_435_456
 FRAME_HEADER = 8
@@ -71,7 +73,8 @@ MAX_SECRET = 1_048_576
 MIN_ATTRIBUTES, MAX_ATTRIBUTES = 2, 64
 MAX_VALUE = 65_535
 ATTR_ENCODING_VERSION = 1
-AAD_LEN = 74
+AAD_LEN = 78
+DELETION_BOX = MIN_BOX + 16   # §7.3, §9.2 step 4: exactly 44 bytes
 MAX_BOXES_PER_KEY = 2 ** 31
 
 KIND_PUT, KIND_DELETE, KIND_TRANSACTION = 1, 2, 3
@@ -95,6 +98,7 @@ TYPE_NAMES = {1: "string", 2: "bytes", 3: "integer", 4: "boolean", 5: "date"}
 
 I64_MIN, I64_MAX = -(2 ** 63), 2 ** 63 - 1
 _U32 = (0, 2 ** 32 - 1)
+_U31 = (0, 2 ** 31 - 1)
 
 
 @dataclass(frozen=True)
@@ -106,10 +110,8 @@ class AttributeDef:
     range: Optional[tuple]    # inclusive (lo, hi) for integers, None = any i64
 
 
-# SPEC §8.2.  Integer ranges: only where the notes column gives an explicit range or a closed
-# enumeration.  SPEC-AMBIGUITY: certificateType is documented as "1, 2 or 3" but §8.2's last paragraph
-# makes the writer store the default 0 when the application gives none; 0 is therefore accepted.
-# certificateEncoding ("3 = DER"), keyType ("others free"), keySizeInBits, effectiveKeySize: any i64.
+# SPEC §8.2.  Every integer attribute's range is given in the notes column; "integer attributes
+# without a range accept any i64" then applies to none of them.  Dates accept any i64.
 _ATTRIBUTE_LIST = [
     AttributeDef(0x0001, "accessGroup", T_STRING, "GICK", None),
     AttributeDef(0x0002, "accessible", T_INTEGER, "GICK", (1, 7)),
@@ -133,7 +135,7 @@ _ATTRIBUTE_LIST = [
     AttributeDef(0x0205, "port", T_INTEGER, "I", (0, 65_535)),
     AttributeDef(0x0206, "path", T_STRING, "I", None),
     AttributeDef(0x0301, "certificateType", T_INTEGER, "C", (0, 3)),
-    AttributeDef(0x0302, "certificateEncoding", T_INTEGER, "C", None),
+    AttributeDef(0x0302, "certificateEncoding", T_INTEGER, "C", _U32),
     AttributeDef(0x0303, "subject", T_BYTES, "C", None),
     AttributeDef(0x0304, "issuer", T_BYTES, "C", None),
     AttributeDef(0x0305, "serialNumber", T_BYTES, "C", None),
@@ -142,9 +144,9 @@ _ATTRIBUTE_LIST = [
     AttributeDef(0x0401, "keyClass", T_INTEGER, "K", (0, 2)),
     AttributeDef(0x0402, "applicationLabel", T_BYTES, "K", None),
     AttributeDef(0x0403, "applicationTag", T_BYTES, "K", None),
-    AttributeDef(0x0404, "keyType", T_INTEGER, "K", None),
-    AttributeDef(0x0405, "keySizeInBits", T_INTEGER, "K", None),
-    AttributeDef(0x0406, "effectiveKeySize", T_INTEGER, "K", None),
+    AttributeDef(0x0404, "keyType", T_INTEGER, "K", _U32),
+    AttributeDef(0x0405, "keySizeInBits", T_INTEGER, "K", _U31),
+    AttributeDef(0x0406, "effectiveKeySize", T_INTEGER, "K", _U31),
     AttributeDef(0x0407, "isPermanent", T_BOOLEAN, "K", None),
     AttributeDef(0x0408, "canEncrypt", T_BOOLEAN, "K", None),
     AttributeDef(0x0409, "canDecrypt", T_BOOLEAN, "K", None),
@@ -217,10 +219,24 @@ class ItemNotFound(KCFError):
 
 
 class _Invalid(Exception):
-    """A frame failed verification (§9.2 step 4); becomes a torn tail or Corrupted."""
+    """A frame failed its structure or authenticity checks (§9.2 step 4): a torn tail if the frame
+    ends exactly at the end of the file, Corrupted otherwise.  Also raised by decode_attributes."""
 
     def __init__(self, reason: str):
         super().__init__(reason)
+        self.reason = reason
+
+
+class _Semantic(Exception):
+    """A record that verified in §9.2 step 4 fails a check of its meaning (step 5): always Corrupted.
+
+    code: "decode" (attributes do not decode, §7.3), "not-live" (deletion of an item that is not live
+    at that point of the record), "class" (a put changes a live item's class), "duplicate" (§8.3).
+    """
+
+    def __init__(self, code: str, reason: str):
+        super().__init__(reason)
+        self.code = code
         self.reason = reason
 
 
@@ -244,6 +260,12 @@ def hkdf_sha256(ikm: bytes, salt: bytes, info: bytes, length: int = 32) -> bytes
     return HKDF(algorithm=hashes.SHA256(), length=length, salt=bytes(salt), info=bytes(info)).derive(bytes(ikm))
 
 
+def hkdf_steps(ikm: bytes, salt: bytes, info: bytes) -> tuple:
+    """RFC 5869 for L = 32, spelt out for traces: (PRK = HMAC(salt, IKM), T(1) = HMAC(PRK, info ‖ 01))."""
+    prk = hmac_sha256(salt, ikm)
+    return prk, hmac_sha256(prk, bytes(info) + b"\x01")
+
+
 def pbkdf2_sha256(password: bytes, salt: bytes, iterations: int, length: int = 32) -> bytes:
     return PBKDF2HMAC(algorithm=hashes.SHA256(), length=length, salt=bytes(salt),
                       iterations=iterations).derive(bytes(password))
@@ -264,6 +286,52 @@ def gcm_open(key: bytes, box: bytes, aad: bytes) -> Optional[bytes]:
         return AESGCM(bytes(key)).decrypt(box[:NONCE_LEN], box[NONCE_LEN:], bytes(aad))
     except InvalidTag:
         return None
+
+
+def _aes_block(key: bytes, block: bytes) -> bytes:
+    enc = Cipher(algorithms.AES(bytes(key)), modes.ECB()).encryptor()
+    return enc.update(bytes(block)) + enc.finalize()
+
+
+def _gf128_mul(x: int, y: int) -> int:
+    """Multiplication in GF(2^128) with GCM's bit order (NIST SP 800-38D, algorithm 1)."""
+    r = 0xE1 << 120
+    z, v = 0, y
+    for i in range(127, -1, -1):
+        if (x >> i) & 1:
+            z ^= v
+        v = (v >> 1) ^ r if v & 1 else v >> 1
+    return z
+
+
+def ghash(h: bytes, aad: bytes, ciphertext: bytes) -> bytes:
+    """GHASH_H(A, C) over A ‖ pad ‖ C ‖ pad ‖ u64(bits of A) ‖ u64(bits of C) (SP 800-38D §7.1)."""
+    def blocks(b):
+        b = bytes(b)
+        return [b[i:i + 16].ljust(16, b"\0") for i in range(0, len(b), 16)]
+    hi = int.from_bytes(h, "big")
+    y = 0
+    for blk in blocks(aad) + blocks(ciphertext) + [u64(8 * len(aad)) + u64(8 * len(ciphertext))]:
+        y = _gf128_mul(y ^ int.from_bytes(blk, "big"), hi)
+    return y.to_bytes(16, "big")
+
+
+def gcm_details(key: bytes, box: bytes, aad: bytes) -> list:
+    """AES-256-GCM spelt out for a trace (96-bit nonce): rows of (name, value)."""
+    box = bytes(box)
+    nonce, ct, tag = box[:NONCE_LEN], box[NONCE_LEN:-TAG_LEN], box[-TAG_LEN:]
+    h = _aes_block(key, bytes(16))
+    j0 = nonce + u32(1)
+    ekj0 = _aes_block(key, j0)
+    s_ = ghash(h, aad, ct)
+    rows = [("H = AES-256(K, 0^128)", _c(h)), ("J0 = nonce ‖ 00000001", _c(j0)), ("E(K, J0)", _c(ekj0))]
+    if ct:
+        rows.append(("first keystream block E(K, nonce ‖ 00000002) (plaintext = ciphertext XOR keystream)",
+                     _c(_aes_block(key, nonce + u32(2)))))
+    rows += [("S = GHASH_H(AAD, ciphertext) (computed here in Python)", _c(s_)),
+             ("expected tag = E(K, J0) XOR S", _c(bytes(a ^ b for a, b in zip(ekj0, s_)))),
+             ("equals the stored tag", "yes" if bytes(a ^ b for a, b in zip(ekj0, s_)) == tag else "**NO**")]
+    return rows
 
 
 def normalize_password(password: str) -> bytes:
@@ -428,8 +496,9 @@ def item_to_json(item: Item) -> dict:
 def uniqueness_key(cls: int, attributes: dict) -> tuple:
     """§8.3: class, the class's primary-key attributes, accessGroup and synchronizable.
 
-    SPEC-AMBIGUITY: an attribute missing from the record is compared as its type's default (§8.2's
-    writer defaults); strings compare by exact code points (= exact UTF-8 bytes), no normalisation.
+    §8.3: an attribute the item does not have compares as its default (empty string, empty bytes, 0,
+    false); strings compare by their exact UTF-8 bytes (here: exact code points, which is the same for
+    valid UTF-8), without Unicode normalisation.
     """
     names = ("accessGroup", "synchronizable") + PRIMARY_KEY[cls]
     return (cls,) + tuple(attributes.get(n, TYPE_DEFAULTS[ATTRIBUTES_BY_NAME[n].type]) for n in names)
@@ -694,8 +763,12 @@ def parse_header(data: bytes, tr: Optional[Tracer] = None) -> Header:
     if not MIN_SLOTS <= n <= MAX_SLOTS:
         raise Corrupted(72, "slot count out of range")
     if hdr[73:76] != b"\0\0\0":
-        # SPEC-AMBIGUITY: §4 says reserved = 0^3 but does not say a reader rejects other values.
+        # SPEC-AMBIGUITY: §4 says reserved = 0^3; §9.1 step 2 lists "reserved bytes (zero)" among the
+        # slot checks.  Read as covering these three header bytes too.
         raise Corrupted(73, "reserved header bytes not zero")
+    # §9.1 step 2, in the order the text lists the checks: first the structure (each slot's type,
+    # reserved byte and length; the slot lengths add up to H), then the iteration counts (each slot
+    # within 1…10,000,000, then the total over the password slots).
     slots = []
     pos = HEADER_FIXED
     end = H - HEADER_TRAILER
@@ -715,8 +788,6 @@ def parse_header(data: bytes, tr: Optional[Tracer] = None) -> Header:
         raw = hdr[pos:pos + S]
         if stype == SLOT_PASSWORD:
             iterations = rd_u32(raw, 20)
-            if not MIN_ITERATIONS <= iterations <= MAX_ITERATIONS:
-                raise Corrupted(pos + 20, f"iteration count {iterations} out of range")
             salt = raw[24:56]
         else:
             iterations = None
@@ -727,6 +798,17 @@ def parse_header(data: bytes, tr: Optional[Tracer] = None) -> Header:
         pos += S
     if pos != end:
         raise Corrupted(pos, "slot lengths do not add up to the header length")
+    for slot in slots:
+        if slot.type == SLOT_PASSWORD and not MIN_ITERATIONS <= slot.iterations <= MAX_ITERATIONS:
+            raise Corrupted(slot.offset + 20, f"iteration count {slot.iterations} out of range")
+    total = 0
+    for slot in slots:
+        if slot.type == SLOT_PASSWORD:
+            total += slot.iterations
+            if total > MAX_TOTAL_ITERATIONS:
+                # SPEC-AMBIGUITY: "the offending offset" of the total: the iterations field of the
+                # password slot that takes the running total past 20,000,000.
+                raise Corrupted(slot.offset + 20, f"total iteration count {total} over {MAX_TOTAL_ITERATIONS}")
     return Header(version=version, flags=flags, length=H, file_id=hdr[16:32], epoch=rd_u64(hdr, 32),
                   epoch_salt=hdr[40:72], slots=slots, checksum=checksum, mac=hdr[H - 32:H], raw=hdr)
 
@@ -736,19 +818,25 @@ def derive_kek(slot: Slot, file_id: bytes, credential: dict, tr: Optional[Tracer
         pw = normalize_password(credential["password"])
         kek = pbkdf2_sha256(pw, slot.salt, slot.iterations, 32)
         if tr:
-            tr.p("KEK = PBKDF2-HMAC-SHA256(UTF-8(NFC(password)), salt, iterations, 32):")
-            tr.kv([("password (as given)", _c(credential["password"].encode("utf-8", "surrogatepass"))),
-                   ("UTF-8(NFC(password))", _c(pw)),
+            tr.p("KEK = PBKDF2-HMAC-SHA256(UTF-8(NFC(password)), salt, iterations, 32). With dkLen = 32 = hLen "
+                 "there is one block: KEK = T1 = U1 XOR U2 XOR … XOR U_c, where U1 = HMAC-SHA256(P, salt ‖ "
+                 "u32(1)) and U_j = HMAC-SHA256(P, U_{j−1}).")
+            tr.kv([("password (as given, UTF-8)", _c(credential["password"].encode("utf-8", "surrogatepass"))),
+                   ("P = UTF-8(NFC(password))", _c(pw)),
                    ("salt", _c(slot.salt)),
-                   (f"iterations = {slot.iterations}", _c(u32(slot.iterations))),
+                   (f"iterations c = {slot.iterations}", _c(u32(slot.iterations))),
+                   ("U1 = HMAC-SHA256(P, salt ‖ 00000001)", _c(hmac_sha256(pw, slot.salt + u32(1)))),
                    ("KEK", _c(kek))])
     else:
         info = LABEL_RAW_KEY + file_id
         kek = hkdf_sha256(credential["key"], slot.salt, info, 32)
         if tr:
+            prk, t1 = hkdf_steps(credential["key"], slot.salt, info)
+            assert t1 == kek
             tr.p("KEK = HKDF-SHA256(IKM = application key, salt, info = \"KCF1 raw-key slot\" ‖ file id, 32):")
             tr.kv([("IKM (application key)", _c(credential["key"])), ("salt", _c(slot.salt)),
-                   ("info", _c(info)), ("KEK", _c(kek))])
+                   ("info", _c(info)), ("PRK = HMAC-SHA256(salt, IKM)", _c(prk)),
+                   ("KEK = T(1) = HMAC-SHA256(PRK, info ‖ 01)", _c(kek))])
     return kek
 
 
@@ -777,18 +865,23 @@ def derive_subkeys(mk: bytes, header: Header, tr: Optional[Tracer] = None) -> tu
     if tr:
         tr.h(3, "Subkeys (§6)")
         tr.p("`HKDF-SHA256(IKM = MK, salt = epoch salt, info = label ‖ file id ‖ u64(epoch), 32)`")
+        prk, t_h = hkdf_steps(mk, header.epoch_salt, info_h)
+        _, t_r = hkdf_steps(mk, header.epoch_salt, info_r)
+        assert (t_h, t_r) == (k_header, k_record)
         tr.kv([("IKM = master key", _c(mk)), ("salt = epoch salt", _c(header.epoch_salt)),
+               ("PRK = HMAC-SHA256(epoch salt, MK) (same for both)", _c(prk)),
                ("info for K_header (\"KCF1 header\" ‖ file id ‖ u64(epoch))", _c(info_h)),
-               ("K_header", _c(k_header)),
+               ("K_header = HMAC-SHA256(PRK, info ‖ 01)", _c(k_header)),
                ("info for K_record (\"KCF1 records\" ‖ file id ‖ u64(epoch))", _c(info_r)),
-               ("K_record", _c(k_record))])
+               ("K_record = HMAC-SHA256(PRK, info ‖ 01)", _c(k_record))])
     return k_header, k_record
 
 
-def box_aad(file_id: bytes, epoch: int, seq: int, kind: int, entry: int, role: int,
+def box_aad(file_id: bytes, epoch: int, seq: int, kind: int, entry_count: int, entry: int, role: int,
             item_id: bytes, prev_chain: bytes) -> bytes:
-    """§7.2: the 74-byte associated data of a record box."""
-    aad = LABEL_BOX + file_id + u64(epoch) + u64(seq) + u8(kind) + u32(entry) + u8(role) + item_id + prev_chain
+    """§7.2: the 78-byte associated data of a record box."""
+    aad = (LABEL_BOX + file_id + u64(epoch) + u64(seq) + u8(kind) + u32(entry_count) + u32(entry) + u8(role)
+           + item_id + prev_chain)
     assert len(aad) == AAD_LEN, len(aad)
     return aad
 
@@ -807,19 +900,23 @@ class State:
         return s
 
     def plan(self, entries: list) -> dict:
-        """Applies entries ("put", Item) / ("delete", id) in order to an overlay; raises _Invalid.
+        """§9.2 step 5: applies entries ("put", Item) / ("delete", id) in order to an overlay.
 
-        SPEC-AMBIGUITY (§9.2 step 4): within a transaction "a deletion names a live item" is judged
-        against the state produced by the entries before it, and uniqueness only after the whole record.
+        Raises _Semantic.  "Live at that point of the record" (deletions, class changes) is judged
+        against the state produced by the entries before it; uniqueness only after the whole record.
         """
         pending: dict = {}
         for kind, obj in entries:
+            iid = obj.id if kind == "put" else obj
+            live = pending[iid] if iid in pending else self.items.get(iid)
             if kind == "put":
+                if live is not None and live.cls != obj.cls:
+                    raise _Semantic("class", f"put of item {obj.id.hex()} changes its class from "
+                                             f"{CLASS_NAMES[live.cls]} to {CLASS_NAMES[obj.cls]}")
                 pending[obj.id] = obj
             else:
-                live = pending[obj] if obj in pending else self.items.get(obj)
                 if live is None:
-                    raise _Invalid(f"deletion of item {obj.hex()} which is not live")
+                    raise _Semantic("not-live", f"deletion of item {obj.hex()} which is not live")
                 pending[obj] = None
         seen: dict = {}
         for iid, item in pending.items():
@@ -828,11 +925,11 @@ class State:
             key = item.uniqueness_key()
             other = seen.get(key)
             if other is not None:
-                raise _Invalid(f"uniqueness: items {other.hex()} and {iid.hex()} have equal primary keys")
+                raise _Semantic("duplicate", f"uniqueness: items {other.hex()} and {iid.hex()} have equal primary keys")
             seen[key] = iid
             holder = self.index.get(key)
             if holder is not None and holder != iid and holder not in pending:
-                raise _Invalid(f"uniqueness: items {holder.hex()} and {iid.hex()} have equal primary keys")
+                raise _Semantic("duplicate", f"uniqueness: items {holder.hex()} and {iid.hex()} have equal primary keys")
         return pending
 
     def commit(self, pending: dict):
@@ -860,8 +957,8 @@ def _parse_box_field(payload: bytes, pos: int, role: int) -> tuple:
         raise _Invalid(f"{ROLE_NAMES[role]} box runs past the frame")
     if role == ROLE_SECRET and B - MIN_BOX > MAX_SECRET:
         raise _Invalid(f"secret of {B - MIN_BOX} bytes exceeds {MAX_SECRET}")
-    if role == ROLE_DELETION and B != MIN_BOX + 16:
-        raise _Invalid(f"deletion box length {B}, expected {MIN_BOX + 16}")
+    if role == ROLE_DELETION and B != DELETION_BOX:
+        raise _Invalid(f"deletion box length {B}, expected {DELETION_BOX}")
     return bytes(payload[pos + 4:pos + 4 + B]), pos + 4 + B
 
 
@@ -909,94 +1006,153 @@ def parse_payload(kind: int, payload: bytes) -> list:
 
 def verify_frame(frame: bytes, offset: int, header: Header, k_record: bytes, expected_seq: int,
                  chain: bytes, state: State, tr: Optional[Tracer] = None) -> tuple:
-    """§9.2 step 4. Returns (kind, seq, pending changes, secret boxes, new chain, entries, box count)."""
+    """§9.2 steps 4 and 5 for one whole frame.
+
+    Step 4 (structure and authenticity) raises _Invalid; only once every box has been checked does
+    step 5 (meaning) run, raising _Semantic.  Returns (kind, seq, pending changes, secret boxes by
+    item id, new chain value, entry summary, box count).
+    """
     L = len(frame) - FRAME_HEADER
     kind = frame[8]
     seq = rd_u64(frame, 9)
     if tr:
         tr.table(("offset", "size", "field", "bytes (hex)", "value"), [
             (offset, 4, "body length L", _c(frame[0:4]), L),
-            (offset + 4, 4, "length check", _c(frame[4:8]), f"L XOR 0xFFFFFFFF = 0x{rd_u32(frame, 4):08X}"),
+            (offset + 4, 4, "length check", _c(frame[4:8]),
+             f"0x{rd_u32(frame, 4):08X} = L XOR 0xFFFFFFFF: "
+             f"{'yes' if rd_u32(frame, 4) == L ^ 0xFFFFFFFF else 'NO'}"),
             (offset + 8, 1, "kind", _c(frame[8:9]), f"{kind} ({KIND_NAMES.get(kind, '?')})"),
-            (offset + 9, 8, "sequence", _c(frame[9:17]), seq),
+            (offset + 9, 8, "sequence", _c(frame[9:17]), f"{seq} (expected {expected_seq})"),
             (offset + 17, L - 9, "payload", "(below)", ""),
         ])
+    # -- step 4: structure and authenticity --------------------------------------------------
     if kind not in KIND_NAMES:
         raise _Invalid(f"record kind {kind}")
     if seq != expected_seq:
         raise _Invalid(f"sequence {seq}, expected {expected_seq}")
     payload = frame[17:]
     parsed = parse_payload(kind, payload)
+    entry_count = len(parsed)          # = E for a transaction (parse_payload consumed exactly E), else 1
     fid, epoch = header.file_id, header.epoch
-    ops = []
+    ops = []                           # ("put", Item | None) / ("delete", id), for step 5
+    decode_failures = []               # (entry index, reason): step-5 failures found while verifying
     secrets = {}
     summary = []
     boxes = 0
     box_pos = offset + 17 + (4 if kind == KIND_TRANSACTION else 0)
     if tr and kind == KIND_TRANSACTION:
-        tr.p(f"Transaction entry count E = {rd_u32(payload, 0)} (`{payload[:4].hex()}`).")
+        tr.p(f"Transaction entry count E = {rd_u32(payload, 0)} (`{payload[:4].hex()}` at offset {offset + 17}).")
+    zeros = b"\0" * 16
     for index, (ek, bxs) in enumerate(parsed):
         entry_index = index if kind == KIND_TRANSACTION else 0
         if kind == KIND_TRANSACTION:
             box_pos += 1
             if tr:
-                tr.h(5, f"Entry {index}: {KIND_NAMES[ek]} (entry kind byte at offset {box_pos - 1})")
+                tr.h(5, f"Entry {index}: {KIND_NAMES[ek]} (entry kind byte `{ek:02x}` at offset {box_pos - 1})")
         if ek == KIND_PUT:
-            roles = (ROLE_ATTRIBUTES, ROLE_SECRET)
-        else:
-            roles = (ROLE_DELETION,)
-        item_id = None
-        decoded = None
-        for role, box in zip(roles, bxs):
-            rid = item_id if role == ROLE_SECRET else b"\0" * 16
-            aad = box_aad(fid, epoch, seq, kind, entry_index, role, rid, chain)
-            pt = gcm_open(k_record, box, aad)
+            attrs_box, secret_box = bxs
+            aad = box_aad(fid, epoch, seq, kind, entry_count, entry_index, ROLE_ATTRIBUTES, zeros, chain)
+            pt = gcm_open(k_record, attrs_box, aad)
             boxes += 1
             if tr:
-                _trace_box(tr, box_pos, role, entry_index, box, aad, pt, kind)
+                _trace_box(tr, box_pos, ROLE_ATTRIBUTES, attrs_box, aad, pt, k_record)
             if pt is None:
-                raise _Invalid(f"{ROLE_NAMES[role]} box of entry {index} does not open")
-            box_pos += 4 + len(box)
-            if role == ROLE_ATTRIBUTES:
-                rows = [] if tr else None
-                item_id, cls, values = decode_attributes(pt, rows)
-                decoded = Item(id=item_id, cls=cls, attributes=values)
+                raise _Invalid(f"attributes box of entry {index} does not open")
+            box_pos += 4 + len(attrs_box)
+            chain = attrs_box[-TAG_LEN:]
+            rows = [] if tr else None
+            decoded = None
+            try:
+                iid, cls, values = decode_attributes(pt, rows)
+                decoded = Item(id=iid, cls=cls, attributes=values)
+            except _Invalid as e:
+                decode_failures.append((index, e.reason))
+            if tr:
+                _trace_attributes(tr, pt, rows, decoded, decode_failures[-1][1] if decoded is None else None)
+                tr.p(f"Chain value after this box: `{chain.hex()}`")
+            # The secret box's AAD carries the item id from the attributes plaintext (bytes 1 ..< 17).
+            # SPEC-AMBIGUITY: an (authenticated) attributes plaintext too short to hold an id leaves the
+            # secret box's AAD undefined; the reference skips that box's tag check and lets the
+            # step-5 decoding failure (already recorded) make the record corrupted.
+            item_id = bytes(pt[1:17]) if len(pt) >= 17 else None
+            if item_id is None:
+                boxes += 1
                 if tr:
-                    _trace_attributes(tr, pt, item_id, cls, rows)
-            elif role == ROLE_SECRET:
-                # §9.2: secret boxes only need their tag checked; gcm_open did that.
-                secrets[item_id] = (box, aad)
-                ops.append(("put", decoded))
-                summary.append(("put", item_id))
+                    tr.p(f"**Secret box** at offset {box_pos}: not checked, the attributes plaintext holds no item id.")
             else:
-                if len(pt) != 16:   # unreachable: the box length was checked
-                    raise _Invalid("deletion plaintext is not 16 bytes")
-                ops.append(("delete", bytes(pt)))
-                summary.append(("delete", bytes(pt)))
-            chain = box[-TAG_LEN:]
+                aad = box_aad(fid, epoch, seq, kind, entry_count, entry_index, ROLE_SECRET, item_id, chain)
+                spt = gcm_open(k_record, secret_box, aad)
+                boxes += 1
+                if tr:
+                    _trace_box(tr, box_pos, ROLE_SECRET, secret_box, aad, spt, k_record)
+                if spt is None:
+                    raise _Invalid(f"secret box of entry {index} does not open")
+                # §9.2: secret boxes only need their tag checked (gcm_open did that); the secret is
+                # decrypted again, from this box, when it is asked for.
+                secrets[item_id] = (secret_box, aad)
+            box_pos += 4 + len(secret_box)
+            chain = secret_box[-TAG_LEN:]
             if tr:
                 tr.p(f"Chain value after this box: `{chain.hex()}`")
+            ops.append(("put", decoded))
+            summary.append(("put", item_id))
+        else:
+            (del_box,) = bxs
+            aad = box_aad(fid, epoch, seq, kind, entry_count, entry_index, ROLE_DELETION, zeros, chain)
+            pt = gcm_open(k_record, del_box, aad)
+            boxes += 1
+            if tr:
+                _trace_box(tr, box_pos, ROLE_DELETION, del_box, aad, pt, k_record)
+            if pt is None:
+                raise _Invalid(f"deletion box of entry {index} does not open")
+            assert len(pt) == 16          # the box length (44) was checked by parse_payload
+            box_pos += 4 + len(del_box)
+            chain = del_box[-TAG_LEN:]
+            if tr:
+                tr.p(f"Deletion of item `{bytes(pt).hex()}`.")
+                tr.p(f"Chain value after this box: `{chain.hex()}`")
+            ops.append(("delete", bytes(pt)))
+            summary.append(("delete", bytes(pt)))
+    # -- step 5: meaning (every box verified) --------------------------------------------------
+    if decode_failures:
+        index, reason = decode_failures[0]
+        raise _Semantic("decode", f"entry {index}: {reason}")
     pending = state.plan(ops)
     return kind, seq, pending, secrets, chain, summary, boxes
 
 
-def _trace_box(tr: Tracer, pos: int, role: int, entry_index: int, box: bytes, aad: bytes,
-               pt: Optional[bytes], kind: int):
+AAD_FIELDS = (("\"KCF1\"", 0, 4), ("file id", 4, 20), ("epoch", 20, 28), ("sequence", 28, 36),
+              ("record kind", 36, 37), ("entry count", 37, 41), ("entry index", 41, 45), ("box role", 45, 46),
+              ("item id", 46, 62), ("previous chain value", 62, 78))
+
+
+def _aad_value(name: str, b: bytes) -> str:
+    if name == "\"KCF1\"":
+        return '"KCF1"'
+    if name in ("epoch", "sequence", "record kind", "entry count", "entry index"):
+        v = int.from_bytes(b, "big")
+        return f"{v} ({KIND_NAMES.get(v, '?')})" if name == "record kind" else str(v)
+    if name == "box role":
+        return f"{b[0]} ({ROLE_NAMES.get(b[0], '?')})"
+    return ""
+
+
+def _trace_box(tr: Tracer, pos: int, role: int, box: bytes, aad: bytes, pt: Optional[bytes],
+               key: Optional[bytes] = None):
     tr.p(f"**{ROLE_NAMES[role].capitalize()} box** — box field at offset {pos}: "
-         f"`u32 B` = {len(box)} (`{u32(len(box)).hex()}`), box at offset {pos + 4}.")
-    tr.table(("AAD field", "offset", "bytes (hex)"), [
-        ("\"KCF1\"", 0, _c(aad[0:4])), ("file id", 4, _c(aad[4:20])),
-        ("epoch", 20, _c(aad[20:28])), ("sequence", 28, _c(aad[28:36])),
-        ("record kind", 36, _c(aad[36:37])), ("entry index", 37, _c(aad[37:41])),
-        ("box role", 41, _c(aad[41:42])), ("item id", 42, _c(aad[42:58])),
-        ("previous chain value", 58, _c(aad[58:74])),
-    ])
-    tr.p("AAD (74 bytes):")
+         f"`u32 B` = {len(box)} (`{u32(len(box)).hex()}`), box at offset {pos + 4} "
+         f"(nonce at {pos + 4}, ciphertext at {pos + 16}, tag at {pos + 4 + len(box) - TAG_LEN}).")
+    tr.table(("AAD field", "offset", "size", "bytes (hex)", "value"),
+             [(name, a, b - a, _c(aad[a:b]), _aad_value(name, aad[a:b])) for name, a, b in AAD_FIELDS])
+    tr.p(f"AAD ({len(aad)} bytes):")
     tr.code(hexdump_lines(aad))
     tr.kv([("nonce", _c(box[:NONCE_LEN])),
            (f"ciphertext ({len(box) - 28} bytes)", _c(box[NONCE_LEN:-TAG_LEN])),
            ("tag", _c(box[-TAG_LEN:])),
            ("opens under K_record", "yes" if pt is not None else "**NO**")])
+    if key is not None:
+        tr.p("AES-256-GCM under K_record, step by step:")
+        tr.kv(gcm_details(key, box, aad))
     if pt is not None:
         text = f" — as UTF-8 text: {json.dumps(pt.decode('utf-8'))}" if role == ROLE_SECRET and _is_text(pt) else ""
         tr.p(f"Plaintext ({len(pt)} bytes){text}:")
@@ -1016,12 +1172,19 @@ def _fmt_value(type_: int, value) -> str:
     return str(value)
 
 
-def _trace_attributes(tr: Tracer, pt: bytes, item_id: bytes, cls: int, rows: list):
-    tr.p(f"Attributes decoding: encoding version {pt[0]}, item id `{item_id.hex()}`, class {cls} "
-         f"({CLASS_NAMES[cls]}), attribute count {rd_u16(pt, 18)}.")
-    tr.table(("offset", "tag", "name", "type", "length", "value bytes", "value"),
-             [(pos, f"0x{tag:04X}", name, f"{t} ({TYPE_NAMES[t]})", length, _c(vb), _fmt_value(t, value))
-              for pos, tag, name, t, length, vb, value in rows])
+def _trace_attributes(tr: Tracer, pt: bytes, rows: list, item: Optional[Item], failure: Optional[str]):
+    if len(pt) >= 20:
+        cls = pt[17]
+        tr.p(f"Attributes decoding: encoding version {pt[0]} (`{pt[0]:02x}`), item id `{bytes(pt[1:17]).hex()}`, "
+             f"class {cls} ({CLASS_NAMES.get(cls, '?')}, `{cls:02x}`), attribute count {rd_u16(pt, 18)} "
+             f"(`{bytes(pt[18:20]).hex()}`). Each attribute is `u16 tag ‖ u8 type ‖ u32 length ‖ value`; "
+             f"offsets are within the plaintext.")
+    if rows:
+        tr.table(("offset", "tag", "name", "type", "length", "value bytes", "value"),
+                 [(pos, f"0x{tag:04X}", name, f"{t} ({TYPE_NAMES[t]})", length, _c(vb), _fmt_value(t, value))
+                  for pos, tag, name, t, length, vb, value in rows])
+    if failure is not None:
+        tr.p(f"**Decoding fails: {failure}** (§9.2 step 5: `corrupted` once every box of the record has verified).")
 
 
 def _read_source(path_or_bytes) -> bytes:
@@ -1080,8 +1243,10 @@ def open_keychain(path_or_bytes, credential: dict, *, tracer: Optional[Tracer] =
         if tr:
             tr.p(f"AAD = \"KCF1 key slot\" ‖ file id ‖ slot[0 ..< S−60] ({len(aad)} bytes):")
             tr.code(hexdump_lines(aad))
-            tr.kv([("tag verifies", "yes" if opened is not None else "no"),
-                   ("master key MK", _c(opened) if opened is not None else "—")])
+            tr.p("AES-256-GCM under the KEK, step by step (box = nonce ‖ wrapped key ‖ tag):")
+            tr.kv(gcm_details(kek, slot.nonce + slot.wrapped + slot.tag, aad)
+                  + [("tag verifies", "yes" if opened is not None else "no"),
+                     ("master key MK (the decrypted wrapped key)", _c(opened) if opened is not None else "—")])
         if opened is not None and len(opened) == 32:
             mk, used = opened, i
     if mk is None:
@@ -1120,12 +1285,19 @@ def open_keychain(path_or_bytes, credential: dict, *, tracer: Optional[Tracer] =
         L = rd_u32(data, pos)
         check = rd_u32(data, pos + 4)
         if check != L ^ 0xFFFFFFFF:
-            if not any(data[pos:]):
-                torn = (pos, remaining)
+            # §9.2 step 2: damage followed by a plausible frame header is corrupted; otherwise the
+            # bytes are what a crash left of the final record, whatever they contain.
+            found = find_plausible_frame(data, pos + 1, expected)
+            if found is not None:
                 if tr:
-                    tr.p(f"Length check mismatch and all {remaining} remaining bytes are zero: **torn tail**.")
-                break
-            raise Corrupted(pos, "frame length")
+                    tr.p(f"Length check `{data[pos + 4:pos + 8].hex()}` does not match L = {L}, and a "
+                         f"plausible frame header follows at offset {found}: **corrupted**.")
+                raise Corrupted(pos, "frame length")
+            torn = (pos, remaining)
+            if tr:
+                tr.p(f"Length check `{data[pos + 4:pos + 8].hex()}` does not match L = {L} and no plausible "
+                     f"frame header follows in the remaining {remaining} bytes: **torn tail**.")
+            break
         if not MIN_BODY <= L <= MAX_BODY:
             raise Corrupted(pos, f"frame body length {L} out of range")
         end = pos + FRAME_HEADER + L
@@ -1139,11 +1311,21 @@ def open_keychain(path_or_bytes, credential: dict, *, tracer: Optional[Tracer] =
             kind, seq, pending, new_secrets, chain_after, summary, nboxes = verify_frame(
                 frame, pos, header, k_record, expected, chain, state, tr)
         except _Invalid as e:
+            # §9.2 step 4: a structure or authenticity failure
             if end == size:
                 torn = (pos, remaining)
                 if tr:
-                    tr.p(f"Verification failed ({e.reason}) in the final frame: **torn tail**.")
+                    tr.p(f"Verification failed ({e.reason}) in a frame that ends at the end of the file: "
+                         f"**torn tail**.")
                 break
+            if tr:
+                tr.p(f"Verification failed ({e.reason}) in a frame that does not end at the end of the file: "
+                     f"**corrupted**.")
+            raise Corrupted(pos, e.reason) from None
+        except _Semantic as e:
+            # §9.2 step 5: the record verified, so it was written by a holder of the key: always corrupted
+            if tr:
+                tr.p(f"Every box verified but the record's meaning is invalid ({e.reason}): **corrupted**.")
             raise Corrupted(pos, e.reason) from None
         state.commit(pending)
         for iid, item in pending.items():
@@ -1197,8 +1379,9 @@ def _trace_extra_slot(tr: Tracer, slot: Slot, header: Header, creds: Sequence[di
         opened = gcm_open(kek, slot.nonce + slot.wrapped + slot.tag, aad)
         tr.p(f"AAD = \"KCF1 key slot\" ‖ file id ‖ slot[0 ..< S−60] ({len(aad)} bytes):")
         tr.code(hexdump_lines(aad))
-        rows = [("tag verifies", "yes" if opened is not None else "no"),
-                ("master key MK", _c(opened) if opened is not None else "—")]
+        rows = gcm_details(kek, slot.nonce + slot.wrapped + slot.tag, aad) + [
+            ("tag verifies", "yes" if opened is not None else "no"),
+            ("master key MK (the decrypted wrapped key)", _c(opened) if opened is not None else "—")]
         if mk is not None and opened is not None:
             rows.append(("same master key as the slot that opened the file", "yes" if opened == mk else "**NO**"))
         tr.kv(rows)
@@ -1211,6 +1394,36 @@ def _is_text(b: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return s.isprintable()
+
+
+def find_plausible_frame(data: bytes, start: int, expected_seq: int) -> Optional[int]:
+    """§9.2 step 2: the first offset q ≥ start holding a *plausible frame header*, or None.
+
+    Plausible: 17 bytes remain from q; the length check matches L; 9 ≤ L ≤ 268,435,456; the frame
+    ends within the file; the kind is 1, 2 or 3; the sequence number is greater than expected_seq.
+    Every byte offset is a candidate (frames need not be aligned).
+    """
+    data = bytes(data)
+    size = len(data)
+    last = size - 17                   # last candidate offset
+    if start > last:
+        return None
+    # x[i] = data[i] XOR data[i+4] for i in start ..< size-4; a length check matches at q exactly
+    # when x[q .. q+4] is ff ff ff ff.  Big-integer XOR does this for the whole range at once.
+    a = data[start:size - 4]
+    b = data[start + 4:size]
+    x = (int.from_bytes(a, "big") ^ int.from_bytes(b, "big")).to_bytes(len(a), "big")
+    i = x.find(b"\xff\xff\xff\xff")
+    while i != -1:
+        q = start + i
+        if q > last:
+            return None
+        L = rd_u32(data, q)
+        if (MIN_BODY <= L <= MAX_BODY and q + FRAME_HEADER + L <= size and data[q + 8] in KIND_NAMES
+                and rd_u64(data, q + 9) > expected_seq):
+            return q
+        i = x.find(b"\xff\xff\xff\xff", i + 1)
+    return None
 
 
 def scan_frames(data: bytes) -> list:
@@ -1346,6 +1559,10 @@ class Writer:
             credentials = [credentials]
         if not MIN_SLOTS <= len(credentials) <= MAX_SLOTS:
             raise ValueError("1 to 16 credentials")
+        n_pw = sum(1 for c in credentials if _credential_slot_type(c) == SLOT_PASSWORD)
+        if not MIN_ITERATIONS <= iterations <= MAX_ITERATIONS or n_pw * iterations > MAX_TOTAL_ITERATIONS:
+            raise ValueError(f"iterations: 1 … {MAX_ITERATIONS:,} per slot and {MAX_TOTAL_ITERATIONS:,} "
+                             f"over all password slots (§5)")
         file_id = random_bytes(rng, 16)
         epoch_salt = random_bytes(rng, 32)
         mk = random_bytes(rng, 32)
@@ -1393,8 +1610,14 @@ class Writer:
 
     def encode_record(self, entries: Sequence, *, transaction: Optional[bool] = None, seq: Optional[int] = None,
                       kind_byte: Optional[int] = None, prev_chain: Optional[bytes] = None,
-                      extra_payload: bytes = b"", entry_count: Optional[int] = None) -> tuple:
-        """Seals one record. Returns (frame bytes, chain value). Keyword overrides exist for tests."""
+                      extra_payload: bytes = b"", entry_count: Optional[int] = None,
+                      aad_entry_count: Optional[int] = None) -> tuple:
+        """Seals one record. Returns (frame bytes, chain value).
+
+        Keyword overrides (tests only): seq, kind_byte, prev_chain, extra_payload, entry_count (the E
+        written in a transaction's payload) and aad_entry_count (the count sealed into every box's AAD;
+        by default the number of entries).
+        """
         entries = list(entries)
         if not entries:
             raise ValueError("a record needs at least one entry")
@@ -1408,6 +1631,7 @@ class Writer:
             kind = KIND_PUT if isinstance(entries[0], Put) else KIND_DELETE
         seq = self.seq + 1 if seq is None else seq
         chain = self.chain if prev_chain is None else prev_chain
+        n = (len(entries) if kind == KIND_TRANSACTION else 1) if aad_entry_count is None else aad_entry_count
         payload = bytearray()
         if kind == KIND_TRANSACTION:
             payload += u32(len(entries) if entry_count is None else entry_count)
@@ -1418,19 +1642,19 @@ class Writer:
                     payload += u8(KIND_PUT)
                 pt = e.raw_attributes if e.raw_attributes is not None else \
                     encode_attributes(e.item_id, e.cls, e.attributes)
-                box = self._seal(box_aad(self.file_id, self.epoch, seq, kind, ei, ROLE_ATTRIBUTES, b"\0" * 16,
+                box = self._seal(box_aad(self.file_id, self.epoch, seq, kind, n, ei, ROLE_ATTRIBUTES, b"\0" * 16,
                                          chain), pt)
                 chain = box[-TAG_LEN:]
                 payload += u32(len(box)) + box
-                box = self._seal(box_aad(self.file_id, self.epoch, seq, kind, ei, ROLE_SECRET, e.item_id, chain),
-                                 e.secret)
+                box = self._seal(box_aad(self.file_id, self.epoch, seq, kind, n, ei, ROLE_SECRET, e.item_id,
+                                         chain), e.secret)
                 chain = box[-TAG_LEN:]
                 payload += u32(len(box)) + box
             elif isinstance(e, Delete):
                 if kind == KIND_TRANSACTION:
                     payload += u8(KIND_DELETE)
                 pt = e.item_id if e.raw_plaintext is None else e.raw_plaintext
-                box = self._seal(box_aad(self.file_id, self.epoch, seq, kind, ei, ROLE_DELETION, b"\0" * 16,
+                box = self._seal(box_aad(self.file_id, self.epoch, seq, kind, n, ei, ROLE_DELETION, b"\0" * 16,
                                          chain), pt)
                 chain = box[-TAG_LEN:]
                 payload += u32(len(box)) + box
@@ -1483,10 +1707,12 @@ class Writer:
                     ops.append(("delete", e.item_id))
             try:
                 pending = self.state.plan(ops)
-            except _Invalid as err:
-                if "uniqueness" in err.reason:
+            except _Semantic as err:
+                if err.code == "duplicate":
                     raise DuplicateItem(err.reason) from None
-                raise ItemNotFound(err.reason) from None
+                if err.code == "not-live":
+                    raise ItemNotFound(err.reason) from None
+                raise ValueError(err.reason) from None      # "class": an item keeps its class (§8.3)
         offset = len(self.buf)
         frame, chain = self.encode_record(entries, transaction=transaction, **overrides)
         if check and len(frame) - FRAME_HEADER > MAX_BODY:

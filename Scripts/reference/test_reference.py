@@ -47,9 +47,10 @@ def rechecksum(data):
     return bytes(data)
 
 
-def remac(data, cred):
-    """Recomputes checksum and header MAC (needs the master key: opens the original first)."""
-    kc = K.open_keychain(data, cred, decrypt_secrets=False)
+def remac(data, cred, original=None):
+    """Recomputes checksum and header MAC of `data`; the key comes from opening `original` (default:
+    `data` itself) with `cred`."""
+    kc = K.open_keychain(data if original is None else original, cred, decrypt_secrets=False)
     data = bytearray(rechecksum(data))
     H = K.rd_u32(data, 12)
     data[H - 32:H] = K.hmac_sha256(kc.k_header, bytes(data[:H - 32]))
@@ -100,8 +101,8 @@ ALL_C = {"accessGroup": "g", "accessible": 3, "synchronizable": False, "label": 
          "publicKeyHash": bytes(20)}
 ALL_K = {"accessGroup": "g", "accessible": 6, "synchronizable": True, "label": "key",
          "creationDate": 1, "modificationDate": 2, "keyClass": 1, "applicationLabel": bytes(20),
-         "applicationTag": b"com.example.key", "keyType": 73, "keySizeInBits": -(2 ** 63),
-         "effectiveKeySize": 2 ** 63 - 1, "isPermanent": True, "canEncrypt": False, "canDecrypt": True,
+         "applicationTag": b"com.example.key", "keyType": 2 ** 32 - 1, "keySizeInBits": 0,
+         "effectiveKeySize": 2 ** 31 - 1, "isPermanent": True, "canEncrypt": False, "canDecrypt": True,
          "canDerive": False, "canSign": True, "canVerify": False, "canWrap": True, "canUnwrap": False}
 
 
@@ -335,17 +336,34 @@ def test_flags_and_header_length():
         with pytest.raises(K.Corrupted) as e:
             K.open_keychain(bytes(d), PW)
         assert e.value.offset == 10
-    for H in (0, 235, 65537, 2 ** 32 - 1):
+    for H in (0, 235, 1981, 65536, 65537, 2 ** 32 - 1):
         d = bytearray(good)
         d[12:16] = K.u32(H)
         with pytest.raises(K.Corrupted) as e:
             K.open_keychain(bytes(d), PW)
         assert e.value.offset == 12
     d = bytearray(good)
-    d[12:16] = K.u32(65536)
+    d[12:16] = K.u32(1980)                    # in range, but the file is shorter
     with pytest.raises(K.Corrupted) as e:
         K.open_keychain(bytes(d), PW)
     assert (e.value.offset, e.value.reason) == (0, "truncated header")
+    # in range, file long enough (zero padding), checksum no longer at H - 48
+    with pytest.raises(K.Corrupted) as e:
+        K.open_keychain(bytes(d) + bytes(2000), PW)
+    assert e.value.offset == 1980 - 48
+
+
+def test_largest_header_sixteen_slots():
+    creds = [{"password": f"p{i}"} for i in range(15)] + [KEY]
+    w = new_writer(creds=creds, iterations=1)
+    assert K.rd_u32(w.data, 12) == 76 + 15 * 116 + 112 + 48 == 1976
+    K.open_keychain(w.data, KEY)
+    K.open_keychain(w.data, {"password": "p14"})
+    with pytest.raises(ValueError):
+        new_writer(creds=creds + [PW], iterations=1)          # 17 credentials
+    w = new_writer(creds=[{"password": f"p{i}"} for i in range(16)], iterations=1)
+    assert K.rd_u32(w.data, 12) == K.MAX_HEADER == 76 + 16 * 116 + 48
+    K.open_keychain(w.data, {"password": "p15"})
 
 
 def test_header_structure_errors_before_key_derivation():
@@ -369,9 +387,14 @@ def test_header_structure_errors_before_key_derivation():
     expect(lambda d: d.__setitem__(77, 1), 77)            # slot reserved byte
     expect(lambda d: d.__setitem__(slice(78, 80), K.u16(112)), 78)
     expect(lambda d: d.__setitem__(slice(96, 100), K.u32(0)), 96)
-    # an absurd iteration count is rejected before PBKDF2 would run for hours
-    expect(lambda d: d.__setitem__(slice(96, 100), K.u32(50_000_001)), 96)
+    # an absurd iteration count is rejected before PBKDF2 would run for minutes
+    expect(lambda d: d.__setitem__(slice(96, 100), K.u32(10_000_001)), 96)
     expect(lambda d: d.__setitem__(slice(96, 100), K.u32(2 ** 32 - 1)), 96)
+    # structure before iterations: a bad count in slot 1 and a bad type in slot 2 -> the type
+    def both(d):
+        d[96:100] = K.u32(0)
+        d[192] = 9
+    expect(both, 192)
     # checksum itself
     d = bytearray(good)
     d[H - 48] ^= 1
@@ -397,6 +420,40 @@ def test_iterations_at_limits_accepted():
     K.open_keychain(w.data, PW)
     with pytest.raises(ValueError):
         new_writer(iterations=0)
+    with pytest.raises(ValueError):
+        new_writer(iterations=10_000_001)
+    with pytest.raises(ValueError):                    # 3 × 10,000,000 > 20,000,000 in all
+        K.Writer.create(None, [PW, {"password": "b"}, {"password": "c"}], iterations=10_000_000,
+                        rng=random.Random(1))
+
+
+def test_total_iterations_over_all_password_slots():
+    """§5: 1 … 10,000,000 per slot, at most 20,000,000 over the password slots of a header; checked
+    before any derivation.  The file is opened with the raw key, so no PBKDF2 runs at all: a header
+    that passes the checks fails (if at all) only at the header MAC, which remac recomputes."""
+    pw2, pw3 = {"password": "b"}, {"password": "c"}
+    good = new_writer(creds=(PW, pw2, pw3, KEY)).data      # password slots at 76, 192, 308
+    H = K.rd_u32(good, 12)
+
+    def with_iterations(counts):
+        d = bytearray(good)
+        for off, c in zip((96, 212, 328), counts):
+            d[off:off + 4] = K.u32(c)
+        return remac(bytes(d), KEY, good)
+
+    K.open_keychain(with_iterations((10_000_000, 9_999_999, 1)), KEY)        # exactly 20,000,000
+    K.open_keychain(with_iterations((1, 10_000_000, 9_999_999)), KEY)
+    for counts in ((10_000_000, 10_000_000, 1), (1, 10_000_000, 10_000_000), (10_000_000,) * 3):
+        with pytest.raises(K.Corrupted) as e:               # 20,000,001 or more in all
+            K.open_keychain(with_iterations(counts), KEY)
+        assert e.value.offset == 328 and "total" in e.value.reason      # where the total passes the limit
+    with pytest.raises(K.Corrupted) as e:                   # over the total too, but per-slot checks come first
+        K.open_keychain(with_iterations((10_000_000, 10_000_001, 1)), KEY)
+    assert e.value.offset == 212 and "total" not in e.value.reason
+    with pytest.raises(K.Corrupted) as e:                   # 15M + 15M: the per-slot limit of slot 1
+        K.open_keychain(with_iterations((15_000_000, 1, 1)), KEY)
+    assert e.value.offset == 96
+    assert H == 76 + 3 * 116 + 112 + 48
 
 
 # ---------------------------------------------------------------------------------------------
@@ -450,11 +507,21 @@ def test_single_bit_flips_everywhere(small):
             else:
                 r = max(j for j, (o, _) in enumerate(frames) if o <= i)
                 off, length = frames[r]
-                if r < n - 1 or i < off + 8:
+                if r < n - 1:
+                    # a non-final record: corrupted at its offset.  In its 8-byte frame header the
+                    # length check no longer matches and the next record's header is plausible (§9.2
+                    # step 2): "frame length"; anywhere else step 4 fails in a frame that does not end
+                    # at the end of the file.
                     with pytest.raises(K.Corrupted) as e:
                         K.open_keychain(d, KEY)
                     assert e.value.offset == off, where
+                    if i < off + 8:
+                        assert e.value.reason == "frame length", where
                 else:
+                    # the final record: a torn tail covering exactly that record, whatever the byte.
+                    # In its frame header: step 2 finds no plausible header after it.  Elsewhere: step
+                    # 4 fails (kind, sequence, parse or a tag) in a frame that ends at the end of the
+                    # file.  A bit flip cannot reach step 5: every plaintext is authenticated.
                     kc = K.open_keychain(d, KEY)
                     assert kc.torn_tail == (off, length), where
                     assert state_of(kc) == small["snaps"][n - 1], where
@@ -462,19 +529,24 @@ def test_single_bit_flips_everywhere(small):
 
 
 def test_zero_tail_and_garbage(small):
+    """§9.2 steps 1-2: a tail whose length check does not match is torn, whatever its bytes, unless
+    a plausible frame header follows it."""
     data = small["data"]
     end = len(data)
-    for z in (1, 7, 8, 9, 100, 5000):
+    for z in (1, 7, 8, 9, 17, 100, 5000):
         kc = K.open_keychain(data + bytes(z), KEY)
         assert kc.torn_tail == (end, z) and state_of(kc) == small["snaps"][-1]
-    for g in (b"\x01", b"\xff" * 7):
-        assert K.open_keychain(data + g, KEY).torn_tail == (end, len(g))
-    for g in (b"\x01" + bytes(10), bytes(8) + b"\x01", b"\xff" * 8):
-        with pytest.raises(K.Corrupted) as e:
-            K.open_keychain(data + g, KEY)
-        assert (e.value.offset, e.value.reason) == (end, "frame length")
-    # a valid frame header announcing more than is there: torn; with trailing zeros after a
-    # complete frame: the zeros are the torn tail
+    rng = random.Random(99)
+    garbage = [b"\x01", b"\xff" * 7, b"\x01" + bytes(10), bytes(8) + b"\x01", b"\xff" * 8,
+               b"\xff" * 5000, bytes(range(256)) * 4] + [rng.randbytes(rng.randrange(8, 3000)) for _ in range(50)]
+    for g in garbage:
+        assert K.find_plausible_frame(data + g, end + 1, 5) is None
+        if len(g) >= 8 and K.rd_u32(g, 4) == K.rd_u32(g, 0) ^ 0xFFFFFFFF:
+            continue                                    # (never happens with these)
+        kc = K.open_keychain(data + g, KEY)
+        assert kc.torn_tail == (end, len(g)) and state_of(kc) == small["snaps"][-1]
+        assert kc.head == small["heads"][-1]
+    # a valid frame header announcing more than is there: torn
     o, n = small["frames"][-1]
     assert K.open_keychain(data[:o + 8] + bytes(3), KEY).torn_tail == (o, 11)
 
@@ -607,7 +679,8 @@ def test_fork_splice():
 
 
 # ---------------------------------------------------------------------------------------------
-# Records that fail verification: corrupted in the middle, torn at the end
+# Records that fail verification.  §9.2 step 4 (structure, authenticity): corrupted in the middle,
+# torn at the end.  Step 5 (meaning, after every box verified): corrupted wherever the record is.
 # ---------------------------------------------------------------------------------------------
 
 def _bad_then(w_builder):
@@ -623,6 +696,7 @@ def _bad_then(w_builder):
 
 
 def _check_bad(builder):
+    """A step-4 failure: torn tail as the final record, corrupted at its offset before another."""
     at_end, followed, off, before = _bad_then(builder)
     kc = K.open_keychain(at_end, PW)
     assert kc.torn_tail == (off, len(at_end) - off)
@@ -631,6 +705,19 @@ def _check_bad(builder):
         K.open_keychain(followed, PW)
     assert e.value.offset == off
     return e.value.reason
+
+
+def _check_semantic(builder):
+    """A step-5 failure: corrupted at the record's offset, the final record included."""
+    at_end, followed, off, before = _bad_then(builder)
+    reasons = []
+    for d in (at_end, followed):
+        with pytest.raises(K.Corrupted) as e:
+            K.open_keychain(d, PW)
+        assert e.value.offset == off
+        reasons.append(e.value.reason)
+    assert reasons[0] == reasons[1]
+    return reasons[0]
 
 
 def _raw_put(w, fields, *, cls=K.GENERIC_PASSWORD, item_id=None, **kw):
@@ -691,7 +778,7 @@ def test_strict_attribute_decoding(case):
                                         + K.u16(6) + b"\x05" + K.u32(9) + K.i64(2))
     else:
         builder = lambda w, a: _raw_put(w, fields)
-    _check_bad(builder)
+    assert _check_semantic(builder).startswith("entry 0: attributes:")
 
 
 @pytest.mark.parametrize("case,kw,cls", [
@@ -700,7 +787,7 @@ def test_strict_attribute_decoding(case):
     ("encoding version 0", dict(version=0), 1), ("encoding version 2", dict(version=2), 1),
     ("class 0", {}, 0), ("class 5", {}, 5)])
 def test_strict_attribute_structure(case, kw, cls):
-    _check_bad(lambda w, a: _raw_put(w, DATES, cls=cls, **kw))
+    assert _check_semantic(lambda w, a: _raw_put(w, DATES, cls=cls, **kw)).startswith("entry 0: attributes:")
 
 
 @pytest.mark.parametrize("name,value,ok", [
@@ -709,7 +796,13 @@ def test_strict_attribute_structure(case, kw, cls):
     ("certificateType", 0, True), ("certificateType", 3, True), ("certificateType", 4, False),
     ("protocol", 2 ** 32 - 1, True), ("protocol", 2 ** 32, False),
     ("authenticationType", -1, False), ("type", 2 ** 32, False),
-    ("keyType", -7, True), ("certificateEncoding", 99, True), ("keySizeInBits", 2 ** 63 - 1, True)])
+    ("certificateType", -1, False),
+    ("keyType", 0, True), ("keyType", 2 ** 32 - 1, True), ("keyType", 2 ** 32, False), ("keyType", -7, False),
+    ("certificateEncoding", 99, True), ("certificateEncoding", 2 ** 32 - 1, True),
+    ("certificateEncoding", 2 ** 32, False), ("certificateEncoding", -1, False),
+    ("keySizeInBits", 2 ** 31 - 1, True), ("keySizeInBits", 2 ** 31, False), ("keySizeInBits", -1, False),
+    ("effectiveKeySize", 0, True), ("effectiveKeySize", 2 ** 31, False), ("effectiveKeySize", -(2 ** 63), False),
+    ("creator", 0, True), ("accessible", 7, True), ("accessible", 0, False)])
 def test_integer_ranges(name, value, ok):
     a = K.ATTRIBUTES_BY_NAME[name]
     cls = {"I": K.INTERNET_PASSWORD, "K": K.KEY, "C": K.CERTIFICATE}[a.classes[0]] \
@@ -722,16 +815,21 @@ def test_integer_ranges(name, value, ok):
         _raw_put(w, fields, cls=cls)
         assert list(K.open_keychain(w.data, PW).items.values())[0].attributes[name] == value
     else:
-        _check_bad(lambda w, _: _raw_put(w, fields, cls=cls))
+        assert "out of range" in _check_semantic(lambda w, _: _raw_put(w, fields, cls=cls))
         with pytest.raises(ValueError):
             K.encode_value(a, value)
 
 
 def test_record_level_failures():
+    """Step 4 failures (structure and authenticity): torn as the final record, corrupted before
+    another.  Step 5 failures (meaning): corrupted in both positions."""
     reasons = {}
 
     def case(name, fn):
         reasons[name] = _check_bad(fn)
+
+    def semantic(name, fn):
+        reasons[name] = _check_semantic(fn)
 
     g = lambda w: w.make_put(K.GENERIC_PASSWORD, {"account": "new"}, b"s")
     case("kind 0", lambda w, a: w.append([g(w)], check=False, kind_byte=0))
@@ -747,8 +845,8 @@ def test_record_level_failures():
     case("transaction count fewer", lambda w, a: w.append([g(w), K.Delete(a)], check=False, entry_count=1))
     case("transaction count over limit", lambda w, a: w.append([g(w)], transaction=True, check=False,
                                                                entry_count=K.MAX_ENTRIES + 1))
-    case("delete unknown item", lambda w, a: w.append([K.Delete(bytes(16))], check=False))
-    case("delete twice in a transaction", lambda w, a: w.append([K.Delete(a), K.Delete(a)], check=False))
+    semantic("delete unknown item", lambda w, a: w.append([K.Delete(bytes(16))], check=False))
+    semantic("delete twice in a transaction", lambda w, a: w.append([K.Delete(a), K.Delete(a)], check=False))
     case("deletion plaintext 15", lambda w, a: w.append([K.Delete(a, raw_plaintext=a[:15])], check=False))
     case("deletion plaintext 17", lambda w, a: w.append([K.Delete(a, raw_plaintext=a + b"\0")], check=False))
     case("secret too long", lambda w, a: w.append(
@@ -762,16 +860,34 @@ def test_record_level_failures():
 
     def dup(w, a):
         w.append([w.make_put(K.GENERIC_PASSWORD, {"account": "a"}, b"")], check=False)
-    case("uniqueness", dup)
+    semantic("uniqueness", dup)
 
     def dup_in_txn(w, a):
         w.append([w.make_put(K.GENERIC_PASSWORD, {"account": "q"}, b""),
                   w.make_put(K.GENERIC_PASSWORD, {"account": "q"}, b"")], check=False)
-    case("uniqueness within a transaction", dup_in_txn)
+    semantic("uniqueness within a transaction", dup_in_txn)
 
     def txn_bad_last(w, a):
         w.append([w.make_put(K.GENERIC_PASSWORD, {"account": "ok"}, b""), K.Delete(bytes(16))], check=False)
-    case("transaction with one bad entry (atomic)", txn_bad_last)
+    semantic("transaction with one bad entry (atomic)", txn_bad_last)
+
+    def class_change(w, a):
+        w.append([K.Put(a, K.INTERNET_PASSWORD, {"creationDate": 1, "modificationDate": 2}, b"")], check=False)
+    semantic("put changes a live item's class", class_change)
+
+    def class_change_in_txn(w, a):
+        x = bytes([7]) * 16
+        w.append([w.make_put(K.GENERIC_PASSWORD, {"account": "new"}, b"", item_id=x),
+                  K.Put(x, K.KEY, {"creationDate": 1, "modificationDate": 2}, b"")], check=False)
+    semantic("put changes the class of an item added earlier in the transaction", class_change_in_txn)
+
+    def short_attributes(w, a):                    # no room even for the item id
+        w.append([K.Put(a, 1, {}, b"", raw_attributes=b"\x01" + a[:10])], check=False)
+    semantic("attributes plaintext of 11 bytes", short_attributes)
+
+    def empty_attributes(w, a):
+        w.append([K.Put(a, 1, {}, b"", raw_attributes=b"")], check=False)
+    semantic("empty attributes plaintext", empty_attributes)
 
     def bad_box_length(w, a):
         frame, chain = w.encode_record([g(w)])
@@ -790,7 +906,21 @@ def test_record_level_failures():
         w.seq += 1
         w.chain = chain
     case("secret box tag (secrets are verified on replay)", flipped_secret)
+
+    def step4_before_step5(w, a):
+        # entry 0 deletes an unknown item (step 5) but entry 1's box does not open (step 4): the
+        # record is judged by step 4 first, so as the final record it is a torn tail
+        frame, chain = w.encode_record([K.Delete(bytes(16)), K.Delete(a)])
+        frame = bytearray(frame)
+        frame[-1] ^= 1
+        w.write_raw(bytes(frame))
+        w.seq += 1
+        w.chain = chain
+    case("step 4 failure after a step 5 failure", step4_before_step5)
     assert all(reasons.values())
+    assert "not live" in reasons["delete unknown item"]
+    assert "class" in reasons["put changes a live item's class"]
+    assert "uniqueness" in reasons["uniqueness"]
 
 
 def test_uniqueness_rules():
@@ -825,12 +955,11 @@ def test_uniqueness_only_after_the_record():
     # missing primary-key attributes compare as their defaults
     w2 = new_writer()
     _raw_put(w2, DATES)
+    off = len(w2.data)
     _raw_put(w2, DATES + [A("account", ""), A("service", "")])
-    assert K.open_keychain(w2.data, PW).torn_tail is not None
-    w2.append([w2.make_put(K.GENERIC_PASSWORD, {"account": "ok"}, b"")], check=False)
-    with pytest.raises(K.Corrupted) as e:
+    with pytest.raises(K.Corrupted) as e:         # step 5: corrupted even as the final record
         K.open_keychain(w2.data, PW)
-    assert "uniqueness" in e.value.reason
+    assert "uniqueness" in e.value.reason and e.value.offset == off
 
 
 def test_writer_refuses_invalid():
@@ -855,7 +984,9 @@ def test_writer_refuses_invalid():
 def test_trace_covers_every_box(small):
     text = K.trace(small["data"], KEY, also=[PW])
     kc = K.open_keychain(small["data"], KEY)
-    assert text.count("AAD (74 bytes):") == kc.box_count == 9
+    assert text.count("AAD (78 bytes):") == kc.box_count == 9
+    for field in ("entry count", "entry index", "box role", "previous chain value"):
+        assert f"| {field} |" in text
     assert "C0 = header MAC[0 ..< 16]" in text and kc.c0.hex() in text
     assert kc.k_record.hex() in text and kc.k_header.hex() in text and kc.master_key.hex() in text
     for r in kc.records:
@@ -943,48 +1074,274 @@ def test_fuzz_attribute_plaintexts():
 
 
 # ---------------------------------------------------------------------------------------------
-# Findings about SPEC.md, pinned as tests (see README.md, "Findings")
+# The revised §7.2 / §9.2 rules (formerly findings F1-F3 of README.md)
 # ---------------------------------------------------------------------------------------------
 
-def test_finding_final_transaction_can_be_cut_to_a_prefix_of_its_entries():
-    """The entry count E and the number of boxes in a record are in no AAD (§7.2).
+def _cut_final_transaction(data, keep, *, entry_count=None):
+    """Rewrites the final record (a transaction) to keep only its first `keep` entries, with E, L and
+    the length check rewritten to match: what someone who can write the file (but has no key) can do."""
+    o, n = K.scan_frames(data)[-1]
+    frame = data[o:o + n]
+    entries = K.parse_payload(K.KIND_TRANSACTION, frame[17:])
+    body = frame[8:17] + K.u32(keep if entry_count is None else entry_count)
+    for ek, boxes in entries[:keep]:
+        body += bytes([ek]) + b"".join(K.u32(len(bx)) + bx for bx in boxes)
+    return data[:o] + K.u32(len(body)) + K.u32(len(body) ^ 0xFFFFFFFF) + body, o
 
-    Someone who can write the file can cut the *final* transaction down to its first entries,
-    rewriting E and the frame length: every remaining box still opens, the chain is intact, and the
-    file opens without any report: a partially applied transaction.  (A non-final one is caught by
-    the next record's chain.)  This test pins the behaviour SPEC.md currently prescribes.
-    """
+
+def test_entry_count_attack_final_transaction_cut_short():
+    """§7.2: the entry count E is in every box's AAD, so the final transaction can no longer be cut
+    down to a prefix of its entries: the remaining boxes do not open under E' (step 4), and as the
+    final frame it is a torn tail: none of the transaction is applied."""
     w = new_writer()
-    w.add(K.GENERIC_PASSWORD, {"account": "keep"}, b"")
+    keep = w.add(K.GENERIC_PASSWORD, {"account": "keep"}, b"")
+    before, head_before = snapshot(w.items), w.head
     with w.transaction() as t:
         a = t.add(K.GENERIC_PASSWORD, {"account": "a"}, b"A")
         b = t.add(K.GENERIC_PASSWORD, {"account": "b"}, b"B")
+        t.delete(keep)
     data = w.data
-    o, n = K.scan_frames(data)[-1]
-    frame = data[o:o + n]
-    payload = frame[17:]
-    entries = K.parse_payload(K.KIND_TRANSACTION, payload)
-    first = b"\x01" + b"".join(K.u32(len(bx)) + bx for bx in entries[0][1])
-    body = frame[8:17] + K.u32(1) + first
-    forged = data[:o] + K.u32(len(body)) + K.u32(len(body) ^ 0xFFFFFFFF) + body
-    kc = K.open_keychain(forged, PW)
-    assert kc.torn_tail is None
-    assert a in kc.items and b not in kc.items          # half of the transaction applied
-    assert kc.head[0] == 2 and kc.head[1] != w.chain     # only a stored head would reveal it
+    full = K.open_keychain(data, PW)
+    assert set(full.items) == {a, b}
+    for k in (1, 2):
+        forged, o = _cut_final_transaction(data, k)
+        kc = K.open_keychain(forged, PW)
+        assert kc.torn_tail == (o, len(forged) - o)
+        assert snapshot(kc.items) == before and kc.head == head_before
+        assert a not in kc.items and b not in kc.items and keep in kc.items
+        # the same cut followed by another record is corrupted
+        with pytest.raises(K.Corrupted) as e:
+            K.open_keychain(forged + data[o:], PW)
+        assert e.value.offset == o
+    # keeping the entries but changing E alone breaks the parse (step 4)
+    forged, o = _cut_final_transaction(data, 3, entry_count=2)
+    assert K.open_keychain(forged, PW).torn_tail == (o, len(forged) - o)
+    # a writer that seals the wrong count into the AAD produces a record that never opens
+    w2 = new_writer()
+    w2.append([w2.make_put(K.GENERIC_PASSWORD, {"account": "x"}, b""),
+               w2.make_put(K.GENERIC_PASSWORD, {"account": "y"}, b"")], check=False, aad_entry_count=1)
+    assert K.open_keychain(w2.data, PW).torn_tail == (K.rd_u32(w2.data, 12), len(w2.data) - K.rd_u32(w2.data, 12))
+    # kinds 1 and 2 seal an entry count of 1
+    w3 = new_writer()
+    w3.append([w3.make_put(K.GENERIC_PASSWORD, {"account": "x"}, b"")], check=False, aad_entry_count=0)
+    assert K.open_keychain(w3.data, PW).torn_tail is not None
 
 
-def test_finding_semantic_failure_in_final_record_is_silently_dropped():
-    """A final record whose boxes all open but which deletes an unknown item (or breaks uniqueness)
-    is a writer bug, not a crash, yet §9.2 step 4 drops it as a torn tail without an error."""
+def test_aad_layout():
+    fid, chain, iid = bytes(range(16)), bytes(range(100, 116)), bytes(range(200, 216))
+    aad = K.box_aad(fid, 0x0102030405060708, 9, 3, 0xAABBCCDD, 0x11223344, 2, iid, chain)
+    assert len(aad) == 78
+    assert aad[0:4] == b"KCF1" and aad[4:20] == fid and aad[20:28] == K.u64(0x0102030405060708)
+    assert aad[28:36] == K.u64(9) and aad[36] == 3
+    assert aad[37:41] == bytes.fromhex("aabbccdd") and aad[41:45] == bytes.fromhex("11223344")
+    assert aad[45] == 2 and aad[46:62] == iid and aad[62:78] == chain
+
+
+def test_semantic_failures_in_final_record_are_corrupted():
+    """§9.2 step 5: once every box of the final record has verified, a failure of its meaning is
+    `corrupted`, not a torn tail (the record was written by a holder of the key, not torn by a crash)."""
+    def build():
+        w = new_writer()
+        x = w.add(K.GENERIC_PASSWORD, {"account": "x"}, b"")
+        return w, x, len(w.data)
+    cases = [   # (expected part of the reason, builder)
+        ("not live", lambda w, x: w.append([K.Delete(bytes(16))], check=False)),
+        ("uniqueness", lambda w, x: w.append([w.make_put(K.GENERIC_PASSWORD, {"account": "x"}, b"")],
+                                             check=False)),
+        ("class", lambda w, x: w.append([K.Put(x, K.CERTIFICATE, {"creationDate": 1, "modificationDate": 1},
+                                               b"")], check=False)),
+        ("unknown tag", lambda w, x: _raw_put(w, DATES + [(0x0110, 1, b"")])),
+        ("creationDate missing", lambda w, x: _raw_put(w, [A("modificationDate", 2)] + [ACC])),
+        ("out of range", lambda w, x: _raw_put(w, DATES + [(0x0106, 3, K.i64(-1))])),
+    ]
+    for expected, fn in cases:
+        w, x, off = build()
+        fn(w, x)
+        with pytest.raises(K.Corrupted) as e:
+            K.open_keychain(w.data, PW)
+        assert e.value.offset == off, expected
+        assert expected in e.value.reason, (expected, e.value.reason)
+        # and the writer truncating "torn tails" must not silently drop it either
+        with pytest.raises(K.Corrupted):
+            K.Writer.open(w.data, PW)
+
+
+def test_class_rules():
+    """§8.3: an item keeps its class while it is live; deleted and put again it may take another."""
     w = new_writer()
-    w.add(K.GENERIC_PASSWORD, {"account": "x"}, b"")
-    w.append([K.Delete(bytes(16))], check=False)
+    x = w.add(K.GENERIC_PASSWORD, {"account": "x"}, b"")
+    with pytest.raises(ValueError):
+        w.append([K.Put(x, K.KEY, {"creationDate": 1, "modificationDate": 1}, b"")])
+    w.delete(x)
+    w.append([K.Put(x, K.KEY, {"creationDate": 1, "modificationDate": 1}, b"k")])
+    # in one transaction: delete, then put with another class
+    w.append([K.Delete(x), K.Put(x, K.CERTIFICATE, {"creationDate": 1, "modificationDate": 1}, b"c")])
     kc = K.open_keychain(w.data, PW)
-    assert kc.torn_tail is not None and len(kc.items) == 1
+    assert kc.items[x].cls == K.CERTIFICATE and kc.items[x].secret == b"c"
 
 
-def test_finding_short_garbage_tail_is_torn_but_eight_bytes_are_corrupted(small):
+def test_garbage_tails_that_are_not_zeros_are_torn(small):
+    """§9.2 step 2: what a crash left (stale data, random bytes, a half-written header) is a torn
+    tail when no plausible frame header follows, whatever the bytes are."""
+    data, end = small["data"], len(small["data"])
+    o, n = small["frames"][-1]
+    last = data[o:o + n]
+    tails = {
+        "random": random.Random(5).randbytes(1000),
+        "0xff": b"\xff" * 64,
+        "ASCII": b"stale text from an older file " * 10,
+        # a stale copy of the final record (sequence 4, not greater than the expected 5) behind a
+        # damaged length: not plausible
+        "stale older record": b"\x00\x00\x00\x05" + last,
+        # a frame header with a good length check and sequence 9, but whose frame does not fit
+        "header that does not fit": b"\x01" * 8 + K.u32(500) + K.u32(500 ^ 0xFFFFFFFF) + b"\x01" + K.u64(9),
+        # ... and one that fits but has kind 4
+        "kind 4": b"\x01" * 8 + K.u32(9) + K.u32(9 ^ 0xFFFFFFFF) + b"\x04" + K.u64(9),
+        # ... and one that fits but has L = 8
+        "L = 8": b"\x01" * 8 + K.u32(8) + K.u32(8 ^ 0xFFFFFFFF) + b"\x01" + K.u64(9) + bytes(8),
+    }
+    for name, g in tails.items():
+        kc = K.open_keychain(data + g, KEY)
+        assert kc.torn_tail == (end, len(g)), name
+        assert state_of(kc) == small["snaps"][-1] and kc.head == small["heads"][-1], name
+
+
+def test_damaged_length_followed_by_a_valid_record_is_corrupted(small):
+    """§9.2 step 2: damage to a frame header that is followed by a plausible frame header is
+    `corrupted(offset, "frame length")`, never a torn tail."""
+    data, frames = small["data"], small["frames"]
+    for r, (o, n) in enumerate(frames[:-1]):
+        for edit in ((0, 0x01), (3, 0x80), (4, 0x10), (7, 0x01)):
+            d = bytearray(data)
+            d[o + edit[0]] ^= edit[1]
+            with pytest.raises(K.Corrupted) as e:
+                K.open_keychain(bytes(d), KEY)
+            assert (e.value.offset, e.value.reason) == (o, "frame length"), (r, edit)
+        # the whole frame header zeroed (as a crash might leave it) followed by the next record
+        d = bytearray(data)
+        d[o:o + 8] = bytes(8)
+        with pytest.raises(K.Corrupted) as e:
+            K.open_keychain(bytes(d), KEY)
+        assert (e.value.offset, e.value.reason) == (o, "frame length")
+    # garbage appended, then a valid-looking frame header (sequence > expected) that fits
+    end = len(data)
+    o, n = frames[-1]
+    plausible = K.u32(9) + K.u32(9 ^ 0xFFFFFFFF) + b"\x02" + K.u64(6) + bytes(9)
+    for g in (b"\x07" * 3, b"\x07" * 20, bytes(100)):
+        with pytest.raises(K.Corrupted) as e:
+            K.open_keychain(data + g + plausible, KEY)
+        assert (e.value.offset, e.value.reason) == (end, "frame length")
+    # the final record's length damaged, then a copy of a valid record of another sequence > 4
+    d = bytearray(data)
+    d[o] ^= 1
+    with pytest.raises(K.Corrupted):
+        K.open_keychain(bytes(d) + plausible, KEY)
+    assert K.open_keychain(bytes(d), KEY).torn_tail == (o, n)
+
+
+def test_plausible_frame_search():
+    d = bytes(20) + K.u32(9) + K.u32(9 ^ 0xFFFFFFFF) + b"\x01" + K.u64(3)
+    assert K.find_plausible_frame(d, 0, 2) == 20
+    assert K.find_plausible_frame(d, 0, 3) is None            # sequence must be greater
+    assert K.find_plausible_frame(d, 21, 2) is None
+    assert K.find_plausible_frame(d[:-1], 0, 2) is None        # 17 bytes must remain
+    d2 = d + bytes(100)
+    assert K.find_plausible_frame(d2, 0, 2) == 20
+    unaligned = b"\x01" * 3 + d
+    assert K.find_plausible_frame(unaligned, 0, 2) == 23
+
+
+def test_short_garbage_tail_and_eight_bytes_are_both_torn(small):
     data = small["data"]
     assert K.open_keychain(data + b"\xff" * 7, KEY).torn_tail == (len(data), 7)
-    with pytest.raises(K.Corrupted):
-        K.open_keychain(data + b"\xff" * 8, KEY)
+    assert K.open_keychain(data + b"\xff" * 8, KEY).torn_tail == (len(data), 8)
+
+
+# ---------------------------------------------------------------------------------------------
+# GCM spelt out in traces; the conformance fixtures; the §14 worked example
+# ---------------------------------------------------------------------------------------------
+
+FIXTURES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Fixtures", "v1"))
+
+
+def test_gcm_details_recompute_the_tag():
+    rng = random.Random(3)
+    for n in (0, 1, 15, 16, 17, 100):
+        k, nonce, aad = rng.randbytes(32), rng.randbytes(12), rng.randbytes(rng.randrange(0, 90))
+        box = K.gcm_seal(k, nonce, rng.randbytes(n), aad)
+        rows = dict(K.gcm_details(k, box, aad))
+        assert rows["equals the stored tag"] == "yes"
+        bad = bytearray(box); bad[-1] ^= 1
+        assert dict(K.gcm_details(k, bytes(bad), aad))["equals the stored tag"] == "**NO**"
+
+
+def _manifest_for(kc, name, cred):
+    items = []
+    for iid in sorted(kc.items):
+        it = kc.items[iid]
+        attrs = {}
+        for n, v in it.attributes.items():
+            a = K.ATTRIBUTES_BY_NAME[n]
+            attrs[n] = {K.TYPE_NAMES[a.type]: v.hex() if a.type == K.T_BYTES else v}
+        items.append({"id": iid.hex(), "class": K.CLASS_NAMES[it.cls], "attributes": attrs,
+                      "secret": it.secret.hex()})
+    return {"name": name, "formatVersion": 1, "description": "test", "credential": cred,
+            "expect": {"outcome": "opens", "itemCount": len(items), "items": items,
+                       "head": {"sequence": kc.head[0], "chainValue": kc.head[1].hex()},
+                       "tornTail": None if kc.torn_tail is None else
+                       {"offset": kc.torn_tail[0], "byteCount": kc.torn_tail[1]}}}
+
+
+def test_check_fixtures_detects_mismatches(tmp_path, small):
+    import check_fixtures as C
+    cred = {"key": KEY["key"].hex()}
+    data = small["data"] + bytes(5)
+    (tmp_path / "s.kcf").write_bytes(data)
+    m = _manifest_for(K.open_keychain(data, KEY), "s", cred)
+    (tmp_path / "s.json").write_text(json.dumps(m))
+    bad = bytearray(small["data"]); bad[small["H"] + 3] ^= 1
+    (tmp_path / "c.kcf").write_bytes(bytes(bad))
+    (tmp_path / "c.json").write_text(json.dumps({"name": "c", "formatVersion": 1, "description": "", "credential": cred,
+                                                 "expect": {"outcome": "fails", "error": "corrupted",
+                                                            "errorOffsetRange": [small["H"], small["H"] + 1]}}))
+    assert C.main([str(tmp_path)]) == 0
+
+    def mutated(fn, target="s"):
+        j = json.loads((tmp_path / f"{target}.json").read_text())
+        fn(j["expect"])
+        d = tmp_path / "m"
+        d.mkdir(exist_ok=True)
+        for f in d.iterdir():
+            f.unlink()
+        (d / f"{target}.kcf").write_bytes((tmp_path / f"{target}.kcf").read_bytes())
+        (d / f"{target}.json").write_text(json.dumps(j))
+        return C.main([str(d)])
+
+    assert mutated(lambda e: e["items"][0]["attributes"]["accessible"].update(integer=True)) == 1
+    assert mutated(lambda e: e["items"][0]["attributes"].pop("accessGroup")) == 1
+    assert mutated(lambda e: e["items"][0].update(secret="00")) == 1
+    assert mutated(lambda e: e["items"][0].update({"class": "certificate"})) == 1
+    assert mutated(lambda e: e.update(itemCount=3)) == 1
+    assert mutated(lambda e: e["head"].update(sequence=3)) == 1
+    assert mutated(lambda e: e.update(tornTail=None)) == 1
+    assert mutated(lambda e: e.update(unknownField=1)) == 1
+    assert mutated(lambda e: e.update(errorOffsetRange=[0, small["H"]]), "c") == 1
+    assert mutated(lambda e: e.update(error="wrongCredentials"), "c") == 1
+    assert mutated(lambda e: e.update(outcome="opens"), "c") == 1
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(FIXTURES, ".ready")), reason="Fixtures/v1 not generated")
+def test_conformance_fixtures():
+    import check_fixtures as C
+    assert C.main([FIXTURES]) == 0
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(FIXTURES, "worked-example.kcf")), reason="no worked example")
+def test_worked_example_trace_is_up_to_date():
+    with open(os.path.join(FIXTURES, "worked-example.json"), encoding="utf-8") as f:
+        cred = json.load(f)["credential"]
+    cred = {"password": cred["password"]} if "password" in cred else {"key": bytes.fromhex(cred["key"])}
+    text = K.trace(os.path.join(FIXTURES, "worked-example.kcf"), cred, raise_errors=True)
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "worked-example-trace.md"), encoding="utf-8") as f:
+        assert f.read() == text

@@ -43,6 +43,12 @@ private struct Writer {
         ("torn-tail-mid-record", { try $0.tornTail($1, cut: .middle) }),
         ("torn-tail-last-byte", { try $0.tornTail($1, cut: .lastByte) }),
         ("torn-tail-zeros", { try $0.tornTail($1, cut: .zeroed) }),
+        ("torn-tail-garbage", { try $0.tornTail($1, cut: .garbage) }),
+        ("torn-tail-frame-length-flip", { try $0.tornTail($1, cut: .lengthFlip) }),
+        ("transaction-cut-short", { try $0.transactionCutShort($1) }),
+        ("final-record-duplicate-key", { try $0.hostileFinalRecord($1, .duplicateKey) }),
+        ("final-record-unknown-delete", { try $0.hostileFinalRecord($1, .unknownDelete) }),
+        ("final-record-class-change", { try $0.hostileFinalRecord($1, .classChange) }),
         ("bit-flip-header", { try $0.damaged($1, .headerEpoch) }),
         ("bit-flip-key-slot", { try $0.damaged($1, .keySlot) }),
         ("bit-flip-frame-length", { try $0.damaged($1, .frameLength) }),
@@ -79,11 +85,17 @@ private struct Writer {
     /// A fixture whose file opens; the manifest lists every item.
     func opens(_ fixture: FixtureKeychain, _ description: String, tornTail: (offset: Int, byteCount: Int)? = nil,
                credentialJSON: ManifestJSON? = nil, head: ManifestJSON? = nil) -> ManifestJSON {
+        opens(model: FixtureModel(expected: fixture.expected), credentialJSON: credentialJSON ?? fixture.credentialJSON,
+              head: head ?? fixture.headJSON(), description, tornTail: tornTail)
+    }
+
+    func opens(model: FixtureModel, credentialJSON: ManifestJSON, head: ManifestJSON, _ description: String,
+               tornTail: (offset: Int, byteCount: Int)? = nil) -> ManifestJSON {
         var expect: [String: ManifestJSON] = [
             "outcome": .string("opens"),
-            "itemCount": .integer(Int64(fixture.expected.count)),
-            "items": fixture.expectedItemsJSON(),
-            "head": head ?? fixture.headJSON(),
+            "itemCount": .integer(Int64(model.expected.count)),
+            "items": model.itemsJSON(),
+            "head": head,
             "tornTail": .null,
         ]
         if let tornTail {
@@ -91,7 +103,7 @@ private struct Writer {
         }
         return .object([
             "description": .string(description),
-            "credential": credentialJSON ?? fixture.credentialJSON,
+            "credential": credentialJSON,
             "expect": .object(expect),
         ])
     }
@@ -144,7 +156,10 @@ private struct Writer {
     func workedExample(_ name: String) throws -> ManifestJSON {
         let fixture = try newKeychain(name, seed: 1)
         try fixture.add(GenericPassword(service: "example", account: "ann", password: "hunter2"))
-        return opens(fixture, "SPEC.md §14: one generic password (service \"example\", account \"ann\", secret \"hunter2\")")
+        let bob = GenericPassword(service: "example", account: "bob", password: "swordfish")
+        try fixture.transaction(adding: [(try bob.attributes, bob.value ?? [])],
+                                deleting: .genericPassword(service: "example", account: "ann"))
+        return opens(fixture, "SPEC.md §14: a put of ann's password, then a transaction that adds bob's and deletes ann's")
     }
 
     func empty(_ name: String) throws -> ManifestJSON {
@@ -294,7 +309,7 @@ private struct Writer {
                      credentialJSON: json)
     }
 
-    enum Cut { case frameHeader, middle, lastByte, zeroed }
+    enum Cut { case frameHeader, middle, lastByte, zeroed, garbage, lengthFlip }
 
     func tornTail(_ name: String, cut: Cut) throws -> ManifestJSON {
         let fixture = try threeRecords(name, seed: 12)
@@ -322,10 +337,85 @@ private struct Writer {
             kept = last.upperBound
             for index in last { bytes[index] = 0 }
             description = "the last record's space is zeros, as a crash can leave an unwritten extent"
+        case .garbage:
+            kept = last.upperBound
+            var random = FixtureRandom(seed: 99)
+            for index in last { bytes[index] = UInt8(truncatingIfNeeded: random.next() | 1) }
+            description = "the last record's space holds non-zero garbage (stale data a crash can leave); no record follows it"
+        case .lengthFlip:
+            kept = last.upperBound
+            bytes[last.lowerBound + 3] ^= 0x01
+            description = "one bit of the last record's body length flipped; no plausible record follows, so it is a torn tail"
         }
         try Data(bytes[0..<kept]).write(to: URL(fileURLWithPath: fixture.path))
         return opens(twoRecords.fixture, description + "; it opens with the first two records",
                      tornTail: (last.lowerBound, kept - last.lowerBound), credentialJSON: fixture.credentialJSON)
+    }
+
+    /// A final transaction of three puts cut down to its first entry, with its entry count, length and
+    /// length check rewritten to match: the entry count in every box's AAD (SPEC.md §7.2) makes its boxes fail,
+    /// so the whole record is dropped as a torn tail and none of it is applied.
+    func transactionCutShort(_ name: String) throws -> ManifestJSON {
+        let fixture = try newKeychain(name, seed: 16)
+        try fixture.add(GenericPassword(service: "tx", account: "first", password: "kept"))
+        let before = fixture.expected
+        let headBefore = fixture.headJSON()
+        let items = try (0..<3).map { index -> (ItemAttributes, [UInt8]) in
+            let item = GenericPassword(service: "tx", account: "entry\(index)", password: "entry \(index)")
+            return (try item.attributes, item.value ?? [])
+        }
+        try fixture.addAll(items)
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: fixture.path)))
+        let records = recordRanges(bytes)
+        let last = records[1]
+        // Walk the transaction: frame header 8, kind 1, sequence 8, entry count 4, then entries of
+        // kind 1 ‖ attributes box field ‖ secret box field.
+        func u32(_ at: Int) -> Int { Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]) }
+        var position = last.lowerBound + 21
+        position += 1
+        position += 4 + u32(position)
+        position += 4 + u32(position)
+        let bodyLength = position - (last.lowerBound + 8)
+        bytes = Array(bytes[0..<position])
+        for (offset, value) in [(0, UInt32(bodyLength)), (4, UInt32(bodyLength) ^ 0xFFFF_FFFF), (17, 1)] {
+            for index in 0..<4 { bytes[last.lowerBound + offset + index] = UInt8(truncatingIfNeeded: value >> UInt32(24 - 8 * index)) }
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: fixture.path))
+        let model = FixtureModel(expected: before)
+        return opens(model: model, credentialJSON: fixture.credentialJSON, head: headBefore,
+                     "a final transaction of three puts, cut after its first entry with its entry count, length and check rewritten; the authenticated entry count makes it fail, so it is dropped whole as a torn tail",
+                     tornTail: (last.lowerBound, bytes.count - last.lowerBound))
+    }
+
+    enum Hostile { case duplicateKey, unknownDelete, classChange }
+
+    /// A final record written with the key but meaningless: it must be `corrupted`, not a torn tail.
+    func hostileFinalRecord(_ name: String, _ kind: Hostile) throws -> ManifestJSON {
+        let fixture = try newKeychain(name, seed: 17)
+        let reference = try fixture.add(GenericPassword(service: "svc", account: "ann", password: "first"))
+        let size = try Data(contentsOf: URL(fileURLWithPath: fixture.path)).count
+        var random = FixtureRandom(seed: 18)
+        let description: String
+        switch kind {
+        case .duplicateKey:
+            let copy = try GenericPassword(service: "svc", account: "ann", password: "second").attributes
+                .setting(.creationDate, to: .date(fixture.clock.now)).setting(.modificationDate, to: .date(fixture.clock.now))
+            try fixture.keychain.appendUnchecked([.put(id: ItemID(using: &random), attributes: copy, secret: [1])])
+            description = "a final record, sealed with the key, adding a second item with the first one's primary key"
+        case .unknownDelete:
+            try fixture.keychain.appendUnchecked([.delete(id: ItemID(using: &random))])
+            description = "a final record, sealed with the key, deleting an item that does not exist"
+        case .classChange:
+            var key = Key(keyClass: .symmetric)
+            key.applicationTag = [1]
+            let attributes = try key.attributes
+                .setting(.creationDate, to: .date(fixture.clock.now)).setting(.modificationDate, to: .date(fixture.clock.now))
+            try fixture.keychain.appendUnchecked([.put(id: reference.itemID, attributes: attributes, secret: [2])])
+            description = "a final record, sealed with the key, turning a generic password into a key under the same item id"
+        }
+        let total = try Data(contentsOf: URL(fileURLWithPath: fixture.path)).count
+        return fails(description + "; an authentic record that makes no sense is corruption even at the end of the file",
+                     credential: fixture.credentialJSON, error: "corrupted", range: size..<total)
     }
 
     func wrongPassword(_ name: String) throws -> ManifestJSON {

@@ -79,6 +79,22 @@ final class FixtureKeychain {
         }
     }
 
+    /// Adds items and deletes the items a query matches, as one transaction record.
+    func transaction(adding items: [(ItemAttributes, [UInt8])], deleting query: Query) throws {
+        let now = clock.advance()
+        let references = try keychain.batch { (batch) throws(KeychainError) -> [PersistentReference] in
+            var references: [PersistentReference] = []
+            for (attributes, secret) in items { references.append(try batch.add(attributes, secret: secret)) }
+            try batch.delete(query)
+            return references
+        }
+        let removed = expected.filter { query.matches($0.value.attributes) }.map(\.key)
+        for reference in removed { expected.removeValue(forKey: reference) }
+        for (reference, (attributes, secret)) in zip(references, items) {
+            expected[reference] = (try stamp(attributes.withDefaults(), created: now, modified: now), secret)
+        }
+    }
+
     private func stamp(_ attributes: ItemAttributes, created: Date, modified: Date) throws -> ItemAttributes {
         try attributes.setting(.creationDate, to: .date(created)).setting(.modificationDate, to: .date(modified))
     }
@@ -87,6 +103,20 @@ final class FixtureKeychain {
 
     /// The expected items, sorted by id, as manifest JSON.
     func expectedItemsJSON() -> ManifestJSON {
+        FixtureModel(expected: expected).itemsJSON()
+    }
+
+    func headJSON() -> ManifestJSON {
+        let head = keychain.head
+        return .object(["sequence": .integer(Int64(head.sequence)), "chainValue": .string(hex(head.chainValue))])
+    }
+}
+
+/// The items a fixture must contain.
+struct FixtureModel {
+    let expected: [PersistentReference: (attributes: ItemAttributes, secret: [UInt8])]
+
+    func itemsJSON() -> ManifestJSON {
         let sorted = expected.sorted { hex($0.key.itemID.bytes) < hex($1.key.itemID.bytes) }
         return .array(sorted.map { reference, state in
             .object([
@@ -96,11 +126,6 @@ final class FixtureKeychain {
                 "secret": .string(hex(state.secret)),
             ])
         })
-    }
-
-    func headJSON() -> ManifestJSON {
-        let head = keychain.head
-        return .object(["sequence": .integer(Int64(head.sequence)), "chainValue": .string(hex(head.chainValue))])
     }
 }
 
