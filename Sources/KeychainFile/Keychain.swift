@@ -16,10 +16,14 @@ import Foundation
 public final class Keychain: @unchecked Sendable {
     // `@unchecked Sendable`: every mutable property below is read and written only while `lock` is held.
     private let lock = NSLock()
-    private let log: RecordLog
-    private var index: ItemIndex
-    private var random: RandomSource
+    let log: RecordLog
+    var index: ItemIndex
+    var random: RandomSource
     private let clock: @Sendable () -> Date
+    /// The lock file beside the keychain (`NAME.lock`), shared between processes (SPEC.md §16).
+    private let lockFile: any KeychainLockHandle
+    /// When commits compact the file on their own.
+    var autoCompactionSetting: AutoCompaction
 
     /// Options for a new keychain.
     public struct CreationOptions: Sendable {
@@ -27,22 +31,54 @@ public final class Keychain: @unchecked Sendable {
         public var passwordIterations: PasswordIterations
         /// More credentials that open the keychain, each in a key slot of its own (at most 15).
         public var additionalCredentials: [Credential]
+        /// When commits compact the file on their own. Default: when half the file is dead.
+        public var autoCompaction: AutoCompaction
 
         /// - Parameters:
         ///   - passwordIterations: The PBKDF2 cost of password slots.
         ///   - additionalCredentials: More passwords or keys that open the keychain.
-        public init(passwordIterations: PasswordIterations = .standard, additionalCredentials: [Credential] = []) {
+        ///   - autoCompaction: When commits compact the file on their own.
+        public init(
+            passwordIterations: PasswordIterations = .standard, additionalCredentials: [Credential] = [],
+            autoCompaction: AutoCompaction = .standard
+        ) {
             self.passwordIterations = passwordIterations
             self.additionalCredentials = additionalCredentials
+            self.autoCompaction = autoCompaction
         }
     }
 
-    private init(log: RecordLog, index: ItemIndex, random: RandomSource, clock: @escaping @Sendable () -> Date) {
+    /// Options for opening a keychain.
+    public struct OpenOptions: Sendable {
+        /// A head saved earlier (``Keychain/head``): opening fails with `KeychainError.rolledBack` unless the
+        /// file contains it — the same epoch with that record, or a later epoch (SPEC.md §15.4).
+        public var expectedHead: Head?
+        /// When commits compact the file on their own. Default: when half the file is dead.
+        public var autoCompaction: AutoCompaction
+
+        /// - Parameters:
+        ///   - expectedHead: A head the file must contain, to detect a rollback.
+        ///   - autoCompaction: When commits compact the file on their own.
+        public init(expectedHead: Head? = nil, autoCompaction: AutoCompaction = .standard) {
+            self.expectedHead = expectedHead
+            self.autoCompaction = autoCompaction
+        }
+    }
+
+    private init(
+        log: RecordLog, index: ItemIndex, random: RandomSource, clock: @escaping @Sendable () -> Date,
+        lockFile: any KeychainLockHandle, autoCompaction: AutoCompaction
+    ) {
         self.log = log
         self.index = index
         self.random = random
         self.clock = clock
+        self.lockFile = lockFile
+        self.autoCompactionSetting = autoCompaction
     }
+
+    /// The lock file of the keychain at `path` (SPEC.md §16).
+    static func lockFilePath(for path: String) -> String { path + ".lock" }
 
     // MARK: Creating and opening
 
@@ -67,12 +103,15 @@ public final class Keychain: @unchecked Sendable {
     /// - Parameters:
     ///   - path: The keychain file.
     ///   - credential: Its password or key.
+    ///   - options: A head the file must contain (rollback detection) and the auto-compaction setting.
     /// - Returns: The open keychain. If the file ended with an interrupted write, ``tornTail`` says what was
     ///   ignored.
     /// - Throws: `KeychainError.wrongCredentials`, `.corrupted(offset:reason:)`, `.notAKeychain`,
-    ///   `.unsupportedVersion`, or `.io`.
-    public static func open(at path: String, credential: Credential) throws(KeychainError) -> Keychain {
-        try open(at: path, credential: credential, random: RandomSource(SystemRandomNumberGenerator()),
+    ///   `.unsupportedVersion`, `.rolledBack` if the file does not contain `options.expectedHead`, or `.io`.
+    public static func open(
+        at path: String, credential: Credential, options: OpenOptions = OpenOptions()
+    ) throws(KeychainError) -> Keychain {
+        try open(at: path, credential: credential, options: options, random: RandomSource(SystemRandomNumberGenerator()),
                  clock: { Date() }, fileSystem: PosixFileSystem())
     }
 
@@ -81,18 +120,41 @@ public final class Keychain: @unchecked Sendable {
         clock: @escaping @Sendable () -> Date, fileSystem: any FileSystem
     ) throws(KeychainError) -> Keychain {
         var generator = random
+        let credentials = [credential] + options.additionalCredentials
+        guard credentials.count <= Format.maximumSlots else { throw .invalidParameter("at most 16 credentials (key slots)") }
+        let lockFile = try fileSystem.openLock(lockFilePath(for: path))
+        _ = try lockFile.lock(exclusive: true, wait: true)
+        defer { lockFile.unlock() }
         let (log, index) = try RecordLog.create(
-            at: path, credentials: [credential] + options.additionalCredentials, iterations: options.passwordIterations,
-            fileSystem: fileSystem, using: &generator)
-        return Keychain(log: log, index: index, random: generator, clock: clock)
+            at: path, credentials: credentials, iterations: options.passwordIterations, fileSystem: fileSystem,
+            using: &generator)
+        return Keychain(log: log, index: index, random: generator, clock: clock, lockFile: lockFile,
+                        autoCompaction: options.autoCompaction)
     }
 
     static func open(
-        at path: String, credential: Credential, random: RandomSource, clock: @escaping @Sendable () -> Date,
-        fileSystem: any FileSystem
+        at path: String, credential: Credential, options: OpenOptions = OpenOptions(), random: RandomSource,
+        clock: @escaping @Sendable () -> Date, fileSystem: any FileSystem
     ) throws(KeychainError) -> Keychain {
-        let (log, index) = try RecordLog.open(at: path, credential: credential, fileSystem: fileSystem)
-        return Keychain(log: log, index: index, random: random, clock: clock)
+        guard fileSystem.exists(path) else { throw .io(operation: "open", errno: ENOENT, path: path) }
+        let lockFile = try fileSystem.openLock(lockFilePath(for: path))
+        // Opened under a shared lock so that no record is half-written while it is replayed (SPEC.md §16).
+        _ = try lockFile.lock(exclusive: false, wait: true)
+        let opened: (RecordLog, ItemIndex)
+        do {
+            opened = try RecordLog.open(at: path, credential: credential, expectedHead: options.expectedHead, fileSystem: fileSystem)
+        } catch {
+            lockFile.unlock()
+            throw error
+        }
+        lockFile.unlock()
+        // Temporary files a crashed rewrite left behind go now, if no other process is writing.
+        if (try? lockFile.lock(exclusive: true, wait: false)) == true {
+            opened.0.removeStrayTemporaryFiles()
+            lockFile.unlock()
+        }
+        return Keychain(log: opened.0, index: opened.1, random: random, clock: clock, lockFile: lockFile,
+                        autoCompaction: options.autoCompaction)
     }
 
     /// Creates a keychain whose random values (keys, salts, nonces, item ids) come from `randomSource` and
@@ -113,7 +175,8 @@ public final class Keychain: @unchecked Sendable {
         at path: String, credential: Credential, randomSource: some RandomNumberGenerator,
         clock: @escaping @Sendable () -> Date
     ) throws(KeychainError) -> Keychain {
-        try open(at: path, credential: credential, random: RandomSource(randomSource), clock: clock, fileSystem: PosixFileSystem())
+        try open(at: path, credential: credential, random: RandomSource(randomSource), clock: clock,
+                 fileSystem: PosixFileSystem())
     }
 
     // MARK: State
@@ -121,15 +184,24 @@ public final class Keychain: @unchecked Sendable {
     /// The file's path.
     public var path: String { log.path }
 
-    /// The number of live items.
+    /// The number of live items, as of the last call that read the file.
     public var count: Int { withLock { index.count } }
 
-    /// The newest record: store it elsewhere and compare it later to detect a rollback (SPEC.md §13).
+    /// The newest record, as of the last call that read the file: store it where an attacker cannot write and
+    /// pass it to ``open(at:credential:options:)`` later to detect a rollback (SPEC.md §13, §15.4).
     public var head: Head { withLock { log.head } }
 
-    /// What was ignored at the end of the file when it was opened (an interrupted write), or `nil`. The next
-    /// write overwrites it.
+    /// What was ignored at the end of the file (an interrupted write), or `nil`. The next write overwrites it.
     public var tornTail: TornTail? { withLock { log.tornTail } }
+
+    /// Reads what other processes committed since this keychain last looked (every call does this itself).
+    ///
+    /// - Throws: `KeychainError.corrupted` if what they appended does not verify; `.rolledBack` if the file
+    ///   was replaced by an older one; `.wrongCredentials` if another process rotated the master key and the
+    ///   credential this keychain was opened with no longer opens it; `.io`.
+    public func refresh() throws(KeychainError) {
+        try withRead { () throws(KeychainError) in }
+    }
 
     // MARK: Changing items
 
@@ -138,7 +210,7 @@ public final class Keychain: @unchecked Sendable {
     /// - Parameter body: Adds, updates and deletes through the ``Batch``; throwing discards them all.
     /// - Throws: What `body` throws, or what committing throws (`.io`, `.limitReached`).
     public func batch<Result>(_ body: (inout Batch) throws(KeychainError) -> Result) throws(KeychainError) -> Result {
-        try withLock { () throws(KeychainError) -> Result in
+        try withWrite { () throws(KeychainError) -> Result in
             var batch = makeBatch()
             let result = try body(&batch)
             try commit(batch.entries)
@@ -190,7 +262,7 @@ public final class Keychain: @unchecked Sendable {
     /// - Returns: One result (limit `.one`) or all, in the order the items were added; never empty.
     /// - Throws: `KeychainError.itemNotFound` if nothing matches — never an empty result.
     public func search(_ query: Query, returning: ReturnOptions? = nil) throws(KeychainError) -> [SearchResult] {
-        try withLock { () throws(KeychainError) -> [SearchResult] in
+        try withRead { () throws(KeychainError) -> [SearchResult] in
             let options = returning ?? query.returning
             let batch = makeBatch()
             var results: [SearchResult] = []
@@ -216,7 +288,7 @@ public final class Keychain: @unchecked Sendable {
     ///
     /// - Throws: `KeychainError.itemNotFound` if no live item has this reference.
     public func secret(for reference: PersistentReference) throws(KeychainError) -> [UInt8] {
-        try withLock { () throws(KeychainError) -> [UInt8] in
+        try withRead { () throws(KeychainError) -> [UInt8] in
             guard let item = index[reference.itemID] else { throw .itemNotFound }
             return try log.openSecret(item.secret, itemID: item.id)
         }
@@ -240,7 +312,8 @@ public final class Keychain: @unchecked Sendable {
             openSecret: { (item) throws(KeychainError) -> [UInt8] in try log.openSecret(item.secret, itemID: item.id) })
     }
 
-    /// Seals and appends the entries as one record, then applies them. Called with the lock held.
+    /// Seals and appends the entries as one record, then applies them, then compacts if the auto-compaction
+    /// setting asks for it. Called inside `withWrite`.
     private func commit(_ entries: [LogEntry]) throws(KeychainError) {
         guard !entries.isEmpty else { return }
         let encoded = try log.append(entries, using: &random)
@@ -250,15 +323,44 @@ public final class Keychain: @unchecked Sendable {
             // The batch validated these entries against this same index; failing here is a bug.
             throw .corrupted(offset: log.end, reason: "internal error: a committed record does not apply (\(error))")
         }
+        if autoCompactionSetting.isDue(statisticsLocked()) {
+            // The commit is durable already: a compaction that fails leaves the old file, whole, and is tried
+            // again after the next commit; it must not make the commit look failed.
+            _ = try? compactLocked()
+        }
     }
 
-    private func withLock<Result>(_ body: () throws(KeychainError) -> Result) throws(KeychainError) -> Result {
+    /// Runs `body` under this object's lock, after catching up with what other processes committed: without
+    /// the lock file when nothing changed (two system calls), else under it, shared (SPEC.md §16).
+    func withRead<Result>(_ body: () throws(KeychainError) -> Result) throws(KeychainError) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        if try log.hasChanged() {
+            _ = try lockFile.lock(exclusive: false, wait: true)
+            defer { lockFile.unlock() }
+            try log.refresh(&index)
+        }
+        return try body()
+    }
+
+    /// Runs `body` under this object's lock and the lock file held exclusively, after catching up: every
+    /// write, compaction and credential change (SPEC.md §16).
+    func withWrite<Result>(_ body: () throws(KeychainError) -> Result) throws(KeychainError) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        _ = try lockFile.lock(exclusive: true, wait: true)
+        defer { lockFile.unlock() }
+        try log.refresh(&index)
+        return try body()
+    }
+
+    func withLock<Result>(_ body: () throws(KeychainError) -> Result) throws(KeychainError) -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body()
     }
 
-    private func withLock<Result>(_ body: () -> Result) -> Result {
+    func withLock<Result>(_ body: () -> Result) -> Result {
         lock.lock()
         defer { lock.unlock() }
         return body()
@@ -322,6 +424,6 @@ extension Keychain {
             case .delete(let id): return .delete(id: id)
             }
         }
-        try withLock { () throws(KeychainError) in _ = try log.append(entries, using: &random) }
+        try withWrite { () throws(KeychainError) in _ = try log.append(entries, using: &random) }
     }
 }

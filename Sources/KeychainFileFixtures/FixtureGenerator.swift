@@ -75,6 +75,10 @@ private struct Writer {
             }
             try Data(manifest.rendered().utf8).write(to: URL(fileURLWithPath: path(entry.name, "json")))
         }
+        // Opening and writing keychains leaves lock files beside them (SPEC.md §16); they are not fixtures.
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasSuffix(".kcf.lock") {
+            try FileManager.default.removeItem(atPath: directory + "/" + name)
+        }
     }
 
     func path(_ name: String, _ suffix: String = "kcf") -> String { directory + "/" + name + "." + suffix }
@@ -516,7 +520,10 @@ private struct Writer {
     /// file's bytes.
     func threeRecordsUpTo(_ count: Int, seed: UInt64) throws -> (fixture: FixtureKeychain, bytes: [UInt8]) {
         let temporary = NSTemporaryDirectory() + "/kcf-fixture-\(UUID().uuidString).kcf"
-        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        defer {
+            try? FileManager.default.removeItem(atPath: temporary)
+            try? FileManager.default.removeItem(atPath: temporary + ".lock")
+        }
         let fixture = try FixtureKeychain(path: temporary, credential: Self.passwordCredential, credentialJSON: Self.passwordJSON, seed: seed)
         for index in 0..<count {
             var item = GenericPassword(service: "svc", account: "user\(index)", password: "password \(index)")

@@ -63,8 +63,10 @@ struct KeychainCredentialTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         #expect(throws: KeychainError.invalidParameter("")) { try TestKeychain.create(in: directory, name: "mode.kcf") }
-        // No temporary files are left behind.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["mode.kcf"])
+        // No temporary files are left behind; the lock file (SPEC.md §16) is 0600 too.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["mode.kcf", "mode.kcf.lock"])
+        let lockAttributes = try FileManager.default.attributesOfItem(atPath: path + ".lock")
+        #expect((lockAttributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
     }
 
     @Test("Opening something that is not a keychain, or a missing file, is a typed error")

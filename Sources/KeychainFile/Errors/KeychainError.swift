@@ -36,6 +36,11 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
     /// Thrown when the keychain has reached a limit of the format or of this implementation, for example
     /// too many records sealed under one key; the text says which. (errSecAllocate, −108)
     case limitReached(String)
+    /// Thrown when the file is older than a head the caller pinned (``Keychain/OpenOptions/expectedHead``) or
+    /// than one this keychain object already saw: it was replaced by an older copy, cut short, or is not a
+    /// continuation of that head. `expected` is the pinned head and `found` the file's. (errSecVerifyFailed,
+    /// −67808)
+    case rolledBack(expected: Head, found: Head)
 
     /// The OSStatus-compatible code of the error.
     public var code: Int32 {
@@ -48,6 +53,7 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
         case .unsupportedVersion: return -4
         case .io: return -36
         case .limitReached: return -108
+        case .rolledBack: return -67808
         }
     }
 
@@ -62,6 +68,8 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
         case .unsupportedVersion(let version): return "unsupported keychain format version \(version)"
         case .io(let operation, let errno, let path): return "\(operation) failed on \(path): errno \(errno)"
         case .limitReached(let what): return "limit reached: \(what)"
+        case .rolledBack(let expected, let found):
+            return "the keychain file was rolled back: it holds head \(found), which does not contain the expected head \(expected)"
         }
     }
 }
@@ -73,7 +81,7 @@ extension KeychainError: Equatable {
         switch (lhs, rhs) {
         case (.duplicateItem, .duplicateItem), (.itemNotFound, .itemNotFound), (.invalidParameter, .invalidParameter),
              (.wrongCredentials, .wrongCredentials), (.corrupted, .corrupted), (.notAKeychain, .notAKeychain),
-             (.io, .io), (.limitReached, .limitReached):
+             (.io, .io), (.limitReached, .limitReached), (.rolledBack, .rolledBack):
             return true
         case (.unsupportedVersion(let a), .unsupportedVersion(let b)):
             return a == b

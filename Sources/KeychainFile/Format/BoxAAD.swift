@@ -33,6 +33,10 @@ struct SealedSecret: Sendable, Equatable {
     let entryIndex: UInt32
     /// The tag of the item's attributes box, which precedes the secret box in the chain.
     let previousChain: [UInt8]
+    /// The bytes of the file the put that wrote this secret occupies: its two box fields, plus the entry kind
+    /// byte in a transaction or the 17-byte frame header of a put record. Counted as live bytes while the
+    /// item is live (``KeychainStatistics``).
+    var entryByteCount: Int = 0
 
     /// The secret's size in bytes.
     var plaintextCount: Int { box.count - Format.boxOverhead }

@@ -86,7 +86,9 @@ enum RecordEncoder {
                 chain = Array(secretBox.suffix(16))
                 boxCount += 2
                 decoded.append(.put(id: id, attributes: attributes, secret: SealedSecret(
-                    box: secretBox, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex, previousChain: attributesTag)))
+                    box: secretBox, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
+                    previousChain: attributesTag,
+                    entryByteCount: RecordCodec.putEntryByteCount(kind, attributesBox.count, secretBox.count))))
             case .delete(let id):
                 if kind == .transaction { writer.writeUInt8(2) }
                 let aad = BoxAAD.make(
@@ -133,6 +135,13 @@ enum RecordEncoder {
 /// Why a frame failed: the offset (in the file) and a reason. A structural or authentication failure of
 /// the final frame is a torn tail; a semantic one (an authentic record that makes no sense) is always
 /// corruption (SPEC.md §9.2 steps 4–5).
+enum RecordCodec {
+    /// The file bytes of one put entry (see ``SealedSecret/entryByteCount``).
+    static func putEntryByteCount(_ kind: RecordKind, _ attributesBoxCount: Int, _ secretBoxCount: Int) -> Int {
+        (kind == .transaction ? 1 : Format.frameHeaderSize + 9) + 4 + attributesBoxCount + 4 + secretBoxCount
+    }
+}
+
 struct FrameProblem: Error {
     let offset: Int
     let reason: String
@@ -208,7 +217,9 @@ enum RecordDecoder {
                     chain = Array(secretBox.suffix(16))
                     boxCount += 2
                     entries.append(.put(id: decoded.id, attributes: decoded.attributes, secret: SealedSecret(
-                        box: secretBox, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex, previousChain: attributesTag)))
+                        box: secretBox, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
+                        previousChain: attributesTag,
+                        entryByteCount: RecordCodec.putEntryByteCount(kind, attributesRange.count, secretRange.count))))
                 case 2:
                     let range = try readBoxField(&reader, "deletion box")
                     guard range.count == Format.deletionBoxSize else {

@@ -16,6 +16,15 @@ protocol FileSystem: Sendable {
     func createExclusive(_ path: String) throws(KeychainError) -> any KeychainFileHandle
     /// Atomically replaces `destination` with `source` (rename(2)).
     func rename(_ source: String, to destination: String) throws(KeychainError)
+    /// Gives the file at `source` the second name `destination` (link(2)); fails if `destination` exists,
+    /// so an existing file is never replaced.
+    func link(_ source: String, to destination: String) throws(KeychainError)
+    /// Which file is at `path` now (device and inode), or `nil` if nothing is there.
+    func identity(of path: String) throws(KeychainError) -> FileIdentity?
+    /// The names in a directory (without "." and "..").
+    func contentsOfDirectory(_ path: String) throws(KeychainError) -> [String]
+    /// Opens, creating it with mode 0600 if needed, the lock file at `path` (SPEC.md §16).
+    func openLock(_ path: String) throws(KeychainError) -> any KeychainLockHandle
     /// Makes the directory entry changes in the directory containing `path` durable (fsync of the directory).
     func syncDirectory(containing path: String) throws(KeychainError)
     /// Removes a file; a missing file is not an error.
@@ -38,8 +47,29 @@ protocol KeychainFileHandle: AnyObject, Sendable {
     func truncate(to size: Int) throws(KeychainError)
     /// Makes written data durable (fdatasync, or F_FULLFSYNC where available).
     func sync() throws(KeychainError)
+    /// Which file this is (device and inode): compared with ``FileSystem/identity(of:)`` to notice that the
+    /// path now names another file (a compaction by another process renamed a new file into place).
+    func identity() throws(KeychainError) -> FileIdentity
     /// Closes the file; later calls fail.
     func close()
+}
+
+/// A file's identity on its device: two paths, or a path and an open descriptor, name the same file exactly
+/// when their identities are equal.
+struct FileIdentity: Hashable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+}
+
+/// An advisory whole-file lock (flock(2)) on a lock file beside the keychain, shared between processes.
+///
+/// Locks belong to the open file description: two `KeychainLockHandle`s on the same lock file, even in one
+/// process, exclude each other as two processes would.
+protocol KeychainLockHandle: AnyObject, Sendable {
+    /// Takes the lock, waiting for it if `wait` is true; returns false if it is held and `wait` is false.
+    func lock(exclusive: Bool, wait: Bool) throws(KeychainError) -> Bool
+    /// Releases the lock.
+    func unlock()
 }
 
 extension KeychainFileHandle {
@@ -100,6 +130,40 @@ struct PosixFileSystem: FileSystem {
         _ = try retrying("fsync (directory)", directory) { fsync(fd) }
     }
 
+    func link(_ source: String, to destination: String) throws(KeychainError) {
+        _ = try retrying("link", destination) { systemLink(source, destination) }
+    }
+
+    func identity(of path: String) throws(KeychainError) -> FileIdentity? {
+        var info = stat()
+        if stat(path, &info) != 0 {
+            if errno == ENOENT { return nil }
+            throw KeychainError.io(operation: "stat", errno: errno, path: path)
+        }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    func contentsOfDirectory(_ path: String) throws(KeychainError) -> [String] {
+        guard let directory = opendir(path) else { throw KeychainError.io(operation: "opendir", errno: errno, path: path) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            // `d_name` is a fixed-size C array holding a NUL-terminated name; read it in place.
+            let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) {
+                    String(cString: $0)
+                }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    func openLock(_ path: String) throws(KeychainError) -> any KeychainLockHandle {
+        let fd = try retrying("open (lock file)", path) { systemOpen(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        return PosixLockHandle(descriptor: fd, path: path)
+    }
+
     func removeIfPresent(_ path: String) throws(KeychainError) {
         let result = unlink(path)
         if result != 0 && errno != ENOENT {
@@ -158,11 +222,48 @@ final class PosixFileHandle: KeychainFileHandle, @unchecked Sendable {
         #endif
     }
 
+    func identity() throws(KeychainError) -> FileIdentity {
+        var info = stat()
+        _ = try retrying("fstat", path) { Int(fstat(descriptor, &info)) }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
     func close() {
         if descriptor >= 0 {
             _ = systemClose(descriptor)
             descriptor = -1
         }
+    }
+}
+
+/// The lock file's descriptor, kept open for the keychain's lifetime; `flock` on it.
+///
+/// `@unchecked Sendable`: the descriptor is only an integer; the Keychain calls `lock` and `unlock` under its
+/// own lock.
+final class PosixLockHandle: KeychainLockHandle, @unchecked Sendable {
+    private let descriptor: Int32
+    private let path: String
+
+    init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit { _ = systemClose(descriptor) }
+
+    func lock(exclusive: Bool, wait: Bool) throws(KeychainError) -> Bool {
+        let operation = (exclusive ? LOCK_EX : LOCK_SH) | (wait ? 0 : LOCK_NB)
+        while true {
+            if flock(descriptor, operation) == 0 { return true }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EWOULDBLOCK && !wait { return false }
+            throw KeychainError.io(operation: "flock", errno: code, path: path)
+        }
+    }
+
+    func unlock() {
+        _ = flock(descriptor, LOCK_UN)
     }
 }
 
@@ -204,6 +305,16 @@ private func systemClose(_ descriptor: Int32) -> Int32 {
     return Musl.close(descriptor)
     #else
     return Darwin.close(descriptor)
+    #endif
+}
+
+private func systemLink(_ source: String, _ destination: String) -> Int32 {
+    #if canImport(Glibc)
+    return Glibc.link(source, destination)
+    #elseif canImport(Musl)
+    return Musl.link(source, destination)
+    #else
+    return Darwin.link(source, destination)
     #endif
 }
 

@@ -21,6 +21,8 @@ struct ItemIndex: Sendable {
     private var primaryKeys: [PrimaryKey: ItemID] = [:]
     private var lookup = LookupIndex()
     private var nextOrder: UInt64 = 0
+    /// The file bytes of the puts that wrote the live items (SealedSecret.entryByteCount, summed).
+    private(set) var liveEntryBytes: Int = 0
 
     var count: Int { items.count }
 
@@ -40,6 +42,7 @@ struct ItemIndex: Sendable {
         let changes = try plan(entries)
         for id in changes.removed {
             if let old = items.removeValue(forKey: id) {
+                liveEntryBytes -= old.secret.entryByteCount
                 lookup.remove(id, old.attributes)
                 if primaryKeys[old.attributes.primaryKey] == id { primaryKeys.removeValue(forKey: old.attributes.primaryKey) }
             }
@@ -48,10 +51,12 @@ struct ItemIndex: Sendable {
         for id in changes.written {
             guard let change = changes.finalState[id] else { continue }
             if let old = items[id] {
+                liveEntryBytes -= old.secret.entryByteCount
                 lookup.remove(id, old.attributes)
                 if primaryKeys[old.attributes.primaryKey] == id { primaryKeys.removeValue(forKey: old.attributes.primaryKey) }
             }
             lookup.insert(id, change.attributes)
+            liveEntryBytes += change.secret.entryByteCount
             let order = items[id]?.order ?? { defer { nextOrder += 1 }; return nextOrder }()
             items[id] = StoredItem(id: id, attributes: change.attributes, secret: change.secret, order: order)
         }

@@ -1,14 +1,31 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import KeychainCrypto
 
-/// The keychain file on disk: the header, the verified record log, and appending to it (SPEC.md §9, §10).
+/// The keychain file on disk: the header, the verified record log, appending to it, catching up with other
+/// processes and rewriting it (SPEC.md §9, §10, §15, §16).
 ///
-/// Not thread-safe on its own: the `Keychain` that owns it serialises every call.
+/// Not thread-safe on its own, and takes no lock file: the `Keychain` that owns it serialises every call and
+/// holds the lock file as SPEC.md §16 requires.
 final class RecordLog {
     let path: String
     private let fileSystem: any FileSystem
     private var file: any KeychainFileHandle
+    /// The identity of the file `file` names, to notice when the path names another one.
+    private var fileIdentity: FileIdentity
     private(set) var header: FileHeader
-    let context: RecordContext
+    private(set) var headerLength: Int
+    private(set) var context: RecordContext
+    /// The master key, kept to reload a file another process rewrote and to make new key slots.
+    private(set) var masterKey: SymmetricKey
+    /// The credential that opened the file: tried when a rewritten file no longer opens with `masterKey`
+    /// (another process rotated it).
+    private let credential: Credential
     /// The end of the last verified record; appends start here.
     private(set) var end: Int
     private(set) var head: Head
@@ -16,22 +33,52 @@ final class RecordLog {
     /// Boxes sealed under the current record key (SPEC.md §10: at most 2³¹).
     private(set) var boxesSealed: UInt64
 
-    private init(
-        path: String, fileSystem: any FileSystem, file: any KeychainFileHandle, header: FileHeader,
-        context: RecordContext, end: Int, head: Head, tornTail: TornTail?, boxesSealed: UInt64
-    ) {
+    private init(path: String, fileSystem: any FileSystem, credential: Credential, state: LoadedFile) {
         self.path = path
         self.fileSystem = fileSystem
-        self.file = file
-        self.header = header
-        self.context = context
-        self.end = end
-        self.head = head
-        self.tornTail = tornTail
-        self.boxesSealed = boxesSealed
+        self.credential = credential
+        file = state.file
+        fileIdentity = state.identity
+        header = state.header
+        headerLength = state.headerLength
+        context = state.context
+        masterKey = state.masterKey
+        end = state.end
+        head = state.head
+        tornTail = state.tornTail
+        boxesSealed = state.boxesSealed
     }
 
     deinit { file.close() }
+
+    /// Everything known about one verified file; what `open`, `reload` and `rewrite` produce.
+    struct LoadedFile {
+        let file: any KeychainFileHandle
+        let identity: FileIdentity
+        let header: FileHeader
+        let headerLength: Int
+        let context: RecordContext
+        let masterKey: SymmetricKey
+        let end: Int
+        let head: Head
+        let tornTail: TornTail?
+        let boxesSealed: UInt64
+        let index: ItemIndex
+    }
+
+    private func adopt(_ state: LoadedFile) {
+        if state.file !== file { file.close() }
+        file = state.file
+        fileIdentity = state.identity
+        header = state.header
+        headerLength = state.headerLength
+        context = state.context
+        masterKey = state.masterKey
+        end = state.end
+        head = state.head
+        tornTail = state.tornTail
+        boxesSealed = state.boxesSealed
+    }
 
     // MARK: Creating
 
@@ -42,85 +89,186 @@ final class RecordLog {
         using generator: inout Generator
     ) throws(KeychainError) -> (RecordLog, ItemIndex) {
         guard !credentials.isEmpty else { throw .invalidParameter("a keychain needs at least one credential") }
-        guard credentials.count <= Format.maximumSlots else { throw .invalidParameter("at most 16 credentials (key slots)") }
-        let passwordSlots = credentials.filter { $0.slotType == .password }.count
-        guard UInt64(passwordSlots) * UInt64(iterations.count) <= Format.maximumTotalIterations else {
-            throw .invalidParameter("\(passwordSlots) password slots of \(iterations.count) iterations exceed 20,000,000 iterations in total")
-        }
-        for credential in credentials { try credential.validate() }
         guard !fileSystem.exists(path) else { throw .invalidParameter("a file already exists at \(path)") }
         let masterKey = SymmetricKey(size: .bits256, using: &generator)
         let fileID = randomBytes(16, using: &generator)
         let epochSalt = randomBytes(32, using: &generator)
+        let slots = try makeSlots(for: credentials, masterKey: masterKey, fileID: fileID, iterations: iterations, using: &generator)
+        let state = try writeFile(
+            at: path, replacing: false, fileID: fileID, epoch: 1, epochSalt: epochSalt, slots: slots, masterKey: masterKey, items: [],
+            openSecret: { _ throws(KeychainError) in [] }, fileSystem: fileSystem, using: &generator)
+        return (RecordLog(path: path, fileSystem: fileSystem, credential: credentials[0], state: state), state.index)
+    }
+
+    /// Key slots wrapping `masterKey` for each credential, checking the header's limits (SPEC.md §5, §11).
+    static func makeSlots<Generator: RandomNumberGenerator>(
+        for credentials: [Credential], masterKey: SymmetricKey, fileID: [UInt8], iterations: PasswordIterations,
+        using generator: inout Generator
+    ) throws(KeychainError) -> [KeySlot] {
+        for credential in credentials { try credential.validate() }
         var slots: [KeySlot] = []
         for credential in credentials {
             slots.append(try KeySlot.make(for: credential, masterKey: masterKey, fileID: fileID, iterations: iterations, using: &generator))
         }
-        let header = FileHeader(fileID: fileID, epoch: 1, epochSalt: epochSalt, slots: slots)
-        let keys = try EpochKeys(masterKey: masterKey, fileID: fileID, epoch: 1, epochSalt: epochSalt)
-        let headerBytes = header.encode(headerKey: keys.header)
+        try checkSlotLimits(slots)
+        return slots
+    }
 
-        let temporary = path + ".tmp-" + randomBytes(6, using: &generator).map { String($0, radix: 16) }.joined()
-        let staging = try fileSystem.createExclusive(temporary)
-        do throws(KeychainError) {
-            try headerBytes.withBytes { (bytes) throws(KeychainError) in try staging.writeAll(bytes, at: 0) }
-            try staging.sync()
-            try fileSystem.rename(temporary, to: path)
-            try fileSystem.syncDirectory(containing: path)
-        } catch {
-            staging.close()
-            try? fileSystem.removeIfPresent(temporary)
-            throw error
+    /// The header limits on key slots: 1 to 16 slots, at most 20,000,000 PBKDF2 iterations in all.
+    static func checkSlotLimits(_ slots: [KeySlot]) throws(KeychainError) {
+        guard !slots.isEmpty else { throw .invalidParameter("a keychain needs at least one key slot") }
+        guard slots.count <= Format.maximumSlots else { throw .limitReached("at most 16 credentials (key slots)") }
+        let total = slots.reduce(UInt64(0)) { $0 + UInt64($1.iterations) }
+        guard total <= Format.maximumTotalIterations else {
+            throw .limitReached("the password slots would need \(total) PBKDF2 iterations together; the limit is 20,000,000")
         }
-        let context = RecordContext(fileID: fileID, epoch: 1, recordKey: keys.record)
-        let log = RecordLog(
-            path: path, fileSystem: fileSystem, file: staging, header: header, context: context, end: headerBytes.count,
-            head: Head(sequence: 0, chainValue: FileHeader.initialChainValue(of: headerBytes)), tornTail: nil,
-            boxesSealed: 0)
-        return (log, ItemIndex())
     }
 
     // MARK: Opening
 
-    /// Opens, unlocks and replays a keychain file (SPEC.md §9).
+    /// Opens, unlocks and replays a keychain file (SPEC.md §9), refusing it if it does not contain
+    /// `expectedHead` (§15.4).
     static func open(
-        at path: String, credential: Credential, fileSystem: any FileSystem
+        at path: String, credential: Credential, expectedHead: Head?, fileSystem: any FileSystem
     ) throws(KeychainError) -> (RecordLog, ItemIndex) {
         try credential.validate()
         let file = try fileSystem.openExisting(path)
         do throws(KeychainError) {
-            let size = try file.size()
-            guard size >= FileHeader.Prefix.size else { throw KeychainError.notAKeychain }
-            let prefix = try FileHeader.Prefix(try file.readExactly(count: FileHeader.Prefix.size, at: 0))
-            guard size >= prefix.headerLength else {
-                throw KeychainError.corrupted(offset: 0, reason: "truncated header: the file has \(size) of \(prefix.headerLength) header bytes")
-            }
-            let headerBytes = try file.readExactly(count: prefix.headerLength, at: 0)
-            let header = try FileHeader.parse(headerBytes)
-
-            var masterKey: SymmetricKey? = nil
-            for slot in header.slots where slot.type == credential.slotType {
-                if let key = try slot.unwrap(with: credential, fileID: header.fileID) {
-                    masterKey = key
-                    break
-                }
-            }
-            guard let masterKey else { throw KeychainError.wrongCredentials }
-            let keys = try EpochKeys(masterKey: masterKey, fileID: header.fileID, epoch: header.epoch, epochSalt: header.epochSalt)
-            guard FileHeader.verifyMAC(headerBytes, headerKey: keys.header) else {
-                throw KeychainError.corrupted(offset: headerBytes.count - 32, reason: "header MAC does not verify (the header was altered)")
-            }
-            let context = RecordContext(fileID: header.fileID, epoch: header.epoch, recordKey: keys.record)
-            var replay = Replay(
-                file: file, fileSize: size, start: headerBytes.count, context: context,
-                initialChain: FileHeader.initialChainValue(of: headerBytes))
-            try replay.run()
-            let log = RecordLog(
-                path: path, fileSystem: fileSystem, file: file, header: header, context: context, end: replay.end,
-                head: replay.head, tornTail: replay.tornTail, boxesSealed: replay.boxCount)
-            return (log, replay.index)
+            let (header, headerBytes, size) = try readHeader(file)
+            guard let masterKey = try unlock(header, with: credential) else { throw KeychainError.wrongCredentials }
+            let state = try load(
+                file: file, header: header, headerBytes: headerBytes, size: size, masterKey: masterKey, pin: expectedHead)
+            return (RecordLog(path: path, fileSystem: fileSystem, credential: credential, state: state), state.index)
         } catch {
             file.close()
+            throw error
+        }
+    }
+
+    /// Reads and parses the header (SPEC.md §9.1 steps 1–2).
+    private static func readHeader(_ file: any KeychainFileHandle) throws(KeychainError) -> (FileHeader, [UInt8], Int) {
+        let size = try file.size()
+        guard size >= FileHeader.Prefix.size else { throw KeychainError.notAKeychain }
+        let prefix = try FileHeader.Prefix(try file.readExactly(count: FileHeader.Prefix.size, at: 0))
+        guard size >= prefix.headerLength else {
+            throw KeychainError.corrupted(offset: 0, reason: "truncated header: the file has \(size) of \(prefix.headerLength) header bytes")
+        }
+        let headerBytes = try file.readExactly(count: prefix.headerLength, at: 0)
+        return (try FileHeader.parse(headerBytes), headerBytes, size)
+    }
+
+    /// The master key from the first slot `credential` opens (§9.1 step 3), or `nil`.
+    static func unlock(_ header: FileHeader, with credential: Credential) throws(KeychainError) -> SymmetricKey? {
+        try slotIndex(in: header, openedBy: credential)?.masterKey
+    }
+
+    /// The first slot `credential` opens and the master key it holds, or `nil`.
+    static func slotIndex(
+        in header: FileHeader, openedBy credential: Credential
+    ) throws(KeychainError) -> (index: Int, masterKey: SymmetricKey)? {
+        for (index, slot) in header.slots.enumerated() where slot.type == credential.slotType {
+            if let key = try slot.unwrap(with: credential, fileID: header.fileID) { return (index, key) }
+        }
+        return nil
+    }
+
+    /// Verifies the header MAC and replays every record (§9.1 steps 4–5), then checks the pin.
+    private static func load(
+        file: any KeychainFileHandle, header: FileHeader, headerBytes: [UInt8], size: Int, masterKey: SymmetricKey,
+        pin: Head?
+    ) throws(KeychainError) -> LoadedFile {
+        let keys = try EpochKeys(masterKey: masterKey, fileID: header.fileID, epoch: header.epoch, epochSalt: header.epochSalt)
+        guard FileHeader.verifyMAC(headerBytes, headerKey: keys.header) else {
+            throw KeychainError.corrupted(offset: headerBytes.count - 32, reason: "header MAC does not verify (the header was altered)")
+        }
+        let context = RecordContext(fileID: header.fileID, epoch: header.epoch, recordKey: keys.record)
+        var replay = Replay(
+            file: file, fileSize: size, start: headerBytes.count, context: context,
+            initialChain: FileHeader.initialChainValue(of: headerBytes),
+            watching: pin.flatMap { $0.epoch == header.epoch ? $0.sequence : nil })
+        try replay.run()
+        if let pin { try checkContains(pin, epoch: header.epoch, head: replay.head, chainAtPin: replay.watchedChain) }
+        return LoadedFile(
+            file: file, identity: try file.identity(), header: header, headerLength: headerBytes.count, context: context,
+            masterKey: masterKey, end: replay.end, head: replay.head, tornTail: replay.tornTail,
+            boxesSealed: replay.boxCount, index: replay.index)
+    }
+
+    /// Whether a file whose epoch is `epoch` and whose replay reached `head` contains `pin` (SPEC.md §15.4): a
+    /// later epoch always does (only a holder of the key can write one); the same epoch does if the record
+    /// at the pinned sequence has the pinned chain value.
+    private static func checkContains(_ pin: Head, epoch: UInt64, head: Head, chainAtPin: [UInt8]?) throws(KeychainError) {
+        if epoch > pin.epoch { return }
+        guard epoch == pin.epoch, let chainAtPin, chainAtPin == pin.chainValue else {
+            throw .rolledBack(expected: pin, found: head)
+        }
+    }
+
+    // MARK: Catching up with other processes (SPEC.md §16)
+
+    /// Whether the file changed since this log last read it: another file renamed over the path, or a size
+    /// other than the end of the last verified record. Two system calls; reads call it every time.
+    func hasChanged() throws(KeychainError) -> Bool {
+        guard let current = try fileSystem.identity(of: path) else { return true }
+        if current != fileIdentity { return true }
+        return try file.size() != end
+    }
+
+    /// Catches up with the file (SPEC.md §16): replays records appended after `end`, or — if another file
+    /// was renamed over the path (a compaction or credential change by another process) — reloads it, which
+    /// must be the same keychain (file id) at this head or later. The caller holds the lock file, shared or
+    /// exclusive. On a throw, `index` and this log still describe every record verified before the damage.
+    func refresh(_ index: inout ItemIndex) throws(KeychainError) {
+        guard let current = try fileSystem.identity(of: path) else {
+            throw .io(operation: "stat (the keychain file is gone)", errno: ENOENT, path: path)
+        }
+        let size = try file.size()
+        // Another file at the path, or this one cut below records already verified (which no writer following
+        // SPEC.md §16 does): read it again from the start, checking that it still contains this head.
+        if current != fileIdentity || size < end {
+            try reload(&index)
+            return
+        }
+        guard size != end else {
+            tornTail = nil
+            return
+        }
+        var replay = Replay(
+            file: file, fileSize: size, end: end, context: context, head: head, index: ItemIndex(),
+            boxCount: boxesSealed)
+        swap(&replay.index, &index)
+        defer {
+            // Keep whatever verified, even if a later record did not.
+            swap(&replay.index, &index)
+            end = replay.end
+            head = replay.head
+            boxesSealed = replay.boxCount
+            tornTail = replay.tornTail
+        }
+        try replay.run()
+    }
+
+    /// Opens the file now at the path and replaces this log's state with it.
+    private func reload(_ index: inout ItemIndex) throws(KeychainError) {
+        let newFile = try fileSystem.openExisting(path)
+        do throws(KeychainError) {
+            let (newHeader, headerBytes, size) = try Self.readHeader(newFile)
+            guard newHeader.fileID == header.fileID else {
+                throw KeychainError.corrupted(offset: 16, reason: "another keychain (a different file id) was put at \(path)")
+            }
+            // The master key this process holds opens a compacted file or one whose slots changed; after a
+            // rotation only the credential may still open it.
+            var key = masterKey
+            let keys = try EpochKeys(masterKey: key, fileID: newHeader.fileID, epoch: newHeader.epoch, epochSalt: newHeader.epochSalt)
+            if !FileHeader.verifyMAC(headerBytes, headerKey: keys.header) {
+                guard let unlocked = try Self.unlock(newHeader, with: credential) else { throw KeychainError.wrongCredentials }
+                key = unlocked
+            }
+            let state = try Self.load(file: newFile, header: newHeader, headerBytes: headerBytes, size: size, masterKey: key, pin: head)
+            adopt(state)
+            index = state.index
+        } catch {
+            newFile.close()
             throw error
         }
     }
@@ -128,7 +276,8 @@ final class RecordLog {
     // MARK: Appending
 
     /// Seals `entries` as the next record, appends it durably, and returns what was written. The caller
-    /// validates the entries against its index first and applies them after this returns.
+    /// holds the lock file exclusively, has caught up (`refresh`), validated the entries against its index,
+    /// and applies them after this returns.
     func append<Generator: RandomNumberGenerator>(
         _ entries: [LogEntry], using generator: inout Generator
     ) throws(KeychainError) -> RecordEncoder.Encoded {
@@ -154,7 +303,7 @@ final class RecordLog {
             throw error
         }
         end += encoded.frame.count
-        head = Head(sequence: head.sequence + 1, chainValue: encoded.chainValue)
+        head = Head(epoch: context.epoch, sequence: head.sequence + 1, chainValue: encoded.chainValue)
         boxesSealed += UInt64(encoded.boxCount)
         tornTail = nil
         return encoded
@@ -162,6 +311,10 @@ final class RecordLog {
 
     /// Verifies and decrypts a stored secret.
     func openSecret(_ secret: SealedSecret, itemID: ItemID) throws(KeychainError) -> [UInt8] {
+        try Self.openSecret(secret, itemID: itemID, context: context)
+    }
+
+    private static func openSecret(_ secret: SealedSecret, itemID: ItemID, context: RecordContext) throws(KeychainError) -> [UInt8] {
         let aad = BoxAAD.make(
             fileID: context.fileID, epoch: context.epoch, sequence: secret.sequence, kind: secret.kind,
             entryCount: secret.entryCount, entryIndex: secret.entryIndex, role: .secret, itemID: itemID,
@@ -173,4 +326,184 @@ final class RecordLog {
             throw .corrupted(offset: 0, reason: "a secret held in memory no longer authenticates: \(error)")
         }
     }
+
+    // MARK: Rewriting (SPEC.md §15)
+
+    /// Replaces the file with a new one in the next epoch holding only `items` (in their order), with `slots`
+    /// wrapping `newMasterKey`: compaction, and every credential change. Written under a temporary name,
+    /// made durable, renamed over the file and the directory synced — so a crash leaves the old file or the
+    /// new one. The caller holds the lock file exclusively and has caught up.
+    ///
+    /// - Parameter index: The caller's index; replaced by the new file's as soon as the new file is in place —
+    ///   also when syncing the directory afterwards fails and this throws.
+    func rewrite<Generator: RandomNumberGenerator>(
+        items: [StoredItem], slots: [KeySlot], masterKey newMasterKey: SymmetricKey, index: inout ItemIndex,
+        using generator: inout Generator
+    ) throws(KeychainError) {
+        guard header.epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
+        let oldContext = context
+        var placed: LoadedFile? = nil
+        defer { if let placed { index = placed.index } }
+        _ = try Self.writeFile(
+            at: path, replacing: true, fileID: header.fileID, epoch: header.epoch + 1, slots: slots,
+            masterKey: newMasterKey, items: items,
+            openSecret: { (item) throws(KeychainError) in try Self.openSecret(item.secret, itemID: item.id, context: oldContext) },
+            fileSystem: fileSystem, using: &generator,
+            afterRename: { (state) in
+                self.adopt(state)
+                placed = state
+            })
+    }
+
+    /// Removes temporary files that a crashed create, compaction or credential change left beside the
+    /// keychain (`NAME.tmp-…`). The caller holds the lock file exclusively, so none is in use.
+    func removeStrayTemporaryFiles() {
+        Self.removeStrayTemporaryFiles(besides: path, fileSystem: fileSystem)
+    }
+
+    static func removeStrayTemporaryFiles(besides path: String, fileSystem: any FileSystem) {
+        let directory = directoryName(of: path)
+        let prefix = baseName(of: path) + temporarySuffix
+        guard let names = try? fileSystem.contentsOfDirectory(directory) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            try? fileSystem.removeIfPresent(directory == "." ? name : directory + "/" + name)
+        }
+    }
+
+    /// The infix of temporary files: `NAME.tmp-` followed by 12 hexadecimal digits.
+    static let temporarySuffix = ".tmp-"
+
+    /// Writes a whole keychain file — header, then the items as transaction records — under a temporary name,
+    /// makes it durable and puts it at `path`: renamed over the existing file if `replacing`, otherwise
+    /// linked so that an existing file is never replaced. `afterRename` runs once the new file is in place,
+    /// before the directory is synced, so that a failing directory sync leaves the caller on the new file.
+    static func writeFile<Generator: RandomNumberGenerator>(
+        at path: String, replacing: Bool, fileID: [UInt8], epoch: UInt64, epochSalt: [UInt8]? = nil, slots: [KeySlot],
+        masterKey: SymmetricKey, items: [StoredItem], openSecret: (StoredItem) throws(KeychainError) -> [UInt8], fileSystem: any FileSystem,
+        using generator: inout Generator, afterRename: (LoadedFile) -> Void = { _ in }
+    ) throws(KeychainError) -> LoadedFile {
+        let epochSalt = epochSalt ?? randomBytes(32, using: &generator)
+        let header = FileHeader(fileID: fileID, epoch: epoch, epochSalt: epochSalt, slots: slots)
+        let keys = try EpochKeys(masterKey: masterKey, fileID: fileID, epoch: epoch, epochSalt: epochSalt)
+        let headerBytes = header.encode(headerKey: keys.header)
+        let context = RecordContext(fileID: fileID, epoch: epoch, recordKey: keys.record)
+
+        let temporary = path + temporarySuffix + randomBytes(6, using: &generator).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        let staging = try fileSystem.createExclusive(temporary)
+        var placed = false
+        do throws(KeychainError) {
+            try headerBytes.withBytes { (bytes) throws(KeychainError) in try staging.writeAll(bytes, at: 0) }
+            var end = headerBytes.count
+            var head = Head(epoch: epoch, sequence: 0, chainValue: FileHeader.initialChainValue(of: headerBytes))
+            var index = ItemIndex()
+            var boxes: UInt64 = 0
+            for chunk in chunked(items) {
+                var entries: [LogEntry] = []
+                entries.reserveCapacity(chunk.count)
+                for item in chunk {
+                    entries.append(.put(id: item.id, attributes: item.attributes, secret: try openSecret(item)))
+                }
+                let encoded = try RecordEncoder.encode(
+                    entries, sequence: head.sequence + 1, previousChain: head.chainValue, context: context, using: &generator)
+                entries.removeAll()
+                try encoded.frame.withBytes { (bytes) throws(KeychainError) in try staging.writeAll(bytes, at: end) }
+                end += encoded.frame.count
+                head = Head(epoch: epoch, sequence: head.sequence + 1, chainValue: encoded.chainValue)
+                boxes += UInt64(encoded.boxCount)
+                do {
+                    try index.apply(encoded.entries)
+                } catch {
+                    throw KeychainError.invalidParameter("internal error: live items do not apply to a new file (\(error))")
+                }
+            }
+            try staging.sync()
+            if replacing {
+                try fileSystem.rename(temporary, to: path)
+            } else {
+                do {
+                    try fileSystem.link(temporary, to: path)
+                } catch .io(_, let code, _) where code == EEXIST {
+                    throw KeychainError.invalidParameter("a file already exists at \(path)")
+                }
+                try fileSystem.removeIfPresent(temporary)
+            }
+            placed = true
+            let state = LoadedFile(
+                file: staging, identity: try staging.identity(), header: header, headerLength: headerBytes.count,
+                context: context, masterKey: masterKey, end: end, head: head, tornTail: nil, boxesSealed: boxes,
+                index: index)
+            afterRename(state)
+            try fileSystem.syncDirectory(containing: path)
+            return state
+        } catch {
+            if !placed {
+                staging.close()
+                try? fileSystem.removeIfPresent(temporary)
+            }
+            throw error
+        }
+    }
+
+    /// Items in groups of at most 4,096, or about 4 MiB of secrets: one transaction record each.
+    private static func chunked(_ items: [StoredItem]) -> [ArraySlice<StoredItem>] {
+        var chunks: [ArraySlice<StoredItem>] = []
+        var start = 0
+        var bytes = 0
+        for (position, item) in items.enumerated() {
+            bytes += item.secret.box.count + 512
+            if position - start >= 4_096 || bytes > 4 << 20 {
+                chunks.append(items[start..<position])
+                start = position
+                bytes = item.secret.box.count + 512
+            }
+        }
+        if start < items.count { chunks.append(items[start...]) }
+        return chunks
+    }
+
+    // MARK: Salvage (SPEC.md §17)
+
+    /// Writes to `destination` a keychain holding the items of every record of `path` that verifies before
+    /// the first damage, and says what was dropped. The damaged file is not changed.
+    static func salvage<Generator: RandomNumberGenerator>(
+        from path: String, credential: Credential, to destination: String, fileSystem: any FileSystem,
+        using generator: inout Generator
+    ) throws(KeychainError) -> SalvageReport {
+        try credential.validate()
+        let file = try fileSystem.openExisting(path)
+        defer { file.close() }
+        let (header, headerBytes, size) = try readHeader(file)
+        guard let masterKey = try unlock(header, with: credential) else { throw KeychainError.wrongCredentials }
+        let keys = try EpochKeys(masterKey: masterKey, fileID: header.fileID, epoch: header.epoch, epochSalt: header.epochSalt)
+        guard FileHeader.verifyMAC(headerBytes, headerKey: keys.header) else {
+            throw KeychainError.corrupted(offset: headerBytes.count - 32, reason: "header MAC does not verify; nothing can be salvaged without the header")
+        }
+        guard header.epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
+        let context = RecordContext(fileID: header.fileID, epoch: header.epoch, recordKey: keys.record)
+        var replay = Replay(
+            file: file, fileSize: size, start: headerBytes.count, context: context,
+            initialChain: FileHeader.initialChainValue(of: headerBytes))
+        var damage: SalvageReport.Damage? = nil
+        do {
+            try replay.run()
+        } catch .corrupted(let offset, let reason) {
+            damage = SalvageReport.Damage(offset: offset, reason: reason)
+        }
+        let items = replay.index.items.values.sorted { $0.order < $1.order }
+        let written = try writeFile(
+            at: destination, replacing: false, fileID: header.fileID, epoch: header.epoch + 1, slots: header.slots,
+            masterKey: masterKey, items: items,
+            openSecret: { (item) throws(KeychainError) in try openSecret(item.secret, itemID: item.id, context: context) },
+            fileSystem: fileSystem, using: &generator)
+        written.file.close()
+        return SalvageReport(
+            itemCount: items.count, recordsKept: replay.head.sequence, keptHead: replay.head, damage: damage,
+            droppedByteCount: size - replay.end, tornTail: replay.tornTail, newHead: written.head)
+    }
+}
+
+/// The last path component.
+func baseName(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return path }
+    return String(path[path.index(after: slash)...])
 }

@@ -1,5 +1,10 @@
 /// Replays the records of a file into an index, following SPEC.md §9.2 exactly: every frame verified,
 /// only a final record may be dropped as a torn tail, anything else is `corrupted` at its offset.
+///
+/// A replay starts either at the first record (an empty index) or after the last record already applied to
+/// an index (catching up with records another process appended, SPEC.md §16). When it throws, `end`, `head`,
+/// `index` and `boxCount` still describe the records before the damage, every one of them verified — which is
+/// what salvage keeps (§17).
 struct Replay {
     let file: any KeychainFileHandle
     let fileSize: Int
@@ -7,15 +12,38 @@ struct Replay {
     private(set) var end: Int
     private(set) var head: Head
     private(set) var tornTail: TornTail?
-    private(set) var index = ItemIndex()
-    private(set) var boxCount: UInt64 = 0
+    var index: ItemIndex
+    private(set) var boxCount: UInt64
+    /// A sequence number whose chain value to remember (the sequence of a pinned head), and the chain value
+    /// found for it, if the replay passed it.
+    private let watchedSequence: UInt64?
+    private(set) var watchedChain: [UInt8]?
 
-    init(file: any KeychainFileHandle, fileSize: Int, start: Int, context: RecordContext, initialChain: [UInt8]) {
+    /// A replay from the first record of a file.
+    init(
+        file: any KeychainFileHandle, fileSize: Int, start: Int, context: RecordContext, initialChain: [UInt8],
+        watching watchedSequence: UInt64? = nil
+    ) {
+        self.init(
+            file: file, fileSize: fileSize, end: start, context: context,
+            head: Head(epoch: context.epoch, sequence: 0, chainValue: initialChain), index: ItemIndex(), boxCount: 0,
+            watching: watchedSequence)
+    }
+
+    /// A replay that continues after `end`, where `head`, `index` and `boxCount` describe the records before.
+    init(
+        file: any KeychainFileHandle, fileSize: Int, end: Int, context: RecordContext, head: Head, index: ItemIndex,
+        boxCount: UInt64, watching watchedSequence: UInt64? = nil
+    ) {
         self.file = file
         self.fileSize = fileSize
         self.context = context
-        end = start
-        head = Head(sequence: 0, chainValue: initialChain)
+        self.end = end
+        self.head = head
+        self.index = index
+        self.boxCount = boxCount
+        self.watchedSequence = watchedSequence
+        if watchedSequence == head.sequence { watchedChain = head.chainValue }
     }
 
     mutating func run() throws(KeychainError) {
@@ -69,7 +97,8 @@ struct Replay {
                     }
                 }
                 // Step 5: move on.
-                head = Head(sequence: head.sequence + 1, chainValue: decoded.chainValue)
+                head = Head(epoch: context.epoch, sequence: head.sequence + 1, chainValue: decoded.chainValue)
+                if head.sequence == watchedSequence { watchedChain = head.chainValue }
                 boxCount += UInt64(decoded.boxCount)
                 end = frameEnd
             } catch let problem as FrameProblem {

@@ -11,15 +11,54 @@ public struct TornTail: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "ignored \(byteCount) bytes at offset \(offset): \(reason)" }
 }
 
-/// The newest record of a keychain: its sequence number and chain value. An application can store it
-/// elsewhere and compare it on the next open to detect a file rolled back to an older copy (SPEC.md §13).
+/// The newest record of a keychain: the file's epoch, and the sequence number and chain value of its last
+/// record. An application can store it somewhere an attacker cannot write and pass it to
+/// ``Keychain/open(at:credential:options:)`` later, which then refuses a file rolled back to an older copy
+/// (SPEC.md §13, §15.4).
+///
+/// For example:
+/// ```swift
+/// let pinned = keychain.head                       // after a write: save it elsewhere
+/// // … later, in another run:
+/// let keychain = try Keychain.open(at: path, credential: credential, options: .init(expectedHead: pinned))
+/// ```
 public struct Head: Sendable, Hashable, CustomStringConvertible {
-    /// The sequence number of the last record; 0 for a keychain without records.
+    /// The file's epoch: 1 for a new file, plus one for each rewrite (compaction, credential change).
+    public let epoch: UInt64
+    /// The sequence number of the last record in this epoch; 0 for a file without records.
     public let sequence: UInt64
     /// The chain value after the last record (16 bytes).
     public let chainValue: [UInt8]
 
+    /// - Parameters:
+    ///   - epoch: The file's epoch.
+    ///   - sequence: The last record's sequence number.
+    ///   - chainValue: The chain value after it (16 bytes).
+    public init(epoch: UInt64, sequence: UInt64, chainValue: [UInt8]) {
+        self.epoch = epoch
+        self.sequence = sequence
+        self.chainValue = chainValue
+    }
+
+    /// A text form, `epoch.sequence.chainvalue-hex`, for storing a head; ``init(_:)-(String)`` reads it back.
     public var description: String {
-        "sequence \(sequence), chain \(chainValue.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined())"
+        "\(epoch).\(sequence).\(chainValue.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())"
+    }
+
+    /// Reads the text form written by ``description``; `nil` if `text` is not one.
+    public init?(_ text: String) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let epoch = UInt64(parts[0]), let sequence = UInt64(parts[1]), parts[2].count == 32,
+              parts[2].allSatisfy(\.isHexDigit) else {
+            return nil
+        }
+        var bytes: [UInt8] = []
+        var hex = Substring(parts[2])
+        while !hex.isEmpty {
+            guard let byte = UInt8(hex.prefix(2), radix: 16) else { return nil }
+            bytes.append(byte)
+            hex = hex.dropFirst(2)
+        }
+        self.init(epoch: epoch, sequence: sequence, chainValue: bytes)
     }
 }

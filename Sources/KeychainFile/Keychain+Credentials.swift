@@ -1,0 +1,169 @@
+import KeychainCrypto
+
+/// A key slot of a keychain's header: one credential that opens it (SPEC.md §5).
+public struct KeySlotInfo: Sendable, Hashable, CustomStringConvertible {
+    /// What kind of credential the slot takes.
+    public enum Kind: Sendable, Hashable {
+        /// A password, stretched with PBKDF2-HMAC-SHA256 at this many iterations.
+        case password(iterations: UInt32)
+        /// A 32-byte application key.
+        case rawKey
+    }
+
+    /// The slot's random 16-byte id, which names it for ``Keychain/removeKeySlot(id:)``.
+    public let id: [UInt8]
+    /// The credential kind.
+    public let kind: Kind
+
+    init(_ slot: KeySlot) {
+        id = slot.slotID
+        kind = slot.type == .password ? .password(iterations: slot.iterations) : .rawKey
+    }
+
+    public var description: String {
+        let hex = id.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        switch kind {
+        case .password(let iterations): return "\(hex): password, \(iterations) PBKDF2 iterations"
+        case .rawKey: return "\(hex): raw key"
+        }
+    }
+}
+
+/// Credential changes. Each rewrites the file in a new epoch exactly as ``Keychain/compact()`` does (SPEC.md
+/// §15.2): after a crash at any point either the old credentials or the new ones open the file, never neither.
+/// The file is compacted as a side effect.
+extension Keychain {
+    /// The key slots of the header, in order.
+    ///
+    /// - Throws: What catching up with other processes throws.
+    public func keySlots() throws(KeychainError) -> [KeySlotInfo] {
+        try withRead { () throws(KeychainError) -> [KeySlotInfo] in log.header.slots.map(KeySlotInfo.init) }
+    }
+
+    /// Adds a key slot: afterwards `credential` opens the keychain too.
+    ///
+    /// For example:
+    /// ```swift
+    /// try keychain.addCredential(.key(SymmetricKey(size: .bits256)))   // a recovery key
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - credential: The new password or 32-byte key.
+    ///   - iterations: The PBKDF2 cost, for a password.
+    /// - Returns: The new slot.
+    /// - Throws: `KeychainError.invalidParameter` for an empty password or a key of the wrong size;
+    ///   `.limitReached` past 16 slots or 20,000,000 PBKDF2 iterations in all; `.io`.
+    @discardableResult
+    public func addCredential(
+        _ credential: Credential, iterations: PasswordIterations = .standard
+    ) throws(KeychainError) -> KeySlotInfo {
+        try withWrite { () throws(KeychainError) -> KeySlotInfo in
+            let slot = try makeSlot(for: credential, iterations: iterations)
+            let slots = log.header.slots + [slot]
+            try RecordLog.checkSlotLimits(slots)
+            try rewriteLocked(slots: slots, masterKey: log.masterKey)
+            return KeySlotInfo(slot)
+        }
+    }
+
+    /// Removes the first key slot `credential` opens.
+    ///
+    /// - Parameter credential: A password or key that opens the keychain now.
+    /// - Throws: `KeychainError.wrongCredentials` if it opens no slot; `.invalidParameter` if its slot is the
+    ///   last one (a keychain nothing opens is lost); `.io`.
+    public func removeCredential(_ credential: Credential) throws(KeychainError) {
+        try withWrite { () throws(KeychainError) in
+            let position = try slotPosition(openedBy: credential)
+            try removeSlotLocked(at: position)
+        }
+    }
+
+    /// Removes the key slot with the given id (see ``keySlots()``), without needing its credential.
+    ///
+    /// - Parameter id: The slot's 16-byte id.
+    /// - Throws: `KeychainError.itemNotFound` if no slot has this id; `.invalidParameter` if it is the last
+    ///   slot; `.io`.
+    public func removeKeySlot(id: [UInt8]) throws(KeychainError) {
+        try withWrite { () throws(KeychainError) in
+            guard let position = log.header.slots.firstIndex(where: { $0.slotID == id }) else { throw .itemNotFound }
+            try removeSlotLocked(at: position)
+        }
+    }
+
+    /// Replaces the key slot `old` opens with one for `new`: a password change.
+    ///
+    /// For example:
+    /// ```swift
+    /// try keychain.changeCredential(from: .password("old horse"), to: .password("new horse battery"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - old: A password or key that opens the keychain now.
+    ///   - new: The password or key that replaces it.
+    ///   - iterations: The PBKDF2 cost, for a new password.
+    /// - Throws: `KeychainError.wrongCredentials` if `old` opens no slot; `.invalidParameter` if `new` is
+    ///   unusable; `.io`.
+    public func changeCredential(
+        from old: Credential, to new: Credential, iterations: PasswordIterations = .standard
+    ) throws(KeychainError) {
+        try withWrite { () throws(KeychainError) in
+            let position = try slotPosition(openedBy: old)
+            var slots = log.header.slots
+            slots[position] = try makeSlot(for: new, iterations: iterations)
+            try RecordLog.checkSlotLimits(slots)
+            try rewriteLocked(slots: slots, masterKey: log.masterKey)
+        }
+    }
+
+    /// Changes a password: ``changeCredential(from:to:iterations:)`` for two passwords.
+    public func changePassword(
+        from old: String, to new: String, iterations: PasswordIterations = .standard
+    ) throws(KeychainError) {
+        try changeCredential(from: .password(old), to: .password(new), iterations: iterations)
+    }
+
+    /// Replaces the master key with a new random one, re-sealing every item, and replaces every key slot with
+    /// one for each of `credentials`: after it, exactly those credentials open the keychain. Use it when a
+    /// credential or the master key may have leaked. Other processes that had the keychain open can go on
+    /// only if the credential they opened it with is among `credentials`.
+    ///
+    /// - Parameters:
+    ///   - credentials: The passwords and keys that will open the keychain (1 … 16).
+    ///   - iterations: The PBKDF2 cost of the password slots.
+    /// - Throws: `KeychainError.invalidParameter` for no credentials or an unusable one; `.limitReached` past
+    ///   16 slots or 20,000,000 PBKDF2 iterations in all; `.io`.
+    public func rotateMasterKey(
+        credentials: [Credential], iterations: PasswordIterations = .standard
+    ) throws(KeychainError) {
+        try withWrite { () throws(KeychainError) in
+            guard !credentials.isEmpty else { throw .invalidParameter("rotating the master key needs at least one credential") }
+            let masterKey = SymmetricKey(size: .bits256, using: &random)
+            let slots = try RecordLog.makeSlots(
+                for: credentials, masterKey: masterKey, fileID: log.header.fileID, iterations: iterations, using: &random)
+            try rewriteLocked(slots: slots, masterKey: masterKey)
+        }
+    }
+
+    // MARK: Internals (called inside `withWrite`)
+
+    private func makeSlot(for credential: Credential, iterations: PasswordIterations) throws(KeychainError) -> KeySlot {
+        try credential.validate()
+        return try KeySlot.make(
+            for: credential, masterKey: log.masterKey, fileID: log.header.fileID, iterations: iterations, using: &random)
+    }
+
+    private func slotPosition(openedBy credential: Credential) throws(KeychainError) -> Int {
+        try credential.validate()
+        guard let found = try RecordLog.slotIndex(in: log.header, openedBy: credential) else { throw .wrongCredentials }
+        return found.index
+    }
+
+    private func removeSlotLocked(at position: Int) throws(KeychainError) {
+        var slots = log.header.slots
+        guard slots.count > 1 else {
+            throw .invalidParameter("this is the last key slot: without it nothing could open the keychain")
+        }
+        slots.remove(at: position)
+        try rewriteLocked(slots: slots, masterKey: log.masterKey)
+    }
+}
