@@ -39,6 +39,8 @@ private struct Writer {
         ("nfc-password", { try $0.nfcPassword($1) }),
         ("raw-key", { try $0.rawKeyFixture($1) }),
         ("two-key-slots", { try $0.twoKeySlots($1) }),
+        ("compacted", { try $0.compacted($1) }),
+        ("credentials-changed", { try $0.credentialsChanged($1) }),
         ("torn-tail-frame-header", { try $0.tornTail($1, cut: .frameHeader) }),
         ("torn-tail-mid-record", { try $0.tornTail($1, cut: .middle) }),
         ("torn-tail-last-byte", { try $0.tornTail($1, cut: .lastByte) }),
@@ -312,6 +314,35 @@ private struct Writer {
         return opens(fixture, "a password slot and a raw-key slot; the manifest opens it with the key (the second slot)",
                      credentialJSON: json)
     }
+
+    func compacted(_ name: String) throws -> ManifestJSON {
+        let fixture = try newKeychain(name, seed: 20)
+        for index in 0..<6 {
+            var item = GenericPassword(service: "svc", account: "user\(index)", password: "password \(index)")
+            item.comment = "added \(index)"
+            try fixture.add(item)
+        }
+        try fixture.update(Query.genericPassword(service: "svc", account: "user1"), setting: [.label: .string("changed")],
+                           secret: Array("password 1, changed".utf8))
+        try fixture.update(Query.genericPassword(service: "svc", account: "user2"), setting: [:], secret: Array("password 2, changed".utf8))
+        try fixture.delete(Query.genericPassword(service: "svc", account: "user3"))
+        try fixture.delete(Query.genericPassword(service: "svc", account: "user4"))
+        try fixture.compact()
+        try fixture.add(mailPassword())
+        return opens(fixture, "six items added, two updated, two deleted, then compacted (SPEC.md §15.1: epoch 2, the four live items in one transaction record), then one more item added")
+    }
+
+    func credentialsChanged(_ name: String) throws -> ManifestJSON {
+        let fixture = try newKeychain(name, seed: 21)
+        try fixture.add(mailPassword())
+        try fixture.addCredential(.key(SymmetricKey(data: FixtureGenerator.rawKey)))
+        try fixture.changeCredential(from: Self.passwordCredential, to: .password(Self.newPassword))
+        try fixture.add(GenericPassword(service: "svc", account: "after", password: "added after the changes"))
+        return opens(fixture, "a raw-key slot added, then the password changed (SPEC.md §15.2): epoch 3, the new password in the first slot; opened with the new password",
+                     credentialJSON: .object(["password": .string(Self.newPassword)]))
+    }
+
+    static let newPassword = "a new password, changed by rewriting the file"
 
     enum Cut { case frameHeader, middle, lastByte, zeroed, garbage, lengthFlip }
 

@@ -44,6 +44,21 @@ final class FixtureKeychain {
         try add(try item.attributes, secret: item.value ?? [])
     }
 
+    /// Compacts the keychain (a rewrite in the next epoch, SPEC.md §15.1); the items do not change.
+    func compact() throws {
+        try keychain.compact()
+    }
+
+    /// Adds a key slot for `credential` (a rewrite, SPEC.md §15.2).
+    func addCredential(_ credential: Credential) throws {
+        try keychain.addCredential(credential, iterations: Self.iterations)
+    }
+
+    /// Replaces the slot `old` opens with one for `new` (a rewrite, SPEC.md §15.2).
+    func changeCredential(from old: Credential, to new: Credential) throws {
+        try keychain.changeCredential(from: old, to: new, iterations: Self.iterations)
+    }
+
     func update(_ query: Query, setting changes: [Attribute: AttributeValue], secret: [UInt8]? = nil) throws {
         let now = clock.advance()
         let count = try keychain.update(query, setting: changes, secret: secret)

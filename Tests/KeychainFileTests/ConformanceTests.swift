@@ -34,7 +34,11 @@ struct ConformanceTests {
             credential = .key(SymmetricKey(data: try hex(try #require(credentialObject["key"] as? String))))
         }
         let expect = try #require(manifest["expect"] as? [String: Any])
-        let path = Self.fixtures.appendingPathComponent("v1/\(name).kcf").path
+        // Opened from a copy: opening creates a lock file beside the keychain (SPEC.md §16), which does not
+        // belong in Fixtures/.
+        let directory = TemporaryDirectory()
+        let path = directory.file("\(name).kcf")
+        try FileManager.default.copyItem(atPath: Self.fixtures.appendingPathComponent("v1/\(name).kcf").path, toPath: path)
         let outcome = Result { () throws(KeychainError) in try Keychain.open(at: path, credential: credential) }
 
         switch (expect["outcome"] as? String, outcome) {
