@@ -31,85 +31,24 @@ extension Insecure {
         /// A SHA-1 digest is 20 bytes long.
         public static let byteCount = 20
 
-        var state: State
-        /// Bytes waiting for a full block: the first `pendingCount` bytes are meaningful. SHA-1 and SHA-256
-        /// share the 64-byte block, so SHA-256's inline storage serves both. (`baseAddress!` below is taken on
-        /// that fixed-size inline storage, which always has an address; input pointers are checked.)
-        var pending: SHA256.Block
-        var pendingCount: Int
-        /// Bytes hashed so far, including those pending. FIPS 180-4 limits messages to 2^64 − 1 bits.
-        var totalByteCount: UInt64
+        /// The chaining value and the bytes waiting for a whole block (the framing SHA-256 uses too).
+        var buffer: BlockBuffer<State>
 
         /// Creates a hasher in the initial state of FIPS 180-4 §5.3.1.
         public init() {
-            state = .initial
-            pending = SHA256.Block()
-            pendingCount = 0
-            totalByteCount = 0
+            buffer = BlockBuffer(state: .initial)
         }
 
         /// Adds the bytes in `bufferPointer` to the data being hashed.
         ///
         /// - Parameter bufferPointer: The bytes to add.
         public mutating func update(bufferPointer: UnsafeRawBufferPointer) {
-            guard var input = bufferPointer.baseAddress, bufferPointer.count > 0 else { return }
-            var remaining = bufferPointer.count
-            totalByteCount &+= UInt64(remaining)
-
-            if pendingCount > 0 {
-                let taken = min(64 - pendingCount, remaining)
-                pending.withUnsafeMutableBytes { block in
-                    (block.baseAddress! + pendingCount).copyMemory(from: input, byteCount: taken)
-                }
-                pendingCount += taken
-                input += taken
-                remaining -= taken
-                guard pendingCount == 64 else { return }
-                pending.withUnsafeMutableBytes { state.compress(blocks: UnsafeRawPointer($0.baseAddress!), count: 1) }
-                pendingCount = 0
-            }
-
-            let wholeBlocks = remaining / 64
-            if wholeBlocks > 0 {
-                state.compress(blocks: input, count: wholeBlocks)
-                input += wholeBlocks * 64
-                remaining -= wholeBlocks * 64
-            }
-
-            if remaining > 0 {
-                pending.withUnsafeMutableBytes { block in
-                    block.baseAddress!.copyMemory(from: input, byteCount: remaining)
-                }
-                pendingCount = remaining
-            }
+            buffer.update(bufferPointer)
         }
 
         /// Returns the digest of the data added so far; the hasher itself is unchanged.
         public func finalize() -> SHA1Digest {
-            var copy = self
-            return SHA1Digest(state: copy.finalState())
-        }
-
-        /// Pads the message (FIPS 180-4 §5.1.1, the same padding as SHA-256) and returns the final
-        /// chaining value.
-        mutating func finalState() -> State {
-            let bitLength = totalByteCount &<< 3
-            var block = pending
-            var count = pendingCount
-            block.withUnsafeMutableBytes { bytes in
-                let base = bytes.baseAddress!
-                base.storeBytes(of: 0x80, toByteOffset: count, as: UInt8.self)
-                count += 1
-                if count > 56 {
-                    (base + count).initializeMemory(as: UInt8.self, repeating: 0, count: 64 - count)
-                    state.compress(blocks: UnsafeRawPointer(base), count: 1)
-                    count = 0
-                }
-                (base + count).initializeMemory(as: UInt8.self, repeating: 0, count: 56 - count)
-                base.storeBigEndian(bitLength, at: 56)
-                state.compress(blocks: UnsafeRawPointer(base), count: 1)
-            }
-            return state
+            SHA1Digest(state: buffer.finalState())
         }
     }
 

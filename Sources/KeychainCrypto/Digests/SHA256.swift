@@ -20,101 +20,32 @@ public struct SHA256: HashFunction {
     /// A SHA-256 digest is 32 bytes long.
     public static let byteCount = 32
 
-    var state: State
-    /// Bytes waiting for a full block: the first `pendingCount` bytes are meaningful.
-    var pending: Block
-    var pendingCount: Int
-    /// Bytes hashed so far, including those pending. FIPS 180-4 limits messages to 2^64 − 1 bits.
-    var totalByteCount: UInt64
+    /// The chaining value and the bytes waiting for a whole block.
+    var buffer: BlockBuffer<State>
+
+    /// The chaining value after the whole blocks hashed so far.
+    var state: State { buffer.state }
 
     /// Creates a hasher in the initial state of FIPS 180-4 §5.3.3.
     public init() {
-        state = .initial
-        pending = Block()
-        pendingCount = 0
-        totalByteCount = 0
+        buffer = BlockBuffer(state: .initial)
     }
 
     /// Creates a hasher that continues from `state` after `byteCount` bytes (whole blocks) were hashed.
     init(state: State, byteCount: UInt64) {
-        self.state = state
-        pending = Block()
-        pendingCount = 0
-        totalByteCount = byteCount
+        buffer = BlockBuffer(state: state, byteCount: byteCount)
     }
 
     /// Adds the bytes in `bufferPointer` to the data being hashed.
     ///
     /// - Parameter bufferPointer: The bytes to add.
     public mutating func update(bufferPointer: UnsafeRawBufferPointer) {
-        guard var input = bufferPointer.baseAddress, bufferPointer.count > 0 else { return }
-        var remaining = bufferPointer.count
-        totalByteCount &+= UInt64(remaining)
-
-        if pendingCount > 0 {
-            let taken = min(64 - pendingCount, remaining)
-            pending.withUnsafeMutableBytes { block in
-                (block.baseAddress! + pendingCount).copyMemory(from: input, byteCount: taken)
-            }
-            pendingCount += taken
-            input += taken
-            remaining -= taken
-            guard pendingCount == 64 else { return }
-            pending.withUnsafeMutableBytes { state.compress(blocks: UnsafeRawPointer($0.baseAddress!), count: 1) }
-            pendingCount = 0
-        }
-
-        let wholeBlocks = remaining / 64
-        if wholeBlocks > 0 {
-            state.compress(blocks: input, count: wholeBlocks)
-            input += wholeBlocks * 64
-            remaining -= wholeBlocks * 64
-        }
-
-        if remaining > 0 {
-            pending.withUnsafeMutableBytes { block in
-                block.baseAddress!.copyMemory(from: input, byteCount: remaining)
-            }
-            pendingCount = remaining
-        }
+        buffer.update(bufferPointer)
     }
 
     /// Returns the digest of the data added so far; the hasher itself is unchanged.
     public func finalize() -> SHA256Digest {
-        var copy = self
-        return SHA256Digest(state: copy.finalState())
-    }
-
-    /// Pads the message (FIPS 180-4 §5.1.1) and returns the final chaining value.
-    mutating func finalState() -> State {
-        let bitLength = totalByteCount &<< 3
-        var block = pending
-        var count = pendingCount
-        block.withUnsafeMutableBytes { bytes in
-            let base = bytes.baseAddress!
-            base.storeBytes(of: 0x80, toByteOffset: count, as: UInt8.self)
-            count += 1
-            if count > 56 {
-                (base + count).initializeMemory(as: UInt8.self, repeating: 0, count: 64 - count)
-                state.compress(blocks: UnsafeRawPointer(base), count: 1)
-                count = 0
-            }
-            (base + count).initializeMemory(as: UInt8.self, repeating: 0, count: 56 - count)
-            base.storeBigEndian(bitLength, at: 56)
-            state.compress(blocks: UnsafeRawPointer(base), count: 1)
-        }
-        return state
-    }
-}
-
-extension SHA256 {
-    /// 64 bytes of inline storage for a partial block.
-    struct Block: Sendable {
-        var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
-
-        mutating func withUnsafeMutableBytes<Result>(_ body: (UnsafeMutableRawBufferPointer) -> Result) -> Result {
-            Swift.withUnsafeMutableBytes(of: &words, body)
-        }
+        SHA256Digest(state: buffer.finalState())
     }
 }
 
