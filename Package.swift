@@ -20,8 +20,11 @@ let package = Package(
         // Writes Fixtures/v1 from seeded randomness; the tests use it to check the fixtures are reproducible.
         .target(name: "KeychainFileFixtures", dependencies: ["KeychainFile", "KeychainCrypto"]),
         .executableTarget(name: "kcf-fixtures", dependencies: ["KeychainFileFixtures"]),
+        // A child process for the multi-process tests (and crash trials); the tests depend on it so that
+        // `swift test` builds it beside them.
+        .executableTarget(name: "kcf-worker", dependencies: ["KeychainFile"]),
         .testTarget(name: "KeychainCryptoTests", dependencies: ["KeychainCrypto"]),
-        .testTarget(name: "KeychainFileTests", dependencies: ["KeychainFile", "KeychainCrypto", "KeychainFileFixtures"]),
+        .testTarget(name: "KeychainFileTests", dependencies: ["KeychainFile", "KeychainCrypto", "KeychainFileFixtures", "kcf-worker"]),
     ],
     swiftLanguageModes: [.v6]
 )

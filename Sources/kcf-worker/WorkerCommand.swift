@@ -1,0 +1,47 @@
+import Foundation
+import KeychainFile
+
+/// Parses the command line and runs one command.
+enum WorkerCommand {
+    static let passwordVariable = "KCF_WORKER_PASSWORD"
+
+    static func run(arguments: [String]) -> Int32 {
+        guard let name = arguments.first else { return usage("no command") }
+        let rest = Array(arguments.dropFirst())
+        guard let password = ProcessInfo.processInfo.environment[passwordVariable], !password.isEmpty else {
+            return usage("set \(passwordVariable) to the keychain's password")
+        }
+        let credential = Credential.password(password)
+        do {
+            switch (name, rest.count) {
+            case ("add", 3):
+                guard let count = Int(rest[2]), count >= 0 else { return usage("N must be a count") }
+                try addItems(path: rest[0], credential: credential, prefix: rest[1], count: count)
+            case ("compact-loop", 2):
+                guard let count = Int(rest[1]), count >= 0 else { return usage("N must be a count") }
+                try compactLoop(path: rest[0], credential: credential, count: count)
+            case ("read-loop", 2):
+                guard let count = Int(rest[1]), count >= 0 else { return usage("N must be a count") }
+                try readLoop(path: rest[0], credential: credential, count: count)
+            case ("update-loop", 3):
+                guard let count = Int(rest[2]), count >= 0 else { return usage("N must be a count") }
+                try updateLoop(path: rest[0], credential: credential, prefix: rest[1], count: count)
+            default:
+                return usage("unknown command or wrong number of arguments: \(arguments.joined(separator: " "))")
+            }
+        } catch let error as KeychainError {
+            report("keychain error: \(error)")
+            return WorkerExit.keychainError
+        } catch {
+            report("check failed: \(error)")
+            return WorkerExit.checkFailed
+        }
+        return WorkerExit.success
+    }
+
+    private static func usage(_ problem: String) -> Int32 {
+        report(problem)
+        report("usage: kcf-worker add PATH PREFIX N | compact-loop PATH N | read-loop PATH N | update-loop PATH PREFIX N")
+        return WorkerExit.usage
+    }
+}
