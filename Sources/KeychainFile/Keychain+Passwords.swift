@@ -1,0 +1,147 @@
+import Foundation
+
+/// The everyday case: one secret per service and account, as generic passwords.
+///
+/// These calls read and write generic passwords with the default access group, not synchronizable. Like every
+/// call of the library they throw on failure; a missing item is `KeychainError.itemNotFound`, never `nil`.
+extension Keychain {
+    /// The password stored for a service and account, as text.
+    ///
+    /// For example:
+    /// ```swift
+    /// try keychain.setPassword("s3cret", forService: "mail.example.com", account: "ann")
+    /// let password = try keychain.password(forService: "mail.example.com", account: "ann")   // "s3cret"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - service: The service.
+    ///   - account: The account.
+    /// - Returns: The password, decoded as UTF-8.
+    /// - Throws: `KeychainError.itemNotFound` if there is none; `.invalidParameter` if the stored bytes are not
+    ///   UTF-8 (use ``data(forService:account:)``).
+    public func password(forService service: String, account: String) throws(KeychainError) -> String {
+        let bytes = try data(forService: service, account: account)
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw .invalidParameter("the secret of \(service)/\(account) is not UTF-8 text; read it with data(forService:account:)")
+        }
+        return text
+    }
+
+    /// Stores a password for a service and account: adds the item, or replaces the secret of the one there.
+    ///
+    /// - Parameters:
+    ///   - password: The password, stored as UTF-8.
+    ///   - service: The service.
+    ///   - account: The account.
+    /// - Throws: `KeychainError.invalidParameter` for a value over the limits; `.io`.
+    public func setPassword(_ password: String, forService service: String, account: String) throws(KeychainError) {
+        try setData(Array(password.utf8), forService: service, account: account)
+    }
+
+    /// The secret bytes stored for a service and account.
+    ///
+    /// For example:
+    /// ```swift
+    /// let token = try keychain.data(forService: "api.example.com", account: "build-bot")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - service: The service.
+    ///   - account: The account.
+    /// - Returns: The secret.
+    /// - Throws: `KeychainError.itemNotFound` if there is none.
+    public func data(forService service: String, account: String) throws(KeychainError) -> [UInt8] {
+        var query = Query.genericPassword(service: service, account: account)
+        query.limit = .one
+        guard let value = try search(query, returning: .data).first?.value else { throw .itemNotFound }
+        return value
+    }
+
+    /// Stores secret bytes for a service and account: adds the item, or replaces the secret of the one there,
+    /// as one durable record.
+    ///
+    /// - Parameters:
+    ///   - data: The secret (at most 1 MiB).
+    ///   - service: The service.
+    ///   - account: The account.
+    /// - Throws: `KeychainError.invalidParameter` for a value over the limits; `.io`.
+    public func setData(_ data: [UInt8], forService service: String, account: String) throws(KeychainError) {
+        try batch { (batch) throws(KeychainError) in
+            do throws(KeychainError) {
+                try batch.update(.genericPassword(service: service, account: account), setting: [:], secret: data)
+            } catch .itemNotFound {
+                try batch.add(GenericPassword(service: service, account: account, value: data))
+            }
+        }
+    }
+
+    /// Removes the password for a service and account.
+    ///
+    /// - Throws: `KeychainError.itemNotFound` if there is none.
+    public func removePassword(forService service: String, account: String) throws(KeychainError) {
+        try delete(.genericPassword(service: service, account: account))
+    }
+
+    /// The accounts that have a password for a service, in the order they were added.
+    ///
+    /// For example:
+    /// ```swift
+    /// for account in try keychain.accounts(forService: "mail.example.com") { print(account) }
+    /// ```
+    ///
+    /// - Parameter service: The service.
+    /// - Returns: The accounts; empty if the service has none (listing is not a lookup of one item).
+    /// - Throws: What catching up with the file throws (`.corrupted`, `.io`, …).
+    public func accounts(forService service: String) throws(KeychainError) -> [String] {
+        do throws(KeychainError) {
+            return try search(.genericPassword(service: service), returning: .attributes).compactMap {
+                $0.attributes?.string(.account)
+            }
+        } catch .itemNotFound {
+            return []
+        }
+    }
+
+    /// Stores a `Codable` value as JSON under a service and account.
+    ///
+    /// For example:
+    /// ```swift
+    /// struct Token: Codable { var access: String; var expires: Date }
+    /// try keychain.setValue(Token(access: "abc", expires: .now), forService: "api", account: "me")
+    /// let token = try keychain.value(Token.self, forService: "api", account: "me")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The value; encoded with `JSONEncoder`.
+    ///   - service: The service.
+    ///   - account: The account.
+    /// - Throws: `KeychainError.invalidParameter` if the value does not encode; what ``setData(_:forService:account:)``
+    ///   throws.
+    public func setValue<Value: Encodable>(_ value: Value, forService service: String, account: String) throws(KeychainError) {
+        let encoded: Data
+        do {
+            encoded = try JSONEncoder().encode(value)
+        } catch {
+            throw .invalidParameter("\(Value.self) does not encode as JSON: \(error)")
+        }
+        try setData(Array(encoded), forService: service, account: account)
+    }
+
+    /// Reads a `Codable` value stored with ``setValue(_:forService:account:)``.
+    ///
+    /// - Parameters:
+    ///   - type: The value's type.
+    ///   - service: The service.
+    ///   - account: The account.
+    /// - Returns: The decoded value.
+    /// - Throws: `KeychainError.itemNotFound` if there is none; `.invalidParameter` if the stored bytes do not
+    ///   decode as `type`.
+    public func value<Value: Decodable>(_ type: Value.Type, forService service: String, account: String) throws(KeychainError) -> Value {
+        let bytes = try data(forService: service, account: account)
+        do {
+            return try JSONDecoder().decode(Value.self, from: Data(bytes))
+        } catch {
+            throw .invalidParameter("the secret of \(service)/\(account) does not decode as \(Value.self): \(error)")
+        }
+    }
+}
