@@ -57,7 +57,8 @@ extension AES.GCM {
             return try Swift.withUnsafeBytes(of: &copy) { (buffer) throws(Failure) -> Result in try body(buffer) }
         }
 
-        public func makeIterator() -> Array<UInt8>.Iterator {
+        /// An iterator over the bytes, in order.
+    public func makeIterator() -> Array<UInt8>.Iterator {
             withUnsafeBytes { Array($0) }.makeIterator()
         }
 

@@ -91,6 +91,7 @@ extension Digest {
         withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 
+    /// An iterator over the bytes, in order.
     public func makeIterator() -> Array<UInt8>.Iterator {
         withUnsafeBytes { Array($0) }.makeIterator()
     }

@@ -160,6 +160,7 @@ public struct HashedAuthenticationCode<H: HashFunction>: Hashable, Sendable, Seq
         digest.hash(into: &hasher)
     }
 
+    /// An iterator over the bytes, in order.
     public func makeIterator() -> Array<UInt8>.Iterator {
         digest.makeIterator()
     }
