@@ -11,11 +11,16 @@ let package = Package(
     products: [
         .library(name: "KeychainFile", targets: ["KeychainFile"]),
         .library(name: "KeychainCrypto", targets: ["KeychainCrypto"]),
+        .library(name: "KeychainSecItem", targets: ["KeychainSecItem"]),
         .executable(name: "kcf-bench", targets: ["kcf-bench"]),
+        .executable(name: "kcf", targets: ["kcf"]),
     ],
     targets: [
         .target(name: "KeychainCrypto"),
         .target(name: "KeychainFile", dependencies: ["KeychainCrypto"]),
+        // Apple's SecItem functions and constants over KeychainFile, in a module of its own so that on Apple
+        // platforms the names collide with Security.framework's only where a program imports both.
+        .target(name: "KeychainSecItem", dependencies: ["KeychainFile"]),
         .executableTarget(name: "kcf-bench", dependencies: ["KeychainCrypto"]),
         // Writes Fixtures/v1 from seeded randomness; the tests use it to check the fixtures are reproducible.
         .target(name: "KeychainFileFixtures", dependencies: ["KeychainFile", "KeychainCrypto"]),
@@ -23,7 +28,12 @@ let package = Package(
         // A child process for the multi-process tests (and crash trials); the tests depend on it so that
         // `swift test` builds it beside them.
         .executableTarget(name: "kcf-worker", dependencies: ["KeychainFile"]),
+        // The command-line tool, in the dialect of macOS security(1).
+        .executableTarget(name: "kcf", dependencies: ["KeychainFile", "KeychainCrypto"]),
         .testTarget(name: "KeychainCryptoTests", dependencies: ["KeychainCrypto"]),
+        // Runs the built kcf binary end to end; depends on it so that `swift test` builds it beside the tests.
+        .testTarget(name: "KcfCommandLineTests", dependencies: ["kcf"]),
+        .testTarget(name: "KeychainSecItemTests", dependencies: ["KeychainSecItem", "KeychainFile"]),
         .testTarget(name: "KeychainFileTests", dependencies: ["KeychainFile", "KeychainCrypto", "KeychainFileFixtures", "kcf-worker"]),
     ],
     swiftLanguageModes: [.v6]
