@@ -263,7 +263,7 @@ struct SalvageTests {
             try Keychain.salvage(from: path, credential: .password("wrong"), to: directory.file("x.kcf"))
         }
         expectInvalidParameter("already exists") {
-            try Keychain.salvage(from: path, credential: TestKeychain.password, to: directory.file("torn.kcf"))
+            _ = try Keychain.salvage(from: path, credential: TestKeychain.password, to: directory.file("torn.kcf"))
         }
     }
 }

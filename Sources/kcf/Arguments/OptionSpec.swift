@@ -1,0 +1,78 @@
+/// How an option takes a value.
+enum OptionArity: Equatable, Sendable {
+    /// A switch without a value, such as `-U`.
+    case flag
+    /// An option that needs a value, such as `-a ACCOUNT`.
+    case value(String)
+    /// An option whose value may be left out, such as `-w [PASSWORD]`: the next argument is its value
+    /// only when it is `-` or does not start with `-`.
+    case optionalValue(String)
+}
+
+/// One option a command accepts.
+struct OptionSpec: Sendable {
+    /// The one-letter form, used as `-x`.
+    let short: Character?
+    /// The long form, used as `--name` or `--name=value`.
+    let long: String?
+    /// Whether and how it takes a value.
+    let arity: OptionArity
+    /// One line of help.
+    let help: String
+
+    /// The name options are looked up by: the long form when there is one, else the letter.
+    var key: String { long ?? short.map(String.init) ?? "" }
+
+    /// - Parameters:
+    ///   - short: The one-letter form.
+    ///   - long: The long form, without dashes.
+    ///   - arity: Whether and how it takes a value.
+    ///   - help: One line of help.
+    init(_ short: Character? = nil, long: String? = nil, _ arity: OptionArity = .flag, help: String) {
+        self.short = short
+        self.long = long
+        self.arity = arity
+        self.help = help
+    }
+
+    /// How the option is written in usage text: `-a ACCOUNT`, `--json`, `-w [PASSWORD]`.
+    var synopsis: String {
+        let names = [short.map { "-\($0)" }, long.map { "--\($0)" }].compactMap { $0 }.joined(separator: "|")
+        switch arity {
+        case .flag: return names
+        case .value(let name): return "\(names) \(name)"
+        case .optionalValue(let name): return "\(names) [\(name)]"
+        }
+    }
+
+    /// The options every command accepts (also before the command name).
+    static let global: [OptionSpec] = [
+        OptionSpec("k", long: "keychain", .value("PATH"),
+                   help: "the keychain file (default: $KCF_KEYCHAIN, else the per-user default)"),
+        OptionSpec(long: "password-stdin",
+                   help: "read the keychain password from the first line of stdin, even from a terminal"),
+        OptionSpec("h", long: "help", help: "print this command's usage"),
+    ]
+}
+
+/// A positional argument of a command.
+struct PositionalSpec: Sendable {
+    /// Its name in usage text, such as `FILE`.
+    let name: String
+    /// Whether it may be left out.
+    let optional: Bool
+    /// Whether it may be repeated.
+    let repeats: Bool
+
+    init(_ name: String, optional: Bool = false, repeats: Bool = false) {
+        self.name = name
+        self.optional = optional
+        self.repeats = repeats
+    }
+
+    /// How it is written in usage text.
+    var synopsis: String {
+        let base = repeats ? "\(name)..." : name
+        return optional ? "[\(base)]" : base
+    }
+}

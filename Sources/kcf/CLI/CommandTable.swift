@@ -1,0 +1,26 @@
+import KeychainFile
+
+/// Every `kcf` command, in the order `kcf help` lists them.
+enum CommandTable {
+    static let all: [Command] = [
+        KeychainPasswordCommands.createKeychain,
+    ] + PasswordCommands.commands(for: .genericPassword) + PasswordCommands.commands(for: .internetPassword) + [
+        ImportCommands.importCommand,
+        ImportCommands.addCertificates,
+        CertificateCommands.findCertificate,
+        CertificateCommands.findKey,
+        CertificateCommands.findIdentity,
+        DumpKeychainCommand.command,
+        KeychainPasswordCommands.changePassword,
+        MaintenanceCommands.compact,
+        MaintenanceCommands.verify,
+        MaintenanceCommands.salvage,
+        DemoCommand.command,
+        HelpText.helpCommand,
+    ]
+
+    /// The command with this name or alias.
+    static func command(named name: String) -> Command? {
+        all.first { $0.name == name || $0.aliases.contains(name) }
+    }
+}

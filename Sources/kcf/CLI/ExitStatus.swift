@@ -1,0 +1,74 @@
+import KeychainFile
+
+/// The exit statuses of `kcf`.
+///
+/// Keychain errors exit with the low byte of their OSStatus code, as macOS `security(1)` does — so "item not
+/// found" (errSecItemNotFound, −25300) is 44 in both tools. The few statuses that are not keychain errors
+/// (usage, interruption, a torn tail found by `verify`, anything else) use small numbers no OSStatus low
+/// byte of this library takes.
+enum ExitStatus: Int32, CaseIterable {
+    /// The command did what it was asked.
+    case success = 0
+    /// Anything else: unreadable input file, mismatched password confirmation, no terminal to prompt on.
+    case failure = 1
+    /// The command line is wrong: unknown command or option, missing or malformed value.
+    case usage = 2
+    /// `verify` only: the records verified, but the file ends in a torn tail — an incomplete or unverifiable
+    /// last record, left by an interrupted write or by damage to that record (SPEC.md §9.2).
+    case tornTail = 3
+    /// The file is older than what this keychain already saw (errSecVerifyFailed, −67808).
+    case rolledBack = 32
+    /// No item matched (errSecItemNotFound, −25300).
+    case itemNotFound = 44
+    /// An item with the same primary key exists (errSecDuplicateItem, −25299).
+    case duplicateItem = 45
+    /// The password does not open the keychain (errSecAuthFailed, −25293).
+    case wrongPassword = 51
+    /// The file is damaged, tampered with or not a keychain (errSecDecode, −26275).
+    case corrupted = 93
+    /// Interrupted by SIGINT while prompting (128 + 2).
+    case interrupted = 130
+    /// A limit of the format was reached (errSecAllocate, −108).
+    case limitReached = 148
+    /// A value the library refused: an empty password, a malformed certificate (errSecParam, −50).
+    case invalidParameter = 206
+    /// A system call failed: missing file, permissions, full disk (errSecIO, −36).
+    case io = 220
+    /// The file is in a format version this build does not read (errSecUnimplemented, −4).
+    case unsupportedVersion = 252
+
+    /// The status for a keychain error: the low byte of its OSStatus code.
+    init(_ error: KeychainError) {
+        switch error {
+        case .duplicateItem: self = .duplicateItem
+        case .itemNotFound: self = .itemNotFound
+        case .invalidParameter: self = .invalidParameter
+        case .wrongCredentials: self = .wrongPassword
+        case .corrupted, .notAKeychain: self = .corrupted
+        case .unsupportedVersion: self = .unsupportedVersion
+        case .io: self = .io
+        case .limitReached: self = .limitReached
+        case .rolledBack: self = .rolledBack
+        }
+    }
+
+    /// One line for `kcf help`.
+    var summary: String {
+        switch self {
+        case .success: return "success"
+        case .failure: return "other error (unreadable input, confirmation mismatch, no terminal, …)"
+        case .usage: return "usage error: unknown command or option, missing or bad value"
+        case .tornTail: return "verify: the records verify, but the last one is torn (interrupted write or damage)"
+        case .rolledBack: return "the file was rolled back to an older copy (errSecVerifyFailed)"
+        case .itemNotFound: return "item not found (errSecItemNotFound, as security)"
+        case .duplicateItem: return "duplicate item (errSecDuplicateItem)"
+        case .wrongPassword: return "wrong password (errSecAuthFailed)"
+        case .corrupted: return "corrupted, tampered with, or not a keychain file (errSecDecode)"
+        case .interrupted: return "interrupted (SIGINT) at a prompt"
+        case .limitReached: return "a limit of the format was reached (errSecAllocate)"
+        case .invalidParameter: return "invalid value, e.g. an empty password or a malformed certificate (errSecParam)"
+        case .io: return "I/O error: missing file, permissions, disk (errSecIO)"
+        case .unsupportedVersion: return "unsupported file format version (errSecUnimplemented)"
+        }
+    }
+}

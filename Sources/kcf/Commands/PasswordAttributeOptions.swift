@@ -1,0 +1,78 @@
+import KeychainFile
+
+/// An option that sets or matches one attribute of a password item, such as `-a ACCOUNT`.
+struct AttributeOption: Sendable {
+    /// The option.
+    let spec: OptionSpec
+    /// The attribute it sets or matches.
+    let attribute: Attribute
+    /// Turns the option's text into the attribute's value.
+    let parse: @Sendable (String) throws(CommandError) -> AttributeValue
+
+    /// The attribute values given on a command line, by attribute.
+    static func values(of options: [AttributeOption], in context: CommandContext) throws(CommandError) -> [Attribute: AttributeValue] {
+        var values: [Attribute: AttributeValue] = [:]
+        for option in options {
+            guard let text = context.value(option.spec.key) else { continue }
+            values[option.attribute] = try option.parse(text)
+        }
+        return values
+    }
+}
+
+/// The attribute options of the generic and internet password commands, with `security`'s letters.
+enum PasswordAttributeOptions {
+    /// `add-`, `find-` and `delete-generic-password`.
+    static let generic: [AttributeOption] = [
+        text("a", "ACCOUNT", .account, "account name"),
+        text("s", "SERVICE", .service, "service name"),
+    ] + common + [
+        AttributeOption(spec: OptionSpec("G", .value("VALUE"), help: "generic attribute (stored as its UTF-8 bytes)"),
+                        attribute: .generic, parse: { .bytes(Array($0.utf8)) }),
+    ]
+
+    /// `add-`, `find-` and `delete-internet-password`.
+    static let internet: [AttributeOption] = [
+        text("a", "ACCOUNT", .account, "account name"),
+        text("s", "SERVER", .server, "server name"),
+        text("d", "DOMAIN", .securityDomain, "security domain"),
+        text("p", "PATH", .path, "path"),
+        AttributeOption(spec: OptionSpec("P", .value("PORT"), help: "port number (0 … 65535)"),
+                        attribute: .port, parse: port),
+        code("r", "PROTOCOL", .protocolType, "protocol, a four-character code such as htps, ftp, ssh"),
+        code("t", "AUTHTYPE", .authenticationType, "authentication type, a four-character code such as dflt, http, form"),
+    ] + common
+
+    /// Options both password classes have.
+    private static let common: [AttributeOption] = [
+        text("l", "LABEL", .label, "label"),
+        text("j", "COMMENT", .comment, "comment"),
+        text("D", "KIND", .itemDescription, "kind (the description attribute)"),
+        code("c", "CREATOR", .creator, "creator, a four-character code"),
+        code("C", "TYPE", .itemType, "item type, a four-character code"),
+    ]
+
+    private static func text(_ letter: Character, _ name: String, _ attribute: Attribute, _ help: String) -> AttributeOption {
+        AttributeOption(spec: OptionSpec(letter, .value(name), help: help), attribute: attribute, parse: { .string($0) })
+    }
+
+    private static func code(_ letter: Character, _ name: String, _ attribute: Attribute, _ help: String) -> AttributeOption {
+        AttributeOption(spec: OptionSpec(letter, .value(name), help: help), attribute: attribute, parse: fourCharacterCode)
+    }
+
+    /// A four-character code; shorter text is padded with spaces (`ftp` is `ftp `), as the codes are
+    /// written with trailing spaces that are awkward on a command line.
+    static func fourCharacterCode(_ text: String) throws(CommandError) -> AttributeValue {
+        let bytes = Array(text.utf8)
+        guard (1...4).contains(bytes.count), bytes.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+            throw .usage("\"\(text)\" is not a four-character code (1 to 4 printable ASCII characters)")
+        }
+        let padded = bytes + [UInt8](repeating: 0x20, count: 4 - bytes.count)
+        return .integer(Int64(padded.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }))
+    }
+
+    private static func port(_ text: String) throws(CommandError) -> AttributeValue {
+        guard let port = UInt16(text) else { throw .usage("\"\(text)\" is not a port number (0 … 65535)") }
+        return .integer(Int64(port))
+    }
+}

@@ -1,0 +1,135 @@
+import KeychainFile
+
+/// `add-`, `find-` and `delete-generic-password` and the same for internet passwords: one implementation,
+/// parameterised by the class and its attribute options.
+enum PasswordCommands {
+    /// The three commands for `itemClass` (a password class), named `PREFIX-generic-password` or
+    /// `PREFIX-internet-password`.
+    static func commands(for itemClass: ItemClass) -> [Command] {
+        let noun = itemClass == .genericPassword ? "generic-password" : "internet-password"
+        let article = itemClass == .genericPassword ? "a" : "an"
+        let attributes = itemClass == .genericPassword ? PasswordAttributeOptions.generic : PasswordAttributeOptions.internet
+        let specs = attributes.map(\.spec)
+        return [
+            Command(
+                name: "add-\(noun)", summary: "add \(article) \(itemClass)",
+                options: specs + [
+                    OptionSpec("w", .optionalValue("PASSWORD"),
+                               help: "the secret: alone (best last) to be prompted, `-w -` to read a line of stdin"),
+                    OptionSpec(long: "secret-stdin", help: "read the secret from stdin (same as -w -)"),
+                    OptionSpec("U", help: "update the item if it exists (else it must not exist)"),
+                ],
+                details: [addDetails],
+                run: { (context) throws(CommandError) in try add(itemClass, attributes, context) }),
+            Command(
+                name: "find-\(noun)", summary: "find \(article) \(itemClass) and print its attributes (or its secret)",
+                options: specs + [
+                    OptionSpec("g", help: "also print the secret (on stderr, as security does)"),
+                    OptionSpec("w", help: "print only the secret, on stdout"),
+                ],
+                positionals: [PositionalSpec("keychain", optional: true)],
+                details: ["Prints the first item that matches every option given; exits 44 when none does."],
+                run: { (context) throws(CommandError) in try find(itemClass, attributes, context) }),
+            Command(
+                name: "delete-\(noun)", summary: "delete \(article) \(itemClass)",
+                options: specs,
+                positionals: [PositionalSpec("keychain", optional: true)],
+                details: ["Deletes the first item that matches every option given (as security does); exits 44 when none does."],
+                run: { (context) throws(CommandError) in try delete(itemClass, attributes, context) }),
+        ]
+    }
+
+    private static let addDetails = """
+        The secret never has to appear on the command line. With -w alone it is asked for on the terminal
+        (twice), or read as one line from stdin when stdin is not a terminal; with `-w -` or --secret-stdin it
+        is read from stdin. When the keychain password also comes from stdin it is the first line and the
+        secret the second. `-w SECRET` is accepted for compatibility with security scripts, with a warning:
+        the command line is visible to other users (ps, /proc/PID/cmdline).
+        """
+
+    private static func add(_ itemClass: ItemClass, _ options: [AttributeOption], _ context: CommandContext) throws(CommandError) -> ExitStatus {
+        let values = try AttributeOption.values(of: options, in: context)
+        let attributes = try keychainCall { () throws(KeychainError) in try ItemAttributes(itemClass: itemClass, values: values) }
+        let keychain = try context.openKeychain()
+        let secret = try secret(context)
+        let update = context.has("U")
+        let query = primaryKeyQuery(attributes)
+        let changes = values.filter { !Attribute.primaryKey(of: itemClass).contains($0.key) }
+        try keychainCall { () throws(KeychainError) in
+            try keychain.batch { (batch) throws(KeychainError) in
+                do throws(KeychainError) {
+                    try batch.add(attributes, secret: secret ?? [])
+                } catch {
+                    guard error == .duplicateItem, update else { throw error }
+                    try batch.update(query, setting: changes, secret: secret)
+                }
+            }
+        }
+        return .success
+    }
+
+    /// The secret given with `-w`, or `nil` when `-w` was not given.
+    private static func secret(_ context: CommandContext) throws(CommandError) -> [UInt8]? {
+        if context.has("secret-stdin") { return try context.secrets.itemSecret(fromStdin: true) }
+        guard context.has("w") else { return nil }
+        switch context.value("w") {
+        case nil: return try context.secrets.itemSecret(fromStdin: false)
+        case "-": return try context.secrets.itemSecret(fromStdin: true)
+        case let given?:
+            Output.error("kcf: warning: a secret given on the command line is visible to other users of this system (ps, /proc/PID/cmdline) and may be kept in shell history; use -w alone to be prompted, or `-w -` to read it from stdin")
+            return Array(given.utf8)
+        }
+    }
+
+    /// A query for exactly the item with the primary key of `attributes` (absent parts at their defaults).
+    private static func primaryKeyQuery(_ attributes: ItemAttributes) -> Query {
+        let full = attributes.withDefaults()
+        var values: [Attribute: AttributeValue] = [:]
+        for attribute in Attribute.primaryKey(of: attributes.itemClass) + [.accessGroup] {
+            values[attribute] = full[attribute]
+        }
+        return Query(attributes.itemClass == .genericPassword ? .genericPassword : .internetPassword, attributes: values)
+    }
+
+    private static func find(_ itemClass: ItemClass, _ options: [AttributeOption], _ context: CommandContext) throws(CommandError) -> ExitStatus {
+        let query = try matchQuery(itemClass, options, context)
+        let keychain = try context.openKeychain()
+        let wantsSecret = context.has("w") || context.has("g")
+        let results = try keychainCall { () throws(KeychainError) in
+            try keychain.search(query, returning: wantsSecret ? [.attributes, .data] : [.attributes])
+        }
+        guard let found = results.first, let attributes = found.attributes else { throw .keychain(.itemNotFound) }
+        if context.has("w") {
+            Output.bytes((found.value ?? []) + [0x0A])
+            return .success
+        }
+        ItemPrinter.print(keychain: keychain.path, attributes: attributes)
+        if context.has("g") { Output.error(ItemPrinter.passwordLine(found.value ?? [])) }
+        return .success
+    }
+
+    private static func delete(_ itemClass: ItemClass, _ options: [AttributeOption], _ context: CommandContext) throws(CommandError) -> ExitStatus {
+        var query = try matchQuery(itemClass, options, context)
+        let keychain = try context.openKeychain()
+        let results = try keychainCall { () throws(KeychainError) in
+            try keychain.search(query, returning: [.attributes, .persistentReference])
+        }
+        guard let found = results.first, let attributes = found.attributes, let reference = found.persistentReference else {
+            throw .keychain(.itemNotFound)
+        }
+        query.persistentReference = reference
+        try keychainCall { () throws(KeychainError) in _ = try keychain.delete(query) }
+        ItemPrinter.print(keychain: keychain.path, attributes: attributes)
+        Output.line("password has been deleted.")
+        return .success
+    }
+
+    /// The query for the attribute options given, returning the first match, synchronised items included.
+    private static func matchQuery(_ itemClass: ItemClass, _ options: [AttributeOption], _ context: CommandContext) throws(CommandError) -> Query {
+        let values = try AttributeOption.values(of: options, in: context)
+        let query = Query(itemClass == .genericPassword ? .genericPassword : .internetPassword, attributes: values,
+                          synchronizable: .any, limit: .one)
+        try keychainCall { () throws(KeychainError) in try query.validate() }
+        return query
+    }
+}

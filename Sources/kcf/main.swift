@@ -1,0 +1,13 @@
+// kcf: the command-line tool for KeychainFile keychains, with the commands and flags of macOS security(1).
+// `kcf help` lists the commands, where passwords come from, and the exit statuses; `kcf demo` shows
+// everything working on a throwaway keychain.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+exit(Runner.run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
