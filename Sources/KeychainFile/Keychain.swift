@@ -218,6 +218,37 @@ public final class Keychain: @unchecked Sendable {
         }
     }
 
+    /// ``batch(_:)-(_)`` for a body that throws errors of any type — what a closure written without a
+    /// `throws(KeychainError)` annotation is. An error from the body discards the batch and is rethrown as is.
+    ///
+    /// For example:
+    /// ```swift
+    /// try keychain.batch { batch in
+    ///     try batch.add(GenericPassword(service: "a", account: "1", password: "x"))
+    ///     try batch.delete(.genericPassword(service: "old"))
+    /// }
+    /// ```
+    ///
+    /// - Parameter body: Adds, updates and deletes through the ``Batch``; throwing discards them all.
+    /// - Throws: What `body` throws, or a `KeychainError` from committing.
+    public func batch<Result>(_ body: (inout Batch) throws -> Result) throws -> Result {
+        var bodyError: (any Error)? = nil
+        do {
+            return try batch { (batch) throws(KeychainError) -> Result in
+                do {
+                    return try body(&batch)
+                } catch let error as KeychainError {
+                    throw error
+                } catch {
+                    bodyError = error
+                    throw KeychainError.invalidParameter("the batch's body threw \(error)")
+                }
+            }
+        } catch {
+            throw bodyError ?? error
+        }
+    }
+
     /// Adds an item.
     ///
     /// - Parameters:
