@@ -15,69 +15,59 @@ import KeychainCrypto
 final class RecordLog {
     let path: String
     private let fileSystem: any FileSystem
-    private var file: any KeychainFileHandle
-    /// The identity of the file `file` names, to notice when the path names another one.
-    private var fileIdentity: FileIdentity
-    private(set) var header: FileHeader
-    private(set) var headerLength: Int
-    private(set) var context: RecordContext
-    /// The master key, kept to reload a file another process rewrote and to make new key slots.
-    private(set) var masterKey: SymmetricKey
     /// The credential that opened the file: tried when a rewritten file no longer opens with `masterKey`
     /// (another process rotated it).
     private let credential: Credential
-    /// The end of the last verified record; appends start here.
-    private(set) var end: Int
-    private(set) var head: Head
-    private(set) var tornTail: TornTail?
-    /// Boxes sealed under the current record key (SPEC.md §10: at most 2³¹).
-    private(set) var boxesSealed: UInt64
+    /// The open file and what was verified in it; replaced whole when a rewrite or a reload moves to another
+    /// file.
+    private var state: FileState
 
-    private init(path: String, fileSystem: any FileSystem, credential: Credential, state: LoadedFile) {
+    private var file: any KeychainFileHandle { state.file }
+    var header: FileHeader { state.header }
+    var headerLength: Int { state.headerLength }
+    var context: RecordContext { state.context }
+    /// The master key, kept to reload a file another process rewrote and to make new key slots.
+    var masterKey: SymmetricKey { state.masterKey }
+    /// The end of the last verified record; appends start here.
+    var end: Int { state.end }
+    var head: Head { state.head }
+    var tornTail: TornTail? { state.tornTail }
+    /// Boxes sealed under the current record key (SPEC.md §10: at most 2³¹).
+    var boxesSealed: UInt64 { state.boxesSealed }
+
+    private init(path: String, fileSystem: any FileSystem, credential: Credential, state: FileState) {
         self.path = path
         self.fileSystem = fileSystem
         self.credential = credential
-        file = state.file
-        fileIdentity = state.identity
-        header = state.header
-        headerLength = state.headerLength
-        context = state.context
-        masterKey = state.masterKey
-        end = state.end
-        head = state.head
-        tornTail = state.tornTail
-        boxesSealed = state.boxesSealed
+        self.state = state
     }
 
-    deinit { file.close() }
+    deinit { state.file.close() }
 
-    /// Everything known about one verified file; what `open`, `reload` and `rewrite` produce.
-    struct LoadedFile {
+    /// One open, verified file: the handle, its identity (to notice when the path names another file), the
+    /// header and keys of its epoch, and how far its records were verified.
+    struct FileState {
         let file: any KeychainFileHandle
         let identity: FileIdentity
         let header: FileHeader
         let headerLength: Int
         let context: RecordContext
         let masterKey: SymmetricKey
-        let end: Int
-        let head: Head
-        let tornTail: TornTail?
-        let boxesSealed: UInt64
+        var end: Int
+        var head: Head
+        var tornTail: TornTail?
+        var boxesSealed: UInt64
+    }
+
+    /// A verified file and the index of its items; what `open`, `reload` and `rewrite` produce.
+    struct LoadedFile {
+        let state: FileState
         let index: ItemIndex
     }
 
-    private func adopt(_ state: LoadedFile) {
-        if state.file !== file { file.close() }
-        file = state.file
-        fileIdentity = state.identity
-        header = state.header
-        headerLength = state.headerLength
-        context = state.context
-        masterKey = state.masterKey
-        end = state.end
-        head = state.head
-        tornTail = state.tornTail
-        boxesSealed = state.boxesSealed
+    private func adopt(_ loaded: LoadedFile) {
+        if loaded.state.file !== state.file { state.file.close() }
+        state = loaded.state
     }
 
     // MARK: Creating
@@ -97,7 +87,7 @@ final class RecordLog {
         let state = try writeFile(
             at: path, replacing: false, fileID: fileID, epoch: 1, epochSalt: epochSalt, slots: slots, masterKey: masterKey, items: [],
             openSecret: { _ throws(KeychainError) in [] }, fileSystem: fileSystem, using: &generator)
-        return (RecordLog(path: path, fileSystem: fileSystem, credential: credentials[0], state: state), state.index)
+        return (RecordLog(path: path, fileSystem: fileSystem, credential: credentials[0], state: state.state), state.index)
     }
 
     /// Key slots wrapping `masterKey` for each credential, checking the header's limits (SPEC.md §5, §11).
@@ -138,7 +128,7 @@ final class RecordLog {
             guard let masterKey = try unlock(header, with: credential) else { throw KeychainError.wrongCredentials }
             let state = try load(
                 file: file, header: header, headerBytes: headerBytes, size: size, masterKey: masterKey, pin: expectedHead)
-            return (RecordLog(path: path, fileSystem: fileSystem, credential: credential, state: state), state.index)
+            return (RecordLog(path: path, fileSystem: fileSystem, credential: credential, state: state.state), state.index)
         } catch {
             file.close()
             throw error
@@ -188,10 +178,11 @@ final class RecordLog {
             watching: pin.flatMap { $0.epoch == header.epoch ? $0.sequence : nil })
         try replay.run()
         if let pin { try checkContains(pin, epoch: header.epoch, head: replay.head, chainAtPin: replay.watchedChain) }
-        return LoadedFile(
+        let state = FileState(
             file: file, identity: try file.identity(), header: header, headerLength: headerBytes.count, context: context,
             masterKey: masterKey, end: replay.end, head: replay.head, tornTail: replay.tornTail,
-            boxesSealed: replay.boxCount, index: replay.index)
+            boxesSealed: replay.boxCount)
+        return LoadedFile(state: state, index: replay.index)
     }
 
     /// Whether a file whose epoch is `epoch` and whose replay reached `head` contains `pin` (SPEC.md §15.4): a
@@ -210,7 +201,7 @@ final class RecordLog {
     /// other than the end of the last verified record. Two system calls; reads call it every time.
     func hasChanged() throws(KeychainError) -> Bool {
         guard let current = try fileSystem.identity(of: path) else { return true }
-        if current != fileIdentity { return true }
+        if current != state.identity { return true }
         return try file.size() != end
     }
 
@@ -225,12 +216,12 @@ final class RecordLog {
         let size = try file.size()
         // Another file at the path, or this one cut below records already verified (which no writer following
         // SPEC.md §16 does): read it again from the start, checking that it still contains this head.
-        if current != fileIdentity || size < end {
+        if current != state.identity || size < end {
             try reload(&index)
             return
         }
         guard size != end else {
-            tornTail = nil
+            state.tornTail = nil
             return
         }
         var replay = Replay(
@@ -240,10 +231,10 @@ final class RecordLog {
         defer {
             // Keep whatever verified, even if a later record did not.
             swap(&replay.index, &index)
-            end = replay.end
-            head = replay.head
-            boxesSealed = replay.boxCount
-            tornTail = replay.tornTail
+            state.end = replay.end
+            state.head = replay.head
+            state.boxesSealed = replay.boxCount
+            state.tornTail = replay.tornTail
         }
         try replay.run()
     }
@@ -302,10 +293,10 @@ final class RecordLog {
             try? file.truncate(to: end)
             throw error
         }
-        end += encoded.frame.count
-        head = Head(epoch: context.epoch, sequence: head.sequence + 1, chainValue: encoded.chainValue)
-        boxesSealed += UInt64(encoded.boxCount)
-        tornTail = nil
+        state.end += encoded.frame.count
+        state.head = Head(epoch: context.epoch, sequence: head.sequence + 1, chainValue: encoded.chainValue)
+        state.boxesSealed += UInt64(encoded.boxCount)
+        state.tornTail = nil
         return encoded
     }
 
@@ -428,13 +419,14 @@ final class RecordLog {
                 try fileSystem.removeIfPresent(temporary)
             }
             placed = true
-            let state = LoadedFile(
-                file: staging, identity: try staging.identity(), header: header, headerLength: headerBytes.count,
-                context: context, masterKey: masterKey, end: end, head: head, tornTail: nil, boxesSealed: boxes,
+            let loaded = LoadedFile(
+                state: FileState(
+                    file: staging, identity: try staging.identity(), header: header, headerLength: headerBytes.count,
+                    context: context, masterKey: masterKey, end: end, head: head, tornTail: nil, boxesSealed: boxes),
                 index: index)
-            afterRename(state)
+            afterRename(loaded)
             try fileSystem.syncDirectory(containing: path)
-            return state
+            return loaded
         } catch {
             if !placed {
                 staging.close()
@@ -495,10 +487,10 @@ final class RecordLog {
             masterKey: masterKey, items: items,
             openSecret: { (item) throws(KeychainError) in try openSecret(item.secret, itemID: item.id, context: context) },
             fileSystem: fileSystem, using: &generator)
-        written.file.close()
+        written.state.file.close()
         return SalvageReport(
             itemCount: items.count, recordsKept: replay.head.sequence, keptHead: replay.head, damage: damage,
-            droppedByteCount: size - replay.end, tornTail: replay.tornTail, newHead: written.head)
+            droppedByteCount: size - replay.end, tornTail: replay.tornTail, newHead: written.state.head)
     }
 }
 
