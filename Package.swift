@@ -21,7 +21,7 @@ let package = Package(
         // Apple's SecItem functions and constants over KeychainFile, in a module of its own so that on Apple
         // platforms the names collide with Security.framework's only where a program imports both.
         .target(name: "KeychainSecItem", dependencies: ["KeychainFile"]),
-        .executableTarget(name: "kcf-bench", dependencies: ["KeychainCrypto"]),
+        .executableTarget(name: "kcf-bench", dependencies: ["KeychainCrypto", "KeychainFile"]),
         // Writes Fixtures/v1 from seeded randomness; the tests use it to check the fixtures are reproducible.
         .target(name: "KeychainFileFixtures", dependencies: ["KeychainFile", "KeychainCrypto"]),
         .executableTarget(name: "kcf-fixtures", dependencies: ["KeychainFileFixtures"]),

@@ -211,9 +211,19 @@ public final class Keychain: @unchecked Sendable {
     /// - Throws: What `body` throws, or what committing throws (`.io`, `.limitReached`).
     public func batch<Result>(_ body: (inout Batch) throws(KeychainError) -> Result) throws(KeychainError) -> Result {
         try withWrite { () throws(KeychainError) -> Result in
-            var batch = makeBatch()
-            let result = try body(&batch)
-            try commit(batch.entries)
+            // The batch works on the index itself, moved in, and hands it back changed or restored.
+            var batch = makeBatch(movingIndex: true)
+            let result: Result
+            let encoded: RecordEncoder.Encoded?
+            do throws(KeychainError) {
+                result = try body(&batch)
+                encoded = batch.entries.isEmpty ? nil : try log.append(batch.entries, using: &random)
+            } catch {
+                index = batch.finish(committed: nil)
+                throw error
+            }
+            index = batch.finish(committed: encoded?.entries ?? [])
+            if encoded != nil { compactIfDue() }
             return result
         }
     }
@@ -334,26 +344,21 @@ public final class Keychain: @unchecked Sendable {
             value: options.contains(.data) ? try log.openSecret(item.secret, itemID: item.id) : nil)
     }
 
-    /// A batch over the current state. Called with the lock held.
-    private func makeBatch() -> Batch {
+    /// A batch over the current state. Called with the lock held. A batch that will change items takes the
+    /// index itself (`movingIndex`), leaving this keychain's empty until ``Batch/finish(committed:)`` hands it
+    /// back; a read-only one shares it.
+    private func makeBatch(movingIndex: Bool = false) -> Batch {
         let log = self.log
+        var state = ItemIndex()
+        if movingIndex { swap(&state, &index) } else { state = index }
         return Batch(
-            state: index, now: clock(),
+            state: state, now: clock(),
             makeID: { [unowned self] in ItemID(using: &self.random) },
             openSecret: { (item) throws(KeychainError) -> [UInt8] in try log.openSecret(item.secret, itemID: item.id) })
     }
 
-    /// Seals and appends the entries as one record, then applies them, then compacts if the auto-compaction
-    /// setting asks for it. Called inside `withWrite`.
-    private func commit(_ entries: [LogEntry]) throws(KeychainError) {
-        guard !entries.isEmpty else { return }
-        let encoded = try log.append(entries, using: &random)
-        do {
-            try index.apply(encoded.entries)
-        } catch {
-            // The batch validated these entries against this same index; failing here is a bug.
-            throw .corrupted(offset: log.end, reason: "internal error: a committed record does not apply (\(error))")
-        }
+    /// Compacts if the auto-compaction setting asks for it, after a commit. Called inside `withWrite`.
+    private func compactIfDue() {
         if autoCompactionSetting.isDue(statisticsLocked()) {
             // The commit is durable already: a compaction that fails leaves the old file, whole, and is tried
             // again after the next commit; it must not make the commit look failed.

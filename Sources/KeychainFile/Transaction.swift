@@ -15,10 +15,16 @@ import Foundation
 /// }
 /// ```
 public struct Batch: ~Copyable {
+    /// The keychain's items with this batch's operations applied: the keychain's own index, moved in for
+    /// the batch (so that staging an operation costs what the operation touches, not a copy of every item)
+    /// and handed back by ``finish(committed:)``.
     var state: ItemIndex
     var entries: [LogEntry] = []
     /// Plaintext secrets of items put earlier in this batch (their stored secret is not sealed yet).
     var pendingSecrets: [ItemID: [UInt8]] = [:]
+    /// Every item this batch touched, as it was before the batch: what undoing it puts back.
+    private var originals: [ItemID: StoredItem?] = [:]
+    private let originalNextOrder: UInt64
     let now: Date
     let makeID: () -> ItemID
     let openSecret: (StoredItem) throws(KeychainError) -> [UInt8]
@@ -26,6 +32,7 @@ public struct Batch: ~Copyable {
     init(state: ItemIndex, now: Date, makeID: @escaping () -> ItemID,
          openSecret: @escaping (StoredItem) throws(KeychainError) -> [UInt8]) {
         self.state = state
+        originalNextOrder = state.nextOrder
         self.now = now
         self.makeID = makeID
         self.openSecret = openSecret
@@ -168,6 +175,14 @@ public struct Batch: ~Copyable {
             case .delete(let id): return .delete(id: id)
             }
         }
+        for entry in decoded {
+            let id: ItemID
+            switch entry {
+            case .put(let put, _, _): id = put
+            case .delete(let deleted): id = deleted
+            }
+            if originals[id] == nil { originals[id] = .some(state[id]) }
+        }
         do {
             try state.apply(decoded)
         } catch {
@@ -184,5 +199,24 @@ public struct Batch: ~Copyable {
             }
         }
         entries.append(contentsOf: newEntries)
+    }
+
+    // MARK: Finishing
+
+    /// Hands the items back: with the batch's operations and the sealed secrets of `committed` (the
+    /// entries as written), or — `committed` nil — as they were before the batch.
+    mutating func finish(committed: [DecodedEntry]?) -> ItemIndex {
+        // Moved out rather than copied, so that the changes below do not copy every item.
+        var state = ItemIndex()
+        swap(&state, &self.state)
+        guard let committed else {
+            for (id, original) in originals { state.restore(id, to: original) }
+            state.nextOrder = originalNextOrder
+            return state
+        }
+        for entry in committed {
+            if case .put(let id, _, let secret) = entry { state.replaceSecret(of: id, with: secret) }
+        }
+        return state
     }
 }

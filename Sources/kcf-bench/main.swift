@@ -8,18 +8,24 @@ import Darwin
 ///
 ///     swift run -c release kcf-bench crypto [--json] [--seconds S]
 ///     swift run -c release kcf-bench ct [--calls N]
+///     swift run -c release kcf-bench store [--json] [--items N…]
 let usage = """
     usage: kcf-bench <command> [options]
 
     commands:
       crypto   throughput of SHA-256, HMAC, PBKDF2, HKDF and AES-256-GCM
       ct       dudect-style timing-leakage check of AES-256 and AES-GCM open
+      store    the keychain's operations at 1,000, 10,000 and 100,000 items (compare-peers.sh runs
+               SQLite beside it)
 
     options:
       --json         machine-readable output (crypto)
       --seconds S    measuring time per figure (crypto; default 1)
       --only TEXT    only the measurements whose name contains TEXT (crypto)
       --calls N      timed calls per class (ct; default 1000000)
+      --items N…     item counts (store; default 1000 10000 100000)
+      --operations N durable adds, updates and deletes timed per size (store; default 200)
+      --skip-kdf     do not time opening with a password (store; for profiling)
     """
 
 func fail(_ message: String) -> Never {
@@ -51,6 +57,9 @@ var json = false
 var seconds = 1.0
 var calls = 1_000_000
 var only: String? = nil
+var itemCounts: [Int] = []
+var operations = 200
+var skipKDF = false
 while !arguments.isEmpty {
     let option = arguments.removeFirst()
     switch option {
@@ -67,6 +76,18 @@ while !arguments.isEmpty {
         guard let value = arguments.first.flatMap(Int.init), value > 0 else { fail("--calls needs a positive whole number") }
         calls = value
         arguments.removeFirst()
+    case "--items":
+        while let value = arguments.first.flatMap(Int.init) {
+            guard value > 0 else { fail("--items needs positive counts") }
+            itemCounts.append(value)
+            arguments.removeFirst()
+        }
+        if itemCounts.isEmpty { fail("--items needs at least one count") }
+    case "--skip-kdf": skipKDF = true
+    case "--operations":
+        guard let value = arguments.first.flatMap(Int.init), value > 0 else { fail("--operations needs a positive whole number") }
+        operations = value
+        arguments.removeFirst()
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -79,6 +100,12 @@ do {
     switch command {
     case "crypto": try runCryptoBenchmark(seconds: seconds, only: only, json: json)
     case "ct": try runLeakageCheck(callsPerClass: calls, json: json)
+    case "store":
+        let benchmark = StoreBenchmark(
+            sizes: itemCounts.isEmpty ? [1_000, 10_000, 100_000] : itemCounts, durableOperations: operations,
+            lookups: 20_000)
+        let runs = try benchmark.run()
+        printStoreRuns(runs, passwordOpen: skipKDF ? .nan : try StoreBenchmark.measurePasswordOpen(), json: json)
     case "help", "-h", "--help": print(usage)
     default: fail("unknown command '\(command)'\n\(usage)")
     }

@@ -20,7 +20,8 @@ struct ItemIndex: Sendable {
     private(set) var items: [ItemID: StoredItem] = [:]
     private var primaryKeys: [PrimaryKey: ItemID] = [:]
     private var lookup = LookupIndex()
-    private var nextOrder: UInt64 = 0
+    /// The order the next new item gets.
+    var nextOrder: UInt64 = 0
     /// The file bytes of the puts that wrote the live items (SealedSecret.entryByteCount, summed).
     private(set) var liveEntryBytes: Int = 0
 
@@ -40,11 +41,16 @@ struct ItemIndex: Sendable {
     /// Applies a record's entries, all or nothing.
     mutating func apply(_ entries: [DecodedEntry]) throws(IndexConflict) {
         let changes = try plan(entries)
+        if changes.written.count > 16 {
+            items.reserveCapacity(items.count + changes.written.count)
+            primaryKeys.reserveCapacity(primaryKeys.count + changes.written.count)
+            lookup.reserveCapacity(forMoreItems: changes.written.count)
+        }
         for id in changes.removed {
             if let old = items.removeValue(forKey: id) {
                 liveEntryBytes -= old.secret.entryByteCount
                 lookup.remove(id, old.attributes)
-                if primaryKeys[old.attributes.primaryKey] == id { primaryKeys.removeValue(forKey: old.attributes.primaryKey) }
+                removePrimaryKey(of: old)
             }
         }
         // In the order the entries name the items, so that new items are numbered deterministically.
@@ -53,16 +59,46 @@ struct ItemIndex: Sendable {
             if let old = items[id] {
                 liveEntryBytes -= old.secret.entryByteCount
                 lookup.remove(id, old.attributes)
-                if primaryKeys[old.attributes.primaryKey] == id { primaryKeys.removeValue(forKey: old.attributes.primaryKey) }
+                removePrimaryKey(of: old)
             }
             lookup.insert(id, change.attributes)
             liveEntryBytes += change.secret.entryByteCount
             let order = items[id]?.order ?? { defer { nextOrder += 1 }; return nextOrder }()
             items[id] = StoredItem(id: id, attributes: change.attributes, secret: change.secret, order: order)
         }
-        for (id, change) in changes.finalState {
-            primaryKeys[change.attributes.primaryKey] = id
+        for (id, key) in changes.keys {
+            primaryKeys[key] = id
         }
+    }
+
+    /// Removes the primary-key entry of `item` if it is still the item's.
+    private mutating func removePrimaryKey(of item: StoredItem) {
+        let key = item.attributes.primaryKey
+        if primaryKeys[key] == item.id { primaryKeys.removeValue(forKey: key) }
+    }
+
+    /// Gives a live item the sealed secret its record was written with (a batch stages its puts with a
+    /// placeholder until the record is sealed).
+    mutating func replaceSecret(of id: ItemID, with secret: SealedSecret) {
+        guard var item = items.removeValue(forKey: id) else { return }
+        liveEntryBytes += secret.entryByteCount - item.secret.entryByteCount
+        item.secret = secret
+        items[id] = item
+    }
+
+    /// Puts back the item `id` as it was (`nil`: absent), whatever it is now: how a batch that fails undoes
+    /// what it staged.
+    mutating func restore(_ id: ItemID, to original: StoredItem?) {
+        if let current = items.removeValue(forKey: id) {
+            liveEntryBytes -= current.secret.entryByteCount
+            lookup.remove(id, current.attributes)
+            removePrimaryKey(of: current)
+        }
+        guard let original else { return }
+        items[id] = original
+        liveEntryBytes += original.secret.entryByteCount
+        lookup.insert(id, original.attributes)
+        primaryKeys[original.attributes.primaryKey] = id
     }
 
     private struct Plan {
@@ -71,11 +107,16 @@ struct ItemIndex: Sendable {
         /// Every item id a put names, in entry order, each once.
         var written: [ItemID] = []
         var writtenSet: Set<ItemID> = []
+        /// The primary key of every item in `finalState`, computed once.
+        var keys: [ItemID: PrimaryKey] = [:]
     }
 
     /// The net effect of the entries, checked (see `validate`).
     private func plan(_ entries: [DecodedEntry]) throws(IndexConflict) -> Plan {
         var plan = Plan()
+        plan.finalState.reserveCapacity(entries.count)
+        plan.written.reserveCapacity(entries.count)
+        plan.writtenSet.reserveCapacity(entries.count)
         for entry in entries {
             switch entry {
             case .put(let id, let attributes, let secret):
@@ -96,8 +137,11 @@ struct ItemIndex: Sendable {
         // Uniqueness after the record: a new key may not belong to an item the record leaves untouched, nor
         // to another item the record writes.
         var claimed: [PrimaryKey: ItemID] = [:]
+        claimed.reserveCapacity(plan.finalState.count)
+        plan.keys.reserveCapacity(plan.finalState.count)
         for (id, state) in plan.finalState {
             let key = state.attributes.primaryKey
+            plan.keys[id] = key
             if let other = claimed[key], other != id { throw .duplicatePrimaryKey(id) }
             claimed[key] = id
             if let holder = primaryKeys[key], holder != id, plan.finalState[holder] == nil, !plan.removed.contains(holder) {

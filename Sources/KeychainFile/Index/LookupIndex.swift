@@ -8,6 +8,57 @@ struct LookupIndex: Sendable {
     struct Key: Hashable, Sendable {
         let definition: UInt8
         let encoded: [UInt8]
+
+        func hash(into hasher: inout Hasher) {
+            encoded.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.definition == rhs.definition && lhs.encoded.elementsEqualBytes(rhs.encoded)
+        }
+    }
+
+    /// The items with one key: most keys (service and account, say) name one item, which is kept without
+    /// allocating a set.
+    enum Bucket: Sendable {
+        case one(ItemID)
+        case many(Set<ItemID>)
+
+        var ids: Set<ItemID> {
+            switch self {
+            case .one(let id): return [id]
+            case .many(let ids): return ids
+            }
+        }
+
+        mutating func insert(_ id: ItemID) {
+            switch self {
+            case .one(let existing):
+                if existing != id { self = .many([existing, id]) }
+            case .many(var ids):
+                // Drop this enum's reference first, so that the set is unique and changes in place.
+                self = .one(id)
+                ids.insert(id)
+                self = .many(ids)
+            }
+        }
+
+        /// Removes `id`; returns false if the bucket is then empty.
+        mutating func remove(_ id: ItemID) -> Bool {
+            switch self {
+            case .one(let existing):
+                return existing != id
+            case .many(var ids):
+                self = .one(id)
+                ids.remove(id)
+                if ids.count == 1, let last = ids.first {
+                    self = .one(last)
+                } else {
+                    self = .many(ids)
+                }
+                return !ids.isEmpty
+            }
+        }
     }
 
     /// The indexed attribute sets per class, most specific first.
@@ -18,17 +69,24 @@ struct LookupIndex: Sendable {
         .key: [[.applicationLabel]],
     ]
 
-    private var buckets: [Key: Set<ItemID>] = [:]
+    private var buckets: [Key: Bucket] = [:]
 
     mutating func insert(_ id: ItemID, _ attributes: ItemAttributes) {
-        for key in Self.keys(of: attributes) { buckets[key, default: []].insert(id) }
+        for key in Self.keys(of: attributes) {
+            // Changed in place through the dictionary, so that a many-item bucket's set is not copied.
+            if buckets[key]?.insert(id) == nil { buckets[key] = .one(id) }
+        }
     }
 
     mutating func remove(_ id: ItemID, _ attributes: ItemAttributes) {
         for key in Self.keys(of: attributes) {
-            buckets[key]?.remove(id)
-            if buckets[key]?.isEmpty == true { buckets.removeValue(forKey: key) }
+            if buckets[key]?.remove(id) == false { buckets.removeValue(forKey: key) }
         }
+    }
+
+    /// Makes room for `count` more keys of each definition without rehashing.
+    mutating func reserveCapacity(forMoreItems count: Int) {
+        buckets.reserveCapacity(buckets.count + 2 * count)
     }
 
     /// The ids of the items a query can only match, from the most specific index whose attributes the query
@@ -45,7 +103,7 @@ struct LookupIndex: Sendable {
                 }
                 AttributeCoding.appendAttribute(tag: attribute.tag, value: stored, to: &encoded)
             }
-            if complete { return buckets[Key(definition: UInt8(number), encoded: encoded)] ?? [] }
+            if complete { return buckets[Key(definition: UInt8(number), encoded: encoded)]?.ids ?? [] }
         }
         return nil
     }
@@ -53,7 +111,10 @@ struct LookupIndex: Sendable {
     private static func keys(of attributes: ItemAttributes) -> [Key] {
         guard let definitions = definitions[attributes.itemClass] else { return [] }
         return definitions.enumerated().map { number, indexed in
-            var encoded: [UInt8] = [attributes.itemClass.rawValue, UInt8(number)]
+            var encoded: [UInt8] = []
+            encoded.reserveCapacity(96)
+            encoded.append(attributes.itemClass.rawValue)
+            encoded.append(UInt8(number))
             for attribute in indexed {
                 AttributeCoding.appendAttribute(
                     tag: attribute.tag, value: attributes.stored(attribute.tag) ?? ItemAttributes.defaultValue(of: attribute),

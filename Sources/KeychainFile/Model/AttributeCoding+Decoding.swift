@@ -125,7 +125,7 @@ extension AttributeCoding {
         let raw = UnsafeRawBufferPointer(rebasing: bytes[valueOffset..<end])
         switch attribute.type {
         case .string:
-            guard let text = String(validating: raw, as: UTF8.self) else {
+            guard let text = decodeUTF8(raw) else {
                 throw AttributeDecodingError(offset: valueOffset, reason: "\(attribute.name): invalid UTF-8")
             }
             return (.string(text), end)
@@ -168,4 +168,13 @@ extension AttributeCoding {
         let digits = String(tag, radix: 16, uppercase: true)
         return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
+}
+
+/// The string whose UTF-8 is `raw`, or `nil` if `raw` is not valid UTF-8. ASCII (the usual account, service
+/// and label) takes a fast path: every byte below 0x80 is valid UTF-8 on its own.
+func decodeUTF8(_ raw: UnsafeRawBufferPointer) -> String? {
+    var combined: UInt8 = 0
+    for byte in raw { combined |= byte }
+    if combined < 0x80 { return String(decoding: raw, as: UTF8.self) }
+    return String(validating: raw, as: UTF8.self)
 }

@@ -49,7 +49,9 @@ extension ItemAttributes {
     /// assert(a.primaryKey == b.primaryKey)  // label is not part of the key; "" is account's default
     /// ```
     public var primaryKey: PrimaryKey {
-        var encoded: [UInt8] = [itemClass.rawValue]
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(128)
+        encoded.append(itemClass.rawValue)
         for attribute in Self.keyAttributes(of: itemClass) {
             AttributeCoding.appendAttribute(
                 tag: attribute.tag, value: stored(attribute.tag) ?? Self.defaultValue(of: attribute), to: &encoded)

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The primary key of a keychain item (SPEC.md §8.3): its class, the values of its class's primary-key
 /// attributes (§8.1), its accessGroup and its synchronizable flag, with absent attributes taken as their
 /// defaults.
@@ -23,11 +31,33 @@ public struct PrimaryKey: Hashable, Sendable, CustomStringConvertible {
         self.encoded = encoded
     }
 
+    /// Hashes the encoding as one block of bytes (the class is its first byte): the synthesised hash would
+    /// feed the hasher one byte at a time, which dominated opening a large keychain.
+    public func hash(into hasher: inout Hasher) {
+        encoded.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    public static func == (lhs: PrimaryKey, rhs: PrimaryKey) -> Bool {
+        lhs.itemClass == rhs.itemClass && lhs.encoded.elementsEqualBytes(rhs.encoded)
+    }
+
     /// The class and the canonical encoding in hexadecimal, for messages and debugging.
     public var description: String {
         "PrimaryKey(\(itemClass), " + encoded.map { byte in
             let digits = String(byte, radix: 16)
             return byte < 0x10 ? "0" + digits : digits
         }.joined() + ")"
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Byte equality with one `memcmp`-style comparison of the two buffers.
+    func elementsEqualBytes(_ other: [UInt8]) -> Bool {
+        guard count == other.count else { return false }
+        return withUnsafeBytes { left in
+            other.withUnsafeBytes { right in
+                left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
+            }
+        }
     }
 }

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs `kcf-bench store` and the same operations on SQLite (and KeePass, if pykeepass is installed) in one run
+# on this machine, and prints our figures beside theirs with the ratios the targets are stated in.
+#
+#   Scripts/compare-peers.sh [N …]           default: 1000 10000 100000
+#   KCF_PEERS_OPERATIONS=K                    durable adds, updates and deletes timed per size (default 200)
+#   KCF_PEERS_KEEPASS=1                       also KeePass, at sizes up to 1,000 only: every add rewrites the
+#                                             whole file (5.5 s per add at 1,000 entries here). Needs pykeepass:
+#                                             python3 -m venv .build-peers && .build-peers/bin/pip install pykeepass
+#   KCF_PEERS_PYTHON=PATH                     the Python that has pykeepass (default: .build-peers/bin/python
+#                                             if it exists, else python3)
+#
+# Release builds only; figures from a loaded machine are not worth keeping.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000 100000)
+operations=${KCF_PEERS_OPERATIONS:-200}
+keepass_python=${KCF_PEERS_PYTHON:-python3}
+[ -z "${KCF_PEERS_PYTHON:-}" ] && [ -x .build-peers/bin/python ] && keepass_python=.build-peers/bin/python
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+swift build -c release --product kcf-bench >&2
+bench=$(swift build -c release --show-bin-path)/kcf-bench
+
+"$bench" store --json --operations "$operations" --items "${sizes[@]}" > "$work/ours.json"
+peers=()
+for size in "${sizes[@]}"; do
+    python3 Scripts/compare-peers.py sqlite "$size" --operations "$operations" > "$work/sqlite-$size.json"
+    peers+=("$work/sqlite-$size.json")
+    if [ "${KCF_PEERS_KEEPASS:-0}" = 1 ] && [ "$size" -le 1000 ]; then
+        "$keepass_python" Scripts/compare-peers.py keepass "$size" --operations 3 > "$work/keepass-$size.json"
+        peers+=("$work/keepass-$size.json")
+    fi
+done
+python3 Scripts/compare-peers.py report "$work/ours.json" "${peers[@]}"
