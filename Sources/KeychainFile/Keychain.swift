@@ -305,17 +305,16 @@ public final class Keychain: @unchecked Sendable {
     public func search(_ query: Query, returning: ReturnOptions? = nil) throws(KeychainError) -> [SearchResult] {
         try withRead { () throws(KeychainError) -> [SearchResult] in
             let options = returning ?? query.returning
-            let batch = makeBatch()
             var results: [SearchResult] = []
             if query.itemClass == .identity {
-                for identity in try batch.identities(matching: query) {
+                for identity in try makeBatch().identities(matching: query) {
                     results.append(SearchResult(
                         itemClass: .identity, item: try result(for: identity.certificate, options),
                         privateKey: try result(for: identity.privateKey, options)))
                     if query.limit == .one { break }
                 }
             } else {
-                for item in try batch.matching(query) {
+                for item in try index.matching(query) {
                     results.append(SearchResult(itemClass: query.itemClass, item: try result(for: item, options), privateKey: nil))
                     if query.limit == .one { break }
                 }

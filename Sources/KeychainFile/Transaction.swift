@@ -131,14 +131,7 @@ public struct Batch: ~Copyable {
 
     /// The live items a (non-identity) query matches, in the order they were added.
     func matching(_ query: Query) throws(KeychainError) -> [StoredItem] {
-        try query.validate()
-        guard let itemClass = query.itemClass.itemClass else { return [] }
-        if let reference = query.persistentReference {
-            guard let item = state[reference.itemID], item.attributes.itemClass == itemClass,
-                  query.matches(item.attributes) else { return [] }
-            return [item]
-        }
-        return state.items(matching: query, of: itemClass)
+        try state.matching(query)
     }
 
     /// The identities a query matches: certificates joined with the private keys whose application label

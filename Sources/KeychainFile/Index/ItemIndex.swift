@@ -156,14 +156,34 @@ struct ItemIndex: Sendable {
         items.values.filter { $0.attributes.itemClass == itemClass && predicate($0.attributes) }.sorted { $0.order < $1.order }
     }
 
+    /// The live items a (non-identity) query matches, in the order they were first added.
+    ///
+    /// - Throws: `KeychainError.invalidParameter` for a query that is not valid.
+    func matching(_ query: Query) throws(KeychainError) -> [StoredItem] {
+        try query.validate()
+        guard let itemClass = query.itemClass.itemClass else { return [] }
+        if let reference = query.persistentReference {
+            guard let item = self[reference.itemID], item.attributes.itemClass == itemClass,
+                  query.matches(item.attributes) else { return [] }
+            return [item]
+        }
+        return items(matching: query, of: itemClass)
+    }
+
     /// The live items a query matches, in the order they were first added: from a secondary index when
     /// the query gives the attributes of one, by scanning the items otherwise.
     func items(matching query: Query, of itemClass: ItemClass) -> [StoredItem] {
         guard let candidates = lookup.candidates(for: query, itemClass: itemClass) else {
             return items(of: itemClass) { query.matches($0) }
         }
-        return candidates.compactMap { items[$0] }
-            .filter { $0.attributes.itemClass == itemClass && query.matches($0.attributes) }
-            .sorted { $0.order < $1.order }
+        var matches: [StoredItem] = []
+        matches.reserveCapacity(candidates.count)
+        for id in candidates {
+            if let item = items[id], item.attributes.itemClass == itemClass, query.matches(item.attributes) {
+                matches.append(item)
+            }
+        }
+        if matches.count > 1 { matches.sort { $0.order < $1.order } }
+        return matches
     }
 }

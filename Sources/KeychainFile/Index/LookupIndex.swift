@@ -24,10 +24,10 @@ struct LookupIndex: Sendable {
         case one(ItemID)
         case many(Set<ItemID>)
 
-        var ids: Set<ItemID> {
+        var ids: [ItemID] {
             switch self {
             case .one(let id): return [id]
-            case .many(let ids): return ids
+            case .many(let ids): return Array(ids)
             }
         }
 
@@ -91,10 +91,13 @@ struct LookupIndex: Sendable {
 
     /// The ids of the items a query can only match, from the most specific index whose attributes the query
     /// gives; `nil` when no index applies (the caller scans).
-    func candidates(for query: Query, itemClass: ItemClass) -> Set<ItemID>? {
+    func candidates(for query: Query, itemClass: ItemClass) -> [ItemID]? {
         guard let definitions = Self.definitions[itemClass] else { return nil }
         for (number, attributes) in definitions.enumerated() {
-            var encoded: [UInt8] = [itemClass.rawValue, UInt8(number)]
+            var encoded: [UInt8] = []
+            encoded.reserveCapacity(96)
+            encoded.append(itemClass.rawValue)
+            encoded.append(UInt8(number))
             var complete = true
             for attribute in attributes {
                 guard let value = query.attributes[attribute], let stored = StoredAttributeValue(value) else {
