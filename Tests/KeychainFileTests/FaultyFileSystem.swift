@@ -7,28 +7,55 @@ import Glibc
 import Darwin
 #endif
 
-/// The real file system with one failure injected: the `n`-th call (counting from 1) of one operation
-/// throws `KeychainError.io` with `errno` (EIO by default), as a full disk or a failing drive would. Every
-/// other call goes through.
+/// The real file system with one fault injected: the `n`-th call (counting from 1) of one operation throws
+/// `KeychainError.io` with `errno` (EIO by default), as a full disk or a failing drive would; or the `n`-th
+/// write is short — it writes part of its bytes and returns their count — after which later writes go on,
+/// or fail with ENOSPC as on a disk that just filled up. Every other call goes through.
 final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     // `@unchecked Sendable`: tests use one instance from one thread at a time; the counters sit behind a lock.
     enum Operation: String, CaseIterable, Sendable {
         case createExclusive, write, sync, rename, link, syncDirectory, truncate
+        case openExisting, read, size, fileIdentity, pathIdentity, removeIfPresent, contentsOfDirectory, openLock, lock
+    }
+
+    /// What happens at the armed call.
+    enum Fault: Sendable, CustomStringConvertible {
+        /// The call throws `KeychainError.io` with this errno.
+        case error(Int32)
+        /// A write writes only the first half of its bytes (at least one) and returns that count; later writes
+        /// then throw `KeychainError.io` with `errno` if given, or go on normally if `nil`.
+        case shortWrite(thenErrno: Int32?)
+
+        var description: String {
+            switch self {
+            case .error(let code): return code == EIO ? "EIO" : code == ENOSPC ? "ENOSPC" : "errno \(code)"
+            case .shortWrite(nil): return "short write, then writes go on"
+            case .shortWrite(let code?): return "short write, then \(code == ENOSPC ? "ENOSPC" : "errno \(code)")"
+            }
+        }
     }
 
     private let base = PosixFileSystem()
     private let lock = NSLock()
     private var counts: [Operation: Int] = [:]
-    private var failing: (operation: Operation, call: Int, errno: Int32)?
+    private var failing: (operation: Operation, call: Int, fault: Fault)?
+    /// After a short write that is to be followed by failures: the errno later writes fail with.
+    private var writesFailWith: Int32?
     /// Whether the armed failure has happened.
     private(set) var fired = false
 
     /// Arms a failure of the `call`-th `operation` from now on.
     func fail(_ operation: Operation, call: Int = 1, errno code: Int32 = EIO) {
+        inject(.error(code), at: operation, call: call)
+    }
+
+    /// Arms `fault` at the `call`-th `operation` from now on (a short write only at a write).
+    func inject(_ fault: Fault, at operation: Operation, call: Int = 1) {
         lock.lock()
         defer { lock.unlock() }
         counts = [:]
-        failing = (operation, call, code)
+        failing = (operation, call, fault)
+        writesFailWith = nil
         fired = false
     }
 
@@ -37,21 +64,33 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         failing = nil
+        writesFailWith = nil
     }
 
-    /// Counts a call of `operation` and throws if it is the one armed to fail.
-    func check(_ operation: Operation, _ path: String) throws(KeychainError) {
+    /// Counts a call of `operation` and throws if it is the one armed to fail; returns true if it is an
+    /// armed short write.
+    @discardableResult
+    func check(_ operation: Operation, _ path: String) throws(KeychainError) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         counts[operation, default: 0] += 1
-        if let failing, failing.operation == operation, failing.call == counts[operation] {
-            fired = true
-            throw KeychainError.io(operation: "injected \(operation.rawValue) failure", errno: failing.errno, path: path)
+        if operation == .write, let code = writesFailWith {
+            throw KeychainError.io(operation: "injected write failure after a short write", errno: code, path: path)
+        }
+        guard let failing, failing.operation == operation, failing.call == counts[operation] else { return false }
+        fired = true
+        switch failing.fault {
+        case .error(let code):
+            throw KeychainError.io(operation: "injected \(operation.rawValue) failure", errno: code, path: path)
+        case .shortWrite(let then):
+            writesFailWith = then
+            return true
         }
     }
 
     func openExisting(_ path: String) throws(KeychainError) -> any KeychainFileHandle {
-        FaultyFileHandle(try base.openExisting(path), fileSystem: self)
+        try check(.openExisting, path)
+        return FaultyFileHandle(try base.openExisting(path), fileSystem: self)
     }
 
     func createExclusive(_ path: String) throws(KeychainError) -> any KeychainFileHandle {
@@ -74,15 +113,31 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         try base.syncDirectory(containing: path)
     }
 
-    func removeIfPresent(_ path: String) throws(KeychainError) { try base.removeIfPresent(path) }
+    func removeIfPresent(_ path: String) throws(KeychainError) {
+        try check(.removeIfPresent, path)
+        try base.removeIfPresent(path)
+    }
+
     func exists(_ path: String) -> Bool { base.exists(path) }
-    func identity(of path: String) throws(KeychainError) -> FileIdentity? { try base.identity(of: path) }
-    func contentsOfDirectory(_ path: String) throws(KeychainError) -> [String] { try base.contentsOfDirectory(path) }
-    func openLock(_ path: String) throws(KeychainError) -> any KeychainLockHandle { try base.openLock(path) }
+
+    func identity(of path: String) throws(KeychainError) -> FileIdentity? {
+        try check(.pathIdentity, path)
+        return try base.identity(of: path)
+    }
+
+    func contentsOfDirectory(_ path: String) throws(KeychainError) -> [String] {
+        try check(.contentsOfDirectory, path)
+        return try base.contentsOfDirectory(path)
+    }
+
+    func openLock(_ path: String) throws(KeychainError) -> any KeychainLockHandle {
+        try check(.openLock, path)
+        return FaultyLockHandle(try base.openLock(path), fileSystem: self, path: path)
+    }
 }
 
-/// A file handle whose writes, syncs and truncations go through ``FaultyFileSystem/check(_:_:)``. A failing
-/// write writes nothing; an armed short write is not modelled here (the log's `writeAll` loops over them).
+/// A file handle whose calls go through ``FaultyFileSystem/check(_:_:)``. A failing write writes nothing;
+/// a short write writes the first half of its bytes.
 final class FaultyFileHandle: KeychainFileHandle, @unchecked Sendable {
     private let base: any KeychainFileHandle
     private let fileSystem: FaultyFileSystem
@@ -95,15 +150,21 @@ final class FaultyFileHandle: KeychainFileHandle, @unchecked Sendable {
     var path: String { base.path }
 
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(KeychainError) -> Int {
-        try base.read(into: buffer, at: offset)
+        try fileSystem.check(.read, path)
+        return try base.read(into: buffer, at: offset)
     }
 
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(KeychainError) -> Int {
-        try fileSystem.check(.write, path)
+        if try fileSystem.check(.write, path), bytes.count > 1 {
+            return try base.write(UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count / 2)]), at: offset)
+        }
         return try base.write(bytes, at: offset)
     }
 
-    func size() throws(KeychainError) -> Int { try base.size() }
+    func size() throws(KeychainError) -> Int {
+        try fileSystem.check(.size, path)
+        return try base.size()
+    }
 
     func truncate(to size: Int) throws(KeychainError) {
         try fileSystem.check(.truncate, path)
@@ -115,8 +176,32 @@ final class FaultyFileHandle: KeychainFileHandle, @unchecked Sendable {
         try base.sync()
     }
 
-    func identity() throws(KeychainError) -> FileIdentity { try base.identity() }
+    func identity() throws(KeychainError) -> FileIdentity {
+        try fileSystem.check(.fileIdentity, path)
+        return try base.identity()
+    }
+
     func close() { base.close() }
+}
+
+/// A lock handle whose `lock` goes through ``FaultyFileSystem/check(_:_:)``.
+final class FaultyLockHandle: KeychainLockHandle, @unchecked Sendable {
+    private let base: any KeychainLockHandle
+    private let fileSystem: FaultyFileSystem
+    private let path: String
+
+    init(_ base: any KeychainLockHandle, fileSystem: FaultyFileSystem, path: String) {
+        self.base = base
+        self.fileSystem = fileSystem
+        self.path = path
+    }
+
+    func lock(exclusive: Bool, wait: Bool) throws(KeychainError) -> Bool {
+        try fileSystem.check(.lock, path)
+        return try base.lock(exclusive: exclusive, wait: wait)
+    }
+
+    func unlock() { base.unlock() }
 }
 
 extension Keychain {

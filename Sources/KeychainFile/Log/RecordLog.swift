@@ -408,6 +408,9 @@ final class RecordLog {
                 }
             }
             try staging.sync()
+            // Asked before the file is put in place: once it is, a failure must not leave the caller on the old
+            // file (after a rotation the old master key no longer opens the new one).
+            let identity = try staging.identity()
             if replacing {
                 try fileSystem.rename(temporary, to: path)
             } else {
@@ -421,7 +424,7 @@ final class RecordLog {
             placed = true
             let loaded = LoadedFile(
                 state: FileState(
-                    file: staging, identity: try staging.identity(), header: header, headerLength: headerBytes.count,
+                    file: staging, identity: identity, header: header, headerLength: headerBytes.count,
                     context: context, masterKey: masterKey, end: end, head: head, tornTail: nil, boxesSealed: boxes),
                 index: index)
             afterRename(loaded)
