@@ -6,6 +6,10 @@
 //   kcf-worker compact-loop PATH N           compacts N times
 //   kcf-worker read-loop PATH N              N rounds of statistics and finds of existing worker items
 //   kcf-worker update-loop PATH PREFIX N     N updates of the secrets of existing "PREFIX-…" items
+//   kcf-worker chaos PATH SEED N             N seeded random adds, updates, deletes, batches, compactions and
+//                                            credential changes between KCF_WORKER_PASSWORD and
+//                                            KCF_WORKER_PASSWORD2, each announced before and acknowledged
+//                                            after (ChaosOperation.swift), for the crash trials
 //
 // Every acknowledged step prints one line to stdout, flushed at once (see WorkerOutput.swift), so that a
 // parent that kills the worker knows what was acknowledged before. Exit status: 0 success, 1 usage error,
