@@ -26,6 +26,23 @@ enum WorkerCommand {
             case ("update-loop", 3):
                 guard let count = Int(rest[2]), count >= 0 else { return usage("N must be a count") }
                 try updateLoop(path: rest[0], credential: credential, prefix: rest[1], count: count)
+            case ("churn", 3):
+                guard let count = Int(rest[2]), count >= 0 else { return usage("N must be a count") }
+                try churn(path: rest[0], credential: credential, prefix: rest[1], count: count)
+            case ("rotate-loop", 2):
+                guard let count = Int(rest[1]), count >= 0 else { return usage("N must be a count") }
+                try rotateLoop(path: rest[0], credential: credential, count: count)
+            case ("scan-loop", 2):
+                guard let count = Int(rest[1]), count >= 0 else { return usage("N must be a count") }
+                try scanLoop(path: rest[0], credential: credential, count: count)
+            case ("chaos", 3):
+                guard let seed = UInt64(rest[1]), let count = Int(rest[2]), count >= 0 else {
+                    return usage("SEED and N must be counts")
+                }
+                guard let second = ProcessInfo.processInfo.environment[secondPasswordVariable], !second.isEmpty else {
+                    return usage("chaos needs \(secondPasswordVariable) too")
+                }
+                try chaos(path: rest[0], passwords: [password, second], seed: seed, count: count)
             default:
                 return usage("unknown command or wrong number of arguments: \(arguments.joined(separator: " "))")
             }
@@ -41,7 +58,7 @@ enum WorkerCommand {
 
     private static func usage(_ problem: String) -> Int32 {
         report(problem)
-        report("usage: kcf-worker add PATH PREFIX N | compact-loop PATH N | read-loop PATH N | update-loop PATH PREFIX N")
+        report("usage: kcf-worker add PATH PREFIX N | compact-loop PATH N | read-loop PATH N | update-loop PATH PREFIX N | churn PATH PREFIX N | rotate-loop PATH N | scan-loop PATH N | chaos PATH SEED N")
         return WorkerExit.usage
     }
 }

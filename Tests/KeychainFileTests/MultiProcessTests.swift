@@ -117,6 +117,56 @@ struct MultiProcessTests {
         }
     }
 
+    @Test("Three processes adding and deleting, one compacting, one rotating the master key, two scanning: counts exact")
+    func churnWithCompactionAndRotation() throws {
+        let directory = TemporaryDirectory()
+        let path = try createKeychain(in: directory, seeding: 30)
+        let writers = try (0..<3).map { try WorkerProcess(["churn", path, "churn\($0)", "120"], in: directory) }
+        let compactor = try WorkerProcess(["compact-loop", path, "25"], in: directory)
+        let rotator = try WorkerProcess(["rotate-loop", path, "8"], in: directory)
+        let scanners = try (0..<2).map { _ in try WorkerProcess(["scan-loop", path, "1000"], in: directory) }
+
+        var expected = Set((0..<30).map { "seed-\($0)" })
+        var added = 0
+        var deleted = 0
+        for worker in writers {
+            for line in worker.expectSuccess(timeout: 120) {
+                let fields = line.split(separator: " ").map(String.init)
+                switch (fields.first, fields.count) {
+                case ("added", 2):
+                    #expect(expected.insert(fields[1]).inserted, "\(fields[1]) added twice")
+                    added += 1
+                case ("deleted", 2):
+                    #expect(expected.remove(fields[1]) != nil, "\(fields[1]) deleted but never added")
+                    deleted += 1
+                default:
+                    Issue.record("unexpected churn output: \(line)")
+                }
+            }
+        }
+        #expect(compactor.expectSuccess(timeout: 120).count == 25)
+        #expect(rotator.expectSuccess(timeout: 120) == (0..<8).map { "rotated \($0)" })
+        let scans = scanners.map { $0.expectSuccess(timeout: 120) }
+        for lines in scans { #expect(lines.last == "scans 1000") }
+        #expect(added == 360)
+        #expect(deleted == 3 * 40)
+
+        // Exact: the seed items plus every acknowledged add minus every acknowledged delete, each once, with its
+        // own secret; no other item.
+        let keychain = try Keychain.open(at: path, credential: Self.credential)
+        #expect(keychain.count == 30 + added - deleted)
+        let items = try storedItems(at: path)
+        #expect(items.count == expected.count)
+        #expect(Set(items.map(\.account)) == expected)
+        for item in items where item.value != secret(of: item.account) { Issue.record("\(item.account) has a wrong secret") }
+        // The last rotation's second password opens the file too; an earlier one does not.
+        #expect(try Keychain.open(at: path, credential: .password("rotation-7")).count == expected.count)
+        #expect(throws: KeychainError.wrongCredentials) { try Keychain.open(at: path, credential: .password("rotation-6")) }
+        #expect(try keychain.statistics().epoch >= 1 + 25 + 8)
+        // The scanners followed the rewrites without reopening.
+        for lines in scans { #expect(lines.filter { $0.hasPrefix("epoch ") }.count > 1, "a scanner saw one epoch only") }
+    }
+
     @Test("An open keychain sees another process's adds on its next call, and follows it across a compaction")
     func seesOtherProcessWrites() throws {
         let directory = TemporaryDirectory()
