@@ -3,11 +3,12 @@
 # -sanitize=fuzzer,address outside SwiftPM (Package.swift has no unsafe flags), run for SECONDS.
 #
 #   Scripts/fuzz.sh SECONDS [libFuzzer options...]     e.g. Scripts/fuzz.sh 600, Scripts/fuzz.sh 60 -jobs=2
-#   Scripts/fuzz.sh --reproduce FILE...                 runs the target once on each FILE (a crash artifact)
+#   Scripts/fuzz.sh --reproduce FILE...                 runs the target once on each FILE (a crash artifact);
+#                                                       FUZZ_TRACE=1 prints what each open did
 #
 # Everything it makes lives under .build-fuzz/ (git-ignored): the build (recompiled only when sources
-# change), the working corpus (seeded from Fixtures/v1/*.kcf and Fixtures/fuzz-regressions/*.kcf, kept
-# between runs) and crash artifacts (.build-fuzz/artifacts/). Prints the executions, coverage and any
+# change), the working corpus (seeded from Fixtures/v1/*.kcf, Fixtures/fuzz-regressions/*.kcf and the
+# structured-mode seeds in Fuzz/OpenReplay/seeds/, kept between runs) and crash artifacts (.build-fuzz/artifacts/). Prints the executions, coverage and any
 # finding; exits non-zero if the fuzzer found a crash, a sanitizer report, a timeout, an out-of-memory or a
 # broken invariant.
 set -euo pipefail
@@ -82,7 +83,7 @@ fi
 seconds=${1:?usage: Scripts/fuzz.sh SECONDS [libFuzzer options...]}
 shift
 build
-for seed in Fixtures/v1/*.kcf Fixtures/fuzz-regressions/*.kcf; do
+for seed in Fixtures/v1/*.kcf Fixtures/fuzz-regressions/*.kcf Fuzz/OpenReplay/seeds/*.bin; do
   [[ -f $seed ]] && cp -n "$seed" "$corpus/seed-$(basename "$seed")"
 done
 

@@ -38,6 +38,13 @@ struct KeychainContents: Equatable {
         let id: ItemID
         let attributes: ItemAttributes
         let secret: [UInt8]
+
+        /// Compared as the bytes a writer stores, so that no value can change unnoticed.
+        static func == (lhs: Item, rhs: Item) -> Bool {
+            lhs.id == rhs.id && lhs.secret == rhs.secret
+                && AttributeCoding.encode(id: lhs.id, attributes: lhs.attributes)
+                    == AttributeCoding.encode(id: rhs.id, attributes: rhs.attributes)
+        }
     }
 
     /// Live items in the order they were first added.

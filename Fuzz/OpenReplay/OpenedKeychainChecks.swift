@@ -20,10 +20,12 @@ enum OpenedKeychainChecks {
         do {
             keychain = try store.open(with: credential)
         } catch {
+            trace("\(credential.traceName): \(error)")
             if depth == .full, case .corrupted = error { checkSalvage(bytes, credential: credential, opened: nil) }
             return
         }
         let contents = KeychainContents(of: keychain)
+        trace("\(credential.traceName): opened, \(contents.items.count) items, head \(keychain.head), torn tail \(keychain.tornTail.map(String.init(describing:)) ?? "none")")
         Invariant.check(contents.items.count == keychain.count, "index count \(keychain.count) ≠ \(contents.items.count) items")
         exerciseReadPaths(keychain, contents: contents)
         guard depth == .full else { return }
@@ -47,6 +49,7 @@ enum OpenedKeychainChecks {
             }
         }
         Invariant.check(found == contents.items.count, "searches of all classes found \(found) of \(contents.items.count) items")
+        for item in contents.items { checkFoundByItsAttributes(keychain, item) }
         _ = try? keychain.search(Query(.identity, synchronizable: .any), returning: [.attributes, .data])
         _ = try? keychain.find(GenericPassword.self, matching: Query(.genericPassword, synchronizable: .any))
         _ = try? keychain.find(InternetPassword.self, matching: Query(.internetPassword, synchronizable: .any))
@@ -61,6 +64,31 @@ enum OpenedKeychainChecks {
             Invariant.check(statistics.itemCount == contents.items.count, "statistics count \(statistics.itemCount)")
         } catch {
             Invariant.check(false, "statistics failed: \(error)")
+        }
+    }
+
+    /// A search for an item's own attribute values (all but the dates, which the public `Date` cannot hold
+    /// exactly beyond 2⁵³ ms, and synchronizable, which a query matches separately) finds it — through the
+    /// lookup indexes where the query has their attributes.
+    static func checkFoundByItsAttributes(_ keychain: Keychain, _ item: KeychainContents.Item) {
+        let queryClass: QueryClass
+        switch item.attributes.itemClass {
+        case .genericPassword: queryClass = .genericPassword
+        case .internetPassword: queryClass = .internetPassword
+        case .certificate: queryClass = .certificate
+        case .key: queryClass = .key
+        }
+        var values = item.attributes.values
+        for excluded in [Attribute.creationDate, .modificationDate, .synchronizable] { values[excluded] = nil }
+        let synchronizable: SynchronizableMatch = item.attributes[.synchronizable] == .boolean(true) ? .yes : .no
+        do {
+            let results = try keychain.search(
+                Query(queryClass, attributes: values, synchronizable: synchronizable, returning: [.persistentReference]))
+            Invariant.check(
+                results.contains { $0.persistentReference?.itemID == item.id },
+                "a search for the attributes of item \(item.id) does not find it")
+        } catch {
+            Invariant.check(false, "a search for the attributes of item \(item.id) failed: \(error)")
         }
     }
 
@@ -138,6 +166,22 @@ enum OpenedKeychainChecks {
             Invariant.check(KeychainContents(of: again) == before, "the compacted file holds other items")
         } catch {
             Invariant.check(false, "the compacted file does not open: \(error)")
+        }
+    }
+}
+
+/// `FUZZ_TRACE=1` in the environment prints what each execution did (for `Scripts/fuzz.sh --reproduce`).
+private let tracing = ProcessInfo.processInfo.environment["FUZZ_TRACE"] == "1"
+
+func trace(_ message: @autoclosure () -> String) {
+    if tracing { print("fuzz: \(message())") }
+}
+
+extension Credential {
+    var traceName: String {
+        switch self {
+        case .password: return "password"
+        case .key: return "key"
         }
     }
 }
