@@ -35,6 +35,8 @@ struct FuzzFileWriter {
     }
 
     private(set) var bytes: [UInt8] = Self.base.header
+    /// Where each record ends, starting with the end of the header.
+    private(set) var recordEnds: [Int] = [Self.base.header.count]
     private var sequence: UInt64 = 0
     private var chain: [UInt8] = FileHeader.initialChainValue(of: Self.base.header)
     private var random = FuzzRandom(seed: 0x5245_4344)
@@ -77,6 +79,7 @@ struct FuzzFileWriter {
         writer.setUInt32(bodyLength, at: 0)
         writer.setUInt32(bodyLength ^ 0xFFFF_FFFF, at: 4)
         bytes += writer.bytes
+        recordEnds.append(bytes.count)
     }
 
     /// Appends bytes that are not a record (a torn or garbage tail).

@@ -8,6 +8,8 @@
 ///     u8 flags              bit 0: write a lone entry as a transaction of one
 ///                           bit 1: after the records, append the rest of the input as a raw tail
 ///                           bit 2: u16 position, u8 mask follow: flip bits of one byte of the finished file
+///                           bit 3: u8 split follows: also open the file cut after record split % (records + 1)
+///                                  and catch up with the rest (``RefreshChecks``)
 ///     records, while input remains (at most 32, or until the tail starts):
 ///       u8 n                1 + n % 8 entries; n == 0xFF with flag bit 1 ends the records: the tail follows
 ///       entries, each starting with u8 op:
@@ -25,6 +27,7 @@ enum StructuredMode {
         let flags = input.byte()
         var flip: (position: Int, mask: UInt8)? = nil
         if flags & 4 != 0 { flip = (Int(input.uint16()), input.byte()) }
+        let split = flags & 8 != 0 ? Int(input.byte()) : nil
         var writer = FuzzFileWriter()
         var records = 0
         while !input.isAtEnd && records < 32 {
@@ -39,6 +42,9 @@ enum StructuredMode {
         if let flip { writer.flip(at: flip.position, mask: flip.mask) }
         OpenedKeychainChecks.run(writer.bytes, credential: FuzzFileWriter.key, depth: .full)
         OpenedKeychainChecks.run(writer.bytes, credential: FuzzFileWriter.password, depth: .read)
+        if let split {
+            RefreshChecks.run(writer.bytes, splitAt: writer.recordEnds[split % writer.recordEnds.count], credential: FuzzFileWriter.key)
+        }
     }
 
     /// The item ids the fuzzer picks from: few, so that puts and deletes meet the same items.

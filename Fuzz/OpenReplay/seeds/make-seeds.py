@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the structured-mode seeds of the open-replay fuzz target (see StructuredMode.swift for the layout):
 valid items of every class, a certificate with real DER, an identity, a transaction with a delete, a
-replacement, a duplicate primary key, and a torn tail. Run from anywhere; writes next to itself."""
+replacement, a duplicate primary key, a torn tail, and catching up after the first record. Run from anywhere; writes next to itself."""
 import json, os, struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -30,8 +30,8 @@ def delete(item): return bytes([0x02, item])
 
 def record(*entries): return bytes([len(entries) - 1]) + b"".join(entries)
 
-def seed(name, flags, *records, tail=b""):
-    data = bytes([flags]) + b"".join(records)
+def seed(name, flags, *records, tail=b"", split=0):
+    data = bytes([flags]) + (bytes([split]) if flags & 8 else b"") + b"".join(records)
     if flags & 2: data += b"\xff" + tail
     with open(os.path.join(HERE, name + ".bin"), "wb") as f: f.write(data)
 
@@ -54,3 +54,4 @@ seed("transaction-with-delete", 0, record(gp(0, "ann"), gp(1, "bob")), record(de
 seed("replace-then-delete", 0, record(gp(0, "ann")), record(gp(0, "ann-renamed")), record(delete(0)))
 seed("duplicate-primary-key", 0, record(gp(0, "ann")), record(gp(1, "ann")))
 seed("torn-tail", 2, record(gp(0, "ann")), record(gp(1, "bob")), tail=b"\x00\x00\x00\x40\xff\xff\xff\xbf\x01")
+seed("catch-up", 8, record(gp(0, "ann")), record(gp(1, "bob"), delete(0)), record(cert_put), split=1)
