@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Fuzzes opening and replaying keychain files: a libFuzzer target (Fuzz/OpenReplay) built with
+# -sanitize=fuzzer,address outside SwiftPM (Package.swift has no unsafe flags), run for SECONDS.
+#
+#   Scripts/fuzz.sh SECONDS [libFuzzer options...]     e.g. Scripts/fuzz.sh 600, Scripts/fuzz.sh 60 -jobs=2
+#   Scripts/fuzz.sh --reproduce FILE...                 runs the target once on each FILE (a crash artifact);
+#                                                       FUZZ_TRACE=1 prints what each open did
+#
+# Everything it makes lives under .build-fuzz/ (git-ignored): the build (recompiled only when sources
+# change), the working corpus (seeded from Fixtures/v1/*.kcf, Fixtures/fuzz-regressions/*.kcf and the
+# structured-mode seeds in Fuzz/OpenReplay/seeds/, kept between runs) and crash artifacts (.build-fuzz/artifacts/). Prints the executions, coverage and any
+# finding; exits non-zero if the fuzzer found a crash, a sanitizer report, a timeout, an out-of-memory or a
+# broken invariant.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+work=.build-fuzz
+objects=$work/obj
+binary=$work/open-replay-fuzzer
+corpus=$work/corpus
+artifacts=$work/artifacts
+mkdir -p "$objects" "$corpus" "$artifacts"
+
+# -O: the crypto runs 20-40x slower unoptimised. -enable-testing: the harness uses internal API
+# (@testable import) — the in-memory file system, the record sealer, salvage into memory.
+flags=(-O -wmo -num-threads 2 -parse-as-library -enable-testing -g)
+
+# Rebuilds $1 (a stamp name) with the rest of the command when the hash of its inputs ($inputs) changed.
+build_step() {
+  local name=$1; shift
+  local stamp=$work/$name.stamp
+  local hash
+  hash=$( (printf '%s\n' "$*"; cat $inputs) | sha256sum | cut -d' ' -f1)
+  if [[ -f $stamp && $(cat "$stamp") == "$hash" && -f $work/$name.done ]]; then return; fi
+  echo "fuzz.sh: building $name" >&2
+  rm -f "$work/$name.done"
+  local start=$SECONDS
+  # The linker's warnings about the sanitizer's local symbols are noise; anything else is shown.
+  if ! "$@" > "$work/$name.log" 2>&1; then
+    grep -v 'Cannot export local symbol' "$work/$name.log" >&2
+    echo "fuzz.sh: building $name failed" >&2
+    exit 1
+  fi
+  grep -v 'Cannot export local symbol' "$work/$name.log" >&2 || true
+  echo "$hash" > "$stamp"
+  touch "$work/$name.done"
+  echo "fuzz.sh: built $name in $((SECONDS - start)) s" >&2
+}
+
+build() {
+  local crypto_sources file_sources harness_sources
+  crypto_sources=$(find Sources/KeychainCrypto -name '*.swift' | sort)
+  file_sources=$(find Sources/KeychainFile -name '*.swift' | sort)
+  harness_sources=$(find Fuzz/OpenReplay -name '*.swift' | sort)
+  # KeychainCrypto: address sanitizer only — coverage of constant-time block loops would only slow the
+  # fuzzer and guide it nowhere.
+  inputs="$crypto_sources"
+  build_step crypto swiftc "${flags[@]}" -sanitize=address -module-name KeychainCrypto \
+    -emit-module -emit-module-path "$objects/KeychainCrypto.swiftmodule" \
+    -emit-library -static -o "$objects/libKeychainCrypto.a" $crypto_sources
+  inputs="$crypto_sources $file_sources"
+  build_step keychainfile swiftc "${flags[@]}" -sanitize=fuzzer,address -module-name KeychainFile -I "$objects" \
+    -emit-module -emit-module-path "$objects/KeychainFile.swiftmodule" \
+    -emit-library -static -o "$objects/libKeychainFile.a" $file_sources
+  inputs="$crypto_sources $file_sources $harness_sources"
+  build_step harness swiftc "${flags[@]}" -sanitize=fuzzer,address -module-name OpenReplayFuzzer -I "$objects" \
+    -o "$binary" $harness_sources "$objects/libKeychainFile.a" "$objects/libKeychainCrypto.a"
+}
+
+# libFuzzer options. max_len: the fixtures are under 2 KB but one (256 KB); longer inputs only slow the
+# fuzzer. timeout: one execution takes milliseconds; 10 s is a hang. rss_limit: a hostile length field
+# that makes the reader allocate hundreds of megabytes is a finding.
+options=(-max_len=8192 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1
+         -artifact_prefix="$artifacts/")
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
+
+if [[ ${1:-} == --reproduce ]]; then
+  shift
+  build
+  exec "$binary" "${options[@]}" -runs=1 "$@"
+fi
+
+seconds=${1:?usage: Scripts/fuzz.sh SECONDS [libFuzzer options...]}
+shift
+build
+for seed in Fixtures/v1/*.kcf Fixtures/fuzz-regressions/*.kcf Fuzz/OpenReplay/seeds/*.bin; do
+  [[ -f $seed ]] && cp -n "$seed" "$corpus/seed-$(basename "$seed")"
+done
+
+log=$work/last-run.log
+set +e
+"$binary" "${options[@]}" -max_total_time="$seconds" "$@" "$corpus" 2>&1 | tee "$log" \
+  | grep -E --line-buffered '^(#[0-9]+.*(INITED|DONE|pulse)|==[0-9]+==ERROR|fuzz invariant|SUMMARY|artifact_prefix|Test unit written|stat::|ALARM|.*Fatal error)'
+status=${PIPESTATUS[0]}
+set -e
+
+executions=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || true)
+coverage=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)
+echo "fuzz.sh: ${executions:-?} executions in ${seconds} s; ${coverage:-no coverage line}; corpus $(ls "$corpus" | wc -l) inputs; status $status"
+if [[ $status -ne 0 ]]; then
+  echo "fuzz.sh: FINDING — see $log; artifacts:" >&2
+  ls -1 "$artifacts" >&2 || true
+  exit "$status"
+fi
