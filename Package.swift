@@ -34,7 +34,9 @@ let package = Package(
         // Runs the built kcf binary end to end; depends on it so that `swift test` builds it beside the tests.
         .testTarget(name: "KcfCommandLineTests", dependencies: ["kcf"]),
         .testTarget(name: "KeychainSecItemTests", dependencies: ["KeychainSecItem", "KeychainFile"]),
-        .testTarget(name: "KeychainFileTests", dependencies: ["KeychainFile", "KeychainCrypto", "KeychainFileFixtures", "kcf-worker"]),
+        .testTarget(
+            name: "KeychainFileTests", dependencies: ["KeychainFile", "KeychainCrypto", "KeychainFileFixtures", "kcf-worker"],
+            exclude: ["Reliability/README.md"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,7 +11,8 @@ creator, access group, accessibility, synchronizable, creation and modification 
 
 Usage: compare-peers.py sqlite N [--operations K]      (one size per process, so peak memory is its own)
        compare-peers.py keepass N [--operations K]
-       compare-peers.py report OURS.json PEER.json…        (the table compare-peers.sh prints)
+       compare-peers.py report FILE.json…                   (the table compare-peers.sh prints, from kcf-bench
+                                                             store --json documents and this script's)
 """
 import json
 import os
@@ -229,14 +230,20 @@ TARGETS = [
 ]
 
 
-def report(ours_path, peer_paths):
-    with open(ours_path) as handle:
-        ours = json.load(handle)
+def report(paths):
+    """Prints the table from kcf-bench's JSON documents (one per size, or one with several) and the peers'."""
+    ours = None
     peers = {}
-    for path in peer_paths:
+    for path in paths:
         with open(path) as handle:
-            run = json.load(handle)
-        peers[(run["peer"], run["items"])] = {figure["name"]: figure["value"] for figure in run["figures"]}
+            document = json.load(handle)
+        if document.get("benchmark") == "store":
+            if ours is None:
+                ours = document
+            else:
+                ours["runs"].extend(document["runs"])
+        else:
+            peers[(document["peer"], document["items"])] = {figure["name"]: figure["value"] for figure in document["figures"]}
     print(f"kcf-bench store against its peers — {ours['machine']}")
     if ours.get("password open (600,000 PBKDF2 rounds) ms") is not None:
         print(f"  opening with a password costs {ours['password open (600,000 PBKDF2 rounds) ms']:.0f} ms of PBKDF2 "
@@ -280,7 +287,7 @@ def report(ours_path, peer_paths):
 
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "report":
-        report(sys.argv[2], sys.argv[3:])
+        report(sys.argv[2:])
         return
     if len(sys.argv) < 3 or sys.argv[1] not in ("sqlite", "keepass"):
         print(__doc__, file=sys.stderr)
