@@ -1,3 +1,4 @@
+import Foundation
 import KeychainFile
 
 extension WorkerCommand {
@@ -33,32 +34,36 @@ extension WorkerCommand {
     /// The second password `rotate-loop` leaves after rotation `index`.
     static func rotationPassword(_ index: Int) -> String { "rotation-\(index)" }
 
-    /// `scan-loop PATH N`: N listings of every worker item with its secret, while others add and delete: no
-    /// account twice, every secret its item's. Prints `epoch E items C` whenever the epoch changes, and
-    /// `scans N` at the end.
-    static func scanLoop(path: String, credential: Credential, count: Int) throws {
+    /// `scan-loop PATH STOPFILE`: lists every worker item until the file STOPFILE exists, while others add and
+    /// delete: no account twice, and the secret of one listed item (if it is still there) is its own. Prints
+    /// `epoch E items C` whenever the epoch changes, and `scans N` at the end.
+    static func scanLoop(path: String, credential: Credential, stopFile: String) throws {
         let keychain = try Keychain.open(at: path, credential: credential)
         var lastEpoch: UInt64 = 0
-        for _ in 0..<count {
+        var scans = 0
+        repeat {
+            scans += 1
             let statistics = try keychain.statistics()
             if statistics.epoch != lastEpoch {
                 lastEpoch = statistics.epoch
                 acknowledge("epoch \(statistics.epoch) items \(statistics.itemCount)")
             }
-            let items: [GenericPassword]
-            do throws(KeychainError) {
-                items = try keychain.find(GenericPassword.self, matching: .genericPassword(service: WorkerItems.service))
-            } catch {
-                guard case .itemNotFound = error else { throw error }
-                continue
-            }
-            guard Set(items.map(\.account)).count == items.count else {
+            let accounts = try WorkerItems.all(in: keychain).map(\.account)
+            guard Set(accounts).count == accounts.count else {
                 throw CheckFailure(description: "a listing holds an account twice")
             }
-            for item in items where !WorkerItems.isSecret(item.value, of: item.account) {
-                throw CheckFailure(description: "\(item.account): a secret that is not this item's")
+            guard let account = accounts.randomElement() else { continue }
+            let found: [GenericPassword]
+            do throws(KeychainError) {
+                found = try keychain.find(GenericPassword.self, matching: .genericPassword(service: WorkerItems.service, account: account))
+            } catch {
+                guard case .itemNotFound = error else { throw error }
+                continue  // deleted since the listing
             }
-        }
-        acknowledge("scans \(count)")
+            guard found.count == 1, WorkerItems.isSecret(found[0].value, of: account) else {
+                throw CheckFailure(description: "\(account): \(found.count) items, or a secret that is not this item's")
+            }
+        } while !FileManager.default.fileExists(atPath: stopFile)
+        acknowledge("scans \(scans)")
     }
 }

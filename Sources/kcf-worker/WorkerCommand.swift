@@ -33,8 +33,7 @@ enum WorkerCommand {
                 guard let count = Int(rest[1]), count >= 0 else { return usage("N must be a count") }
                 try rotateLoop(path: rest[0], credential: credential, count: count)
             case ("scan-loop", 2):
-                guard let count = Int(rest[1]), count >= 0 else { return usage("N must be a count") }
-                try scanLoop(path: rest[0], credential: credential, count: count)
+                try scanLoop(path: rest[0], credential: credential, stopFile: rest[1])
             case ("chaos", 3):
                 guard let seed = UInt64(rest[1]), let count = Int(rest[2]), count >= 0 else {
                     return usage("SEED and N must be counts")
@@ -58,7 +57,7 @@ enum WorkerCommand {
 
     private static func usage(_ problem: String) -> Int32 {
         report(problem)
-        report("usage: kcf-worker add PATH PREFIX N | compact-loop PATH N | read-loop PATH N | update-loop PATH PREFIX N | churn PATH PREFIX N | rotate-loop PATH N | scan-loop PATH N | chaos PATH SEED N")
+        report("usage: kcf-worker add PATH PREFIX N | compact-loop PATH N | read-loop PATH N | update-loop PATH PREFIX N | churn PATH PREFIX N | rotate-loop PATH N | scan-loop PATH STOPFILE | chaos PATH SEED N")
         return WorkerExit.usage
     }
 }

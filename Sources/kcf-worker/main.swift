@@ -8,7 +8,7 @@
 //   kcf-worker update-loop PATH PREFIX N     N updates of the secrets of existing "PREFIX-…" items
 //   kcf-worker churn PATH PREFIX N           N adds of "PREFIX-i"; after every third, deletes the one before
 //   kcf-worker rotate-loop PATH N            N master key rotations, keeping the password, adding "rotation-i"
-//   kcf-worker scan-loop PATH N              N listings of every worker item with its secret
+//   kcf-worker scan-loop PATH STOPFILE       listings of the worker items until the file STOPFILE exists
 //   kcf-worker chaos PATH SEED N             N seeded random adds, updates, deletes, batches, compactions and
 //                                            credential changes between KCF_WORKER_PASSWORD and
 //                                            KCF_WORKER_PASSWORD2, each announced before and acknowledged

@@ -118,6 +118,8 @@ struct CrashCheckerTests {
         #expect(old.isClean)
         let new = CrashChecker.check(acknowledged: model, pending: changing, observed: observation([:], opensWith: [1], epoch: 4))
         #expect(new.isClean && new.pendingApplied == true)
+        // The old password in the new epoch: the rewrite kept the old slots.
+        #expect(!CrashChecker.check(acknowledged: model, pending: changing, observed: observation([:], opensWith: [2], epoch: 4)).isClean)
         // The new password with the old epoch: the slots changed without a rewrite.
         #expect(!CrashChecker.check(acknowledged: model, pending: changing, observed: observation([:], opensWith: [1], epoch: 3)).isClean)
     }

@@ -135,6 +135,10 @@ enum CrashChecker {
             if observed.epoch != model.epoch + 1 {
                 verdict.other.append("the credential change in flight took effect but the epoch is \(observed.epoch), not \(model.epoch + 1)")
             }
+        } else if case .credential(let password, _)? = pending?.step, pendingMayApply, password != model.password,
+                  observed.epoch > model.epoch {
+            // The change rewrites the file once: a new epoch must carry the new slots.
+            verdict.other.append("the credential change in flight rewrote the file (epoch \(observed.epoch)) but password \(password) does not open it")
         }
 
         // Epoch: never back; forward by one only if a rewrite was in flight.
