@@ -2,15 +2,18 @@
 # Fuzzes opening and replaying keychain files: a libFuzzer target (Fuzz/OpenReplay) built with
 # -sanitize=fuzzer,address outside SwiftPM (Package.swift has no unsafe flags), run for SECONDS.
 #
-#   Scripts/fuzz.sh SECONDS [libFuzzer options...]     e.g. Scripts/fuzz.sh 600, Scripts/fuzz.sh 60 -jobs=2
+#   Scripts/fuzz.sh SECONDS [libFuzzer options...]     e.g. Scripts/fuzz.sh 600, Scripts/fuzz.sh 60 -seed=1
 #   Scripts/fuzz.sh --reproduce FILE...                 runs the target once on each FILE (a crash artifact);
-#                                                       FUZZ_TRACE=1 prints what each open did
+#                                                       FUZZ_TRACE=1 prints what each open did;
+#                                                       FUZZ_WRITE_KEYCHAIN=PATH saves the file a structured
+#                                                       input describes (it opens with 32 bytes of 0x4B as
+#                                                       key, or the password "fuzz"), for a regression fixture
 #
 # Everything it makes lives under .build-fuzz/ (git-ignored): the build (recompiled only when sources
 # change), the working corpus (seeded from Fixtures/v1/*.kcf, Fixtures/fuzz-regressions/*.kcf and the
-# structured-mode seeds in Fuzz/OpenReplay/seeds/, kept between runs) and crash artifacts (.build-fuzz/artifacts/). Prints the executions, coverage and any
-# finding; exits non-zero if the fuzzer found a crash, a sanitizer report, a timeout, an out-of-memory or a
-# broken invariant.
+# structured-mode seeds in Fuzz/OpenReplay/seeds/, kept between runs) and crash artifacts
+# (.build-fuzz/artifacts/). Prints the executions, coverage and any finding; exits non-zero if the fuzzer
+# found a crash, a sanitizer report, a timeout, an out-of-memory or a broken invariant.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -63,8 +66,9 @@ build() {
     -emit-module -emit-module-path "$objects/KeychainFile.swiftmodule" \
     -emit-library -static -o "$objects/libKeychainFile.a" $file_sources
   inputs="$crypto_sources $file_sources $harness_sources"
-  build_step harness swiftc "${flags[@]}" -sanitize=fuzzer,address -module-name OpenReplayFuzzer -I "$objects" \
-    -o "$binary" $harness_sources "$objects/libKeychainFile.a" "$objects/libKeychainCrypto.a"
+  # Run in $objects: linking an executable with -g leaves the module's .swiftmodule in the current directory.
+  build_step harness env -C "$objects" swiftc "${flags[@]}" -sanitize=fuzzer,address -module-name OpenReplayFuzzer \
+    -I . -o "$root/$binary" $(printf "$root/%s " $harness_sources) libKeychainFile.a libKeychainCrypto.a
 }
 
 # libFuzzer options. max_len: the fixtures are under 2 KB but one (256 KB); longer inputs only slow the

@@ -1,3 +1,4 @@
+import Foundation
 @testable import KeychainFile
 
 /// Mode (b): the input describes records; ``FuzzFileWriter`` seals them under a key the harness knows, and
@@ -40,6 +41,11 @@ enum StructuredMode {
         }
         if flags & 2 != 0 { writer.appendRaw(input.rest()) }
         if let flip { writer.flip(at: flip.position, mask: flip.mask) }
+        if let path = ProcessInfo.processInfo.environment["FUZZ_WRITE_KEYCHAIN"] {
+            // To turn a finding into a regression fixture: the sealed file, which opens with FuzzFileWriter's
+            // key (32 bytes of 0x4B) or password ("fuzz").
+            FileManager.default.createFile(atPath: path, contents: Data(writer.bytes))
+        }
         OpenedKeychainChecks.run(writer.bytes, credential: FuzzFileWriter.key, depth: .full)
         OpenedKeychainChecks.run(writer.bytes, credential: FuzzFileWriter.password, depth: .read)
         if let split {
