@@ -25,6 +25,7 @@ let usage = """
       --calls N      timed calls per class (ct; default 1000000)
       --items N…     item counts (store; default 1000 10000 100000)
       --operations N durable adds, updates and deletes timed per size (store; default 200)
+      --lookups N    finds and secret reads timed per size (store; default 20000)
       --skip-kdf     do not time opening with a password (store; for profiling)
     """
 
@@ -59,6 +60,7 @@ var calls = 1_000_000
 var only: String? = nil
 var itemCounts: [Int] = []
 var operations = 200
+var lookups = 20_000
 var skipKDF = false
 while !arguments.isEmpty {
     let option = arguments.removeFirst()
@@ -88,6 +90,10 @@ while !arguments.isEmpty {
         guard let value = arguments.first.flatMap(Int.init), value > 0 else { fail("--operations needs a positive whole number") }
         operations = value
         arguments.removeFirst()
+    case "--lookups":
+        guard let value = arguments.first.flatMap(Int.init), value > 0 else { fail("--lookups needs a positive whole number") }
+        lookups = value
+        arguments.removeFirst()
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -103,7 +109,7 @@ do {
     case "store":
         let benchmark = StoreBenchmark(
             sizes: itemCounts.isEmpty ? [1_000, 10_000, 100_000] : itemCounts, durableOperations: operations,
-            lookups: 20_000)
+            lookups: lookups)
         let runs = try benchmark.run()
         printStoreRuns(runs, passwordOpen: skipKDF ? .nan : try StoreBenchmark.measurePasswordOpen(), json: json)
     case "help", "-h", "--help": print(usage)
