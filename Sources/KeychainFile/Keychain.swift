@@ -72,6 +72,8 @@ public final class Keychain: @unchecked Sendable {
         self.log = log
         self.index = index
         self.random = random
+        // Whatever creating or opening drew ahead is not carried into the object's life (see RandomSource).
+        random.discardPool()
         self.clock = clock
         self.lockFile = lockFile
         self.autoCompactionSetting = autoCompaction
@@ -385,6 +387,8 @@ public final class Keychain: @unchecked Sendable {
         defer { lock.unlock() }
         _ = try lockFile.lock(exclusive: true, wait: true)
         defer { lockFile.unlock() }
+        // Random bytes drawn ahead for this operation go with it (see RandomSource).
+        defer { random.discardPool() }
         try log.refresh(&index)
         return try body()
     }
@@ -427,16 +431,6 @@ public struct SearchResult: Sendable {
     public var attributes: ItemAttributes? { item.attributes }
     /// The matched item's secret, if asked for.
     public var value: [UInt8]? { item.value }
-}
-
-/// A random generator the keychain owns: the system generator, or a seeded one for reproducible fixtures.
-struct RandomSource: RandomNumberGenerator, @unchecked Sendable {
-    // `@unchecked Sendable`: the Keychain only uses it under its lock; fixture generators are single-threaded.
-    private var base: any RandomNumberGenerator
-
-    init(_ base: any RandomNumberGenerator) { self.base = base }
-
-    mutating func next() -> UInt64 { base.next() }
 }
 
 extension Keychain {

@@ -139,7 +139,8 @@ public struct Batch: ~Copyable {
     func identities(matching query: Query) throws(KeychainError) -> [(certificate: StoredItem, privateKey: StoredItem)] {
         try query.validate()
         var result: [(certificate: StoredItem, privateKey: StoredItem)] = []
-        for certificate in state.items(of: .certificate, where: { query.matches($0) }) {
+        let matcher = Query.Matcher(query)
+        for certificate in state.items(of: .certificate, where: { matcher.matches($0) }) {
             guard let hash = certificate.attributes.bytes(.publicKeyHash), !hash.isEmpty else { continue }
             // The private keys labelled with the certificate's public key hash, found through the index.
             var keys = Query(.key)

@@ -68,27 +68,31 @@ struct StoreBenchmark {
         run.add("open (raw key, every record verified)", Double(bestOpen) / 1e6, "ms")
         guard let keychain = opened, keychain.count == count else { throw BenchmarkFailure("open lost items") }
 
-        // Lookups of random existing items.
+        // Lookups of random existing items: the fastest of three passes over the same probes, as for open.
         var generator = SplitMix64(seed: UInt64(count))
         let probes = (0..<lookups).map { _ in BenchmarkItem.make(Int.random(in: 0..<count, using: &generator)) }
-        var found = 0
-        var start = monotonicNanoseconds()
-        for probe in probes {
-            let query = Query.genericPassword(service: probe.service, account: probe.account)
-            found += try keychain.find(GenericPassword.self, matching: query, loadingValues: false).count
-        }
-        var elapsed = monotonicNanoseconds() - start
-        guard found == probes.count else { throw BenchmarkFailure("a lookup missed") }
-        run.add("find by service and account", Double(elapsed) / 1e3 / Double(probes.count), "µs")
+        var bestFind = UInt64.max
+        var bestRead = UInt64.max
+        for _ in 0..<3 {
+            var found = 0
+            let start = monotonicNanoseconds()
+            for probe in probes {
+                let query = Query.genericPassword(service: probe.service, account: probe.account)
+                found += try keychain.find(GenericPassword.self, matching: query, loadingValues: false).count
+            }
+            bestFind = min(bestFind, monotonicNanoseconds() - start)
+            guard found == probes.count else { throw BenchmarkFailure("a lookup missed") }
 
-        var secretBytes = 0
-        start = monotonicNanoseconds()
-        for probe in probes {
-            secretBytes += try keychain.data(forService: probe.service, account: probe.account).count
+            var secretBytes = 0
+            let readStart = monotonicNanoseconds()
+            for probe in probes {
+                secretBytes += try keychain.data(forService: probe.service, account: probe.account).count
+            }
+            bestRead = min(bestRead, monotonicNanoseconds() - readStart)
+            guard secretBytes == probes.count * BenchmarkItem.secretSize else { throw BenchmarkFailure("a secret is wrong") }
         }
-        elapsed = monotonicNanoseconds() - start
-        guard secretBytes == probes.count * BenchmarkItem.secretSize else { throw BenchmarkFailure("a secret is wrong") }
-        run.add("read a secret by service and account", Double(elapsed) / 1e3 / Double(probes.count), "µs")
+        run.add("find by service and account", Double(bestFind) / 1e3 / Double(probes.count), "µs")
+        run.add("read a secret by service and account", Double(bestRead) / 1e3 / Double(probes.count), "µs")
 
         // Durable single operations: one record and one fsync each.
         let io = ResourceUsage.bytesWritten()
@@ -96,7 +100,7 @@ struct StoreBenchmark {
         var times: [UInt64] = []
         for index in 0..<durableOperations {
             let item = BenchmarkItem.make(count + index)
-            start = monotonicNanoseconds()
+            let start = monotonicNanoseconds()
             try keychain.add(item)
             times.append(monotonicNanoseconds() - start)
         }
@@ -112,7 +116,7 @@ struct StoreBenchmark {
             let item = BenchmarkItem.make(index)
             var secret = item.value ?? []
             secret[0] ^= 0xFF
-            start = monotonicNanoseconds()
+            let start = monotonicNanoseconds()
             try keychain.update(.genericPassword(service: item.service, account: item.account), setting: [:], secret: secret)
             times.append(monotonicNanoseconds() - start)
         }
@@ -121,7 +125,7 @@ struct StoreBenchmark {
         times = []
         for index in 0..<durableOperations {
             let item = BenchmarkItem.make(count + index)
-            start = monotonicNanoseconds()
+            let start = monotonicNanoseconds()
             try keychain.delete(.genericPassword(service: item.service, account: item.account))
             times.append(monotonicNanoseconds() - start)
         }
@@ -130,10 +134,10 @@ struct StoreBenchmark {
         // Compaction of what the updates and deletes left dead.
         let before = try keychain.statistics()
         run.add("file bytes per live item before compaction", Double(before.fileSize) / Double(before.itemCount), "B")
-        start = monotonicNanoseconds()
+        let compactionStart = monotonicNanoseconds()
         let result = try keychain.compact()
-        elapsed = monotonicNanoseconds() - start
-        run.add("compaction", Double(elapsed) / 1e6, "ms")
+        let compactionTime = monotonicNanoseconds() - compactionStart
+        run.add("compaction", Double(compactionTime) / 1e6, "ms")
         let after = result.after
         run.add("file bytes per live item after compaction", Double(after.fileSize) / Double(after.itemCount), "B")
         run.add("file bytes over live bytes after compaction", Double(after.fileSize) / Double(max(after.liveBytes, 1)), "×")

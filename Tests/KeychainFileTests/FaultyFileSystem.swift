@@ -181,6 +181,11 @@ final class FaultyFileHandle: KeychainFileHandle, @unchecked Sendable {
         return try base.identity()
     }
 
+    func status() throws(KeychainError) -> FileStatus {
+        try fileSystem.check(.size, path)
+        return try base.status()
+    }
+
     func close() { base.close() }
 }
 

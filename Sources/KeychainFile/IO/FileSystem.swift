@@ -50,8 +50,22 @@ protocol KeychainFileHandle: AnyObject, Sendable {
     /// Which file this is (device and inode): compared with ``FileSystem/identity(of:)`` to notice that the
     /// path now names another file (a compaction by another process renamed a new file into place).
     func identity() throws(KeychainError) -> FileIdentity
+    /// The file's size, link count and status-change time, from one fstat: what a read compares to notice,
+    /// without looking the path up, that nothing changed (SPEC.md §16).
+    func status() throws(KeychainError) -> FileStatus
     /// Closes the file; later calls fail.
     func close()
+}
+
+/// What one fstat of an open file says about it, compared whole: equal statuses before and after mean no
+/// byte was appended or cut (the size), and no name was added to or taken from it (the link count and the
+/// status-change time, which rename(2) over its path, unlink(2) and link(2) all change).
+struct FileStatus: Equatable, Sendable {
+    let size: Int
+    let linkCount: UInt64
+    /// The status-change time (st_ctime), as seconds and nanoseconds; a counter in memory file systems.
+    let changeSeconds: Int64
+    let changeNanoseconds: Int64
 }
 
 /// A file's identity on its device: two paths, or a path and an open descriptor, name the same file exactly
@@ -226,6 +240,19 @@ final class PosixFileHandle: KeychainFileHandle, @unchecked Sendable {
         var info = stat()
         _ = try retrying("fstat", path) { Int(fstat(descriptor, &info)) }
         return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    func status() throws(KeychainError) -> FileStatus {
+        var info = stat()
+        _ = try retrying("fstat", path) { Int(fstat(descriptor, &info)) }
+        #if canImport(Darwin)
+        let changed = info.st_ctimespec
+        #else
+        let changed = info.st_ctim
+        #endif
+        return FileStatus(
+            size: Int(info.st_size), linkCount: UInt64(info.st_nlink), changeSeconds: Int64(changed.tv_sec),
+            changeNanoseconds: Int64(changed.tv_nsec))
     }
 
     func close() {

@@ -173,17 +173,22 @@ struct ItemIndex: Sendable {
     /// The live items a query matches, in the order they were first added: from a secondary index when
     /// the query gives the attributes of one, by scanning the items otherwise.
     func items(matching query: Query, of itemClass: ItemClass) -> [StoredItem] {
-        guard let candidates = lookup.candidates(for: query, itemClass: itemClass) else {
-            return items(of: itemClass) { query.matches($0) }
-        }
+        let matcher = Query.Matcher(query)
         var matches: [StoredItem] = []
-        matches.reserveCapacity(candidates.count)
-        for id in candidates {
-            if let item = items[id], item.attributes.itemClass == itemClass, query.matches(item.attributes) {
+        func consider(_ id: ItemID) {
+            if let item = items[id], item.attributes.itemClass == itemClass, matcher.matches(item.attributes) {
                 matches.append(item)
             }
         }
-        if matches.count > 1 { matches.sort { $0.order < $1.order } }
+        switch lookup.candidates(for: query, itemClass: itemClass) {
+        case .unindexed: return items(of: itemClass) { matcher.matches($0) }
+        case .none: return []
+        case .one(let id): consider(id)
+        case .many(let ids):
+            matches.reserveCapacity(ids.count)
+            for id in ids { consider(id) }
+            if matches.count > 1 { matches.sort { $0.order < $1.order } }
+        }
         return matches
     }
 }

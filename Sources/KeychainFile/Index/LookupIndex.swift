@@ -3,33 +3,19 @@
 ///
 /// Each index maps the canonical encoding of some primary-key attributes (which every item stores, SPEC.md
 /// §8.2) to the items with those values. A query that gives all the attributes of an index is answered
-/// from it; the query's other conditions are then checked item by item.
+/// from it; the query's conditions are then checked item by item.
+///
+/// The map is keyed by a 64-bit digest of the encoding rather than by the encoding itself: the keys then sit
+/// inline in the hash table (no array per key to allocate, keep and follow on every lookup). Two encodings
+/// with one digest only put an extra candidate in a bucket, which the caller's per-item check rejects, so
+/// the digest need not be exact. It is computed with the standard library's `Hasher`, seeded at random
+/// per process, so item contents cannot be chosen to pile items into one bucket.
 struct LookupIndex: Sendable {
-    struct Key: Hashable, Sendable {
-        let definition: UInt8
-        let encoded: [UInt8]
-
-        func hash(into hasher: inout Hasher) {
-            encoded.withUnsafeBytes { hasher.combine(bytes: $0) }
-        }
-
-        static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.definition == rhs.definition && lhs.encoded.elementsEqualBytes(rhs.encoded)
-        }
-    }
-
     /// The items with one key: most keys (service and account, say) name one item, which is kept without
     /// allocating a set.
     enum Bucket: Sendable {
         case one(ItemID)
         case many(Set<ItemID>)
-
-        var ids: [ItemID] {
-            switch self {
-            case .one(let id): return [id]
-            case .many(let ids): return Array(ids)
-            }
-        }
 
         mutating func insert(_ id: ItemID) {
             switch self {
@@ -69,18 +55,18 @@ struct LookupIndex: Sendable {
         .key: [[.applicationLabel]],
     ]
 
-    private var buckets: [Key: Bucket] = [:]
+    private var buckets: [Int: Bucket] = [:]
 
     mutating func insert(_ id: ItemID, _ attributes: ItemAttributes) {
-        for key in Self.keys(of: attributes) {
+        Self.forEachDigest(of: attributes) { digest in
             // Changed in place through the dictionary, so that a many-item bucket's set is not copied.
-            if buckets[key]?.insert(id) == nil { buckets[key] = .one(id) }
+            if buckets[digest]?.insert(id) == nil { buckets[digest] = .one(id) }
         }
     }
 
     mutating func remove(_ id: ItemID, _ attributes: ItemAttributes) {
-        for key in Self.keys(of: attributes) {
-            if buckets[key]?.remove(id) == false { buckets.removeValue(forKey: key) }
+        Self.forEachDigest(of: attributes) { digest in
+            if buckets[digest]?.remove(id) == false { buckets.removeValue(forKey: digest) }
         }
     }
 
@@ -89,10 +75,21 @@ struct LookupIndex: Sendable {
         buckets.reserveCapacity(buckets.count + 2 * count)
     }
 
+    /// The items a query can only be matched by, from one index.
+    enum Candidates {
+        /// No index applies: the caller scans.
+        case unindexed
+        /// The index has no item with the query's values.
+        case none
+        case one(ItemID)
+        case many(Set<ItemID>)
+    }
+
     /// The ids of the items a query can only match, from the most specific index whose attributes the query
-    /// gives; `nil` when no index applies (the caller scans).
-    func candidates(for query: Query, itemClass: ItemClass) -> [ItemID]? {
-        guard let definitions = Self.definitions[itemClass] else { return nil }
+    /// gives; `.unindexed` when no index applies (the caller scans). Every candidate must still be checked
+    /// against the query: a bucket may hold items whose key only shares its digest.
+    func candidates(for query: Query, itemClass: ItemClass) -> Candidates {
+        guard let definitions = Self.definitions[itemClass] else { return .unindexed }
         for (number, attributes) in definitions.enumerated() {
             var encoded: [UInt8] = []
             encoded.reserveCapacity(96)
@@ -106,16 +103,23 @@ struct LookupIndex: Sendable {
                 }
                 AttributeCoding.appendAttribute(tag: attribute.tag, value: stored, to: &encoded)
             }
-            if complete { return buckets[Key(definition: UInt8(number), encoded: encoded)]?.ids ?? [] }
+            guard complete else { continue }
+            switch buckets[Self.digest(encoded)] {
+            case nil: return .none
+            case .one(let id): return .one(id)
+            case .many(let ids): return .many(ids)
+            }
         }
-        return nil
+        return .unindexed
     }
 
-    private static func keys(of attributes: ItemAttributes) -> [Key] {
-        guard let definitions = definitions[attributes.itemClass] else { return [] }
-        return definitions.enumerated().map { number, indexed in
-            var encoded: [UInt8] = []
-            encoded.reserveCapacity(96)
+    /// Calls `body` with the digest of each index key of an item.
+    private static func forEachDigest(of attributes: ItemAttributes, _ body: (Int) -> Void) {
+        guard let definitions = definitions[attributes.itemClass] else { return }
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(96)
+        for (number, indexed) in definitions.enumerated() {
+            encoded.removeAll(keepingCapacity: true)
             encoded.append(attributes.itemClass.rawValue)
             encoded.append(UInt8(number))
             for attribute in indexed {
@@ -123,7 +127,14 @@ struct LookupIndex: Sendable {
                     tag: attribute.tag, value: attributes.stored(attribute.tag) ?? ItemAttributes.defaultValue(of: attribute),
                     to: &encoded)
             }
-            return Key(definition: UInt8(number), encoded: encoded)
+            body(digest(encoded))
         }
+    }
+
+    /// The digest of a key's encoding (class, definition number, attributes).
+    private static func digest(_ encoded: [UInt8]) -> Int {
+        var hasher = Hasher()
+        encoded.withUnsafeBytes { hasher.combine(bytes: $0) }
+        return hasher.finalize()
     }
 }

@@ -64,16 +64,31 @@ public struct Query: Sendable, Hashable {
     /// - Throws: `KeychainError.invalidParameter` naming the attribute; also when ``attributes`` contains
     ///   synchronizable, which is matched through ``synchronizable`` instead.
     public func validate() throws(KeychainError) {
+        // Checked in dictionary order first, which needs no sorting; only when something is wrong is the
+        // check repeated in tag order, so that the error names the same attribute every time.
+        guard attributes.contains(where: { !Self.isValid($0.value, for: $0.key, in: itemClass) }) else { return }
         for (attribute, value) in attributes.sorted(by: { $0.key.tag < $1.key.tag }) {
-            guard attribute != .synchronizable else {
-                throw .invalidParameter("synchronizable: set Query.synchronizable instead of an attribute value")
-            }
-            let allowed = searchedClasses.contains { attribute.isAllowed(in: $0) }
-            guard allowed else {
-                throw .invalidParameter("\(attribute.name): not allowed in a query for \(itemClass) items")
-            }
-            _ = try ItemAttributes.validated(value, for: attribute)
+            try Self.check(value, for: attribute, in: itemClass)
         }
+    }
+
+    private static func isValid(_ value: AttributeValue, for attribute: Attribute, in itemClass: QueryClass) -> Bool {
+        do throws(KeychainError) {
+            try check(value, for: attribute, in: itemClass)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    private static func check(_ value: AttributeValue, for attribute: Attribute, in itemClass: QueryClass) throws(KeychainError) {
+        guard attribute != .synchronizable else {
+            throw .invalidParameter("synchronizable: set Query.synchronizable instead of an attribute value")
+        }
+        guard searches(itemClass, anyClassAllowing: attribute) else {
+            throw .invalidParameter("\(attribute.name): not allowed in a query for \(itemClass) items")
+        }
+        _ = try ItemAttributes.validated(value, for: attribute)
     }
 
     /// Returns whether an item with `attributes` matches the query, apart from ``persistentReference``
@@ -94,20 +109,7 @@ public struct Query: Sendable, Hashable {
     /// - Parameter attributes: The item's attributes.
     /// - Returns: `true` when the item matches.
     public func matches(_ attributes: ItemAttributes) -> Bool {
-        guard searchedClasses.contains(attributes.itemClass) else { return false }
-        let flag = attributes.boolean(.synchronizable) ?? false
-        switch synchronizable {
-        case .no: guard !flag else { return false }
-        case .yes: guard flag else { return false }
-        case .any: break
-        }
-        for (attribute, wanted) in self.attributes where attribute != .synchronizable {
-            if itemClass == .identity && !attribute.isAllowed(in: attributes.itemClass) { continue }
-            guard let stored = StoredAttributeValue(wanted) else { return false }
-            let actual = attributes.stored(attribute.tag) ?? Self.implicitValue(of: attribute, in: attributes.itemClass)
-            guard actual == stored else { return false }
-        }
-        return true
+        Matcher(self).matches(attributes)
     }
 
     /// Returns whether a certificate and a private key form an identity that matches the query: they pair
@@ -131,17 +133,24 @@ public struct Query: Sendable, Hashable {
         else { return false }
         var keyQuery = self
         keyQuery.attributes = attributes.filter { !$0.key.isAllowed(in: .certificate) }
-        return matches(certificate) && keyQuery.matches(privateKey)
+        return Matcher(self).matches(certificate) && Matcher(keyQuery).matches(privateKey)
     }
 
-    /// The stored classes the query searches.
-    private var searchedClasses: [ItemClass] {
-        itemClass.itemClass.map { [$0] } ?? [.certificate, .key]
+    /// Whether a query for `queryClass` searches items of `itemClass`.
+    static func searches(_ queryClass: QueryClass, _ itemClass: ItemClass) -> Bool {
+        if let searched = queryClass.itemClass { return searched == itemClass }
+        return itemClass == .certificate || itemClass == .key
+    }
+
+    /// Whether `attribute` may appear in some item class a query for `queryClass` searches.
+    private static func searches(_ queryClass: QueryClass, anyClassAllowing attribute: Attribute) -> Bool {
+        if let searched = queryClass.itemClass { return attribute.isAllowed(in: searched) }
+        return attribute.isAllowed(in: .certificate) || attribute.isAllowed(in: .key)
     }
 
     /// The value an absent attribute is taken to have: the default for attributes a writer always stores
     /// (SPEC.md §8.2), none for the others (which then match no query value).
-    private static func implicitValue(of attribute: Attribute, in itemClass: ItemClass) -> StoredAttributeValue? {
+    static func implicitValue(of attribute: Attribute, in itemClass: ItemClass) -> StoredAttributeValue? {
         guard ItemAttributes.explicitAttributes(of: itemClass).contains(attribute) else { return nil }
         return ItemAttributes.defaultValue(of: attribute)
     }

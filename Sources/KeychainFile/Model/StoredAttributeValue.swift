@@ -47,7 +47,7 @@ enum StoredAttributeValue: Hashable, Sendable {
 
     static func == (lhs: StoredAttributeValue, rhs: StoredAttributeValue) -> Bool {
         switch (lhs, rhs) {
-        case (.string(let a), .string(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.string(let a), .string(let b)): return a.hasSameUTF8(as: b)
         case (.bytes(let a), .bytes(let b)): return a == b
         case (.integer(let a), .integer(let b)): return a == b
         case (.boolean(let a), .boolean(let b)): return a == b
@@ -65,5 +65,20 @@ enum StoredAttributeValue: Hashable, Sendable {
         case .boolean(let value): hasher.combine(value)
         case .date(let milliseconds): hasher.combine(milliseconds)
         }
+    }
+}
+
+extension String {
+    /// Whether the two strings have the same UTF-8 bytes (no Unicode normalisation, unlike `==`): one
+    /// memcmp when both are stored contiguously, as native Swift strings are.
+    func hasSameUTF8(as other: String) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
+        let compared = utf8.withContiguousStorageIfAvailable { left in
+            other.utf8.withContiguousStorageIfAvailable { right in
+                left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
+            }
+        }
+        if let compared, let result = compared { return result }
+        return utf8.elementsEqual(other.utf8)
     }
 }
