@@ -60,9 +60,18 @@ public struct Batch: ~Copyable {
         let stamped = try attributes.withDefaults()
             .setting(.creationDate, to: .date(now))
             .setting(.modificationDate, to: .date(now))
-        guard state.itemID(for: stamped.primaryKey) == nil else { throw .duplicateItem }
+        let primaryKey = stamped.primaryKey
+        guard state.itemID(for: primaryKey) == nil else { throw .duplicateItem }
         let id = makeID()
-        try stage(.put(id: id, attributes: stamped, secret: secret))
+        if state[id] == nil {
+            // A new id and a free primary key: nothing to plan, so the item goes straight into the index.
+            if originals[id] == nil { originals[id] = .some(nil) }
+            state.insertNew(id, attributes: stamped, secret: Batch.unsealed, primaryKey: primaryKey)
+            pendingSecrets[id] = secret
+            entries.append(.put(id: id, attributes: stamped, secret: secret))
+        } else {
+            try stage(.put(id: id, attributes: stamped, secret: secret))
+        }
         return PersistentReference(itemID: id)
     }
 

@@ -40,6 +40,7 @@ struct ItemIndex: Sendable {
 
     /// Applies a record's entries, all or nothing.
     mutating func apply(_ entries: [DecodedEntry]) throws(IndexConflict) {
+        if entries.count > 1, applyNewItems(entries) { return }
         let changes = try plan(entries)
         if changes.written.count > 16 {
             items.reserveCapacity(items.count + changes.written.count)
@@ -71,6 +72,55 @@ struct ItemIndex: Sendable {
         }
     }
 
+    /// Adds an item that is not live under an id no live item has and a primary key no live item has: what
+    /// ``apply(_:)`` does for such a single put, without planning it. The caller checked both conditions.
+    mutating func insertNew(_ id: ItemID, attributes: ItemAttributes, secret: SealedSecret, primaryKey: PrimaryKey) {
+        assert(items[id] == nil && primaryKeys[primaryKey] == nil)
+        lookup.insert(id, attributes)
+        liveEntryBytes += secret.entryByteCount
+        items[id] = StoredItem(id: id, attributes: attributes, secret: secret, order: nextOrder)
+        nextOrder += 1
+        primaryKeys[primaryKey] = id
+    }
+
+    /// Applies a record made only of puts of new items — what a bulk load, a compaction and every file
+    /// rewrite write — without planning it: each item goes straight in, as ``insertNew(_:attributes:secret:primaryKey:)``.
+    /// The first put that is not that simple (an id already live or repeated, a primary key already held)
+    /// undoes the puts before it and returns false, leaving the record to the planned path, which accepts
+    /// or rejects it exactly as before. The result is the one the planned path gives: the same items, in the
+    /// same order, with the same keys.
+    private mutating func applyNewItems(_ entries: [DecodedEntry]) -> Bool {
+        for entry in entries {
+            guard case .put = entry else { return false }
+        }
+        items.reserveCapacity(items.count + entries.count)
+        primaryKeys.reserveCapacity(primaryKeys.count + entries.count)
+        lookup.reserveCapacity(forMoreItems: entries.count)
+        var inserted = 0
+        for entry in entries {
+            guard case .put(let id, let attributes, let secret) = entry else { return false }
+            let key = attributes.primaryKey
+            guard items[id] == nil, primaryKeys[key] == nil else {
+                undoNewItems(entries.prefix(inserted))
+                return false
+            }
+            insertNew(id, attributes: attributes, secret: secret, primaryKey: key)
+            inserted += 1
+        }
+        return true
+    }
+
+    /// Takes out the items `applyNewItems` put in, newest first, and gives their order numbers back.
+    private mutating func undoNewItems(_ entries: ArraySlice<DecodedEntry>) {
+        for entry in entries.reversed() {
+            guard case .put(let id, let attributes, _) = entry, let item = items.removeValue(forKey: id) else { continue }
+            liveEntryBytes -= item.secret.entryByteCount
+            lookup.remove(id, attributes)
+            primaryKeys.removeValue(forKey: attributes.primaryKey)
+            nextOrder -= 1
+        }
+    }
+
     /// Removes the primary-key entry of `item` if it is still the item's.
     private mutating func removePrimaryKey(of item: StoredItem) {
         let key = item.attributes.primaryKey
@@ -80,10 +130,9 @@ struct ItemIndex: Sendable {
     /// Gives a live item the sealed secret its record was written with (a batch stages its puts with a
     /// placeholder until the record is sealed).
     mutating func replaceSecret(of id: ItemID, with secret: SealedSecret) {
-        guard var item = items.removeValue(forKey: id) else { return }
-        liveEntryBytes += secret.entryByteCount - item.secret.entryByteCount
-        item.secret = secret
-        items[id] = item
+        guard let old = items[id]?.secret.entryByteCount else { return }
+        liveEntryBytes += secret.entryByteCount - old
+        items[id]?.secret = secret
     }
 
     /// Puts back the item `id` as it was (`nil`: absent), whatever it is now: how a batch that fails undoes

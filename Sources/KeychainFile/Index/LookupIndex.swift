@@ -1,14 +1,14 @@
 /// Secondary indexes over primary-key attributes, so that the common searches — a password by service and
 /// account, an internet password by server, a private key by application label — do not scan every item.
 ///
-/// Each index maps the canonical encoding of some primary-key attributes (which every item stores, SPEC.md
-/// §8.2) to the items with those values. A query that gives all the attributes of an index is answered
-/// from it; the query's conditions are then checked item by item.
+/// Each index maps the values of some primary-key attributes (which every item stores, SPEC.md §8.2) to the
+/// items with those values. A query that gives all the attributes of an index is answered from it; the
+/// query's conditions are then checked item by item.
 ///
-/// The map is keyed by a 64-bit digest of the encoding rather than by the encoding itself: the keys then sit
-/// inline in the hash table (no array per key to allocate, keep and follow on every lookup). Two encodings
-/// with one digest only put an extra candidate in a bucket, which the caller's per-item check rejects, so
-/// the digest need not be exact. It is computed with the standard library's `Hasher`, seeded at random
+/// The map is keyed by a 64-bit digest of the class, the index and the values rather than by the values
+/// themselves: the keys then sit inline in the hash table (nothing per key to allocate, keep and follow on
+/// every lookup). Two keys with one digest only put an extra candidate in a bucket, which the caller's
+/// per-item check rejects, so the digest need not be exact. It is computed with the standard library's `Hasher`, seeded at random
 /// per process, so item contents cannot be chosen to pile items into one bucket.
 struct LookupIndex: Sendable {
     /// The items with one key: most keys (service and account, say) name one item, which is kept without
@@ -48,12 +48,19 @@ struct LookupIndex: Sendable {
     }
 
     /// The indexed attribute sets per class, most specific first.
-    static let definitions: [ItemClass: [[Attribute]]] = [
-        .genericPassword: [[.service, .account], [.service]],
-        .internetPassword: [[.server, .account], [.server]],
-        .certificate: [[.issuer, .serialNumber]],
-        .key: [[.applicationLabel]],
-    ]
+    static func definitions(of itemClass: ItemClass) -> [[Attribute]] {
+        switch itemClass {
+        case .genericPassword: return genericDefinitions
+        case .internetPassword: return internetDefinitions
+        case .certificate: return certificateDefinitions
+        case .key: return keyDefinitions
+        }
+    }
+
+    private static let genericDefinitions: [[Attribute]] = [[.service, .account], [.service]]
+    private static let internetDefinitions: [[Attribute]] = [[.server, .account], [.server]]
+    private static let certificateDefinitions: [[Attribute]] = [[.issuer, .serialNumber]]
+    private static let keyDefinitions: [[Attribute]] = [[.applicationLabel]]
 
     private var buckets: [Int: Bucket] = [:]
 
@@ -89,22 +96,16 @@ struct LookupIndex: Sendable {
     /// gives; `.unindexed` when no index applies (the caller scans). Every candidate must still be checked
     /// against the query: a bucket may hold items whose key only shares its digest.
     func candidates(for query: Query, itemClass: ItemClass) -> Candidates {
-        guard let definitions = Self.definitions[itemClass] else { return .unindexed }
-        for (number, attributes) in definitions.enumerated() {
-            var encoded: [UInt8] = []
-            encoded.reserveCapacity(96)
-            encoded.append(itemClass.rawValue)
-            encoded.append(UInt8(number))
-            var complete = true
+        definitions: for (number, attributes) in Self.definitions(of: itemClass).enumerated() {
+            var hasher = Self.startDigest(itemClass, number)
             for attribute in attributes {
                 guard let value = query.attributes[attribute], let stored = StoredAttributeValue(value) else {
-                    complete = false
-                    break
+                    continue definitions
                 }
-                AttributeCoding.appendAttribute(tag: attribute.tag, value: stored, to: &encoded)
+                hasher.combine(attribute.tag)
+                hasher.combine(stored)
             }
-            guard complete else { continue }
-            switch buckets[Self.digest(encoded)] {
+            switch buckets[hasher.finalize()] {
             case nil: return .none
             case .one(let id): return .one(id)
             case .many(let ids): return .many(ids)
@@ -115,26 +116,23 @@ struct LookupIndex: Sendable {
 
     /// Calls `body` with the digest of each index key of an item.
     private static func forEachDigest(of attributes: ItemAttributes, _ body: (Int) -> Void) {
-        guard let definitions = definitions[attributes.itemClass] else { return }
-        var encoded: [UInt8] = []
-        encoded.reserveCapacity(96)
-        for (number, indexed) in definitions.enumerated() {
-            encoded.removeAll(keepingCapacity: true)
-            encoded.append(attributes.itemClass.rawValue)
-            encoded.append(UInt8(number))
+        for (number, indexed) in definitions(of: attributes.itemClass).enumerated() {
+            var hasher = startDigest(attributes.itemClass, number)
             for attribute in indexed {
-                AttributeCoding.appendAttribute(
-                    tag: attribute.tag, value: attributes.stored(attribute.tag) ?? ItemAttributes.defaultValue(of: attribute),
-                    to: &encoded)
+                hasher.combine(attribute.tag)
+                hasher.combine(attributes.stored(attribute.tag) ?? ItemAttributes.defaultValue(of: attribute))
             }
-            body(digest(encoded))
+            body(hasher.finalize())
         }
     }
 
-    /// The digest of a key's encoding (class, definition number, attributes).
-    private static func digest(_ encoded: [UInt8]) -> Int {
+    /// A hasher that has taken in the class and the definition number; each attribute's tag and stored
+    /// value (which hashes its type and bytes, the same for equal values) follow, and `finalize()` is the
+    /// digest.
+    private static func startDigest(_ itemClass: ItemClass, _ number: Int) -> Hasher {
         var hasher = Hasher()
-        encoded.withUnsafeBytes { hasher.combine(bytes: $0) }
-        return hasher.finalize()
+        hasher.combine(itemClass.rawValue)
+        hasher.combine(UInt8(truncatingIfNeeded: number))
+        return hasher
     }
 }

@@ -48,30 +48,41 @@ extension ItemAttributes {
 
 /// Collects the fields of a typed item as attribute values, leaving out those that are `nil`.
 struct AttributeBuilder {
-    private(set) var values: [Attribute: AttributeValue] = [:]
+    /// Each attribute at most once (a later `set` replaces the value), in the order set.
+    private(set) var values: [(attribute: Attribute, value: AttributeValue)] = []
+
+    init() { values.reserveCapacity(16) }
+
+    private mutating func put(_ attribute: Attribute, _ value: AttributeValue) {
+        if let index = values.firstIndex(where: { $0.attribute == attribute }) {
+            values[index].value = value
+        } else {
+            values.append((attribute, value))
+        }
+    }
 
     mutating func set(_ attribute: Attribute, _ value: String?) {
-        if let value { values[attribute] = .string(value) }
+        if let value { put(attribute, .string(value)) }
     }
 
     mutating func set(_ attribute: Attribute, _ value: [UInt8]?) {
-        if let value { values[attribute] = .bytes(value) }
+        if let value { put(attribute, .bytes(value)) }
     }
 
     mutating func set(_ attribute: Attribute, _ value: Int64?) {
-        if let value { values[attribute] = .integer(value) }
+        if let value { put(attribute, .integer(value)) }
     }
 
     mutating func set(_ attribute: Attribute, _ value: UInt32?) {
-        if let value { values[attribute] = .integer(Int64(value)) }
+        if let value { put(attribute, .integer(Int64(value))) }
     }
 
     mutating func set(_ attribute: Attribute, _ value: Bool?) {
-        if let value { values[attribute] = .boolean(value) }
+        if let value { put(attribute, .boolean(value)) }
     }
 
     mutating func set(_ attribute: Attribute, _ value: Date?) {
-        if let value { values[attribute] = .date(value) }
+        if let value { put(attribute, .date(value)) }
     }
 
     /// Sets the attributes every class has.
@@ -102,6 +113,6 @@ struct AttributeBuilder {
 
     /// Validates the values as attributes of `itemClass` and adds the defaults.
     func build(_ itemClass: ItemClass) throws(KeychainError) -> ItemAttributes {
-        try ItemAttributes(itemClass: itemClass, values: values).withDefaults()
+        try ItemAttributes(itemClass: itemClass, distinctValues: values).withDefaults()
     }
 }

@@ -51,12 +51,17 @@ public struct ItemAttributes: Hashable, Sendable, Sequence {
     ///   bytes, an integer is outside the range SPEC.md §8.2 gives for it, or a date is too far from 1970
     ///   for 64-bit milliseconds; and when there are more than 64 attributes.
     public init(itemClass: ItemClass, values: [Attribute: AttributeValue] = [:]) throws(KeychainError) {
+        try self.init(itemClass: itemClass, distinctValues: values.map { ($0.key, $0.value) })
+    }
+
+    /// ``init(itemClass:values:)`` for attribute–value pairs whose attributes are distinct.
+    init(itemClass: ItemClass, distinctValues values: [(attribute: Attribute, value: AttributeValue)]) throws(KeychainError) {
         guard values.count <= Self.maximumCount else {
             throw .invalidParameter("\(values.count) attributes, more than \(Self.maximumCount)")
         }
         var entries: [Entry] = []
         entries.reserveCapacity(values.count)
-        for (attribute, value) in values.sorted(by: { $0.key.tag < $1.key.tag }) {
+        for (attribute, value) in values.sorted(by: { $0.attribute.tag < $1.attribute.tag }) {
             entries.append(Entry(tag: attribute.tag, value: try Self.validated(value, for: attribute, in: itemClass)))
         }
         self.init(itemClass: itemClass, validatedEntries: entries)

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+@testable import KeychainFile
+
+/// `ItemIndex.apply` takes records made only of new items (bulk loads, compacted files) without planning
+/// them; these tests check that it accepts and rejects exactly what the planned path does, and that a
+/// rejected record leaves the index as it was.
+@Suite("Item index: records of new items")
+struct ItemIndexApplyTests {
+    private static func id(_ value: UInt8) -> ItemID {
+        try! ItemID(bytes: [UInt8](repeating: value, count: 16))
+    }
+
+    private static func put(_ id: ItemID, account: String, bytes: Int = 100) -> DecodedEntry {
+        let attributes = try! GenericPassword(service: "s", account: account, password: "").attributes
+        let secret = SealedSecret(
+            box: [], sequence: 1, kind: .transaction, entryCount: 0, entryIndex: 0, previousChain: [], entryByteCount: bytes)
+        return .put(id: id, attributes: attributes, secret: secret)
+    }
+
+    /// Everything about the index a search or the statistics can see.
+    private static func snapshot(_ index: ItemIndex) throws -> String {
+        let items = try index.matching(Query(.genericPassword, synchronizable: .any))
+        let listed = items.map { "\($0.id) \($0.order) \($0.attributes.string(.account) ?? "")" }
+        return "\(index.count) \(index.nextOrder) \(index.liveEntryBytes) \(listed)"
+    }
+
+    private static func seeded() throws -> ItemIndex {
+        var index = ItemIndex()
+        try index.apply([put(id(1), account: "a"), put(id(2), account: "b")])
+        return index
+    }
+
+    @Test("New items go in, in record order, found by their lookups and primary keys")
+    func newItems() throws {
+        var index = try Self.seeded()
+        try index.apply([Self.put(Self.id(3), account: "c"), Self.put(Self.id(4), account: "d")])
+        #expect(index.count == 4)
+        #expect(index[Self.id(3)]?.order == 2)
+        #expect(index[Self.id(4)]?.order == 3)
+        #expect(index.liveEntryBytes == 400)
+        let found = try index.matching(.genericPassword(service: "s", account: "d"))
+        #expect(found.map(\.id) == [Self.id(4)])
+        let key = try GenericPassword(service: "s", account: "c", password: "").attributes.withDefaults().primaryKey
+        #expect(index.itemID(for: key) == Self.id(3))
+    }
+
+    @Test("A primary key already live, or given twice in the record, rejects the whole record and changes nothing")
+    func duplicateKeys() throws {
+        var index = try Self.seeded()
+        let before = try Self.snapshot(index)
+        #expect(throws: IndexConflict.duplicatePrimaryKey(Self.id(4))) {
+            try index.apply([Self.put(Self.id(3), account: "c"), Self.put(Self.id(4), account: "a"), Self.put(Self.id(5), account: "e")])
+        }
+        #expect(try Self.snapshot(index) == before)
+        #expect(throws: IndexConflict.self) {
+            try index.apply([Self.put(Self.id(3), account: "c"), Self.put(Self.id(4), account: "d"), Self.put(Self.id(5), account: "c")])
+        }
+        #expect(try Self.snapshot(index) == before)
+        // The index still takes the items it refused once the record is valid.
+        try index.apply([Self.put(Self.id(3), account: "c"), Self.put(Self.id(4), account: "d")])
+        #expect(index.count == 4)
+        #expect(index[Self.id(3)]?.order == 2)
+    }
+
+    @Test("An id given twice, or one already live, is left to the planned path: the last put wins")
+    func repeatedIDs() throws {
+        var index = try Self.seeded()
+        try index.apply([Self.put(Self.id(3), account: "c"), Self.put(Self.id(3), account: "c2"), Self.put(Self.id(1), account: "a2")])
+        #expect(index.count == 3)
+        #expect(index[Self.id(3)]?.attributes.string(.account) == "c2")
+        #expect(index[Self.id(3)]?.order == 2)
+        #expect(index[Self.id(1)]?.attributes.string(.account) == "a2")
+        #expect(index[Self.id(1)]?.order == 0)
+        #expect(try index.matching(.genericPassword(service: "s", account: "c")).isEmpty)
+        #expect(try index.matching(.genericPassword(service: "s", account: "a")).isEmpty)
+    }
+}
