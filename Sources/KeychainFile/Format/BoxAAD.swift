@@ -31,13 +31,51 @@ struct SealedSecret: Sendable, Equatable {
     let kind: RecordKind
     let entryCount: UInt32
     let entryIndex: UInt32
-    /// The tag of the item's attributes box, which precedes the secret box in the chain.
-    let previousChain: [UInt8]
+    /// The tag of the item's attributes box, which precedes the secret box in the chain: 16 bytes (or none,
+    /// for a placeholder), kept inline as two big-endian words so that an item in memory holds one array
+    /// fewer.
+    private let chainHigh: UInt64
+    private let chainLow: UInt64
+    private let hasChain: Bool
     /// The bytes of the file the put that wrote this secret occupies: its two box fields, plus the entry kind
     /// byte in a transaction or the 17-byte frame header of a put record. Counted as live bytes while the
     /// item is live (``KeychainStatistics``).
     var entryByteCount: Int = 0
 
+    init(
+        box: [UInt8], sequence: UInt64, kind: RecordKind, entryCount: UInt32, entryIndex: UInt32, previousChain: [UInt8],
+        entryByteCount: Int = 0
+    ) {
+        precondition(previousChain.isEmpty || previousChain.count == 16, "a chain value is a 16-byte tag")
+        self.box = box
+        self.sequence = sequence
+        self.kind = kind
+        self.entryCount = entryCount
+        self.entryIndex = entryIndex
+        hasChain = !previousChain.isEmpty
+        chainHigh = previousChain.count == 16 ? previousChain.withUnsafeBytes { $0.loadBigEndianWord(at: 0) } : 0
+        chainLow = previousChain.count == 16 ? previousChain.withUnsafeBytes { $0.loadBigEndianWord(at: 8) } : 0
+        self.entryByteCount = entryByteCount
+    }
+
+    /// The tag of the item's attributes box, which precedes the secret box in the chain.
+    var previousChain: [UInt8] {
+        guard hasChain else { return [] }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0..<8 {
+            bytes[index] = UInt8(truncatingIfNeeded: chainHigh >> (56 - 8 * index))
+            bytes[8 + index] = UInt8(truncatingIfNeeded: chainLow >> (56 - 8 * index))
+        }
+        return bytes
+    }
+
     /// The secret's size in bytes.
     var plaintextCount: Int { box.count - Format.boxOverhead }
+}
+
+extension UnsafeRawBufferPointer {
+    /// The big-endian 64-bit word at `offset` (which the caller keeps within the buffer).
+    fileprivate func loadBigEndianWord(at offset: Int) -> UInt64 {
+        UInt64(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
 }
