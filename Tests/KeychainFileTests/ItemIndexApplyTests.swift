@@ -76,3 +76,32 @@ struct ItemIndexApplyTests {
         #expect(try index.matching(.genericPassword(service: "s", account: "a")).isEmpty)
     }
 }
+
+/// The primary-key map keys by digest and confirms the holder by its own key; with every digest colliding,
+/// it must still answer exactly.
+@Suite("Primary-key map: exact under digest collisions")
+struct PrimaryKeyMapTests {
+    private static func item(_ value: UInt8, account: String) throws -> StoredItem {
+        let attributes = try GenericPassword(service: "s", account: account, password: "").attributes
+        let secret = SealedSecret(box: [], sequence: 1, kind: .put, entryCount: 0, entryIndex: 0, previousChain: [])
+        return StoredItem(id: try ItemID(bytes: [UInt8](repeating: value, count: 16)), attributes: attributes, secret: secret, order: UInt64(value))
+    }
+
+    @Test("Every key in one bucket: each holder found by its own key, none for a key nobody holds, removal exact")
+    func allCollide() throws {
+        var map = PrimaryKeyMap(digest: { _ in 42 })
+        let items = try (1...5).map { try Self.item(UInt8($0), account: "a\($0)") }
+        let byID = Dictionary(uniqueKeysWithValues: items.map { ($0.id, $0) })
+        for item in items { map.insert(item.attributes.primaryKey, holder: item.id) }
+        for item in items { #expect(map.holder(of: item.attributes.primaryKey, among: byID) == item.id) }
+        let stranger = try Self.item(9, account: "nobody")
+        #expect(map.holder(of: stranger.attributes.primaryKey, among: byID) == nil)
+        map.remove(items[2].attributes.primaryKey, holder: items[2].id)
+        #expect(map.holder(of: items[2].attributes.primaryKey, among: byID) == nil)
+        #expect(map.holder(of: items[3].attributes.primaryKey, among: byID) == items[3].id)
+        // An item no longer in the live set is never a holder, even while still recorded.
+        var fewer = byID
+        fewer.removeValue(forKey: items[4].id)
+        #expect(map.holder(of: items[4].attributes.primaryKey, among: fewer) == nil)
+    }
+}

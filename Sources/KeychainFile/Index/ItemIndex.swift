@@ -18,7 +18,7 @@ enum IndexConflict: Error, Equatable {
 /// The live items of a keychain, with the primary-key map that enforces uniqueness (SPEC.md §8.3).
 struct ItemIndex: Sendable {
     private(set) var items: [ItemID: StoredItem] = [:]
-    private var primaryKeys: [PrimaryKey: ItemID] = [:]
+    private var primaryKeys = PrimaryKeyMap()
     private var lookup = LookupIndex()
     /// The order the next new item gets.
     var nextOrder: UInt64 = 0
@@ -30,7 +30,7 @@ struct ItemIndex: Sendable {
     subscript(id: ItemID) -> StoredItem? { items[id] }
 
     /// The live item with this primary key, if any.
-    func itemID(for primaryKey: PrimaryKey) -> ItemID? { primaryKeys[primaryKey] }
+    func itemID(for primaryKey: PrimaryKey) -> ItemID? { primaryKeys.holder(of: primaryKey, among: items) }
 
     /// Checks that the entries can be applied, in order, as one record: every deletion names an item that is
     /// live at that point, and after the whole record no two items share a primary key.
@@ -44,7 +44,7 @@ struct ItemIndex: Sendable {
         let changes = try plan(entries)
         if changes.written.count > 16 {
             items.reserveCapacity(items.count + changes.written.count)
-            primaryKeys.reserveCapacity(primaryKeys.count + changes.written.count)
+            primaryKeys.reserveCapacity(forMoreItems: changes.written.count)
             lookup.reserveCapacity(forMoreItems: changes.written.count)
         }
         for id in changes.removed {
@@ -68,19 +68,19 @@ struct ItemIndex: Sendable {
             items[id] = StoredItem(id: id, attributes: change.attributes, secret: change.secret, order: order)
         }
         for (id, key) in changes.keys {
-            primaryKeys[key] = id
+            primaryKeys.insert(key, holder: id)
         }
     }
 
     /// Adds an item that is not live under an id no live item has and a primary key no live item has: what
     /// ``apply(_:)`` does for such a single put, without planning it. The caller checked both conditions.
     mutating func insertNew(_ id: ItemID, attributes: ItemAttributes, secret: SealedSecret, primaryKey: PrimaryKey) {
-        assert(items[id] == nil && primaryKeys[primaryKey] == nil)
+        assert(items[id] == nil && itemID(for: primaryKey) == nil)
         lookup.insert(id, attributes)
         liveEntryBytes += secret.entryByteCount
         items[id] = StoredItem(id: id, attributes: attributes, secret: secret, order: nextOrder)
         nextOrder += 1
-        primaryKeys[primaryKey] = id
+        primaryKeys.insert(primaryKey, holder: id)
     }
 
     /// Applies a record made only of puts of new items — what a bulk load, a compaction and every file
@@ -94,13 +94,13 @@ struct ItemIndex: Sendable {
             guard case .put = entry else { return false }
         }
         items.reserveCapacity(items.count + entries.count)
-        primaryKeys.reserveCapacity(primaryKeys.count + entries.count)
+        primaryKeys.reserveCapacity(forMoreItems: entries.count)
         lookup.reserveCapacity(forMoreItems: entries.count)
         var inserted = 0
         for entry in entries {
             guard case .put(let id, let attributes, let secret) = entry else { return false }
             let key = attributes.primaryKey
-            guard items[id] == nil, primaryKeys[key] == nil else {
+            guard items[id] == nil, itemID(for: key) == nil else {
                 undoNewItems(entries.prefix(inserted))
                 return false
             }
@@ -116,7 +116,7 @@ struct ItemIndex: Sendable {
             guard case .put(let id, let attributes, _) = entry, let item = items.removeValue(forKey: id) else { continue }
             liveEntryBytes -= item.secret.entryByteCount
             lookup.remove(id, attributes)
-            primaryKeys.removeValue(forKey: attributes.primaryKey)
+            primaryKeys.remove(attributes.primaryKey, holder: id)
             nextOrder -= 1
         }
     }
@@ -124,7 +124,7 @@ struct ItemIndex: Sendable {
     /// Removes the primary-key entry of `item` if it is still the item's.
     private mutating func removePrimaryKey(of item: StoredItem) {
         let key = item.attributes.primaryKey
-        if primaryKeys[key] == item.id { primaryKeys.removeValue(forKey: key) }
+        primaryKeys.remove(key, holder: item.id)
     }
 
     /// Gives a live item the sealed secret its record was written with (a batch stages its puts with a
@@ -147,7 +147,7 @@ struct ItemIndex: Sendable {
         items[id] = original
         liveEntryBytes += original.secret.entryByteCount
         lookup.insert(id, original.attributes)
-        primaryKeys[original.attributes.primaryKey] = id
+        primaryKeys.insert(original.attributes.primaryKey, holder: id)
     }
 
     private struct Plan {
@@ -193,7 +193,7 @@ struct ItemIndex: Sendable {
             plan.keys[id] = key
             if let other = claimed[key], other != id { throw .duplicatePrimaryKey(id) }
             claimed[key] = id
-            if let holder = primaryKeys[key], holder != id, plan.finalState[holder] == nil, !plan.removed.contains(holder) {
+            if let holder = itemID(for: key), holder != id, plan.finalState[holder] == nil, !plan.removed.contains(holder) {
                 throw .duplicatePrimaryKey(id)
             }
         }

@@ -11,42 +11,6 @@
 /// per-item check rejects, so the digest need not be exact. It is computed with the standard library's `Hasher`, seeded at random
 /// per process, so item contents cannot be chosen to pile items into one bucket.
 struct LookupIndex: Sendable {
-    /// The items with one key: most keys (service and account, say) name one item, which is kept without
-    /// allocating a set.
-    enum Bucket: Sendable {
-        case one(ItemID)
-        case many(Set<ItemID>)
-
-        mutating func insert(_ id: ItemID) {
-            switch self {
-            case .one(let existing):
-                if existing != id { self = .many([existing, id]) }
-            case .many(var ids):
-                // Drop this enum's reference first, so that the set is unique and changes in place.
-                self = .one(id)
-                ids.insert(id)
-                self = .many(ids)
-            }
-        }
-
-        /// Removes `id`; returns false if the bucket is then empty.
-        mutating func remove(_ id: ItemID) -> Bool {
-            switch self {
-            case .one(let existing):
-                return existing != id
-            case .many(var ids):
-                self = .one(id)
-                ids.remove(id)
-                if ids.count == 1, let last = ids.first {
-                    self = .one(last)
-                } else {
-                    self = .many(ids)
-                }
-                return !ids.isEmpty
-            }
-        }
-    }
-
     /// The indexed attribute sets per class, most specific first.
     static func definitions(of itemClass: ItemClass) -> [[Attribute]] {
         switch itemClass {
@@ -62,7 +26,7 @@ struct LookupIndex: Sendable {
     private static let certificateDefinitions: [[Attribute]] = [[.issuer, .serialNumber]]
     private static let keyDefinitions: [[Attribute]] = [[.applicationLabel]]
 
-    private var buckets: [Int: Bucket] = [:]
+    private var buckets: [Int: ItemIDBucket] = [:]
 
     mutating func insert(_ id: ItemID, _ attributes: ItemAttributes) {
         Self.forEachDigest(of: attributes) { digest in

@@ -25,8 +25,15 @@ public struct ItemAttributes: Hashable, Sendable, Sequence {
 
     /// One attribute of the item: its tag and value.
     struct Entry: Hashable, Sendable {
-        let tag: UInt16
+        // The value first: an enum of 17 bytes then a 2-byte tag packs into 24 bytes; the other order needs
+        // 32 (an item keeps about a dozen entries).
         let value: StoredAttributeValue
+        let tag: UInt16
+
+        init(tag: UInt16, value: StoredAttributeValue) {
+            self.value = value
+            self.tag = tag
+        }
     }
 
     /// The class of the item these attributes describe.
