@@ -14,6 +14,8 @@ struct StoreBenchmark {
     let durableOperations: Int
     /// Lookups timed per size.
     let lookups: Int
+    /// Whether to print each phase's peak resident memory to stderr.
+    var printingMemoryPhases = false
 
     /// One size's figures, in the order printed.
     struct Run {
@@ -33,7 +35,7 @@ struct StoreBenchmark {
 
     private func measure(items count: Int) throws -> Run {
         var run = Run(items: count)
-        ResourceUsage.resetPeakResidentMemory()
+        var memory = MemoryPhases(printing: printingMemoryPhases)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path + "/bench.kcf"
@@ -54,7 +56,9 @@ struct StoreBenchmark {
             run.add("bulk load per item", Double(elapsed) / 1e3 / Double(count), "µs")
             let statistics = try keychain.statistics()
             run.add("file bytes per item after bulk load", Double(statistics.fileSize) / Double(count), "B")
+            memory.end("bulk load")
         }
+        memory.end("bulk load's keychain closed")
 
         // Open with a raw key: header, then every record verified and decrypted into the index. Best of three.
         var opened: Keychain? = nil
@@ -66,6 +70,7 @@ struct StoreBenchmark {
             bestOpen = min(bestOpen, monotonicNanoseconds() - start)
         }
         run.add("open (raw key, every record verified)", Double(bestOpen) / 1e6, "ms")
+        memory.end("open ×3")
         guard let keychain = opened, keychain.count == count else { throw BenchmarkFailure("open lost items") }
 
         // Lookups of random existing items.
@@ -89,6 +94,7 @@ struct StoreBenchmark {
         elapsed = monotonicNanoseconds() - start
         guard secretBytes == probes.count * BenchmarkItem.secretSize else { throw BenchmarkFailure("a secret is wrong") }
         run.add("read a secret by service and account", Double(elapsed) / 1e3 / Double(probes.count), "µs")
+        memory.end("finds and reads")
 
         // Durable single operations: one record and one fsync each.
         let io = ResourceUsage.bytesWritten()
@@ -126,6 +132,7 @@ struct StoreBenchmark {
             times.append(monotonicNanoseconds() - start)
         }
         run.add("durable delete (mean)", mean(times) / 1e3, "µs")
+        memory.end("durable adds, updates, deletes")
 
         // Compaction of what the updates and deletes left dead.
         let before = try keychain.statistics()
@@ -137,7 +144,8 @@ struct StoreBenchmark {
         let after = result.after
         run.add("file bytes per live item after compaction", Double(after.fileSize) / Double(after.itemCount), "B")
         run.add("file bytes over live bytes after compaction", Double(after.fileSize) / Double(max(after.liveBytes, 1)), "×")
-        run.add("peak resident memory", Double(ResourceUsage.peakResidentBytes()) / 1_048_576, "MiB")
+        memory.end("compaction")
+        run.add("peak resident memory", Double(memory.peak) / 1_048_576, "MiB")
         return run
     }
 
