@@ -21,9 +21,10 @@ struct RecordContext: Sendable {
 
 /// Encodes records into frames (SPEC.md §7), sealing every box.
 enum RecordEncoder {
-    /// The encoded frame and what the index needs to know about it.
+    /// What was written and what the index needs to know about it.
     struct Encoded {
-        let frame: [UInt8]
+        /// The bytes of the frame (header and body).
+        let frameCount: Int
         /// The tag of the last box: the record's chain value.
         let chainValue: [UInt8]
         /// The entries as a reader would decode them, for applying to the in-memory index.
@@ -32,9 +33,16 @@ enum RecordEncoder {
         let boxCount: Int
     }
 
+    /// The most bytes of a frame held in memory before they are handed to `write`.
+    static let chunkSize = 1 << 20
+
+    /// Seals `entries` as one record and hands its frame to `write` in pieces of about ``chunkSize`` bytes,
+    /// each with its offset in the frame, so that a large batch is never held whole in memory. A frame of at
+    /// most one piece is handed over in one call; in a longer one the first piece, which holds the frame
+    /// header and its length, comes last. If this throws, some pieces may have been written.
     static func encode<Generator: RandomNumberGenerator>(
         _ entries: [LogEntry], sequence: UInt64, previousChain: [UInt8], context: RecordContext,
-        using generator: inout Generator
+        using generator: inout Generator, writingTo write: (_ bytes: [UInt8], _ frameOffset: Int) throws(KeychainError) -> Void
     ) throws(KeychainError) -> Encoded {
         guard !entries.isEmpty else { throw .invalidParameter("a record needs at least one entry") }
         guard entries.count <= Int(Format.maximumTransactionEntries) else {
@@ -50,7 +58,24 @@ enum RecordEncoder {
         }
 
         let entryCount = UInt32(entries.count)
-        var writer = ByteWriter(capacity: 64 + entries.count * 160)
+        var writer = ByteWriter(capacity: min(64 + entries.count * 400, chunkSize + 4096))
+        // The first piece (with the frame header) is kept until the body's length is known; later pieces are
+        // written as they fill, at `written` bytes into the frame.
+        var firstPiece: [UInt8]? = nil
+        var written = 0
+        func flushIfFull() throws(KeychainError) {
+            guard writer.count >= chunkSize else { return }
+            guard written + writer.count - Format.frameHeaderSize <= Int(Format.maximumBodyLength) else {
+                throw .limitReached("the record would be more than 256 MiB (use smaller batches)")
+            }
+            if firstPiece == nil {
+                firstPiece = writer.bytes
+            } else {
+                try write(writer.bytes, written)
+            }
+            written += writer.count
+            writer.removeAll()
+        }
         writer.writeUInt32(0)  // body length, set below
         writer.writeUInt32(0)  // length check, set below
         writer.writeUInt8(kind.rawValue)
@@ -89,6 +114,7 @@ enum RecordEncoder {
                     box: secretBox, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
                     previousChain: attributesTag,
                     entryByteCount: RecordCodec.putEntryByteCount(kind, attributesBox.count, secretBox.count))))
+                try flushIfFull()
             case .delete(let id):
                 if kind == .transaction { writer.writeUInt8(2) }
                 let aad = BoxAAD.make(
@@ -100,16 +126,23 @@ enum RecordEncoder {
                 chain = Array(box.suffix(16))
                 boxCount += 1
                 decoded.append(.delete(id: id))
+                try flushIfFull()
             }
         }
 
-        let bodyLength = writer.count - Format.frameHeaderSize
+        let frameCount = written + writer.count
+        let bodyLength = frameCount - Format.frameHeaderSize
         guard bodyLength <= Int(Format.maximumBodyLength) else {
             throw .limitReached("the record would be \(bodyLength) bytes; the limit is 256 MiB (use smaller batches)")
         }
+        if let first = firstPiece {
+            if writer.count > 0 { try write(writer.bytes, written) }
+            writer = ByteWriter(bytes: first)
+        }
         writer.setUInt32(UInt32(bodyLength), at: 0)
         writer.setUInt32(UInt32(bodyLength) ^ 0xFFFF_FFFF, at: 4)
-        return Encoded(frame: writer.bytes, chainValue: chain, entries: decoded, boxCount: boxCount)
+        try write(writer.bytes, 0)
+        return Encoded(frameCount: frameCount, chainValue: chain, entries: decoded, boxCount: boxCount)
     }
 
     private static func seal<Generator: RandomNumberGenerator>(
