@@ -103,3 +103,32 @@ struct LargeRecordTests {
         #expect(try reopened.data(forService: "s0", account: "a0") == Array("after".utf8))
     }
 }
+
+extension LargeRecordTests {
+    @Test("Damage to a box beyond the first window of a large record that is not the last is corrupted at that box")
+    func damageDeepInsideLargeRecord() throws {
+        let directory = TemporaryDirectory()
+        let keychain = try TestKeychain.create(in: directory)
+        try Self.addLargeBatch(to: keychain)
+        try keychain.add(GenericPassword(service: "small", account: "after").attributes, secret: Array("two".utf8))
+        let bytes = try fileBytes(keychain.path)
+        let records = recordOffsets(of: bytes)
+        #expect(records.count == 2)
+        // The large record ends with the last item's secret box (300,000 bytes sealed: 300,028), more than a
+        // window (RecordEncoder.chunkSize) after the record's start.
+        let lastSecretBox = records[0].upperBound - 300_028
+        #expect(lastSecretBox - records[0].lowerBound > RecordEncoder.chunkSize)
+        var damaged = bytes
+        damaged[lastSecretBox + 1_000] ^= 0x01
+        let path = directory.file("damaged.kcf")
+        try writeFileBytes(damaged, to: path)
+        #expect(throws: KeychainError.corrupted(offset: lastSecretBox, reason: "secret box does not authenticate")) {
+            try Keychain.open(at: path, credential: TestKeychain.password)
+        }
+        // As the final record, the same damage is a torn tail.
+        try writeFileBytes(Array(damaged[0..<records[0].upperBound]), to: path)
+        let opened = try Keychain.open(at: path, credential: TestKeychain.password)
+        #expect(opened.count == 0)
+        #expect(opened.tornTail?.offset == records[0].lowerBound)
+    }
+}
