@@ -22,7 +22,7 @@ struct FrameBodyReader {
         self.file = file
         self.bodyOffset = bodyOffset
         self.bodyLength = bodyLength
-        self.windowSize = max(windowSize, 64)
+        self.windowSize = max(windowSize, 1)
     }
 
     var remaining: Int { bodyLength - offset }
