@@ -22,8 +22,12 @@ public struct Batch: ~Copyable {
     var entries: [LogEntry] = []
     /// Plaintext secrets of items put earlier in this batch (their stored secret is not sealed yet).
     var pendingSecrets: [ItemID: [UInt8]] = [:]
-    /// Every item this batch touched, as it was before the batch: what undoing it puts back.
-    private var originals: [ItemID: StoredItem?] = [:]
+    /// Every item this batch touched that existed before it, as it was: what undoing the batch puts back.
+    private var originals: [ItemID: StoredItem] = [:]
+    /// Every item this batch added (touched, and absent before it): what undoing the batch removes. Kept apart
+    /// from `originals` because a batch that touches many items mostly adds them, and an id is far smaller
+    /// than an entry for an item.
+    private var added: Set<ItemID> = []
     private let originalNextOrder: UInt64
     let now: Date
     let makeID: () -> ItemID
@@ -65,7 +69,7 @@ public struct Batch: ~Copyable {
         let id = makeID()
         if state[id] == nil {
             // A new id and a free primary key: nothing to plan, so the item goes straight into the index.
-            if originals[id] == nil { originals[id] = .some(nil) }
+            if originals[id] == nil { added.insert(id) }
             state.insertNew(id, attributes: stamped, secret: Batch.unsealed, primaryKey: primaryKey)
             pendingSecrets[id] = secret
             entries.append(.put(id: id, attributes: stamped, secret: secret))
@@ -184,7 +188,9 @@ public struct Batch: ~Copyable {
             case .put(let put, _, _): id = put
             case .delete(let deleted): id = deleted
             }
-            if originals[id] == nil { originals[id] = .some(state[id]) }
+            if originals[id] == nil && !added.contains(id) {
+                if let original = state[id] { originals[id] = original } else { added.insert(id) }
+            }
         }
         do {
             try state.apply(decoded)
@@ -213,6 +219,7 @@ public struct Batch: ~Copyable {
         var state = ItemIndex()
         swap(&state, &self.state)
         guard let committed else {
+            for id in added { state.restore(id, to: nil) }
             for (id, original) in originals { state.restore(id, to: original) }
             state.nextOrder = originalNextOrder
             return state

@@ -27,6 +27,7 @@ let usage = """
       --operations N durable adds, updates and deletes timed per size (store; default 200)
       --lookups N    finds and secret reads timed per size (store; default 20000)
       --skip-kdf     do not time opening with a password (store; for profiling)
+      --memory-phases print each phase's peak resident memory to stderr (store)
     """
 
 func fail(_ message: String) -> Never {
@@ -62,6 +63,7 @@ var itemCounts: [Int] = []
 var operations = 200
 var lookups = 20_000
 var skipKDF = false
+var memoryPhases = false
 while !arguments.isEmpty {
     let option = arguments.removeFirst()
     switch option {
@@ -86,6 +88,7 @@ while !arguments.isEmpty {
         }
         if itemCounts.isEmpty { fail("--items needs at least one count") }
     case "--skip-kdf": skipKDF = true
+    case "--memory-phases": memoryPhases = true
     case "--operations":
         guard let value = arguments.first.flatMap(Int.init), value > 0 else { fail("--operations needs a positive whole number") }
         operations = value
@@ -107,9 +110,10 @@ do {
     case "crypto": try runCryptoBenchmark(seconds: seconds, only: only, json: json)
     case "ct": try runLeakageCheck(callsPerClass: calls, json: json)
     case "store":
-        let benchmark = StoreBenchmark(
+        var benchmark = StoreBenchmark(
             sizes: itemCounts.isEmpty ? [1_000, 10_000, 100_000] : itemCounts, durableOperations: operations,
             lookups: lookups)
+        benchmark.printingMemoryPhases = memoryPhases
         let runs = try benchmark.run()
         printStoreRuns(runs, passwordOpen: skipKDF ? .nan : try StoreBenchmark.measurePasswordOpen(), json: json)
     case "help", "-h", "--help": print(usage)

@@ -77,6 +77,11 @@ struct ByteWriter {
         bytes.reserveCapacity(capacity)
     }
 
+    /// A writer that continues after `bytes`.
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
     var count: Int { bytes.count }
 
     mutating func writeUInt8(_ value: UInt8) { bytes.append(value) }
@@ -96,6 +101,11 @@ struct ByteWriter {
 
     mutating func writeBytes<Bytes: Sequence>(_ values: Bytes) where Bytes.Element == UInt8 {
         bytes.append(contentsOf: values)
+    }
+
+    /// Forgets the bytes written, keeping the storage if no copy of `bytes` shares it.
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
     }
 
     /// Overwrites a u32 written earlier at `offset` (for lengths known only afterwards).

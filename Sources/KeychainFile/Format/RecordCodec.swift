@@ -21,9 +21,10 @@ struct RecordContext: Sendable {
 
 /// Encodes records into frames (SPEC.md §7), sealing every box.
 enum RecordEncoder {
-    /// The encoded frame and what the index needs to know about it.
+    /// What was written and what the index needs to know about it.
     struct Encoded {
-        let frame: [UInt8]
+        /// The bytes of the frame (header and body).
+        let frameCount: Int
         /// The tag of the last box: the record's chain value.
         let chainValue: [UInt8]
         /// The entries as a reader would decode them, for applying to the in-memory index.
@@ -32,9 +33,16 @@ enum RecordEncoder {
         let boxCount: Int
     }
 
+    /// The most bytes of a frame held in memory before they are handed to `write`.
+    static let chunkSize = 1 << 20
+
+    /// Seals `entries` as one record and hands its frame to `write` in pieces of about ``chunkSize`` bytes,
+    /// each with its offset in the frame, so that a large batch is never held whole in memory. A frame of at
+    /// most one piece is handed over in one call; in a longer one the first piece, which holds the frame
+    /// header and its length, comes last. If this throws, some pieces may have been written.
     static func encode<Generator: RandomNumberGenerator>(
         _ entries: [LogEntry], sequence: UInt64, previousChain: [UInt8], context: RecordContext,
-        using generator: inout Generator
+        using generator: inout Generator, writingTo write: (_ bytes: [UInt8], _ frameOffset: Int) throws(KeychainError) -> Void
     ) throws(KeychainError) -> Encoded {
         guard !entries.isEmpty else { throw .invalidParameter("a record needs at least one entry") }
         guard entries.count <= Int(Format.maximumTransactionEntries) else {
@@ -50,7 +58,24 @@ enum RecordEncoder {
         }
 
         let entryCount = UInt32(entries.count)
-        var writer = ByteWriter(capacity: 64 + entries.count * 160)
+        var writer = ByteWriter(capacity: min(64 + entries.count * 400, chunkSize + 4096))
+        // The first piece (with the frame header) is kept until the body's length is known; later pieces are
+        // written as they fill, at `written` bytes into the frame.
+        var firstPiece: [UInt8]? = nil
+        var written = 0
+        func flushIfFull() throws(KeychainError) {
+            guard writer.count >= chunkSize else { return }
+            guard written + writer.count - Format.frameHeaderSize <= Int(Format.maximumBodyLength) else {
+                throw .limitReached("the record would be more than 256 MiB (use smaller batches)")
+            }
+            if firstPiece == nil {
+                firstPiece = writer.bytes
+            } else {
+                try write(writer.bytes, written)
+            }
+            written += writer.count
+            writer.removeAll()
+        }
         writer.writeUInt32(0)  // body length, set below
         writer.writeUInt32(0)  // length check, set below
         writer.writeUInt8(kind.rawValue)
@@ -89,6 +114,7 @@ enum RecordEncoder {
                     box: secretBox, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
                     previousChain: attributesTag,
                     entryByteCount: RecordCodec.putEntryByteCount(kind, attributesBox.count, secretBox.count))))
+                try flushIfFull()
             case .delete(let id):
                 if kind == .transaction { writer.writeUInt8(2) }
                 let aad = BoxAAD.make(
@@ -100,16 +126,23 @@ enum RecordEncoder {
                 chain = Array(box.suffix(16))
                 boxCount += 1
                 decoded.append(.delete(id: id))
+                try flushIfFull()
             }
         }
 
-        let bodyLength = writer.count - Format.frameHeaderSize
+        let frameCount = written + writer.count
+        let bodyLength = frameCount - Format.frameHeaderSize
         guard bodyLength <= Int(Format.maximumBodyLength) else {
             throw .limitReached("the record would be \(bodyLength) bytes; the limit is 256 MiB (use smaller batches)")
         }
+        if let first = firstPiece {
+            if writer.count > 0 { try write(writer.bytes, written) }
+            writer = ByteWriter(bytes: first)
+        }
         writer.setUInt32(UInt32(bodyLength), at: 0)
         writer.setUInt32(UInt32(bodyLength) ^ 0xFFFF_FFFF, at: 4)
-        return Encoded(frame: writer.bytes, chainValue: chain, entries: decoded, boxCount: boxCount)
+        try write(writer.bytes, 0)
+        return Encoded(frameCount: frameCount, chainValue: chain, entries: decoded, boxCount: boxCount)
     }
 
     private static func seal<Generator: RandomNumberGenerator>(
@@ -146,6 +179,8 @@ struct FrameProblem: Error {
     let offset: Int
     let reason: String
     var isSemantic = false
+    /// The file's error, when reading the frame failed (not a problem of the frame: rethrown as it is).
+    var ioError: KeychainError? = nil
 }
 
 /// Verifies and decodes one frame body (SPEC.md §9.2 step 4).
@@ -156,109 +191,107 @@ enum RecordDecoder {
         let boxCount: Int
     }
 
-    /// - Parameters:
-    ///   - body: the frame body (kind, sequence, payload), `bodyOffset` being its position in the file.
+    /// Verifies and decodes the frame body (kind, sequence, payload) that `reader` reads, front to back: only
+    /// the box being verified is in memory, not the whole record.
     static func decode(
-        body: [UInt8], bodyOffset: Int, expectedSequence: UInt64, previousChain: [UInt8], context: RecordContext
+        _ reader: inout FrameBodyReader, expectedSequence: UInt64, previousChain: [UInt8], context: RecordContext
     ) throws(FrameProblem) -> Decoded {
-        var reader = ByteReader(body)
+        let bodyOffset = reader.bodyOffset
         func problem(_ reason: String) -> FrameProblem { FrameProblem(offset: bodyOffset + reader.offset, reason: reason) }
-        do {
-            let rawKind = try reader.readUInt8("kind")
-            guard let kind = RecordKind(rawValue: rawKind) else { throw problem("unknown record kind \(rawKind)") }
-            let sequence = try reader.readUInt64("sequence")
-            guard sequence == expectedSequence else {
-                throw problem("sequence number \(sequence), expected \(expectedSequence) (a record is missing, repeated or out of order)")
-            }
-            var entryKinds: [UInt8] = []
-            let entryCount: UInt32
-            switch kind {
-            case .put: entryCount = 1; entryKinds = [1]
-            case .delete: entryCount = 1; entryKinds = [2]
-            case .transaction:
-                let count = try reader.readUInt32("entry count")
-                guard count >= 1, count <= Format.maximumTransactionEntries else {
-                    throw problem("transaction entry count \(count) is outside 1 … 16,777,216")
-                }
-                entryCount = count
-            }
-            var chain = previousChain
-            var entries: [DecodedEntry] = []
-            entries.reserveCapacity(min(Int(entryCount), 1 << 16))
-            var boxCount = 0
-            for index in 0..<Int(entryCount) {
-                let entryIndex = UInt32(index)
-                let entryKind = kind == .transaction ? try reader.readUInt8("entry kind") : entryKinds[0]
-                switch entryKind {
-                case 1:
-                    let attributesRange = try readBoxField(&reader, "attributes box")
-                    let attributesAAD = BoxAAD.make(
-                        fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
-                        role: .attributes, itemID: nil, previousChain: chain)
-                    let plaintext = try open(body, attributesRange, aad: attributesAAD, key: context.recordKey, offset: bodyOffset)
-                    let decoded: (id: ItemID, attributes: ItemAttributes)
-                    do {
-                        decoded = try plaintext.withBytes { (raw) throws(AttributeDecodingError) in try AttributeCoding.decode(raw) }
-                    } catch {
-                        throw FrameProblem(
-                            offset: bodyOffset + attributesRange.lowerBound,
-                            reason: "attributes: \(error.reason) (at byte \(error.offset) of the plaintext)", isSemantic: true)
-                    }
-                    let attributesTag = Array(body[(attributesRange.upperBound - 16)..<attributesRange.upperBound])
-                    let secretRange = try readBoxField(&reader, "secret box")
-                    guard secretRange.count - Format.boxOverhead <= Format.maximumSecretSize else {
-                        throw FrameProblem(offset: bodyOffset + secretRange.lowerBound, reason: "secret larger than 1 MiB")
-                    }
-                    let secretAAD = BoxAAD.make(
-                        fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
-                        role: .secret, itemID: decoded.id, previousChain: attributesTag)
-                    try verify(body, secretRange, aad: secretAAD, key: context.recordKey, offset: bodyOffset)
-                    let secretBox = Array(body[secretRange])
-                    chain = Array(secretBox.suffix(16))
-                    boxCount += 2
-                    entries.append(.put(id: decoded.id, attributes: decoded.attributes, secret: SealedSecret(
-                        box: secretBox, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
-                        previousChain: attributesTag,
-                        entryByteCount: RecordCodec.putEntryByteCount(kind, attributesRange.count, secretRange.count))))
-                case 2:
-                    let range = try readBoxField(&reader, "deletion box")
-                    guard range.count == Format.deletionBoxSize else {
-                        throw FrameProblem(offset: bodyOffset + range.lowerBound - 4, reason: "a deletion box must be 44 bytes, not \(range.count)")
-                    }
-                    let aad = BoxAAD.make(
-                        fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
-                        role: .deletion, itemID: nil, previousChain: chain)
-                    let plaintext = try open(body, range, aad: aad, key: context.recordKey, offset: bodyOffset)
-                    guard plaintext.count == 16, let id = try? ItemID(bytes: plaintext) else {
-                        throw FrameProblem(offset: bodyOffset + range.lowerBound, reason: "a deletion must hold a 16-byte item id")
-                    }
-                    chain = Array(body[(range.upperBound - 16)..<range.upperBound])
-                    boxCount += 1
-                    entries.append(.delete(id: id))
-                default:
-                    throw problem("unknown entry kind \(entryKind)")
-                }
-            }
-            guard reader.isAtEnd else { throw problem("\(reader.remaining) unexpected bytes after the last box") }
-            return Decoded(entries: entries, chainValue: chain, boxCount: boxCount)
-        } catch let frameProblem as FrameProblem {
-            throw frameProblem
-        } catch let underflow as ByteReader.Underflow {
-            throw FrameProblem(offset: bodyOffset + underflow.offset, reason: "truncated \(underflow.field)")
-        } catch {
-            throw problem("\(error)")
+        let rawKind = try reader.readUInt8("kind")
+        guard let kind = RecordKind(rawValue: rawKind) else { throw problem("unknown record kind \(rawKind)") }
+        let sequence = try reader.readUInt64("sequence")
+        guard sequence == expectedSequence else {
+            throw problem("sequence number \(sequence), expected \(expectedSequence) (a record is missing, repeated or out of order)")
         }
+        var entryKinds: [UInt8] = []
+        let entryCount: UInt32
+        switch kind {
+        case .put: entryCount = 1; entryKinds = [1]
+        case .delete: entryCount = 1; entryKinds = [2]
+        case .transaction:
+            let count = try reader.readUInt32("entry count")
+            guard count >= 1, count <= Format.maximumTransactionEntries else {
+                throw problem("transaction entry count \(count) is outside 1 … 16,777,216")
+            }
+            entryCount = count
+        }
+        var chain = previousChain
+        var entries: [DecodedEntry] = []
+        entries.reserveCapacity(min(Int(entryCount), 1 << 16))
+        var boxCount = 0
+        for index in 0..<Int(entryCount) {
+            let entryIndex = UInt32(index)
+            let entryKind = kind == .transaction ? try reader.readUInt8("entry kind") : entryKinds[0]
+            switch entryKind {
+            case 1:
+                let attributesBox = try readBoxField(&reader, "attributes box")
+                let attributesAAD = BoxAAD.make(
+                    fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
+                    role: .attributes, itemID: nil, previousChain: chain)
+                let plaintext = try open(reader.window, attributesBox.range, aad: attributesAAD, key: context.recordKey, at: attributesBox.offset)
+                let decoded: (id: ItemID, attributes: ItemAttributes)
+                do {
+                    decoded = try plaintext.withBytes { (raw) throws(AttributeDecodingError) in try AttributeCoding.decode(raw) }
+                } catch {
+                    throw FrameProblem(
+                        offset: attributesBox.offset,
+                        reason: "attributes: \(error.reason) (at byte \(error.offset) of the plaintext)", isSemantic: true)
+                }
+                let attributesTag = Array(reader.window[(attributesBox.range.upperBound - 16)..<attributesBox.range.upperBound])
+                let secretBox = try readBoxField(&reader, "secret box")
+                guard secretBox.range.count - Format.boxOverhead <= Format.maximumSecretSize else {
+                    throw FrameProblem(offset: secretBox.offset, reason: "secret larger than 1 MiB")
+                }
+                let secretAAD = BoxAAD.make(
+                    fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
+                    role: .secret, itemID: decoded.id, previousChain: attributesTag)
+                try verify(reader.window, secretBox.range, aad: secretAAD, key: context.recordKey, at: secretBox.offset)
+                let sealedSecret = Array(reader.window[secretBox.range])
+                chain = Array(sealedSecret.suffix(16))
+                boxCount += 2
+                entries.append(.put(id: decoded.id, attributes: decoded.attributes, secret: SealedSecret(
+                    box: sealedSecret, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
+                    previousChain: attributesTag,
+                    entryByteCount: RecordCodec.putEntryByteCount(kind, attributesBox.range.count, secretBox.range.count))))
+            case 2:
+                let box = try readBoxField(&reader, "deletion box")
+                guard box.range.count == Format.deletionBoxSize else {
+                    throw FrameProblem(offset: box.offset - 4, reason: "a deletion box must be 44 bytes, not \(box.range.count)")
+                }
+                let aad = BoxAAD.make(
+                    fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
+                    role: .deletion, itemID: nil, previousChain: chain)
+                let plaintext = try open(reader.window, box.range, aad: aad, key: context.recordKey, at: box.offset)
+                guard plaintext.count == 16, let id = try? ItemID(bytes: plaintext) else {
+                    throw FrameProblem(offset: box.offset, reason: "a deletion must hold a 16-byte item id")
+                }
+                chain = Array(reader.window[(box.range.upperBound - 16)..<box.range.upperBound])
+                boxCount += 1
+                entries.append(.delete(id: id))
+            default:
+                throw problem("unknown entry kind \(entryKind)")
+            }
+        }
+        guard reader.isAtEnd else { throw problem("\(reader.remaining) unexpected bytes after the last box") }
+        return Decoded(entries: entries, chainValue: chain, boxCount: boxCount)
     }
 
-    /// Reads `u32 length ‖ box` and returns the box's byte range; the length must be at least 28.
-    private static func readBoxField(_ reader: inout ByteReader, _ field: String) throws(ByteReader.Underflow) -> Range<Int> {
+    /// Reads `u32 length ‖ box`; the length must be at least 28. Returns the box's range in the reader's
+    /// window and its offset in the file.
+    private static func readBoxField(
+        _ reader: inout FrameBodyReader, _ field: String
+    ) throws(FrameProblem) -> (range: Range<Int>, offset: Int) {
         let length = Int(try reader.readUInt32("\(field) length"))
-        guard length >= Format.boxOverhead else { throw ByteReader.Underflow(offset: reader.offset - 4, field: "\(field) (shorter than 28 bytes)") }
-        return try reader.readRange(length, field)
+        guard length >= Format.boxOverhead else {
+            throw FrameProblem(offset: reader.bodyOffset + reader.offset - 4, reason: "truncated \(field) (shorter than 28 bytes)")
+        }
+        let offset = reader.bodyOffset + reader.offset
+        return (try reader.read(length, field), offset)
     }
 
     private static func open(
-        _ body: [UInt8], _ range: Range<Int>, aad: [UInt8], key: SymmetricKey, offset: Int
+        _ body: [UInt8], _ range: Range<Int>, aad: [UInt8], key: SymmetricKey, at offset: Int
     ) throws(FrameProblem) -> [UInt8] {
         var plaintext = [UInt8](repeating: 0, count: range.count - Format.boxOverhead)
         do {
@@ -270,13 +303,13 @@ enum RecordDecoder {
                 }
             }
         } catch {
-            throw FrameProblem(offset: offset + range.lowerBound, reason: "box does not authenticate (altered, reordered or from another file)")
+            throw FrameProblem(offset: offset, reason: "box does not authenticate (altered, reordered or from another file)")
         }
         return plaintext
     }
 
     private static func verify(
-        _ body: [UInt8], _ range: Range<Int>, aad: [UInt8], key: SymmetricKey, offset: Int
+        _ body: [UInt8], _ range: Range<Int>, aad: [UInt8], key: SymmetricKey, at offset: Int
     ) throws(FrameProblem) {
         do {
             try body.withBytes { (all) throws(CryptoKitError) in
@@ -285,7 +318,7 @@ enum RecordDecoder {
                 }
             }
         } catch {
-            throw FrameProblem(offset: offset + range.lowerBound, reason: "secret box does not authenticate")
+            throw FrameProblem(offset: offset, reason: "secret box does not authenticate")
         }
     }
 }

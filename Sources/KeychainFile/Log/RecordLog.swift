@@ -68,9 +68,16 @@ final class RecordLog {
         let index: ItemIndex
     }
 
-    private func adopt(_ loaded: LoadedFile) {
-        if loaded.state.file !== state.file { state.file.close() }
-        state = loaded.state
+    /// A file `writeFile` wrote: its state, and the sealed secret of each item written, in the order of the
+    /// items given.
+    struct WrittenFile {
+        let state: FileState
+        let secrets: [SealedSecret]
+    }
+
+    private func adopt(_ newState: FileState) {
+        if newState.file !== state.file { state.file.close() }
+        state = newState
     }
 
     // MARK: Creating
@@ -90,7 +97,7 @@ final class RecordLog {
         let state = try writeFile(
             at: path, replacing: false, fileID: fileID, epoch: 1, epochSalt: epochSalt, slots: slots, masterKey: masterKey, items: [],
             openSecret: { _ throws(KeychainError) in [] }, fileSystem: fileSystem, using: &generator)
-        return (RecordLog(path: path, fileSystem: fileSystem, credential: credentials[0], state: state.state), state.index)
+        return (RecordLog(path: path, fileSystem: fileSystem, credential: credentials[0], state: state.state), ItemIndex())
     }
 
     /// Key slots wrapping `masterKey` for each credential, checking the header's limits (SPEC.md §5, §11).
@@ -271,7 +278,7 @@ final class RecordLog {
                 key = unlocked
             }
             let state = try Self.load(file: newFile, header: newHeader, headerBytes: headerBytes, size: size, masterKey: key, pin: head)
-            adopt(state)
+            adopt(state.state)
             index = state.index
         } catch {
             newFile.close()
@@ -293,14 +300,20 @@ final class RecordLog {
         guard boxesSealed + boxes <= Format.maximumBoxesPerEpoch else {
             throw .limitReached("2³¹ boxes have been sealed under this file's record key; compact the keychain")
         }
-        let encoded = try RecordEncoder.encode(
-            entries, sequence: head.sequence + 1, previousChain: head.chainValue, context: context, using: &generator)
         // A torn tail from a crash is cut off before the new record is written over it.
         if try file.size() != end {
             try file.truncate(to: end)
         }
+        let encoded: RecordEncoder.Encoded
         do throws(KeychainError) {
-            try encoded.frame.withBytes { (bytes) throws(KeychainError) in try file.writeAll(bytes, at: end) }
+            // Sealed and written piece by piece (a large batch is not held whole in memory), then made durable.
+            let file = self.file
+            let end = self.end
+            encoded = try RecordEncoder.encode(
+                entries, sequence: head.sequence + 1, previousChain: head.chainValue, context: context, using: &generator,
+                writingTo: { (bytes, offset) throws(KeychainError) in
+                    try bytes.withBytes { (raw) throws(KeychainError) in try file.writeAll(raw, at: end + offset) }
+                })
             try file.sync()
         } catch {
             // Leave the file as it was: the partial record is cut off (best effort; if this fails too, the
@@ -308,7 +321,7 @@ final class RecordLog {
             try? file.truncate(to: end)
             throw error
         }
-        state.end += encoded.frame.count
+        state.end += encoded.frameCount
         state.head = Head(epoch: context.epoch, sequence: head.sequence + 1, chainValue: encoded.chainValue)
         state.boxesSealed += UInt64(encoded.boxCount)
         state.tornTail = nil
@@ -340,24 +353,33 @@ final class RecordLog {
     /// made durable, renamed over the file and the directory synced — so a crash leaves the old file or the
     /// new one. The caller holds the lock file exclusively and has caught up.
     ///
-    /// - Parameter index: The caller's index; replaced by the new file's as soon as the new file is in place —
-    ///   also when syncing the directory afterwards fails and this throws.
+    /// - Parameters:
+    ///   - items: Every live item of `index`.
+    ///   - index: The caller's index; its items get the secrets sealed in the new file as soon as the new file
+    ///     is in place — also when syncing the directory afterwards fails and this throws. (Changed in place
+    ///     rather than rebuilt, so that a rewrite does not hold two indexes of every item.)
     func rewrite<Generator: RandomNumberGenerator>(
         items: [StoredItem], slots: [KeySlot], masterKey newMasterKey: SymmetricKey, index: inout ItemIndex,
         using generator: inout Generator
     ) throws(KeychainError) {
         guard header.epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
         let oldContext = context
-        var placed: LoadedFile? = nil
-        defer { if let placed { index = placed.index } }
+        var placed: [SealedSecret]? = nil
+        defer {
+            // The new file holds the same items with the same attributes, in the same order: only where their
+            // secrets are sealed changed.
+            if let placed {
+                for (item, secret) in zip(items, placed) { index.replaceSecret(of: item.id, with: secret) }
+            }
+        }
         _ = try Self.writeFile(
             at: path, replacing: true, fileID: header.fileID, epoch: header.epoch + 1, slots: slots,
             masterKey: newMasterKey, items: items,
             openSecret: { (item) throws(KeychainError) in try Self.openSecret(item.secret, itemID: item.id, context: oldContext) },
             fileSystem: fileSystem, using: &generator,
-            afterRename: { (state) in
-                self.adopt(state)
-                placed = state
+            afterRename: { (written) in
+                self.adopt(written.state)
+                placed = written.secrets
             })
     }
 
@@ -386,8 +408,8 @@ final class RecordLog {
     static func writeFile<Generator: RandomNumberGenerator>(
         at path: String, replacing: Bool, fileID: [UInt8], epoch: UInt64, epochSalt: [UInt8]? = nil, slots: [KeySlot],
         masterKey: SymmetricKey, items: [StoredItem], openSecret: (StoredItem) throws(KeychainError) -> [UInt8], fileSystem: any FileSystem,
-        using generator: inout Generator, afterRename: (LoadedFile) -> Void = { _ in }
-    ) throws(KeychainError) -> LoadedFile {
+        using generator: inout Generator, afterRename: (WrittenFile) -> Void = { _ in }
+    ) throws(KeychainError) -> WrittenFile {
         let epochSalt = epochSalt ?? randomBytes(32, using: &generator)
         let header = FileHeader(fileID: fileID, epoch: epoch, epochSalt: epochSalt, slots: slots)
         let keys = try EpochKeys(masterKey: masterKey, fileID: fileID, epoch: epoch, epochSalt: epochSalt)
@@ -401,7 +423,8 @@ final class RecordLog {
             try headerBytes.withBytes { (bytes) throws(KeychainError) in try staging.writeAll(bytes, at: 0) }
             var end = headerBytes.count
             var head = Head(epoch: epoch, sequence: 0, chainValue: FileHeader.initialChainValue(of: headerBytes))
-            var index = ItemIndex()
+            var secrets: [SealedSecret] = []
+            secrets.reserveCapacity(items.count)
             var boxes: UInt64 = 0
             for chunk in chunked(items) {
                 var entries: [LogEntry] = []
@@ -409,18 +432,22 @@ final class RecordLog {
                 for item in chunk {
                     entries.append(.put(id: item.id, attributes: item.attributes, secret: try openSecret(item)))
                 }
+                let start = end
                 let encoded = try RecordEncoder.encode(
-                    entries, sequence: head.sequence + 1, previousChain: head.chainValue, context: context, using: &generator)
+                    entries, sequence: head.sequence + 1, previousChain: head.chainValue, context: context, using: &generator,
+                    writingTo: { (bytes, offset) throws(KeychainError) in
+                        try bytes.withBytes { (raw) throws(KeychainError) in try staging.writeAll(raw, at: start + offset) }
+                    })
                 entries.removeAll()
-                try encoded.frame.withBytes { (bytes) throws(KeychainError) in try staging.writeAll(bytes, at: end) }
-                end += encoded.frame.count
+                end += encoded.frameCount
                 head = Head(epoch: epoch, sequence: head.sequence + 1, chainValue: encoded.chainValue)
                 boxes += UInt64(encoded.boxCount)
-                do {
-                    try index.apply(encoded.entries)
-                } catch {
-                    throw KeychainError.invalidParameter("internal error: live items do not apply to a new file (\(error))")
+                for entry in encoded.entries {
+                    if case .put(_, _, let secret) = entry { secrets.append(secret) }
                 }
+            }
+            guard secrets.count == items.count else {
+                throw KeychainError.invalidParameter("internal error: \(secrets.count) of \(items.count) items written to a new file")
             }
             try staging.sync()
             // Asked before the file is put in place: once it is, a failure must not leave the caller on the old
@@ -437,11 +464,11 @@ final class RecordLog {
                 try fileSystem.removeIfPresent(temporary)
             }
             placed = true
-            let loaded = LoadedFile(
+            let loaded = WrittenFile(
                 state: FileState(
                     file: staging, identity: identity, header: header, headerLength: headerBytes.count,
                     context: context, masterKey: masterKey, end: end, head: head, tornTail: nil, boxesSealed: boxes),
-                index: index)
+                secrets: secrets)
             afterRename(loaded)
             try fileSystem.syncDirectory(containing: path)
             return loaded

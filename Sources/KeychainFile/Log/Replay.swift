@@ -77,12 +77,12 @@ struct Replay {
                 tornTail = TornTail(offset: end, byteCount: remaining, reason: "incomplete record (\(remaining) of \(frameEnd - end) bytes)")
                 return
             }
-            // Step 4: verify; a failure is a torn tail only for the final frame.
-            let body = try file.readExactly(count: Int(length), at: end + Format.frameHeaderSize)
+            // Step 4: verify; a failure is a torn tail only for the final frame. The body is read box by box,
+            // through a bounded window, rather than whole.
+            var body = FrameBodyReader(file: file, bodyOffset: end + Format.frameHeaderSize, bodyLength: Int(length))
             do {
                 let decoded = try RecordDecoder.decode(
-                    body: body, bodyOffset: end + Format.frameHeaderSize, expectedSequence: head.sequence + 1,
-                    previousChain: head.chainValue, context: context)
+                    &body, expectedSequence: head.sequence + 1, previousChain: head.chainValue, context: context)
                 do {
                     try index.apply(decoded.entries)
                 } catch {
@@ -102,6 +102,7 @@ struct Replay {
                 boxCount += UInt64(decoded.boxCount)
                 end = frameEnd
             } catch let problem as FrameProblem {
+                if let ioError = problem.ioError { throw ioError }
                 if frameEnd == fileSize && !problem.isSemantic {
                     tornTail = TornTail(offset: end, byteCount: remaining, reason: "final record does not verify: \(problem.reason)")
                     return

@@ -28,13 +28,13 @@ struct DiskFaultTests {
 
     /// One kind of change.
     enum Change: String, CaseIterable, CustomStringConvertible, Sendable {
-        case add, addOverTornTail, update, delete, batch, addWithAutoCompaction, compact, addCredential, changeCredential,
-             removeCredential, rotateMasterKey
+        case add, addOverTornTail, update, delete, batch, largeBatch, addWithAutoCompaction, compact, addCredential,
+             changeCredential, removeCredential, rotateMasterKey
 
         var description: String { rawValue }
 
         /// Whether the change rewrites the file (SPEC.md §15): a failure after the rename leaves the new file.
-        var rewrites: Bool { ![.add, .addOverTornTail, .update, .delete, .batch].contains(self) }
+        var rewrites: Bool { ![.add, .addOverTornTail, .update, .delete, .batch, .largeBatch].contains(self) }
 
         /// The file the change starts from: the template, or for `addOverTornTail` the template followed by
         /// what a crash left of a record (64 zero bytes), which the append must cut off first.
@@ -60,6 +60,14 @@ struct DiskFaultTests {
                     try batch.add(try fullAttributes(of: .genericPassword, variant: 42), secret: Array("batched".utf8))
                     try batch.update(Query(.internetPassword, synchronizable: .any), setting: [.comment: .string("in a batch")])
                     try batch.delete(Query(.key, synchronizable: .any))
+                }
+            case .largeBatch:
+                // About 1.5 MB in one record: sealed and written in more than one piece (RecordEncoder.chunkSize).
+                try keychain.batch { (batch) throws(KeychainError) in
+                    for variant in 50..<55 {
+                        try batch.add(try fullAttributes(of: .genericPassword, variant: variant),
+                                      secret: [UInt8](repeating: UInt8(variant), count: 300_000))
+                    }
                 }
             case .compact:
                 try keychain.compact()
