@@ -61,9 +61,7 @@ public struct Batch: ~Copyable {
         guard secret.count <= Format.maximumSecretSize else {
             throw .invalidParameter("the secret is \(secret.count) bytes; the limit is 1,048,576")
         }
-        let stamped = try attributes.withDefaults()
-            .setting(.creationDate, to: .date(now))
-            .setting(.modificationDate, to: .date(now))
+        let stamped = try attributes.withDefaults().settingDates(created: now, modified: now)
         let primaryKey = stamped.primaryKey
         guard state.itemID(for: primaryKey) == nil else { throw .duplicateItem }
         let id = makeID()

@@ -315,3 +315,25 @@ struct ItemAttributesTests {
             == [.keyClass, .applicationLabel, .applicationTag, .keyType, .keySizeInBits, .effectiveKeySize])
     }
 }
+
+@Suite("Stamping the dates of a new item")
+struct SettingDatesTests {
+    @Test("settingDates gives what two setting calls give, with or without dates already there, in every class")
+    func sameAsSettingTwice() throws {
+        let created = Date(timeIntervalSince1970: 1_700_000_000.123)
+        let modified = Date(timeIntervalSince1970: 1_800_000_000.456)
+        let samples: [ItemAttributes] = [
+            try GenericPassword(service: "s", account: "a", password: "p").attributes,
+            try InternetPassword(server: "example.com", account: "a", password: "p").attributes,
+            try ItemAttributes(itemClass: .key, values: [.label: .string("k"), .applicationLabel: .bytes([1, 2])]),
+            try ItemAttributes(itemClass: .genericPassword, values: [.creationDate: .date(Date(timeIntervalSince1970: 5))]),
+            try ItemAttributes(itemClass: .certificate, values: [:]),
+        ]
+        for attributes in samples {
+            let expected = try attributes.setting(.creationDate, to: .date(created)).setting(.modificationDate, to: .date(modified))
+            let stamped = try attributes.settingDates(created: created, modified: modified)
+            #expect(stamped == expected)
+            #expect(stamped.map(\.attribute.tag) == expected.map(\.attribute.tag))
+        }
+    }
+}

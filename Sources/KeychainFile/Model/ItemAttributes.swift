@@ -1,3 +1,5 @@
+import Foundation
+
 /// The validated attributes of one keychain item: every attribute allowed in the item's class, of the
 /// right type, within the limits of SPEC.md §7.3 and §8.2.
 ///
@@ -130,6 +132,29 @@ public struct ItemAttributes: Hashable, Sendable, Sequence {
             copy.entries.insert(Entry(tag: attribute.tag, value: stored), at: index)
         }
         return copy
+    }
+
+    /// These attributes with creationDate and modificationDate set, built in one exactly sized copy (two
+    /// ``setting(_:to:)`` calls would copy twice and leave the entries array with spare capacity, which a bulk
+    /// load keeps for every item).
+    func settingDates(created: Date, modified: Date) throws(KeychainError) -> ItemAttributes {
+        let dates = [
+            Entry(tag: Attribute.creationDate.tag, value: try Self.validated(.date(created), for: .creationDate, in: itemClass)),
+            Entry(tag: Attribute.modificationDate.tag, value: try Self.validated(.date(modified), for: .modificationDate, in: itemClass)),
+        ]
+        // The two date tags are adjacent (5 and 6): they go in together, before the first larger tag.
+        var merged: [Entry] = []
+        merged.reserveCapacity(entries.count + 2)
+        var placed = false
+        for entry in entries where entry.tag != dates[0].tag && entry.tag != dates[1].tag {
+            if !placed && entry.tag > dates[1].tag {
+                merged.append(contentsOf: dates)
+                placed = true
+            }
+            merged.append(entry)
+        }
+        if !placed { merged.append(contentsOf: dates) }
+        return ItemAttributes(itemClass: itemClass, validatedEntries: merged)
     }
 
     /// The stored value with `tag`, found by binary search.
