@@ -24,10 +24,10 @@ public struct Batch: ~Copyable {
     var pendingSecrets: [ItemID: [UInt8]] = [:]
     /// Every item this batch touched that existed before it, as it was: what undoing the batch puts back.
     private var originals: [ItemID: StoredItem] = [:]
-    /// Every item this batch added (touched, and absent before it): what undoing the batch removes. Kept apart
-    /// from `originals` because a batch that touches many items mostly adds them, and an id is far smaller
-    /// than an entry for an item.
-    private var added: Set<ItemID> = []
+    /// Every item this batch added (absent before it), in the order added; what undoing the batch removes. An
+    /// array, not a set: whether an item was added by this batch is told by its order number instead (see
+    /// `isAddedByThisBatch`), so recording an add is an append.
+    private var added: [ItemID] = []
     private let originalNextOrder: UInt64
     let now: Date
     let makeID: () -> ItemID
@@ -40,6 +40,13 @@ public struct Batch: ~Copyable {
         self.now = now
         self.makeID = makeID
         self.openSecret = openSecret
+    }
+
+    /// Whether `id` is live because this batch added it: items live before the batch are numbered below
+    /// `originalNextOrder`, and every item the batch adds is numbered from there on.
+    private func isAddedByThisBatch(_ id: ItemID) -> Bool {
+        guard let order = state[id]?.order else { return false }
+        return order >= originalNextOrder
     }
 
     /// A placeholder for the sealed secret of an item put in this batch; replaced when the batch is sealed.
@@ -67,7 +74,7 @@ public struct Batch: ~Copyable {
         let id = makeID()
         if state[id] == nil {
             // A new id and a free primary key: nothing to plan, so the item goes straight into the index.
-            if originals[id] == nil { added.insert(id) }
+            added.append(id)
             state.insertNew(id, attributes: stamped, secret: Batch.unsealed, primaryKey: primaryKey)
             pendingSecrets[id] = secret
             entries.append(.put(id: id, attributes: stamped, secret: secret))
@@ -186,8 +193,8 @@ public struct Batch: ~Copyable {
             case .put(let put, _, _): id = put
             case .delete(let deleted): id = deleted
             }
-            if originals[id] == nil && !added.contains(id) {
-                if let original = state[id] { originals[id] = original } else { added.insert(id) }
+            if originals[id] == nil && !isAddedByThisBatch(id) {
+                if let original = state[id] { originals[id] = original } else { added.append(id) }
             }
         }
         do {
