@@ -51,6 +51,14 @@ extension Keychain {
     /// - Returns: The secret.
     /// - Throws: `KeychainError.itemNotFound` if there is none.
     public func data(forService service: String, account: String) throws(KeychainError) -> [UInt8] {
+        if service.utf8.count <= ItemAttributes.maximumValueByteCount, account.utf8.count <= ItemAttributes.maximumValueByteCount {
+            // The common case, without building a query: the same item the query below finds.
+            return try withRead { () throws(KeychainError) -> [UInt8] in
+                guard let item = index.firstGenericPassword(service: service, account: account) else { throw .itemNotFound }
+                return try log.openSecret(item.secret, itemID: item.id)
+            }
+        }
+        // A value too long to be stored: the query's validation names it.
         var query = Query.genericPassword(service: service, account: account)
         query.limit = .one
         guard let value = try search(query, returning: .data).first?.value else { throw .itemNotFound }

@@ -219,6 +219,34 @@ struct ItemIndex: Sendable {
         return items(matching: query, of: itemClass)
     }
 
+    /// The first-added live generic password with exactly this service and account that is not
+    /// synchronizable: what `Query.genericPassword(service:account:)` with limit one finds, without building
+    /// and validating a query (``Keychain/data(forService:account:)``, the most common read, uses it).
+    func firstGenericPassword(service: String, account: String) -> StoredItem? {
+        let wantedService = StoredAttributeValue.string(service)
+        let wantedAccount = StoredAttributeValue.string(account)
+        var first: StoredItem? = nil
+        func consider(_ id: ItemID) {
+            guard let item = items[id], item.attributes.itemClass == .genericPassword,
+                  item.attributes.boolean(.synchronizable) != true,
+                  (item.attributes.stored(Attribute.service.tag) ?? .string("")) == wantedService,
+                  (item.attributes.stored(Attribute.account.tag) ?? .string("")) == wantedAccount else { return }
+            if let current = first, current.order < item.order { return }
+            first = item
+        }
+        let candidates = lookup.candidates(itemClass: .genericPassword) { attribute in
+            attribute == .service ? wantedService : attribute == .account ? wantedAccount : nil
+        }
+        switch candidates {
+        case .unindexed:
+            for item in items(of: .genericPassword, where: { _ in true }) { consider(item.id) }
+        case .none: break
+        case .one(let id): consider(id)
+        case .many(let ids): for id in ids { consider(id) }
+        }
+        return first
+    }
+
     /// The live items a query matches, in the order they were first added: from a secondary index when
     /// the query gives the attributes of one, by scanning the items otherwise.
     func items(matching query: Query, of itemClass: ItemClass) -> [StoredItem] {

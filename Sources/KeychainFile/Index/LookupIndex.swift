@@ -60,12 +60,15 @@ struct LookupIndex: Sendable {
     /// gives; `.unindexed` when no index applies (the caller scans). Every candidate must still be checked
     /// against the query: a bucket may hold items whose key only shares its digest.
     func candidates(for query: Query, itemClass: ItemClass) -> Candidates {
+        candidates(itemClass: itemClass) { attribute in query.attributes[attribute].flatMap(StoredAttributeValue.init) }
+    }
+
+    /// ``candidates(for:itemClass:)`` for a query whose attribute values `value` gives in stored form.
+    func candidates(itemClass: ItemClass, value: (Attribute) -> StoredAttributeValue?) -> Candidates {
         definitions: for (number, attributes) in Self.definitions(of: itemClass).enumerated() {
             var hasher = Self.startDigest(itemClass, number)
             for attribute in attributes {
-                guard let value = query.attributes[attribute], let stored = StoredAttributeValue(value) else {
-                    continue definitions
-                }
+                guard let stored = value(attribute) else { continue definitions }
                 hasher.combine(attribute.tag)
                 hasher.combine(stored)
             }
