@@ -19,10 +19,14 @@ extension ItemAttributes {
     ///
     /// - Returns: The attributes with the defaults added.
     public func withDefaults() -> ItemAttributes {
+        // Attributes built by a typed item or read from a file have them all already: no copy then.
+        let explicit = Self.explicitAttributes(of: itemClass)
+        let missing = explicit.reduce(0) { $0 + (stored($1.tag) == nil ? 1 : 0) }
+        if missing == 0 { return self }
         var merged: [Entry] = []
-        merged.reserveCapacity(entries.count + 9)
+        merged.reserveCapacity(entries.count + missing)
         var given = entries[...]
-        for attribute in Self.explicitAttributes(of: itemClass) {
+        for attribute in explicit {
             while let first = given.first, first.tag < attribute.tag {
                 merged.append(first)
                 given = given.dropFirst()
