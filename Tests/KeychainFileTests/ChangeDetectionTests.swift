@@ -2,17 +2,16 @@ import Foundation
 import Testing
 @testable import KeychainFile
 
-/// A read notices another process's changes from one fstat of the open file (SPEC.md §16): its size, link
-/// count and status-change time. These tests make a change that leaves the size exactly as it was — a
-/// compaction of an already compact file renamed over the path — so that only the link count and the
-/// change time can reveal it.
-@Suite("Change detection: a read notices a same-size file renamed over the path")
+/// A read notices another process's changes from one stat of the path (SPEC.md §16): the file there and its
+/// size. These tests make changes that leave the size exactly as it was — a compaction of an already compact
+/// file renamed over the path, a directory swapped for a copy — so that only the file's identity reveals them.
+@Suite("Change detection: a read notices another file at the path, even of the same size")
 struct ChangeDetectionTests {
     private static func fileSize(_ path: String) throws -> Int {
         (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? -1
     }
 
-    /// Opens a reader and a writer on one compact file, lets the reader record a quiet status, compacts
+    /// Opens a reader and a writer on one compact file, lets the reader read once, compacts
     /// through the writer and returns the reader's epoch after its next read.
     private static func epochSeenAfterSameSizeCompaction(extraLink: Bool) throws -> (seen: UInt64, written: UInt64) {
         let directory = TemporaryDirectory()
@@ -23,44 +22,50 @@ struct ChangeDetectionTests {
         _ = try writer.compact()
         if extraLink { try FileManager.default.linkItem(atPath: writer.path, toPath: directory.file("second-name.kcf")) }
         let reader = try Keychain.open(at: writer.path, credential: TestKeychain.password)
-        // Two reads: the first makes the full check and remembers the status, the second takes the fast path.
         _ = try reader.search(Query.genericPassword(service: "s"))
         _ = try reader.search(Query.genericPassword(service: "s"))
         let sizeBefore = try fileSize(writer.path)
         _ = try writer.compact()
-        // The precondition that makes this test about links: same size, so the size alone says nothing.
+        // The precondition that makes this test about identity: same size, so the size alone says nothing.
         #expect(try fileSize(writer.path) == sizeBefore)
         _ = try reader.search(Query.genericPassword(service: "s"))
         return (reader.head.epoch, writer.head.epoch)
     }
 
-    @Test("The open file unlinked by the rename (link count 1 → 0) is noticed")
+    @Test("A same-size compacted file renamed over the path is noticed")
     func renameOverSingleLink() throws {
         let result = try Self.epochSeenAfterSameSizeCompaction(extraLink: false)
         #expect(result.written == 3)
         #expect(result.seen == result.written)
     }
 
-    @Test("With a second hard link (link count 2 → 1) the rename is noticed too")
+    @Test("With a second hard link to the old file the rename is noticed too")
     func renameOverHardLinkedFile() throws {
         let result = try Self.epochSeenAfterSameSizeCompaction(extraLink: true)
         #expect(result.written == 3)
         #expect(result.seen == result.written)
     }
 
-    @Test("In the memory file system a rename over the path changes the open file's status too")
-    func memoryFileSystemStatus() throws {
-        let fileSystem = MemoryFileSystem()
-        let first = try fileSystem.createExclusive("/k")
-        _ = try [UInt8](repeating: 1, count: 10).withUnsafeBytes { (bytes) throws(KeychainError) in try first.write(bytes, at: 0) }
-        let before = try first.status()
-        let second = try fileSystem.createExclusive("/k.new")
-        _ = try [UInt8](repeating: 2, count: 10).withUnsafeBytes { (bytes) throws(KeychainError) in try second.write(bytes, at: 0) }
-        try fileSystem.rename("/k.new", to: "/k")
-        let after = try first.status()
-        #expect(after.size == before.size)
-        #expect(after.linkCount == 0)
-        #expect(after != before)
+    @Test("A directory above the file renamed and a copy put in its place is noticed: the open file itself is unchanged")
+    func directorySwap() throws {
+        let directory = TemporaryDirectory()
+        let folder = directory.file("live")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let path = folder + "/k.kcf"
+        let first = try Keychain.create(at: path, credential: TestKeychain.password, options: TestKeychain.fastOptions)
+        try first.add(GenericPassword(service: "s", account: "before", password: "p"))
+        let reader = try Keychain.open(at: path, credential: TestKeychain.password)
+        _ = try reader.search(Query.genericPassword(service: "s"))
+        _ = try reader.search(Query.genericPassword(service: "s"))
+        // The directory is moved away and a copy of the keychain (another inode) restored in its place, where
+        // another process then commits. Nothing about the file the reader has open changes.
+        try FileManager.default.moveItem(atPath: folder, toPath: directory.file("moved"))
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: directory.file("moved") + "/k.kcf", toPath: path)
+        let writer = try Keychain.open(at: path, credential: TestKeychain.password)
+        try writer.add(GenericPassword(service: "s", account: "after", password: "p"))
+        let found = try reader.search(Query.genericPassword(service: "s"))
+        #expect(found.count == 2)
     }
 }
 

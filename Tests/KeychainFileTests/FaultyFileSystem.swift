@@ -125,6 +125,11 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         return try base.identity(of: path)
     }
 
+    func identityAndSize(of path: String) throws(KeychainError) -> (identity: FileIdentity, size: Int)? {
+        try check(.pathIdentity, path)
+        return try base.identityAndSize(of: path)
+    }
+
     func contentsOfDirectory(_ path: String) throws(KeychainError) -> [String] {
         try check(.contentsOfDirectory, path)
         return try base.contentsOfDirectory(path)
@@ -179,11 +184,6 @@ final class FaultyFileHandle: KeychainFileHandle, @unchecked Sendable {
     func identity() throws(KeychainError) -> FileIdentity {
         try fileSystem.check(.fileIdentity, path)
         return try base.identity()
-    }
-
-    func status() throws(KeychainError) -> FileStatus {
-        try fileSystem.check(.size, path)
-        return try base.status()
     }
 
     func close() { base.close() }

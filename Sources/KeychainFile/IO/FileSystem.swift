@@ -21,6 +21,9 @@ protocol FileSystem: Sendable {
     func link(_ source: String, to destination: String) throws(KeychainError)
     /// Which file is at `path` now (device and inode), or `nil` if nothing is there.
     func identity(of path: String) throws(KeychainError) -> FileIdentity?
+    /// Which file is at `path` now and its size, from one stat(2), or `nil` if nothing is there: what a read
+    /// compares with the open file to decide whether anything changed (SPEC.md §16).
+    func identityAndSize(of path: String) throws(KeychainError) -> (identity: FileIdentity, size: Int)?
     /// The names in a directory (without "." and "..").
     func contentsOfDirectory(_ path: String) throws(KeychainError) -> [String]
     /// Opens, creating it with mode 0600 if needed, the lock file at `path` (SPEC.md §16).
@@ -50,22 +53,8 @@ protocol KeychainFileHandle: AnyObject, Sendable {
     /// Which file this is (device and inode): compared with ``FileSystem/identity(of:)`` to notice that the
     /// path now names another file (a compaction by another process renamed a new file into place).
     func identity() throws(KeychainError) -> FileIdentity
-    /// The file's size, link count and status-change time, from one fstat: what a read compares to notice,
-    /// without looking the path up, that nothing changed (SPEC.md §16).
-    func status() throws(KeychainError) -> FileStatus
     /// Closes the file; later calls fail.
     func close()
-}
-
-/// What one fstat of an open file says about it, compared whole: equal statuses before and after mean no
-/// byte was appended or cut (the size), and no name was added to or taken from it (the link count and the
-/// status-change time, which rename(2) over its path, unlink(2) and link(2) all change).
-struct FileStatus: Equatable, Sendable {
-    let size: Int
-    let linkCount: UInt64
-    /// The status-change time (st_ctime), as seconds and nanoseconds; a counter in memory file systems.
-    let changeSeconds: Int64
-    let changeNanoseconds: Int64
 }
 
 /// A file's identity on its device: two paths, or a path and an open descriptor, name the same file exactly
@@ -149,12 +138,16 @@ struct PosixFileSystem: FileSystem {
     }
 
     func identity(of path: String) throws(KeychainError) -> FileIdentity? {
+        try identityAndSize(of: path)?.identity
+    }
+
+    func identityAndSize(of path: String) throws(KeychainError) -> (identity: FileIdentity, size: Int)? {
         var info = stat()
         if stat(path, &info) != 0 {
             if errno == ENOENT { return nil }
             throw KeychainError.io(operation: "stat", errno: errno, path: path)
         }
-        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        return (FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)), Int(info.st_size))
     }
 
     func contentsOfDirectory(_ path: String) throws(KeychainError) -> [String] {
@@ -240,19 +233,6 @@ final class PosixFileHandle: KeychainFileHandle, @unchecked Sendable {
         var info = stat()
         _ = try retrying("fstat", path) { Int(fstat(descriptor, &info)) }
         return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
-    }
-
-    func status() throws(KeychainError) -> FileStatus {
-        var info = stat()
-        _ = try retrying("fstat", path) { Int(fstat(descriptor, &info)) }
-        #if canImport(Darwin)
-        let changed = info.st_ctimespec
-        #else
-        let changed = info.st_ctim
-        #endif
-        return FileStatus(
-            size: Int(info.st_size), linkCount: UInt64(info.st_nlink), changeSeconds: Int64(changed.tv_sec),
-            changeNanoseconds: Int64(changed.tv_nsec))
     }
 
     func close() {

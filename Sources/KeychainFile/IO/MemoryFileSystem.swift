@@ -38,8 +38,6 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
     func rename(_ source: String, to destination: String) throws(KeychainError) {
         try withLock { () throws(KeychainError) in
             guard let file = files.removeValue(forKey: source) else { throw .io(operation: "rename", errno: ENOENT, path: source) }
-            file.changeLinks(by: 0)
-            if let replaced = files[destination], replaced !== file { replaced.changeLinks(by: -1) }
             files[destination] = file
         }
     }
@@ -48,7 +46,6 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
         try withLock { () throws(KeychainError) in
             guard let file = files[source] else { throw .io(operation: "link", errno: ENOENT, path: source) }
             guard files[destination] == nil else { throw .io(operation: "link", errno: EEXIST, path: destination) }
-            file.changeLinks(by: 1)
             files[destination] = file
         }
     }
@@ -56,7 +53,7 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
     func syncDirectory(containing path: String) throws(KeychainError) {}
 
     func removeIfPresent(_ path: String) throws(KeychainError) {
-        try withLock { () throws(KeychainError) in files.removeValue(forKey: path)?.changeLinks(by: -1) }
+        try withLock { () throws(KeychainError) in _ = files.removeValue(forKey: path) }
     }
 
     func exists(_ path: String) -> Bool {
@@ -67,6 +64,14 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
 
     func identity(of path: String) throws(KeychainError) -> FileIdentity? {
         try withLock { () throws(KeychainError) -> FileIdentity? in files[path].map { FileIdentity(device: 0, inode: $0.inode) } }
+    }
+
+    func identityAndSize(of path: String) throws(KeychainError) -> (identity: FileIdentity, size: Int)? {
+        let file: MemoryFile? = try withLock { () throws(KeychainError) -> MemoryFile? in files[path] }
+        guard let file else { return nil }
+        file.lock.lock()
+        defer { file.lock.unlock() }
+        return (FileIdentity(device: 0, inode: file.inode), file.bytes.count)
     }
 
     func contentsOfDirectory(_ path: String) throws(KeychainError) -> [String] {
@@ -86,25 +91,13 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
 
 /// The bytes and identity of one file in a ``MemoryFileSystem``.
 ///
-/// `@unchecked Sendable`: `bytes`, `linkCount` and `changeCount` are read and written only under `lock`.
+/// `@unchecked Sendable`: `bytes` is read and written only under `lock`.
 final class MemoryFile: @unchecked Sendable {
     let inode: UInt64
     let lock = NSLock()
     var bytes: [UInt8] = []
-    /// How many paths name the file.
-    var linkCount: UInt64 = 1
-    /// Stands in for the status-change time: counts every change to the bytes or the names.
-    var changeCount: Int64 = 0
 
     init(inode: UInt64) { self.inode = inode }
-
-    /// Adds `delta` names (a rename counts as a change with no new name), as link, rename and unlink do.
-    func changeLinks(by delta: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        linkCount = UInt64(Int(linkCount) + delta)
-        changeCount += 1
-    }
 }
 
 /// An open ``MemoryFile``.
@@ -121,13 +114,10 @@ final class MemoryFileHandle: KeychainFileHandle, @unchecked Sendable {
         self.path = path
     }
 
-    private func withFile<Result>(
-        _ operation: String, changing: Bool = false, _ body: (inout [UInt8]) -> Result
-    ) throws(KeychainError) -> Result {
+    private func withFile<Result>(_ operation: String, _ body: (inout [UInt8]) -> Result) throws(KeychainError) -> Result {
         guard !isClosed else { throw .io(operation: operation, errno: EBADF, path: path) }
         file.lock.lock()
         defer { file.lock.unlock() }
-        if changing { file.changeCount += 1 }
         return body(&file.bytes)
     }
 
@@ -143,7 +133,7 @@ final class MemoryFileHandle: KeychainFileHandle, @unchecked Sendable {
     }
 
     func write(_ source: UnsafeRawBufferPointer, at offset: Int) throws(KeychainError) -> Int {
-        try withFile("write", changing: true) { bytes in
+        try withFile("write") { bytes in
             if bytes.count < offset + source.count {
                 bytes.append(contentsOf: repeatElement(0, count: offset + source.count - bytes.count))
             }
@@ -159,7 +149,7 @@ final class MemoryFileHandle: KeychainFileHandle, @unchecked Sendable {
     }
 
     func truncate(to size: Int) throws(KeychainError) {
-        try withFile("truncate", changing: true) { bytes in
+        try withFile("truncate") { bytes in
             if size < bytes.count {
                 bytes.removeSubrange(size...)
             } else {
@@ -174,12 +164,6 @@ final class MemoryFileHandle: KeychainFileHandle, @unchecked Sendable {
 
     func identity() throws(KeychainError) -> FileIdentity {
         try withFile("identity") { _ in FileIdentity(device: 0, inode: file.inode) }
-    }
-
-    func status() throws(KeychainError) -> FileStatus {
-        try withFile("status") { bytes in
-            FileStatus(size: bytes.count, linkCount: file.linkCount, changeSeconds: file.changeCount, changeNanoseconds: 0)
-        }
     }
 
     func close() { isClosed = true }

@@ -93,9 +93,13 @@ struct ItemIndex: Sendable {
         for entry in entries {
             guard case .put = entry else { return false }
         }
-        items.reserveCapacity(items.count + entries.count)
-        primaryKeys.reserveCapacity(forMoreItems: entries.count)
-        lookup.reserveCapacity(forMoreItems: entries.count)
+        // Room is made only for large records: a small one that falls back (an update, say) must not make a
+        // large index rehash.
+        if entries.count > 16, case .put(let firstID, _, _) = entries[0], items[firstID] == nil {
+            items.reserveCapacity(items.count + entries.count)
+            primaryKeys.reserveCapacity(forMoreItems: entries.count)
+            lookup.reserveCapacity(forMoreItems: entries.count)
+        }
         var inserted = 0
         for entry in entries {
             guard case .put(let id, let attributes, let secret) = entry else { return false }

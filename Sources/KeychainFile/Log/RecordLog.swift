@@ -57,9 +57,6 @@ final class RecordLog {
         var head: Head
         var tornTail: TornTail?
         var boxesSealed: UInt64
-        /// The file's status when a full check last found nothing changed; a read that fstat-s the same
-        /// status again needs no path lookup (see ``RecordLog/hasChanged()``).
-        var quietStatus: FileStatus? = nil
     }
 
     /// A verified file and the index of its items; what `open`, `reload` and `rewrite` produce.
@@ -207,24 +204,13 @@ final class RecordLog {
 
     // MARK: Catching up with other processes (SPEC.md §16)
 
-    /// Whether the file changed since this log last read it: another file renamed over the path, or a size
-    /// other than the end of the last verified record. Reads call it every time, so it usually costs one
-    /// fstat: if the open file's status (size, link count, status-change time) is the one a full check last
-    /// found quiet, nothing was appended or cut, and the path still names this file — renaming another file
-    /// over it takes a link away, which changes the link count and the change time. Otherwise a full check:
-    /// stat the path, compare the size with `end`, and remember the status if both are unchanged.
-    ///
-    /// The fstat comes before the stat, so a rename between the two is seen by the stat now, or, if it
-    /// comes after the stat, by the link count next time.
+    /// Whether the file changed since this log last read it: another file at the path (renamed over it, or
+    /// the path itself moved), or a size other than the end of the last verified record. One stat(2) of the
+    /// path, which gives both; reads call it every time. (A check of the open file alone, with fstat, could
+    /// not see a directory above it renamed or the file moved away.)
     func hasChanged() throws(KeychainError) -> Bool {
-        let status = try file.status()
-        // The size is checked against `end` again: this log's own appends move `end`.
-        if let quiet = state.quietStatus, quiet == status, status.size == end { return false }
-        guard let current = try fileSystem.identity(of: path), current == state.identity, status.size == end else {
-            return true
-        }
-        state.quietStatus = status
-        return false
+        guard let current = try fileSystem.identityAndSize(of: path) else { return true }
+        return current.identity != state.identity || current.size != end
     }
 
     /// Catches up with the file (SPEC.md §16): replays records appended after `end`, or — if another file
