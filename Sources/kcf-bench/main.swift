@@ -64,6 +64,13 @@ var operations = 200
 var lookups = 20_000
 var skipKDF = false
 var memoryPhases = false
+/// Takes the value after `option` from `arguments`: a whole number above zero, or the run ends with a message.
+@MainActor func positiveWholeNumber(after option: String) -> Int {
+    guard let value = arguments.first.flatMap(Int.init), value > 0 else { fail("\(option) needs a positive whole number") }
+    arguments.removeFirst()
+    return value
+}
+
 while !arguments.isEmpty {
     let option = arguments.removeFirst()
     switch option {
@@ -76,10 +83,7 @@ while !arguments.isEmpty {
         guard let value = arguments.first else { fail("--only needs a name") }
         only = value
         arguments.removeFirst()
-    case "--calls":
-        guard let value = arguments.first.flatMap(Int.init), value > 0 else { fail("--calls needs a positive whole number") }
-        calls = value
-        arguments.removeFirst()
+    case "--calls": calls = positiveWholeNumber(after: option)
     case "--items":
         while let value = arguments.first.flatMap(Int.init) {
             guard value > 0 else { fail("--items needs positive counts") }
@@ -89,14 +93,8 @@ while !arguments.isEmpty {
         if itemCounts.isEmpty { fail("--items needs at least one count") }
     case "--skip-kdf": skipKDF = true
     case "--memory-phases": memoryPhases = true
-    case "--operations":
-        guard let value = arguments.first.flatMap(Int.init), value > 0 else { fail("--operations needs a positive whole number") }
-        operations = value
-        arguments.removeFirst()
-    case "--lookups":
-        guard let value = arguments.first.flatMap(Int.init), value > 0 else { fail("--lookups needs a positive whole number") }
-        lookups = value
-        arguments.removeFirst()
+    case "--operations": operations = positiveWholeNumber(after: option)
+    case "--lookups": lookups = positiveWholeNumber(after: option)
     case "-h", "--help":
         print(usage)
         exit(0)

@@ -18,12 +18,18 @@ struct LargeRecordTests {
         }
     }
 
+    /// A keychain with one small item (the first record) and then the large batch (the second).
+    static func makeKeychainWithLargeBatch(in directory: TemporaryDirectory) throws -> Keychain {
+        let keychain = try TestKeychain.create(in: directory)
+        try keychain.add(GenericPassword(service: "small", account: "first").attributes, secret: Array("one".utf8))
+        try addLargeBatch(to: keychain)
+        return keychain
+    }
+
     @Test("A batch larger than one piece is one record of the right length, and reads back whole")
     func largeBatchRoundTrips() throws {
         let directory = TemporaryDirectory()
-        let keychain = try TestKeychain.create(in: directory)
-        try keychain.add(GenericPassword(service: "small", account: "first").attributes, secret: Array("one".utf8))
-        try Self.addLargeBatch(to: keychain)
+        let keychain = try Self.makeKeychainWithLargeBatch(in: directory)
         let records = recordOffsets(of: try fileBytes(keychain.path))
         #expect(records.count == 2)
         #expect(records.last!.count > RecordEncoder.chunkSize, "the batch's record spans more than one piece")
@@ -41,9 +47,7 @@ struct LargeRecordTests {
     @Test("A large record whose first piece (with the frame header) never reached the disk is a torn tail")
     func missingFirstPieceIsTornTail() throws {
         let directory = TemporaryDirectory()
-        let keychain = try TestKeychain.create(in: directory)
-        try keychain.add(GenericPassword(service: "small", account: "first").attributes, secret: Array("one".utf8))
-        try Self.addLargeBatch(to: keychain)
+        let keychain = try Self.makeKeychainWithLargeBatch(in: directory)
         let bytes = try fileBytes(keychain.path)
         let last = recordOffsets(of: bytes).last!
         // What a crash before the last write can leave: the later pieces written, the first one not (zeros, or
