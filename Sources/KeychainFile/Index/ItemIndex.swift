@@ -233,8 +233,8 @@ struct ItemIndex: Sendable {
         func consider(_ id: ItemID) {
             guard let item = items[id], item.attributes.itemClass == .genericPassword,
                   item.attributes.boolean(.synchronizable) != true,
-                  (item.attributes.stored(Attribute.service.tag) ?? .string("")) == wantedService,
-                  (item.attributes.stored(Attribute.account.tag) ?? .string("")) == wantedAccount else { return }
+                  item.attributes.value(Attribute.service.tag, equals: wantedService) ?? service.isEmpty,
+                  item.attributes.value(Attribute.account.tag, equals: wantedAccount) ?? account.isEmpty else { return }
             if let current = first, current.order < item.order { return }
             first = item
         }

@@ -70,7 +70,7 @@ struct LookupIndex: Sendable {
             for attribute in attributes {
                 guard let stored = value(attribute) else { continue definitions }
                 hasher.combine(attribute.tag)
-                hasher.combine(stored)
+                stored.combineEncoded(into: &hasher)
             }
             switch buckets[hasher.finalize()] {
             case nil: return .none
@@ -87,7 +87,7 @@ struct LookupIndex: Sendable {
             var hasher = startDigest(attributes.itemClass, number)
             for attribute in indexed {
                 hasher.combine(attribute.tag)
-                hasher.combine(attributes.stored(attribute.tag) ?? ItemAttributes.defaultValue(of: attribute))
+                attributes.combineValue(attribute.tag, orElse: ItemAttributes.defaultValue(of: attribute), into: &hasher)
             }
             body(hasher.finalize())
         }

@@ -39,26 +39,28 @@ extension AttributeCoding {
                 offset: 18, reason: "attribute count \(count) outside \(minimumCount)…\(ItemAttributes.maximumCount)")
         }
 
-        var entries: [ItemAttributes.Entry] = []
-        entries.reserveCapacity(count)
         var offset = headerByteCount
         var previous: Attribute?
+        var hasCreationDate = false
+        var hasModificationDate = false
         for _ in 0..<count {
             let attribute = try decodeAttributeHeader(bytes, at: offset, itemClass: itemClass, after: previous)
-            let (value, end) = try decodeValue(bytes, of: attribute, at: offset)
-            entries.append(ItemAttributes.Entry(tag: attribute.tag, value: value))
+            offset = try checkValue(bytes, of: attribute, at: offset)
+            if attribute == .creationDate { hasCreationDate = true }
+            if attribute == .modificationDate { hasModificationDate = true }
             previous = attribute
-            offset = end
         }
         guard offset == total else {
             throw AttributeDecodingError(
                 offset: offset, reason: "\(total - offset) trailing bytes after the last attribute")
         }
-        for required in [Attribute.creationDate, .modificationDate]
-        where !entries.contains(where: { $0.tag == required.tag }) {
+        for (required, present) in [(Attribute.creationDate, hasCreationDate), (.modificationDate, hasModificationDate)]
+        where !present {
             throw AttributeDecodingError(offset: 18, reason: "\(required.name) missing")
         }
-        return (id, ItemAttributes(itemClass: itemClass, validatedEntries: entries))
+        // Checked: the attributes are kept in the encoding they arrived in.
+        let encoded = Array(UnsafeRawBufferPointer(rebasing: bytes[headerByteCount...]))
+        return (id, ItemAttributes(itemClass: itemClass, count: count, encoded: encoded))
     }
 
     /// Reads and checks the tag and type of the attribute at `offset`.
@@ -92,11 +94,11 @@ extension AttributeCoding {
         return attribute
     }
 
-    /// Reads and checks the length and value of the attribute at `offset`, whose header has been checked;
-    /// returns the value and the offset just after it.
-    private static func decodeValue(
+    /// Checks the length and value of the attribute at `offset`, whose header has been checked; returns the
+    /// offset just after the value.
+    private static func checkValue(
         _ bytes: UnsafeRawBufferPointer, of attribute: Attribute, at offset: Int
-    ) throws(AttributeDecodingError) -> (StoredAttributeValue, Int) {
+    ) throws(AttributeDecodingError) -> Int {
         let lengthOffset = offset + 3
         let valueOffset = offset + attributeHeaderByteCount
         let rawLength = loadUInt32(bytes, at: lengthOffset)
@@ -125,18 +127,18 @@ extension AttributeCoding {
         let raw = UnsafeRawBufferPointer(rebasing: bytes[valueOffset..<end])
         switch attribute.type {
         case .string:
-            guard let text = decodeUTF8(raw) else {
+            guard isValidUTF8(raw) else {
                 throw AttributeDecodingError(offset: valueOffset, reason: "\(attribute.name): invalid UTF-8")
             }
-            return (.string(text), end)
+            return end
         case .bytes:
-            return (.bytes(Array(raw)), end)
+            return end
         case .boolean:
             guard raw[0] <= 1 else {
                 throw AttributeDecodingError(
                     offset: valueOffset, reason: "\(attribute.name): boolean \(raw[0]), expected 0 or 1")
             }
-            return (.boolean(raw[0] == 1), end)
+            return end
         case .integer:
             let number = Int64(bitPattern: loadUInt64(bytes, at: valueOffset))
             if let range = attribute.integerRange, !range.contains(number) {
@@ -144,9 +146,9 @@ extension AttributeCoding {
                     offset: valueOffset,
                     reason: "\(attribute.name): \(number) is outside \(range.lowerBound)…\(range.upperBound)")
             }
-            return (.integer(number), end)
+            return end
         case .date:
-            return (.date(milliseconds: Int64(bitPattern: loadUInt64(bytes, at: valueOffset))), end)
+            return end
         }
     }
 
@@ -170,11 +172,11 @@ extension AttributeCoding {
     }
 }
 
-/// The string whose UTF-8 is `raw`, or `nil` if `raw` is not valid UTF-8. ASCII (the usual account, service
-/// and label) takes a fast path: every byte below 0x80 is valid UTF-8 on its own.
-func decodeUTF8(_ raw: UnsafeRawBufferPointer) -> String? {
+/// Whether `raw` is valid UTF-8. ASCII (the usual account, service and label) takes a fast path: every byte
+/// below 0x80 is valid UTF-8 on its own.
+func isValidUTF8(_ raw: UnsafeRawBufferPointer) -> Bool {
     var combined: UInt8 = 0
     for byte in raw { combined |= byte }
-    if combined < 0x80 { return String(decoding: raw, as: UTF8.self) }
-    return String(validating: raw, as: UTF8.self)
+    if combined < 0x80 { return true }
+    return String(validating: raw, as: UTF8.self) != nil
 }

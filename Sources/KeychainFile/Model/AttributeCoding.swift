@@ -22,18 +22,15 @@ enum AttributeCoding {
     /// The caller (the writer) has set creationDate and modificationDate and applied
     /// ``ItemAttributes/withDefaults()``; without the two dates the result would not decode.
     static func encode(id: ItemID, attributes: ItemAttributes) -> [UInt8] {
-        var size = headerByteCount
-        for entry in attributes.entries { size += attributeHeaderByteCount + valueByteCount(entry.value) }
         var out: [UInt8] = []
-        out.reserveCapacity(size)
+        out.reserveCapacity(headerByteCount + attributes.encoded.count)
         out.append(version)
         id.withUnsafeBytes { out.append(contentsOf: $0) }
         out.append(attributes.itemClass.rawValue)
         // At most 64 attributes (ItemAttributes.maximumCount), so the count fits in 16 bits.
         appendBigEndian(UInt16(truncatingIfNeeded: attributes.count), to: &out)
-        for entry in attributes.entries {
-            appendAttribute(tag: entry.tag, value: entry.value, to: &out)
-        }
+        // ItemAttributes keeps its attributes in exactly the encoding that follows the header.
+        out.append(contentsOf: attributes.encoded)
         return out
     }
 

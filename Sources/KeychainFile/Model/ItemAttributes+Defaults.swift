@@ -21,26 +21,9 @@ extension ItemAttributes {
     public func withDefaults() -> ItemAttributes {
         // Attributes built by a typed item or read from a file have them all already: no copy then.
         let explicit = Self.explicitAttributes(of: itemClass)
-        let missing = explicit.reduce(0) { $0 + (stored($1.tag) == nil ? 1 : 0) }
-        if missing == 0 { return self }
-        var merged: [Entry] = []
-        merged.reserveCapacity(entries.count + missing)
-        var given = entries[...]
-        for attribute in explicit {
-            while let first = given.first, first.tag < attribute.tag {
-                merged.append(first)
-                given = given.dropFirst()
-            }
-            if let first = given.first, first.tag == attribute.tag {
-                merged.append(first)
-                given = given.dropFirst()
-            } else {
-                merged.append(Entry(tag: attribute.tag, value: Self.defaultValue(of: attribute)))
-            }
-        }
-        merged.append(contentsOf: given)
+        guard explicit.contains(where: { entry($0.tag) == nil }) else { return self }
         // At most 20 distinct attributes are allowed in any class, so the result stays under the limit of 64.
-        return ItemAttributes(itemClass: itemClass, validatedEntries: merged)
+        return replacing(explicit.compactMap { entry($0.tag) == nil ? ($0.tag, Self.defaultValue(of: $0)) : nil })
     }
 
     /// The primary key of the item (SPEC.md §8.3): its class, the values of the class's primary-key
@@ -57,8 +40,7 @@ extension ItemAttributes {
         encoded.reserveCapacity(128)
         encoded.append(itemClass.rawValue)
         for attribute in Self.keyAttributes(of: itemClass) {
-            AttributeCoding.appendAttribute(
-                tag: attribute.tag, value: stored(attribute.tag) ?? Self.defaultValue(of: attribute), to: &encoded)
+            appendEncoded(attribute.tag, orElse: Self.defaultValue(of: attribute), to: &encoded)
         }
         return PrimaryKey(itemClass: itemClass, encoded: encoded)
     }

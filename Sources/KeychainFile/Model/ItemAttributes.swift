@@ -25,23 +25,16 @@ public struct ItemAttributes: Hashable, Sendable, Sequence {
     /// The most bytes a string (in UTF-8) or bytes value may have (SPEC.md §7.3).
     public static let maximumValueByteCount = 65_535
 
-    /// One attribute of the item: its tag and value.
-    struct Entry: Hashable, Sendable {
-        // The value first: an enum of 17 bytes then a 2-byte tag packs into 24 bytes; the other order needs
-        // 32 (an item keeps about a dozen entries).
-        let value: StoredAttributeValue
-        let tag: UInt16
-
-        init(tag: UInt16, value: StoredAttributeValue) {
-            self.value = value
-            self.tag = tag
-        }
-    }
-
     /// The class of the item these attributes describe.
     public let itemClass: ItemClass
-    /// Entries in strictly increasing tag order, each valid for `itemClass`.
-    private(set) var entries: [Entry]
+    /// The number of attributes (at most 64).
+    private let storedCount: UInt8
+    /// The attributes exactly as the file encodes them after an attributes box's header (SPEC.md §7.3):
+    /// `count × (u16 tag ‖ u8 type ‖ u32 length ‖ value)`, big-endian, in strictly increasing tag order, each
+    /// valid for `itemClass`. One buffer per item instead of an array of values and a heap string per string
+    /// value: a keychain keeps every item's attributes in memory, and encoding or decoding a record copies
+    /// these bytes whole. Values are read from it on demand (ItemAttributes+Encoded.swift).
+    let encoded: [UInt8]
 
     /// Creates the attributes of an item of `itemClass`, checking every value.
     ///
@@ -68,19 +61,31 @@ public struct ItemAttributes: Hashable, Sendable, Sequence {
         guard values.count <= Self.maximumCount else {
             throw .invalidParameter("\(values.count) attributes, more than \(Self.maximumCount)")
         }
-        var entries: [Entry] = []
-        entries.reserveCapacity(values.count)
+        var validated: [(tag: UInt16, value: StoredAttributeValue)] = []
+        validated.reserveCapacity(values.count)
         for (attribute, value) in values.sorted(by: { $0.attribute.tag < $1.attribute.tag }) {
-            entries.append(Entry(tag: attribute.tag, value: try Self.validated(value, for: attribute, in: itemClass)))
+            validated.append((attribute.tag, try Self.validated(value, for: attribute, in: itemClass)))
         }
-        self.init(itemClass: itemClass, validatedEntries: entries)
+        self.init(itemClass: itemClass, sortedValues: validated)
     }
 
-    /// Wraps entries that are already known to be valid, unique and in increasing tag order (the decoder
-    /// and the defaults check them as they build them).
-    init(itemClass: ItemClass, validatedEntries: [Entry]) {
+    /// Encodes values that are already valid for `itemClass`, with distinct tags in increasing order.
+    init(itemClass: ItemClass, sortedValues values: [(tag: UInt16, value: StoredAttributeValue)]) {
+        var size = 0
+        for (_, value) in values { size += AttributeCoding.attributeHeaderByteCount + AttributeCoding.valueByteCount(value) }
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(size)
+        for (tag, value) in values { AttributeCoding.appendAttribute(tag: tag, value: value, to: &encoded) }
+        self.init(itemClass: itemClass, count: values.count, encoded: encoded)
+    }
+
+    /// Wraps `count` attributes already encoded as ``encoded`` holds them and known to be valid, unique and in
+    /// increasing tag order (the decoder and the builders here check them as they make them).
+    init(itemClass: ItemClass, count: Int, encoded: [UInt8]) {
+        assert(count <= Self.maximumCount)
         self.itemClass = itemClass
-        self.entries = validatedEntries
+        self.storedCount = UInt8(truncatingIfNeeded: count)
+        self.encoded = encoded
     }
 
     /// The value of `attribute`, or `nil` when the item does not have it.
@@ -94,7 +99,7 @@ public struct ItemAttributes: Hashable, Sendable, Sequence {
     }
 
     /// The number of attributes present.
-    public var count: Int { entries.count }
+    public var count: Int { Int(storedCount) }
 
     /// The attributes as a dictionary.
     public var values: [Attribute: AttributeValue] {
@@ -115,64 +120,39 @@ public struct ItemAttributes: Hashable, Sendable, Sequence {
     /// - Returns: The changed attributes.
     /// - Throws: `KeychainError.invalidParameter` for the same reasons as ``init(itemClass:values:)``.
     public func setting(_ attribute: Attribute, to value: AttributeValue?) throws(KeychainError) -> ItemAttributes {
-        var copy = self
-        let index = copy.entries.partitioningIndex { $0.tag >= attribute.tag }
-        let present = index < copy.entries.count && copy.entries[index].tag == attribute.tag
         guard let value else {
-            if present { copy.entries.remove(at: index) }
-            return copy
+            return entry(attribute.tag) == nil ? self : replacing([(attribute.tag, nil)])
         }
         let stored = try Self.validated(value, for: attribute, in: itemClass)
-        if present {
-            copy.entries[index] = Entry(tag: attribute.tag, value: stored)
-        } else {
-            guard copy.entries.count < Self.maximumCount else {
+        if entry(attribute.tag) == nil {
+            guard count < Self.maximumCount else {
                 throw .invalidParameter("\(attribute.name): the item already has \(Self.maximumCount) attributes")
             }
-            copy.entries.insert(Entry(tag: attribute.tag, value: stored), at: index)
         }
-        return copy
+        return replacing([(attribute.tag, stored)])
     }
 
-    /// These attributes with creationDate and modificationDate set, built in one exactly sized copy (two
-    /// ``setting(_:to:)`` calls would copy twice and leave the entries array with spare capacity, which a bulk
-    /// load keeps for every item).
+    /// These attributes with creationDate and modificationDate set, built in one exactly sized copy.
     func settingDates(created: Date, modified: Date) throws(KeychainError) -> ItemAttributes {
-        let dates = [
-            Entry(tag: Attribute.creationDate.tag, value: try Self.validated(.date(created), for: .creationDate, in: itemClass)),
-            Entry(tag: Attribute.modificationDate.tag, value: try Self.validated(.date(modified), for: .modificationDate, in: itemClass)),
-        ]
-        // The two date tags are adjacent (5 and 6): they go in together, before the first larger tag.
-        var merged: [Entry] = []
-        merged.reserveCapacity(entries.count + 2)
-        var placed = false
-        for entry in entries where entry.tag != dates[0].tag && entry.tag != dates[1].tag {
-            if !placed && entry.tag > dates[1].tag {
-                merged.append(contentsOf: dates)
-                placed = true
-            }
-            merged.append(entry)
-        }
-        if !placed { merged.append(contentsOf: dates) }
-        return ItemAttributes(itemClass: itemClass, validatedEntries: merged)
-    }
-
-    /// The stored value with `tag`, found by binary search.
-    func stored(_ tag: UInt16) -> StoredAttributeValue? {
-        let index = entries.partitioningIndex { $0.tag >= tag }
-        guard index < entries.count, entries[index].tag == tag else { return nil }
-        return entries[index].value
+        replacing([
+            (Attribute.creationDate.tag, try Self.validated(.date(created), for: .creationDate, in: itemClass)),
+            (Attribute.modificationDate.tag, try Self.validated(.date(modified), for: .modificationDate, in: itemClass)),
+        ])
     }
 
     /// Iterates the attributes in increasing tag order.
     public struct Iterator: IteratorProtocol {
-        var base: IndexingIterator<[Entry]>
+        let attributes: ItemAttributes
+        var offset = 0
 
         /// Returns the next attribute and its value, or `nil` after the last.
         public mutating func next() -> (attribute: Attribute, value: AttributeValue)? {
-            while let entry = base.next() {
+            while let entry = attributes.entry(at: offset) {
+                offset = entry.value.upperBound
                 // Every stored tag comes from the catalogue; the check only keeps this free of `!`.
-                if let attribute = Attribute.withTag(entry.tag) { return (attribute, entry.value.publicValue) }
+                if let attribute = Attribute.withTag(entry.tag) {
+                    return (attribute, attributes.value(of: entry).publicValue)
+                }
             }
             return nil
         }
@@ -180,24 +160,17 @@ public struct ItemAttributes: Hashable, Sendable, Sequence {
 
     /// Returns an iterator over the attributes in increasing tag order.
     public func makeIterator() -> Iterator {
-        Iterator(base: entries.makeIterator())
+        Iterator(attributes: self)
     }
-}
 
-extension Array {
-    /// The index of the first element for which `belongsToSecondPart` is true, in a collection where all
-    /// those elements come after all the others (binary search).
-    fileprivate func partitioningIndex(where belongsToSecondPart: (Element) -> Bool) -> Int {
-        var low = 0
-        var high = count
-        while low < high {
-            let middle = low + (high - low) / 2
-            if belongsToSecondPart(self[middle]) {
-                high = middle
-            } else {
-                low = middle + 1
-            }
-        }
-        return low
+    public static func == (lhs: ItemAttributes, rhs: ItemAttributes) -> Bool {
+        // The encoding is canonical (tags in order, strings as their UTF-8, dates in milliseconds), so equal
+        // attributes have equal bytes.
+        lhs.itemClass == rhs.itemClass && lhs.encoded.elementsEqualBytes(rhs.encoded)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(itemClass)
+        encoded.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }

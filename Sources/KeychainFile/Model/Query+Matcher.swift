@@ -41,8 +41,8 @@ extension Query {
                 // An identity query's attributes of the other half are compared on that half.
                 if queryClass == .identity && !condition.attribute.isAllowed(in: itemClass) { continue }
                 guard let wanted = condition.value else { return false }
-                if let actual = attributes.stored(condition.attribute.tag) {
-                    guard actual == wanted else { return false }
+                if let equal = attributes.value(condition.attribute.tag, equals: wanted) {
+                    guard equal else { return false }
                 } else {
                     guard Query.implicitValue(of: condition.attribute, in: itemClass) == wanted else { return false }
                 }

@@ -1,0 +1,192 @@
+// Reading and rebuilding the encoded attributes an ItemAttributes keeps (`u16 tag ‖ u8 type ‖ u32 length ‖
+// value`, big-endian, SPEC.md §7.3). The bytes were checked when they were made (by the decoder, or encoded
+// here from validated values), so the walks below trust the structure; they still check every length against
+// the buffer before reading, so that no value can make them read out of bounds.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension ItemAttributes {
+    /// Where one attribute sits in ``encoded``.
+    struct EncodedEntry {
+        let tag: UInt16
+        let type: UInt8
+        /// The offset of the attribute's tag.
+        let start: Int
+        /// The value's bytes.
+        let value: Range<Int>
+    }
+
+    /// The attribute whose tag starts at `offset`, or `nil` at the end.
+    func entry(at offset: Int) -> EncodedEntry? {
+        encoded.withUnsafeBytes { raw in Self.entry(in: raw, at: offset) }
+    }
+
+    /// The attribute with `tag`, found by walking the attributes in tag order.
+    func entry(_ tag: UInt16) -> EncodedEntry? {
+        encoded.withUnsafeBytes { raw in
+            var offset = 0
+            while let entry = Self.entry(in: raw, at: offset) {
+                if entry.tag == tag { return entry }
+                if entry.tag > tag { return nil }
+                offset = entry.value.upperBound
+            }
+            return nil
+        }
+    }
+
+    private static func entry(in raw: UnsafeRawBufferPointer, at offset: Int) -> EncodedEntry? {
+        let header = AttributeCoding.attributeHeaderByteCount
+        guard offset >= 0, raw.count - offset >= header else { return nil }
+        let tag = UInt16(raw[offset]) << 8 | UInt16(raw[offset + 1])
+        let length = Int(UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: offset + 3, as: UInt32.self)))
+        let valueStart = offset + header
+        guard length <= raw.count - valueStart else { return nil }
+        return EncodedEntry(tag: tag, type: raw[offset + 2], start: offset, value: valueStart..<(valueStart + length))
+    }
+
+    /// The value of an attribute of these attributes, decoded.
+    func value(of entry: EncodedEntry) -> StoredAttributeValue {
+        encoded.withUnsafeBytes { raw in
+            let bytes = UnsafeRawBufferPointer(rebasing: raw[entry.value])
+            switch AttributeType(rawValue: entry.type) {
+            case .string?:
+                // Checked to be UTF-8 when it was stored.
+                return .string(String(decoding: bytes, as: UTF8.self))
+            case .bytes?:
+                return .bytes(Array(bytes))
+            case .boolean?:
+                return .boolean(bytes.first == 1)
+            case .integer?:
+                return .integer(bytes.count == 8 ? Int64(bitPattern: Self.loadBigEndian(bytes)) : 0)
+            case .date?, nil:
+                return .date(milliseconds: bytes.count == 8 ? Int64(bitPattern: Self.loadBigEndian(bytes)) : 0)
+            }
+        }
+    }
+
+    /// The stored value with `tag`, or `nil` when the item does not have it.
+    func stored(_ tag: UInt16) -> StoredAttributeValue? {
+        entry(tag).map(value(of:))
+    }
+
+    /// Whether the attribute with `tag` has the value `wanted`, comparing encoded bytes (no value is decoded);
+    /// `nil` when the item does not have the attribute.
+    func value(_ tag: UInt16, equals wanted: StoredAttributeValue) -> Bool? {
+        guard let entry = entry(tag) else { return nil }
+        guard entry.type == wanted.type.rawValue else { return false }
+        return encoded.withUnsafeBytes { raw in
+            let actual = UnsafeRawBufferPointer(rebasing: raw[entry.value])
+            return wanted.withEncodedValue { wantedBytes in actual.elementsEqualBytes(wantedBytes) }
+        }
+    }
+
+    /// Feeds the attribute with `tag` (or, when the item does not have it, `fallback`) to `hasher`, as
+    /// ``StoredAttributeValue/combineEncoded(into:)`` feeds the same value.
+    func combineValue(_ tag: UInt16, orElse fallback: StoredAttributeValue, into hasher: inout Hasher) {
+        guard let entry = entry(tag) else {
+            fallback.combineEncoded(into: &hasher)
+            return
+        }
+        hasher.combine(entry.type)
+        encoded.withUnsafeBytes { raw in
+            hasher.combine(entry.value.count)
+            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: raw[entry.value]))
+        }
+    }
+
+    /// Appends the attribute with `tag` as the file encodes it (`tag ‖ type ‖ length ‖ value`), or `fallback`
+    /// under `tag` when the item does not have it.
+    func appendEncoded(_ tag: UInt16, orElse fallback: StoredAttributeValue, to out: inout [UInt8]) {
+        guard let entry = entry(tag) else {
+            AttributeCoding.appendAttribute(tag: tag, value: fallback, to: &out)
+            return
+        }
+        out.append(contentsOf: encoded[entry.start..<entry.value.upperBound])
+    }
+
+    /// A copy with each attribute of `changes` set to its value, or removed for `nil`; the other attributes
+    /// are copied as they are. `changes` has distinct tags in increasing order, and its values are valid for
+    /// the class; the caller keeps the count within ``maximumCount``.
+    func replacing(_ changes: [(tag: UInt16, value: StoredAttributeValue?)]) -> ItemAttributes {
+        var size = encoded.count
+        for (_, value) in changes {
+            if let value { size += AttributeCoding.attributeHeaderByteCount + AttributeCoding.valueByteCount(value) }
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(size)
+        var count = 0
+        var pending = changes[...]
+        func emitChanges(before tag: UInt16?) {
+            while let change = pending.first, tag.map({ change.tag <= $0 }) ?? true {
+                if let value = change.value {
+                    AttributeCoding.appendAttribute(tag: change.tag, value: value, to: &out)
+                    count += 1
+                }
+                pending = pending.dropFirst()
+            }
+        }
+        var offset = 0
+        while let entry = entry(at: offset) {
+            let replaced = changes.contains { $0.tag == entry.tag }
+            emitChanges(before: entry.tag)
+            if !replaced {
+                out.append(contentsOf: encoded[entry.start..<entry.value.upperBound])
+                count += 1
+            }
+            offset = entry.value.upperBound
+        }
+        emitChanges(before: nil)
+        return ItemAttributes(itemClass: itemClass, count: count, encoded: out)
+    }
+
+    private static func loadBigEndian(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
+    }
+}
+
+extension StoredAttributeValue {
+    /// Calls `body` with the value's bytes as the file encodes them (after the length): UTF-8 for strings,
+    /// 8 big-endian bytes for integers and dates, one byte for booleans.
+    func withEncodedValue<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        switch self {
+        case .string(let text):
+            if let result = text.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) {
+                return result
+            }
+            return Array(text.utf8).withUnsafeBytes(body)
+        case .bytes(let bytes):
+            return bytes.withUnsafeBytes(body)
+        case .integer(let number):
+            return withUnsafeBytes(of: UInt64(bitPattern: number).bigEndian, body)
+        case .date(let milliseconds):
+            return withUnsafeBytes(of: UInt64(bitPattern: milliseconds).bigEndian, body)
+        case .boolean(let flag):
+            return withUnsafeBytes(of: flag ? UInt8(1) : 0, body)
+        }
+    }
+
+    /// Feeds the value's type and encoded bytes to `hasher`: the same input as
+    /// ``ItemAttributes/combineValue(_:orElse:into:)`` gives for an attribute stored with this value.
+    func combineEncoded(into hasher: inout Hasher) {
+        hasher.combine(type.rawValue)
+        withEncodedValue { bytes in
+            hasher.combine(bytes.count)
+            hasher.combine(bytes: bytes)
+        }
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// Whether both buffers hold the same bytes (one memcmp).
+    func elementsEqualBytes(_ other: UnsafeRawBufferPointer) -> Bool {
+        guard count == other.count else { return false }
+        guard count > 0, let left = baseAddress, let right = other.baseAddress else { return true }
+        return memcmp(left, right, count) == 0
+    }
+}
