@@ -75,6 +75,36 @@ struct ItemIndexApplyTests {
         #expect(try index.matching(.genericPassword(service: "s", account: "c")).isEmpty)
         #expect(try index.matching(.genericPassword(service: "s", account: "a")).isEmpty)
     }
+
+    @Test("Deletions in any position leave every other item found by id, primary key and lookup, in added order")
+    func deletionsKeepPositions() throws {
+        var index = ItemIndex()
+        try index.apply((1...40).map { Self.put(Self.id(UInt8($0)), account: "a\($0)") })
+        // First, last, middle, then a record that deletes several and adds one.
+        try index.apply([.delete(id: Self.id(1))])
+        try index.apply([.delete(id: Self.id(40))])
+        try index.apply([.delete(id: Self.id(20))])
+        try index.apply([.delete(id: Self.id(2)), .delete(id: Self.id(39)), Self.put(Self.id(41), account: "a41"), .delete(id: Self.id(3))])
+        let deleted: Set<Int> = [1, 2, 3, 20, 39, 40]
+        let live = (1...41).filter { !deleted.contains($0) }
+        #expect(index.count == live.count)
+        for value in 1...41 {
+            let id = Self.id(UInt8(value))
+            let account = "a\(value)"
+            let key = try GenericPassword(service: "s", account: account, password: "").attributes.withDefaults().primaryKey
+            if deleted.contains(value) {
+                #expect(index[id] == nil)
+                #expect(index.itemID(for: key) == nil)
+                #expect(try index.matching(.genericPassword(service: "s", account: account)).isEmpty)
+            } else {
+                #expect(index[id]?.attributes.string(.account) == account)
+                #expect(index.itemID(for: key) == id)
+                #expect(try index.matching(.genericPassword(service: "s", account: account)).map(\.id) == [id])
+            }
+        }
+        #expect(index.itemsInAddedOrder().map(\.id) == live.map { Self.id(UInt8($0)) })
+        #expect(index.liveEntryBytes == 100 * live.count)
+    }
 }
 
 /// The primary-key map keys by digest and confirms the holder by its own key; with every digest colliding,
@@ -93,15 +123,15 @@ struct PrimaryKeyMapTests {
         let items = try (1...5).map { try Self.item(UInt8($0), account: "a\($0)") }
         let byID = Dictionary(uniqueKeysWithValues: items.map { ($0.id, $0) })
         for item in items { map.insert(item.attributes.primaryKey, holder: item.id) }
-        for item in items { #expect(map.holder(of: item.attributes.primaryKey, among: byID) == item.id) }
+        for item in items { #expect(map.holder(of: item.attributes.primaryKey, among: { byID[$0] }) == item.id) }
         let stranger = try Self.item(9, account: "nobody")
-        #expect(map.holder(of: stranger.attributes.primaryKey, among: byID) == nil)
+        #expect(map.holder(of: stranger.attributes.primaryKey, among: { byID[$0] }) == nil)
         map.remove(items[2].attributes.primaryKey, holder: items[2].id)
-        #expect(map.holder(of: items[2].attributes.primaryKey, among: byID) == nil)
-        #expect(map.holder(of: items[3].attributes.primaryKey, among: byID) == items[3].id)
+        #expect(map.holder(of: items[2].attributes.primaryKey, among: { byID[$0] }) == nil)
+        #expect(map.holder(of: items[3].attributes.primaryKey, among: { byID[$0] }) == items[3].id)
         // An item no longer in the live set is never a holder, even while still recorded.
         var fewer = byID
         fewer.removeValue(forKey: items[4].id)
-        #expect(map.holder(of: items[4].attributes.primaryKey, among: fewer) == nil)
+        #expect(map.holder(of: items[4].attributes.primaryKey, among: { fewer[$0] }) == nil)
     }
 }

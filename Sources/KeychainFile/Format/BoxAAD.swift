@@ -25,22 +25,26 @@ struct BoxAAD {
 /// Where an item's sealed secret is and the associated data it was sealed with, so that it can be
 /// verified and decrypted on demand (SPEC.md §7.2–7.3).
 struct SealedSecret: Sendable, Equatable {
+    // Fields ordered widest first so that the value packs into 48 bytes (a keychain keeps one per item).
     /// nonce ‖ ciphertext ‖ tag.
     let box: [UInt8]
     let sequence: UInt64
-    let kind: RecordKind
-    let entryCount: UInt32
-    let entryIndex: UInt32
     /// The tag of the item's attributes box, which precedes the secret box in the chain: 16 bytes (or none,
     /// for a placeholder), kept inline as two big-endian words so that an item in memory holds one array
     /// fewer.
     private let chainHigh: UInt64
     private let chainLow: UInt64
+    let entryCount: UInt32
+    let entryIndex: UInt32
+    /// See ``entryByteCount``; an entry is at most a few MiB (SPEC.md §11), far below 2³².
+    private let storedEntryByteCount: UInt32
+    let kind: RecordKind
     private let hasChain: Bool
+
     /// The bytes of the file the put that wrote this secret occupies: its two box fields, plus the entry kind
     /// byte in a transaction or the 17-byte frame header of a put record. Counted as live bytes while the
     /// item is live (``KeychainStatistics``).
-    var entryByteCount: Int = 0
+    var entryByteCount: Int { Int(storedEntryByteCount) }
 
     init(
         box: [UInt8], sequence: UInt64, kind: RecordKind, entryCount: UInt32, entryIndex: UInt32, previousChain: [UInt8],
@@ -55,7 +59,7 @@ struct SealedSecret: Sendable, Equatable {
         hasChain = !previousChain.isEmpty
         chainHigh = previousChain.count == 16 ? previousChain.withUnsafeBytes { $0.loadBigEndianWord(at: 0) } : 0
         chainLow = previousChain.count == 16 ? previousChain.withUnsafeBytes { $0.loadBigEndianWord(at: 8) } : 0
-        self.entryByteCount = entryByteCount
+        storedEntryByteCount = UInt32(clamping: entryByteCount)
     }
 
     /// The tag of the item's attributes box, which precedes the secret box in the chain.

@@ -16,8 +16,15 @@ enum IndexConflict: Error, Equatable {
 }
 
 /// The live items of a keychain, with the primary-key map that enforces uniqueness (SPEC.md §8.3).
+///
+/// The items sit densely in pages (``PagedItems``), in no particular order, with a map from id to position:
+/// a dictionary of whole items would keep a slot of an item's size for every bucket (up to 2.6 per item at
+/// the load factors a large dictionary runs at), this keeps one of 20 bytes. Removing an item moves the last
+/// one into its place.
 struct ItemIndex: Sendable {
-    private(set) var items: [ItemID: StoredItem] = [:]
+    private var storage = PagedItems()
+    /// Each live item's position in `storage`.
+    private var positions: [ItemID: Int32] = [:]
     private var primaryKeys = PrimaryKeyMap()
     private var lookup = LookupIndex()
     /// The order the next new item gets.
@@ -25,12 +32,61 @@ struct ItemIndex: Sendable {
     /// The file bytes of the puts that wrote the live items (SealedSecret.entryByteCount, summed).
     private(set) var liveEntryBytes: Int = 0
 
-    var count: Int { items.count }
+    var count: Int { storage.count }
 
-    subscript(id: ItemID) -> StoredItem? { items[id] }
+    subscript(id: ItemID) -> StoredItem? {
+        guard let position = positions[id] else { return nil }
+        return storage[Int(position)]
+    }
+
+    /// The live items, in the order they were first added.
+    func itemsInAddedOrder() -> [StoredItem] {
+        storage.filter { _ in true }.sorted { $0.order < $1.order }
+    }
+
+    /// The live items by id (for tests and diagnostics; builds a dictionary).
+    var itemsByID: [ItemID: StoredItem] {
+        Dictionary(uniqueKeysWithValues: storage.filter { _ in true }.map { ($0.id, $0) })
+    }
 
     /// The live item with this primary key, if any.
-    func itemID(for primaryKey: PrimaryKey) -> ItemID? { primaryKeys.holder(of: primaryKey, among: items) }
+    func itemID(for primaryKey: PrimaryKey) -> ItemID? { primaryKeys.holder(of: primaryKey) { self[$0] } }
+
+    /// Makes room for `count` more items.
+    private mutating func reserveCapacity(forMoreItems count: Int) {
+        storage.reserveCapacity(storage.count + count)  // the page list; pages are made as they fill
+        positions.reserveCapacity(positions.count + count)
+        primaryKeys.reserveCapacity(forMoreItems: count)
+        lookup.reserveCapacity(forMoreItems: count)
+    }
+
+    /// Stores `item`, replacing the live item with its id if there is one.
+    private mutating func store(_ item: StoredItem) {
+        if let position = positions[item.id] {
+            storage[Int(position)] = item
+        } else {
+            // Every live item has two boxes in the file's epoch, and an epoch seals at most 2³¹ boxes (SPEC.md §10).
+            positions[item.id] = Int32(truncatingIfNeeded: storage.count)
+            storage.append(item)
+        }
+    }
+
+    /// Takes the live item `id` out, moving the last item into its place; `nil` when it is not live.
+    private mutating func take(_ id: ItemID) -> StoredItem? {
+        guard let position = positions.removeValue(forKey: id).map(Int.init) else { return nil }
+        let last = storage.removeLast()
+        guard position < storage.count else { return last }
+        let removed = storage[position]
+        storage[position] = last
+        positions[last.id] = Int32(truncatingIfNeeded: position)
+        return removed
+    }
+
+    /// Changes the live item `id` in place.
+    private mutating func modify(_ id: ItemID, _ change: (inout StoredItem) -> Void) {
+        guard let position = positions[id] else { return }
+        change(&storage[Int(position)])
+    }
 
     /// Checks that the entries can be applied, in order, as one record: every deletion names an item that is
     /// live at that point, and after the whole record no two items share a primary key.
@@ -43,12 +99,10 @@ struct ItemIndex: Sendable {
         if entries.count > 1, applyNewItems(entries) { return }
         let changes = try plan(entries)
         if changes.written.count > 16 {
-            items.reserveCapacity(items.count + changes.written.count)
-            primaryKeys.reserveCapacity(forMoreItems: changes.written.count)
-            lookup.reserveCapacity(forMoreItems: changes.written.count)
+            reserveCapacity(forMoreItems: changes.written.count)
         }
         for id in changes.removed {
-            if let old = items.removeValue(forKey: id) {
+            if let old = take(id) {
                 liveEntryBytes -= old.secret.entryByteCount
                 lookup.remove(id, old.attributes)
                 removePrimaryKey(of: old)
@@ -57,15 +111,16 @@ struct ItemIndex: Sendable {
         // In the order the entries name the items, so that new items are numbered deterministically.
         for id in changes.written {
             guard let change = changes.finalState[id] else { continue }
-            if let old = items[id] {
+            let old = self[id]
+            if let old {
                 liveEntryBytes -= old.secret.entryByteCount
                 lookup.remove(id, old.attributes)
                 removePrimaryKey(of: old)
             }
             lookup.insert(id, change.attributes)
             liveEntryBytes += change.secret.entryByteCount
-            let order = items[id]?.order ?? { defer { nextOrder += 1 }; return nextOrder }()
-            items[id] = StoredItem(id: id, attributes: change.attributes, secret: change.secret, order: order)
+            let order = old?.order ?? { defer { nextOrder += 1 }; return nextOrder }()
+            store(StoredItem(id: id, attributes: change.attributes, secret: change.secret, order: order))
         }
         for (id, key) in changes.keys {
             primaryKeys.insert(key, holder: id)
@@ -75,10 +130,10 @@ struct ItemIndex: Sendable {
     /// Adds an item that is not live under an id no live item has and a primary key no live item has: what
     /// ``apply(_:)`` does for such a single put, without planning it. The caller checked both conditions.
     mutating func insertNew(_ id: ItemID, attributes: ItemAttributes, secret: SealedSecret, primaryKey: PrimaryKey) {
-        assert(items[id] == nil && itemID(for: primaryKey) == nil)
+        assert(self[id] == nil && itemID(for: primaryKey) == nil)
         lookup.insert(id, attributes)
         liveEntryBytes += secret.entryByteCount
-        items[id] = StoredItem(id: id, attributes: attributes, secret: secret, order: nextOrder)
+        store(StoredItem(id: id, attributes: attributes, secret: secret, order: nextOrder))
         nextOrder += 1
         primaryKeys.insert(primaryKey, holder: id)
     }
@@ -95,16 +150,14 @@ struct ItemIndex: Sendable {
         }
         // Room is made only for large records: a small one that falls back (an update, say) must not make a
         // large index rehash.
-        if entries.count > 16, case .put(let firstID, _, _) = entries[0], items[firstID] == nil {
-            items.reserveCapacity(items.count + entries.count)
-            primaryKeys.reserveCapacity(forMoreItems: entries.count)
-            lookup.reserveCapacity(forMoreItems: entries.count)
+        if entries.count > 16, case .put(let firstID, _, _) = entries[0], self[firstID] == nil {
+            reserveCapacity(forMoreItems: entries.count)
         }
         var inserted = 0
         for entry in entries {
             guard case .put(let id, let attributes, let secret) = entry else { return false }
             let key = attributes.primaryKey
-            guard items[id] == nil, itemID(for: key) == nil else {
+            guard positions[id] == nil, itemID(for: key) == nil else {
                 undoNewItems(entries.prefix(inserted))
                 return false
             }
@@ -117,7 +170,7 @@ struct ItemIndex: Sendable {
     /// Takes out the items `applyNewItems` put in, newest first, and gives their order numbers back.
     private mutating func undoNewItems(_ entries: ArraySlice<DecodedEntry>) {
         for entry in entries.reversed() {
-            guard case .put(let id, let attributes, _) = entry, let item = items.removeValue(forKey: id) else { continue }
+            guard case .put(let id, let attributes, _) = entry, let item = take(id) else { continue }
             liveEntryBytes -= item.secret.entryByteCount
             lookup.remove(id, attributes)
             primaryKeys.remove(attributes.primaryKey, holder: id)
@@ -134,21 +187,21 @@ struct ItemIndex: Sendable {
     /// Gives a live item the sealed secret its record was written with (a batch stages its puts with a
     /// placeholder until the record is sealed).
     mutating func replaceSecret(of id: ItemID, with secret: SealedSecret) {
-        guard let old = items[id]?.secret.entryByteCount else { return }
+        guard let old = self[id]?.secret.entryByteCount else { return }
         liveEntryBytes += secret.entryByteCount - old
-        items[id]?.secret = secret
+        modify(id) { $0.secret = secret }
     }
 
     /// Puts back the item `id` as it was (`nil`: absent), whatever it is now: how a batch that fails undoes
     /// what it staged.
     mutating func restore(_ id: ItemID, to original: StoredItem?) {
-        if let current = items.removeValue(forKey: id) {
+        if let current = take(id) {
             liveEntryBytes -= current.secret.entryByteCount
             lookup.remove(id, current.attributes)
             removePrimaryKey(of: current)
         }
         guard let original else { return }
-        items[id] = original
+        store(original)
         liveEntryBytes += original.secret.entryByteCount
         lookup.insert(id, original.attributes)
         primaryKeys.insert(original.attributes.primaryKey, holder: id)
@@ -174,17 +227,17 @@ struct ItemIndex: Sendable {
             switch entry {
             case .put(let id, let attributes, let secret):
                 let current = plan.finalState[id]?.attributes.itemClass
-                    ?? (plan.removed.contains(id) ? nil : items[id]?.attributes.itemClass)
+                    ?? (plan.removed.contains(id) ? nil : self[id]?.attributes.itemClass)
                 if let current, current != attributes.itemClass { throw .classChange(id) }
                 if plan.writtenSet.insert(id).inserted { plan.written.append(id) }
                 plan.finalState[id] = (attributes, secret)
                 plan.removed.remove(id)
             case .delete(let id):
                 let liveInRecord = plan.finalState[id] != nil
-                let liveBefore = items[id] != nil && !plan.removed.contains(id)
+                let liveBefore = positions[id] != nil && !plan.removed.contains(id)
                 guard liveInRecord || liveBefore else { throw .unknownItem(id) }
                 plan.finalState.removeValue(forKey: id)
-                if items[id] != nil { plan.removed.insert(id) }
+                if positions[id] != nil { plan.removed.insert(id) }
             }
         }
         // Uniqueness after the record: a new key may not belong to an item the record leaves untouched, nor
@@ -206,7 +259,7 @@ struct ItemIndex: Sendable {
 
     /// The live items of a class whose attributes match, in the order they were first added.
     func items(of itemClass: ItemClass, where predicate: (ItemAttributes) -> Bool) -> [StoredItem] {
-        items.values.filter { $0.attributes.itemClass == itemClass && predicate($0.attributes) }.sorted { $0.order < $1.order }
+        storage.filter { $0.attributes.itemClass == itemClass && predicate($0.attributes) }.sorted { $0.order < $1.order }
     }
 
     /// The live items a (non-identity) query matches, in the order they were first added.
@@ -231,7 +284,7 @@ struct ItemIndex: Sendable {
         let wantedAccount = StoredAttributeValue.string(account)
         var first: StoredItem? = nil
         func consider(_ id: ItemID) {
-            guard let item = items[id], item.attributes.itemClass == .genericPassword,
+            guard let item = self[id], item.attributes.itemClass == .genericPassword,
                   item.attributes.boolean(.synchronizable) != true,
                   item.attributes.value(Attribute.service.tag, equals: wantedService) ?? service.isEmpty,
                   item.attributes.value(Attribute.account.tag, equals: wantedAccount) ?? account.isEmpty else { return }
@@ -257,7 +310,7 @@ struct ItemIndex: Sendable {
         let matcher = Query.Matcher(query)
         var matches: [StoredItem] = []
         func consider(_ id: ItemID) {
-            if let item = items[id], item.attributes.itemClass == itemClass, matcher.matches(item.attributes) {
+            if let item = self[id], item.attributes.itemClass == itemClass, matcher.matches(item.attributes) {
                 matches.append(item)
             }
         }

@@ -14,12 +14,12 @@ struct PrimaryKeyMap: Sendable {
         self.digest = digest
     }
 
-    /// The live item among `items` whose primary key is `key`, if any.
-    func holder(of key: PrimaryKey, among items: [ItemID: StoredItem]) -> ItemID? {
+    /// The live item whose primary key is `key`, if any; `item` gives the live item with an id.
+    func holder(of key: PrimaryKey, among item: (ItemID) -> StoredItem?) -> ItemID? {
         switch buckets[digest(key)] {
         case nil: return nil
-        case .one(let id): return Self.item(id, in: items, hasKey: key) ? id : nil
-        case .many(let ids): return ids.first { Self.item($0, in: items, hasKey: key) }
+        case .one(let id): return item(id)?.attributes.primaryKey == key ? id : nil
+        case .many(let ids): return ids.first { item($0)?.attributes.primaryKey == key }
         }
     }
 
@@ -37,9 +37,5 @@ struct PrimaryKeyMap: Sendable {
 
     mutating func reserveCapacity(forMoreItems count: Int) {
         buckets.reserveCapacity(buckets.count + count)
-    }
-
-    private static func item(_ id: ItemID, in items: [ItemID: StoredItem], hasKey key: PrimaryKey) -> Bool {
-        items[id]?.attributes.primaryKey == key
     }
 }

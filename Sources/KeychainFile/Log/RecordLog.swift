@@ -512,7 +512,7 @@ final class RecordLog {
         } catch .corrupted(let offset, let reason) {
             damage = SalvageReport.Damage(offset: offset, reason: reason)
         }
-        let items = replay.index.items.values.sorted { $0.order < $1.order }
+        let items = replay.index.itemsInAddedOrder()
         let written = try writeFile(
             at: destination, replacing: false, fileID: header.fileID, epoch: header.epoch + 1, slots: header.slots,
             masterKey: masterKey, items: items,

@@ -32,7 +32,7 @@ struct TamperingTests {
         }
 
         init(_ index: ItemIndex) {
-            items = index.items.mapValues { Pair(attributes: $0.attributes, secretBox: $0.secret.box) }
+            items = index.itemsByID.mapValues { Pair(attributes: $0.attributes, secretBox: $0.secret.box) }
         }
     }
 
@@ -76,7 +76,7 @@ struct TamperingTests {
         do throws(KeychainError) {
             let keychain = try Keychain.openInMemory(bytes, credential: credential)
             var items: [ItemID: ReplayedState.Pair] = [:]
-            for (id, item) in keychain.index.items {
+            for (id, item) in keychain.index.itemsByID {
                 items[id] = ReplayedState.Pair(attributes: item.attributes, secretBox: item.secret.box)
             }
             var state = ReplayedState(ItemIndex())
