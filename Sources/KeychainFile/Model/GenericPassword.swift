@@ -128,16 +128,30 @@ public struct GenericPassword: KeychainItem {
     /// - Throws: `KeychainError.invalidParameter` when `attributes` are of another class.
     public init(attributes: ItemAttributes, value: [UInt8]?) throws(KeychainError) {
         try Self.requireClass(of: attributes)
+        // Read in increasing tag order: one pass over the attributes.
+        var reader = ItemAttributes.ForwardReader(attributes)
+        let accessGroup = reader.string(.accessGroup) ?? ""
+        let accessible = reader.accessibility()
+        let synchronizable = reader.boolean(.synchronizable) ?? false
+        let label = reader.string(.label)
+        let creationDate = reader.date(.creationDate)
+        let modificationDate = reader.date(.modificationDate)
+        let account = reader.string(.account) ?? ""
+        let service = reader.string(.service) ?? ""
+        let generic = reader.bytes(.generic)
+        let itemDescription = reader.string(.itemDescription)
+        let comment = reader.string(.comment)
+        let creator = reader.code(.creator)
+        let itemType = reader.code(.itemType)
+        let isInvisible = reader.boolean(.isInvisible)
+        let isNegative = reader.boolean(.isNegative)
         self.init(
-            service: attributes.string(.service) ?? "", account: attributes.string(.account) ?? "",
-            accessGroup: attributes.string(.accessGroup) ?? "", accessible: attributes.accessibility,
-            synchronizable: attributes.boolean(.synchronizable) ?? false, label: attributes.string(.label),
-            generic: attributes.bytes(.generic), itemDescription: attributes.string(.itemDescription),
-            comment: attributes.string(.comment), creator: attributes.code(.creator),
-            itemType: attributes.code(.itemType), isInvisible: attributes.boolean(.isInvisible),
-            isNegative: attributes.boolean(.isNegative), value: value)
-        creationDate = attributes.date(.creationDate)
-        modificationDate = attributes.date(.modificationDate)
+            service: service, account: account, accessGroup: accessGroup, accessible: accessible,
+            synchronizable: synchronizable, label: label, generic: generic, itemDescription: itemDescription,
+            comment: comment, creator: creator, itemType: itemType, isInvisible: isInvisible, isNegative: isNegative,
+            value: value)
+        self.creationDate = creationDate
+        self.modificationDate = modificationDate
     }
 
     /// The item's attributes, checked, with the defaults of SPEC.md §8.2 added.

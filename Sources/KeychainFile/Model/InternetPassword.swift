@@ -151,20 +151,35 @@ public struct InternetPassword: KeychainItem {
     /// - Throws: `KeychainError.invalidParameter` when `attributes` are of another class.
     public init(attributes: ItemAttributes, value: [UInt8]?) throws(KeychainError) {
         try Self.requireClass(of: attributes)
+        // Read in increasing tag order: one pass over the attributes.
+        var reader = ItemAttributes.ForwardReader(attributes)
+        let accessGroup = reader.string(.accessGroup) ?? ""
+        let accessible = reader.accessibility()
+        let synchronizable = reader.boolean(.synchronizable) ?? false
+        let label = reader.string(.label)
+        let creationDate = reader.date(.creationDate)
+        let modificationDate = reader.date(.modificationDate)
+        let account = reader.string(.account) ?? ""
+        let itemDescription = reader.string(.itemDescription)
+        let comment = reader.string(.comment)
+        let creator = reader.code(.creator)
+        let itemType = reader.code(.itemType)
+        let isInvisible = reader.boolean(.isInvisible)
+        let isNegative = reader.boolean(.isNegative)
+        let server = reader.string(.server) ?? ""
+        let securityDomain = reader.string(.securityDomain) ?? ""
+        let protocolType = InternetProtocol(rawValue: reader.code(.protocolType) ?? 0)
+        let authenticationType = InternetAuthenticationType(rawValue: reader.code(.authenticationType) ?? 0)
+        let port = reader.integer(.port).flatMap { UInt16(exactly: $0) } ?? 0
+        let path = reader.string(.path) ?? ""
         self.init(
-            server: attributes.string(.server) ?? "", account: attributes.string(.account) ?? "",
-            securityDomain: attributes.string(.securityDomain) ?? "",
-            protocolType: InternetProtocol(rawValue: attributes.code(.protocolType) ?? 0),
-            authenticationType: InternetAuthenticationType(rawValue: attributes.code(.authenticationType) ?? 0),
-            port: attributes.integer(.port).flatMap { UInt16(exactly: $0) } ?? 0,
-            path: attributes.string(.path) ?? "",
-            accessGroup: attributes.string(.accessGroup) ?? "", accessible: attributes.accessibility,
-            synchronizable: attributes.boolean(.synchronizable) ?? false, label: attributes.string(.label),
-            itemDescription: attributes.string(.itemDescription), comment: attributes.string(.comment),
-            creator: attributes.code(.creator), itemType: attributes.code(.itemType),
-            isInvisible: attributes.boolean(.isInvisible), isNegative: attributes.boolean(.isNegative), value: value)
-        creationDate = attributes.date(.creationDate)
-        modificationDate = attributes.date(.modificationDate)
+            server: server, account: account, securityDomain: securityDomain, protocolType: protocolType,
+            authenticationType: authenticationType, port: port, path: path, accessGroup: accessGroup,
+            accessible: accessible, synchronizable: synchronizable, label: label, itemDescription: itemDescription,
+            comment: comment, creator: creator, itemType: itemType, isInvisible: isInvisible, isNegative: isNegative,
+            value: value)
+        self.creationDate = creationDate
+        self.modificationDate = modificationDate
     }
 
     /// The item's attributes, checked, with the defaults of SPEC.md §8.2 added.

@@ -3,6 +3,8 @@
 // here from validated values), so the walks below trust the structure; they still check every length against
 // the buffer before reading, so that no value can make them read out of bounds.
 
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -188,5 +190,63 @@ extension UnsafeRawBufferPointer {
         guard count == other.count else { return false }
         guard count > 0, let left = baseAddress, let right = other.baseAddress else { return true }
         return memcmp(left, right, count) == 0
+    }
+}
+
+extension ItemAttributes {
+    /// Reads attributes asked for in increasing tag order with one pass over the encoding, instead of one
+    /// walk from the start per attribute (what the typed items' initialisers do for a dozen attributes). An
+    /// attribute asked for out of order is still found: the reader starts again from the first.
+    struct ForwardReader {
+        let attributes: ItemAttributes
+        private var offset = 0
+        private var lastTag: UInt16 = 0
+
+        init(_ attributes: ItemAttributes) { self.attributes = attributes }
+
+        mutating func stored(_ attribute: Attribute) -> StoredAttributeValue? {
+            let tag = attribute.tag
+            if tag < lastTag { offset = 0 }
+            lastTag = tag
+            while let entry = attributes.entry(at: offset) {
+                if entry.tag > tag { return nil }
+                offset = entry.value.upperBound
+                if entry.tag == tag { return attributes.value(of: entry) }
+            }
+            return nil
+        }
+
+        mutating func string(_ attribute: Attribute) -> String? {
+            if case .string(let text)? = stored(attribute) { return text }
+            return nil
+        }
+
+        mutating func bytes(_ attribute: Attribute) -> [UInt8]? {
+            if case .bytes(let bytes)? = stored(attribute) { return bytes }
+            return nil
+        }
+
+        mutating func integer(_ attribute: Attribute) -> Int64? {
+            if case .integer(let number)? = stored(attribute) { return number }
+            return nil
+        }
+
+        mutating func code(_ attribute: Attribute) -> UInt32? {
+            integer(attribute).flatMap { UInt32(exactly: $0) }
+        }
+
+        mutating func boolean(_ attribute: Attribute) -> Bool? {
+            if case .boolean(let flag)? = stored(attribute) { return flag }
+            return nil
+        }
+
+        mutating func date(_ attribute: Attribute) -> Date? {
+            if case .date(let milliseconds)? = stored(attribute) { return AttributeValue.date(fromMilliseconds: milliseconds) }
+            return nil
+        }
+
+        mutating func accessibility() -> Accessibility {
+            integer(.accessible).flatMap(Accessibility.init(rawValue:)) ?? .whenUnlocked
+        }
     }
 }
