@@ -130,28 +130,18 @@ public struct GenericPassword: KeychainItem {
         try Self.requireClass(of: attributes)
         // Read in increasing tag order: one pass over the attributes.
         var reader = ItemAttributes.ForwardReader(attributes)
-        let accessGroup = reader.string(.accessGroup) ?? ""
-        let accessible = reader.accessibility()
-        let synchronizable = reader.boolean(.synchronizable) ?? false
-        let label = reader.string(.label)
-        let creationDate = reader.date(.creationDate)
-        let modificationDate = reader.date(.modificationDate)
+        let common = reader.common()
         let account = reader.string(.account) ?? ""
         let service = reader.string(.service) ?? ""
         let generic = reader.bytes(.generic)
-        let itemDescription = reader.string(.itemDescription)
-        let comment = reader.string(.comment)
-        let creator = reader.code(.creator)
-        let itemType = reader.code(.itemType)
-        let isInvisible = reader.boolean(.isInvisible)
-        let isNegative = reader.boolean(.isNegative)
+        let password = reader.passwordCommon()
         self.init(
-            service: service, account: account, accessGroup: accessGroup, accessible: accessible,
-            synchronizable: synchronizable, label: label, generic: generic, itemDescription: itemDescription,
-            comment: comment, creator: creator, itemType: itemType, isInvisible: isInvisible, isNegative: isNegative,
-            value: value)
-        self.creationDate = creationDate
-        self.modificationDate = modificationDate
+            service: service, account: account, accessGroup: common.accessGroup, accessible: common.accessible,
+            synchronizable: common.synchronizable, label: common.label, generic: generic,
+            itemDescription: password.itemDescription, comment: password.comment, creator: password.creator,
+            itemType: password.itemType, isInvisible: password.isInvisible, isNegative: password.isNegative, value: value)
+        creationDate = common.creationDate
+        modificationDate = common.modificationDate
     }
 
     /// The item's attributes, checked, with the defaults of SPEC.md §8.2 added.

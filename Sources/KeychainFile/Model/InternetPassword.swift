@@ -153,19 +153,9 @@ public struct InternetPassword: KeychainItem {
         try Self.requireClass(of: attributes)
         // Read in increasing tag order: one pass over the attributes.
         var reader = ItemAttributes.ForwardReader(attributes)
-        let accessGroup = reader.string(.accessGroup) ?? ""
-        let accessible = reader.accessibility()
-        let synchronizable = reader.boolean(.synchronizable) ?? false
-        let label = reader.string(.label)
-        let creationDate = reader.date(.creationDate)
-        let modificationDate = reader.date(.modificationDate)
+        let common = reader.common()
         let account = reader.string(.account) ?? ""
-        let itemDescription = reader.string(.itemDescription)
-        let comment = reader.string(.comment)
-        let creator = reader.code(.creator)
-        let itemType = reader.code(.itemType)
-        let isInvisible = reader.boolean(.isInvisible)
-        let isNegative = reader.boolean(.isNegative)
+        let password = reader.passwordCommon()
         let server = reader.string(.server) ?? ""
         let securityDomain = reader.string(.securityDomain) ?? ""
         let protocolType = InternetProtocol(rawValue: reader.code(.protocolType) ?? 0)
@@ -174,12 +164,12 @@ public struct InternetPassword: KeychainItem {
         let path = reader.string(.path) ?? ""
         self.init(
             server: server, account: account, securityDomain: securityDomain, protocolType: protocolType,
-            authenticationType: authenticationType, port: port, path: path, accessGroup: accessGroup,
-            accessible: accessible, synchronizable: synchronizable, label: label, itemDescription: itemDescription,
-            comment: comment, creator: creator, itemType: itemType, isInvisible: isInvisible, isNegative: isNegative,
-            value: value)
-        self.creationDate = creationDate
-        self.modificationDate = modificationDate
+            authenticationType: authenticationType, port: port, path: path, accessGroup: common.accessGroup,
+            accessible: common.accessible, synchronizable: common.synchronizable, label: common.label,
+            itemDescription: password.itemDescription, comment: password.comment, creator: password.creator,
+            itemType: password.itemType, isInvisible: password.isInvisible, isNegative: password.isNegative, value: value)
+        creationDate = common.creationDate
+        modificationDate = common.modificationDate
     }
 
     /// The item's attributes, checked, with the defaults of SPEC.md §8.2 added.

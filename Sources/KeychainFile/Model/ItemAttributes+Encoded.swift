@@ -248,5 +248,40 @@ extension ItemAttributes {
         mutating func accessibility() -> Accessibility {
             integer(.accessible).flatMap(Accessibility.init(rawValue:)) ?? .whenUnlocked
         }
+
+        /// The attributes every class has (tags 1 … 6), with the typed items' defaults.
+        mutating func common() -> CommonFields {
+            CommonFields(
+                accessGroup: string(.accessGroup) ?? "", accessible: accessibility(),
+                synchronizable: boolean(.synchronizable) ?? false, label: string(.label),
+                creationDate: date(.creationDate), modificationDate: date(.modificationDate))
+        }
+
+        /// The attributes both password classes have after account (tags 0x0104 … 0x0109).
+        mutating func passwordCommon() -> PasswordFields {
+            PasswordFields(
+                itemDescription: string(.itemDescription), comment: string(.comment), creator: code(.creator),
+                itemType: code(.itemType), isInvisible: boolean(.isInvisible), isNegative: boolean(.isNegative))
+        }
+    }
+
+    /// What ``ForwardReader/common()`` reads.
+    struct CommonFields {
+        let accessGroup: String
+        let accessible: Accessibility
+        let synchronizable: Bool
+        let label: String?
+        let creationDate: Date?
+        let modificationDate: Date?
+    }
+
+    /// What ``ForwardReader/passwordCommon()`` reads.
+    struct PasswordFields {
+        let itemDescription: String?
+        let comment: String?
+        let creator: UInt32?
+        let itemType: UInt32?
+        let isInvisible: Bool?
+        let isNegative: Bool?
     }
 }
