@@ -121,17 +121,19 @@ struct PrimaryKeyMapTests {
     func allCollide() throws {
         var map = PrimaryKeyMap(digest: { _ in 42 })
         let items = try (1...5).map { try Self.item(UInt8($0), account: "a\($0)") }
-        let byID = Dictionary(uniqueKeysWithValues: items.map { ($0.id, $0) })
-        for item in items { map.insert(item.attributes.primaryKey, holder: item.id) }
-        for item in items { #expect(map.holder(of: item.attributes.primaryKey, among: { byID[$0] }) == item.id) }
+        for (position, item) in items.enumerated() { map.insert(item.attributes.primaryKey, holder: position) }
+        for (position, item) in items.enumerated() {
+            #expect(map.holder(of: item.attributes.primaryKey, among: { items[$0] }) == position)
+        }
         let stranger = try Self.item(9, account: "nobody")
-        #expect(map.holder(of: stranger.attributes.primaryKey, among: { byID[$0] }) == nil)
-        map.remove(items[2].attributes.primaryKey, holder: items[2].id)
-        #expect(map.holder(of: items[2].attributes.primaryKey, among: { byID[$0] }) == nil)
-        #expect(map.holder(of: items[3].attributes.primaryKey, among: { byID[$0] }) == items[3].id)
-        // An item no longer in the live set is never a holder, even while still recorded.
-        var fewer = byID
-        fewer.removeValue(forKey: items[4].id)
-        #expect(map.holder(of: items[4].attributes.primaryKey, among: { fewer[$0] }) == nil)
+        #expect(map.holder(of: stranger.attributes.primaryKey, among: { items[$0] }) == nil)
+        map.remove(items[2].attributes.primaryKey, holder: 2)
+        #expect(map.holder(of: items[2].attributes.primaryKey, among: { items[$0] }) == nil)
+        #expect(map.holder(of: items[3].attributes.primaryKey, among: { items[$0] }) == 3)
+        // A position now holding another item is never the holder, even while still recorded.
+        #expect(map.holder(of: items[4].attributes.primaryKey, among: { $0 == 4 ? stranger : items[$0] }) == nil)
+        // A holder that moves is found at its new position only.
+        map.move(items[3].attributes.primaryKey, from: 3, to: 2)
+        #expect(map.holder(of: items[3].attributes.primaryKey, among: { $0 == 2 ? items[3] : items[$0] }) == 2)
     }
 }

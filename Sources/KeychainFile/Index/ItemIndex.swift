@@ -17,14 +17,16 @@ enum IndexConflict: Error, Equatable {
 
 /// The live items of a keychain, with the primary-key map that enforces uniqueness (SPEC.md §8.3).
 ///
-/// The items sit densely in pages (``PagedItems``), in no particular order, with a map from id to position:
-/// a dictionary of whole items would keep a slot of an item's size for every bucket (up to 2.6 per item at
-/// the load factors a large dictionary runs at), this keeps one of 20 bytes. Removing an item moves the last
-/// one into its place.
+/// The items sit densely in pages (``PagedItems``), in no particular order. Three ``DigestTable``s map to
+/// their positions there: item ids, lookup digests (``LookupIndex``) and primary-key digests
+/// (``PrimaryKeyMap``); every position found through a digest is confirmed against the item itself. A
+/// dictionary of whole items would keep a slot of an item's size for every bucket (up to 2.6 per item at the
+/// load factors a large dictionary runs at); these keep 12 bytes per slot. Removing an item moves the last
+/// one into its place, and the tables follow it.
 struct ItemIndex: Sendable {
     private var storage = PagedItems()
-    /// Each live item's position in `storage`.
-    private var positions: [ItemID: Int32] = [:]
+    /// Each live item's position in `storage`, by the digest of its id.
+    private var positions = DigestTable()
     private var primaryKeys = PrimaryKeyMap()
     private var lookup = LookupIndex()
     /// The order the next new item gets.
@@ -35,8 +37,7 @@ struct ItemIndex: Sendable {
     var count: Int { storage.count }
 
     subscript(id: ItemID) -> StoredItem? {
-        guard let position = positions[id] else { return nil }
-        return storage[Int(position)]
+        position(of: id).map { storage[$0] }
     }
 
     /// The live items, in the order they were first added.
@@ -50,42 +51,78 @@ struct ItemIndex: Sendable {
     }
 
     /// The live item with this primary key, if any.
-    func itemID(for primaryKey: PrimaryKey) -> ItemID? { primaryKeys.holder(of: primaryKey) { self[$0] } }
+    func itemID(for primaryKey: PrimaryKey) -> ItemID? {
+        primaryKeys.holder(of: primaryKey) { storage[$0] }.map { storage[$0].id }
+    }
+
+    private static func digest(_ id: ItemID) -> Int {
+        var hasher = Hasher()
+        hasher.combine(id)
+        return hasher.finalize()
+    }
+
+    /// Where the live item `id` sits in `storage`.
+    private func position(of id: ItemID) -> Int? {
+        var found: Int? = nil
+        positions.forEachPosition(Self.digest(id)) { position in
+            if storage[position].id == id { found = position }
+            return found == nil
+        }
+        return found
+    }
 
     /// Makes room for `count` more items.
     private mutating func reserveCapacity(forMoreItems count: Int) {
         storage.reserveCapacity(storage.count + count)  // the page list; pages are made as they fill
-        positions.reserveCapacity(positions.count + count)
+        positions.reserveCapacity(forMore: count)
         primaryKeys.reserveCapacity(forMoreItems: count)
         lookup.reserveCapacity(forMoreItems: count)
     }
 
-    /// Stores `item`, replacing the live item with its id if there is one.
-    private mutating func store(_ item: StoredItem) {
-        if let position = positions[item.id] {
-            storage[Int(position)] = item
-        } else {
-            // Every live item has two boxes in the file's epoch, and an epoch seals at most 2³¹ boxes (SPEC.md §10).
-            positions[item.id] = Int32(truncatingIfNeeded: storage.count)
-            storage.append(item)
-        }
+    /// Adds `item`, whose id is not live, with its primary key `key`; returns its position.
+    @discardableResult
+    private mutating func insertItem(_ item: StoredItem, primaryKey key: PrimaryKey) -> Int {
+        let position = storage.count
+        storage.append(item)
+        positions.insert(Self.digest(item.id), position)
+        lookup.insert(position, item.attributes)
+        primaryKeys.insert(key, holder: position)
+        liveEntryBytes += item.secret.entryByteCount
+        return position
     }
 
-    /// Takes the live item `id` out, moving the last item into its place; `nil` when it is not live.
-    private mutating func take(_ id: ItemID) -> StoredItem? {
-        guard let position = positions.removeValue(forKey: id).map(Int.init) else { return nil }
-        let last = storage.removeLast()
-        guard position < storage.count else { return last }
+    /// Replaces the live item at `position` with `item` (same id), re-entering its lookup digests and
+    /// primary key.
+    private mutating func replaceItem(at position: Int, with item: StoredItem, primaryKey key: PrimaryKey) {
+        let old = storage[position]
+        lookup.remove(position, old.attributes)
+        primaryKeys.remove(old.attributes.primaryKey, holder: position)
+        liveEntryBytes += item.secret.entryByteCount - old.secret.entryByteCount
+        storage[position] = item
+        lookup.insert(position, item.attributes)
+        primaryKeys.insert(key, holder: position)
+    }
+
+    /// Takes the live item `id` out of the pages and every table, moving the last item into its place;
+    /// `nil` when it is not live.
+    @discardableResult
+    private mutating func removeItem(_ id: ItemID) -> StoredItem? {
+        guard let position = position(of: id) else { return nil }
         let removed = storage[position]
-        storage[position] = last
-        positions[last.id] = Int32(truncatingIfNeeded: position)
+        // The removed item leaves the tables before another item takes its position.
+        positions.remove(Self.digest(id), position)
+        lookup.remove(position, removed.attributes)
+        primaryKeys.remove(removed.attributes.primaryKey, holder: position)
+        liveEntryBytes -= removed.secret.entryByteCount
+        let last = storage.removeLast()
+        let lastPosition = storage.count
+        if position < lastPosition {
+            storage[position] = last
+            positions.move(Self.digest(last.id), from: lastPosition, to: position)
+            lookup.move(last.attributes, from: lastPosition, to: position)
+            primaryKeys.move(last.attributes.primaryKey, from: lastPosition, to: position)
+        }
         return removed
-    }
-
-    /// Changes the live item `id` in place.
-    private mutating func modify(_ id: ItemID, _ change: (inout StoredItem) -> Void) {
-        guard let position = positions[id] else { return }
-        change(&storage[Int(position)])
     }
 
     /// Checks that the entries can be applied, in order, as one record: every deletion names an item that is
@@ -102,28 +139,22 @@ struct ItemIndex: Sendable {
             reserveCapacity(forMoreItems: changes.written.count)
         }
         for id in changes.removed {
-            if let old = take(id) {
-                liveEntryBytes -= old.secret.entryByteCount
-                lookup.remove(id, old.attributes)
-                removePrimaryKey(of: old)
-            }
+            removeItem(id)
         }
-        // In the order the entries name the items, so that new items are numbered deterministically.
+        // In the order the entries name the items, so that new items are numbered deterministically. The
+        // plan checked uniqueness after the whole record; the primary-key map holds several positions per
+        // digest, so an item may take a key another item of the record gives up later in the loop.
         for id in changes.written {
-            guard let change = changes.finalState[id] else { continue }
-            let old = self[id]
-            if let old {
-                liveEntryBytes -= old.secret.entryByteCount
-                lookup.remove(id, old.attributes)
-                removePrimaryKey(of: old)
+            guard let change = changes.finalState[id], let key = changes.keys[id] else { continue }
+            if let position = position(of: id) {
+                let order = storage[position].order
+                replaceItem(
+                    at: position, with: StoredItem(id: id, attributes: change.attributes, secret: change.secret, order: order),
+                    primaryKey: key)
+            } else {
+                insertItem(StoredItem(id: id, attributes: change.attributes, secret: change.secret, order: nextOrder), primaryKey: key)
+                nextOrder += 1
             }
-            lookup.insert(id, change.attributes)
-            liveEntryBytes += change.secret.entryByteCount
-            let order = old?.order ?? { defer { nextOrder += 1 }; return nextOrder }()
-            store(StoredItem(id: id, attributes: change.attributes, secret: change.secret, order: order))
-        }
-        for (id, key) in changes.keys {
-            primaryKeys.insert(key, holder: id)
         }
     }
 
@@ -131,11 +162,8 @@ struct ItemIndex: Sendable {
     /// ``apply(_:)`` does for such a single put, without planning it. The caller checked both conditions.
     mutating func insertNew(_ id: ItemID, attributes: ItemAttributes, secret: SealedSecret, primaryKey: PrimaryKey) {
         assert(self[id] == nil && itemID(for: primaryKey) == nil)
-        lookup.insert(id, attributes)
-        liveEntryBytes += secret.entryByteCount
-        store(StoredItem(id: id, attributes: attributes, secret: secret, order: nextOrder))
+        insertItem(StoredItem(id: id, attributes: attributes, secret: secret, order: nextOrder), primaryKey: primaryKey)
         nextOrder += 1
-        primaryKeys.insert(primaryKey, holder: id)
     }
 
     /// Applies a record made only of puts of new items — what a bulk load, a compaction and every file
@@ -157,7 +185,7 @@ struct ItemIndex: Sendable {
         for entry in entries {
             guard case .put(let id, let attributes, let secret) = entry else { return false }
             let key = attributes.primaryKey
-            guard positions[id] == nil, itemID(for: key) == nil else {
+            guard position(of: id) == nil, itemID(for: key) == nil else {
                 undoNewItems(entries.prefix(inserted))
                 return false
             }
@@ -170,41 +198,25 @@ struct ItemIndex: Sendable {
     /// Takes out the items `applyNewItems` put in, newest first, and gives their order numbers back.
     private mutating func undoNewItems(_ entries: ArraySlice<DecodedEntry>) {
         for entry in entries.reversed() {
-            guard case .put(let id, let attributes, _) = entry, let item = take(id) else { continue }
-            liveEntryBytes -= item.secret.entryByteCount
-            lookup.remove(id, attributes)
-            primaryKeys.remove(attributes.primaryKey, holder: id)
+            guard case .put(let id, _, _) = entry, removeItem(id) != nil else { continue }
             nextOrder -= 1
         }
-    }
-
-    /// Removes the primary-key entry of `item` if it is still the item's.
-    private mutating func removePrimaryKey(of item: StoredItem) {
-        let key = item.attributes.primaryKey
-        primaryKeys.remove(key, holder: item.id)
     }
 
     /// Gives a live item the sealed secret its record was written with (a batch stages its puts with a
     /// placeholder until the record is sealed).
     mutating func replaceSecret(of id: ItemID, with secret: SealedSecret) {
-        guard let old = self[id]?.secret.entryByteCount else { return }
-        liveEntryBytes += secret.entryByteCount - old
-        modify(id) { $0.secret = secret }
+        guard let position = position(of: id) else { return }
+        liveEntryBytes += secret.entryByteCount - storage[position].secret.entryByteCount
+        storage[position].secret = secret
     }
 
     /// Puts back the item `id` as it was (`nil`: absent), whatever it is now: how a batch that fails undoes
     /// what it staged.
     mutating func restore(_ id: ItemID, to original: StoredItem?) {
-        if let current = take(id) {
-            liveEntryBytes -= current.secret.entryByteCount
-            lookup.remove(id, current.attributes)
-            removePrimaryKey(of: current)
-        }
+        removeItem(id)
         guard let original else { return }
-        store(original)
-        liveEntryBytes += original.secret.entryByteCount
-        lookup.insert(id, original.attributes)
-        primaryKeys.insert(original.attributes.primaryKey, holder: id)
+        insertItem(original, primaryKey: original.attributes.primaryKey)
     }
 
     private struct Plan {
@@ -234,10 +246,10 @@ struct ItemIndex: Sendable {
                 plan.removed.remove(id)
             case .delete(let id):
                 let liveInRecord = plan.finalState[id] != nil
-                let liveBefore = positions[id] != nil && !plan.removed.contains(id)
+                let liveBefore = position(of: id) != nil && !plan.removed.contains(id)
                 guard liveInRecord || liveBefore else { throw .unknownItem(id) }
                 plan.finalState.removeValue(forKey: id)
-                if positions[id] != nil { plan.removed.insert(id) }
+                if position(of: id) != nil { plan.removed.insert(id) }
             }
         }
         // Uniqueness after the record: a new key may not belong to an item the record leaves untouched, nor
@@ -283,8 +295,9 @@ struct ItemIndex: Sendable {
         let wantedService = StoredAttributeValue.string(service)
         let wantedAccount = StoredAttributeValue.string(account)
         var first: StoredItem? = nil
-        func consider(_ id: ItemID) {
-            guard let item = self[id], item.attributes.itemClass == .genericPassword,
+        func consider(_ position: Int) {
+            let item = storage[position]
+            guard item.attributes.itemClass == .genericPassword,
                   item.attributes.boolean(.synchronizable) != true,
                   item.attributes.value(Attribute.service.tag, equals: wantedService) ?? service.isEmpty,
                   item.attributes.value(Attribute.account.tag, equals: wantedAccount) ?? account.isEmpty else { return }
@@ -296,10 +309,10 @@ struct ItemIndex: Sendable {
         }
         switch candidates {
         case .unindexed:
-            for item in items(of: .genericPassword, where: { _ in true }) { consider(item.id) }
+            for position in 0..<storage.count { consider(position) }
         case .none: break
-        case .one(let id): consider(id)
-        case .many(let ids): for id in ids { consider(id) }
+        case .one(let position): consider(position)
+        case .many(let positions): for position in positions { consider(Int(position)) }
         }
         return first
     }
@@ -309,18 +322,19 @@ struct ItemIndex: Sendable {
     func items(matching query: Query, of itemClass: ItemClass) -> [StoredItem] {
         let matcher = Query.Matcher(query)
         var matches: [StoredItem] = []
-        func consider(_ id: ItemID) {
-            if let item = self[id], item.attributes.itemClass == itemClass, matcher.matches(item.attributes) {
-                matches.append(item)
+        func consider(_ position: Int) {
+            let attributes = storage[position].attributes
+            if attributes.itemClass == itemClass, matcher.matches(attributes) {
+                matches.append(storage[position])
             }
         }
         switch lookup.candidates(for: query, itemClass: itemClass) {
         case .unindexed: return items(of: itemClass) { matcher.matches($0) }
         case .none: return []
-        case .one(let id): consider(id)
-        case .many(let ids):
-            matches.reserveCapacity(ids.count)
-            for id in ids { consider(id) }
+        case .one(let position): consider(position)
+        case .many(let positions):
+            matches.reserveCapacity(positions.count)
+            for position in positions { consider(Int(position)) }
             if matches.count > 1 { matches.sort { $0.order < $1.order } }
         }
         return matches

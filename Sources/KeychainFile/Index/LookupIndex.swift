@@ -26,40 +26,42 @@ struct LookupIndex: Sendable {
     private static let certificateDefinitions: [[Attribute]] = [[.issuer, .serialNumber]]
     private static let keyDefinitions: [[Attribute]] = [[.applicationLabel]]
 
-    private var buckets: [Int: ItemIDBucket] = [:]
+    /// Digest → positions of the items in the ``ItemIndex``'s pages.
+    private var buckets = DigestTable()
 
-    mutating func insert(_ id: ItemID, _ attributes: ItemAttributes) {
-        Self.forEachDigest(of: attributes) { digest in
-            // Changed in place through the dictionary, so that a many-item bucket's set is not copied.
-            if buckets[digest]?.insert(id) == nil { buckets[digest] = .one(id) }
-        }
+    /// Enters the item at `position` under each of its digests.
+    mutating func insert(_ position: Int, _ attributes: ItemAttributes) {
+        Self.forEachDigest(of: attributes) { digest in buckets.insert(digest, position) }
     }
 
-    mutating func remove(_ id: ItemID, _ attributes: ItemAttributes) {
-        Self.forEachDigest(of: attributes) { digest in
-            if buckets[digest]?.remove(id) == false { buckets.removeValue(forKey: digest) }
-        }
+    /// Takes the item at `position` out from under each of its digests.
+    mutating func remove(_ position: Int, _ attributes: ItemAttributes) {
+        Self.forEachDigest(of: attributes) { digest in buckets.remove(digest, position) }
     }
 
-    /// Makes room for `count` more keys of each definition without rehashing.
+    /// Follows the item with `attributes` from position `old` to `new`.
+    mutating func move(_ attributes: ItemAttributes, from old: Int, to new: Int) {
+        Self.forEachDigest(of: attributes) { digest in buckets.move(digest, from: old, to: new) }
+    }
+
+    /// Makes room for `count` more items without rehashing.
     mutating func reserveCapacity(forMoreItems count: Int) {
-        // Room for one bucket per new item: an item has a digest per definition, but the shorter definitions
-        // (a service alone) are shared by many items. Reserving a bucket for every digest doubled the table
-        // (16.8 MB instead of 8.4 at 100,000 items); a keychain whose digests are all distinct grows it once.
-        buckets.reserveCapacity(buckets.count + count)
+        // Room for one digest per new item: an item has a digest per definition, but the shorter definitions
+        // (a service alone) are shared by many items; a keychain whose digests are all distinct grows once.
+        buckets.reserveCapacity(forMore: count)
     }
 
-    /// The items a query can only be matched by, from one index.
+    /// The items a query can only be matched by, from one index: positions in the ``ItemIndex``'s pages.
     enum Candidates {
         /// No index applies: the caller scans.
         case unindexed
         /// The index has no item with the query's values.
         case none
-        case one(ItemID)
-        case many(Set<ItemID>)
+        case one(Int)
+        case many(Set<UInt32>)
     }
 
-    /// The ids of the items a query can only match, from the most specific index whose attributes the query
+    /// The positions of the items a query can only match, from the most specific index whose attributes the query
     /// gives; `.unindexed` when no index applies (the caller scans). Every candidate must still be checked
     /// against the query: a bucket may hold items whose key only shares its digest.
     func candidates(for query: Query, itemClass: ItemClass) -> Candidates {
@@ -75,10 +77,10 @@ struct LookupIndex: Sendable {
                 hasher.combine(attribute.tag)
                 stored.combineEncoded(into: &hasher)
             }
-            switch buckets[hasher.finalize()] {
-            case nil: return .none
-            case .one(let id): return .one(id)
-            case .many(let ids): return .many(ids)
+            switch buckets.positions(hasher.finalize()) {
+            case .none: return .none
+            case .one(let position): return .one(position)
+            case .many(let positions): return .many(positions)
             }
         }
         return .unindexed

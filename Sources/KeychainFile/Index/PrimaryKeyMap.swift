@@ -6,36 +6,43 @@
 /// the holder is the candidate whose own primary key, computed from its attributes, equals the key asked
 /// for. The answer is therefore exact whatever the digests do; a collision costs one more comparison.
 struct PrimaryKeyMap: Sendable {
-    private var buckets: [Int: ItemIDBucket] = [:]
-    /// The key's hash value; tests replace it with one that collides.
+    /// Digest → positions of the holders in the ``ItemIndex``'s pages.
+    private var buckets = DigestTable()
     private let digest: @Sendable (PrimaryKey) -> Int
 
+    /// A map whose digests `digest` computes (tests pass one that collides).
     init(digest: @escaping @Sendable (PrimaryKey) -> Int = { $0.hashValue }) {
         self.digest = digest
     }
 
-    /// The live item whose primary key is `key`, if any; `item` gives the live item with an id.
-    func holder(of key: PrimaryKey, among item: (ItemID) -> StoredItem?) -> ItemID? {
-        switch buckets[digest(key)] {
-        case nil: return nil
-        case .one(let id): return item(id)?.attributes.primaryKey == key ? id : nil
-        case .many(let ids): return ids.first { item($0)?.attributes.primaryKey == key }
+    /// The position of the live item whose primary key is `key`, if any; `item` gives the live item at a
+    /// position.
+    func holder(of key: PrimaryKey, among item: (Int) -> StoredItem) -> Int? {
+        var found: Int? = nil
+        buckets.forEachPosition(digest(key)) { position in
+            if item(position).attributes.primaryKey == key { found = position }
+            return found == nil
         }
+        return found
     }
 
-    /// Records that `id` holds `key`.
-    mutating func insert(_ key: PrimaryKey, holder id: ItemID) {
-        let digest = digest(key)
-        if buckets[digest]?.insert(id) == nil { buckets[digest] = .one(id) }
+    /// Records that the item at `position` holds `key`.
+    mutating func insert(_ key: PrimaryKey, holder position: Int) {
+        buckets.insert(digest(key), position)
     }
 
-    /// Forgets that `id` holds `key`; nothing happens if it was not recorded.
-    mutating func remove(_ key: PrimaryKey, holder id: ItemID) {
-        let digest = digest(key)
-        if buckets[digest]?.remove(id) == false { buckets.removeValue(forKey: digest) }
+    /// Forgets that the item at `position` holds `key`.
+    mutating func remove(_ key: PrimaryKey, holder position: Int) {
+        buckets.remove(digest(key), position)
     }
 
+    /// Follows the holder of `key` from position `old` to `new`.
+    mutating func move(_ key: PrimaryKey, from old: Int, to new: Int) {
+        buckets.move(digest(key), from: old, to: new)
+    }
+
+    /// Makes room for `count` more items without rehashing.
     mutating func reserveCapacity(forMoreItems count: Int) {
-        buckets.reserveCapacity(buckets.count + count)
+        buckets.reserveCapacity(forMore: count)
     }
 }

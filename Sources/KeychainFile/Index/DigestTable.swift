@@ -1,0 +1,180 @@
+/// A hash table from 64-bit digests to item positions (``ItemIndex``'s places in its pages), several
+/// positions per digest allowed: the id map, the lookup index and the primary-key map of an ``ItemIndex``.
+///
+/// Why not a `Dictionary`: a dictionary of 100,000 entries runs at 262,144 buckets (capacities are powers of
+/// two and the load stays under 3/4), each holding the key and the value — 32 bytes for a digest and a bucket
+/// enum, 8.4 MB per map. This table keeps 12 bytes per slot (the digest and a 32-bit slot value) at any
+/// capacity, 1.6 MB for the same entries.
+///
+/// Open addressing with linear probing; a digest's home slot is `digest × capacity / 2⁶⁴` (so the capacity
+/// need not be a power of two); deletion shifts the following entries back instead of leaving tombstones, so
+/// lookups never slow down as entries come and go. A digest with one position keeps it in its slot; a digest
+/// with several (a service many items share) keeps them in a set the slot points to. The digests come from
+/// a seeded `Hasher`, so their homes cannot be chosen from outside the process.
+struct DigestTable: Sendable {
+    /// The positions one digest has.
+    enum Positions: Equatable {
+        case none
+        case one(Int)
+        case many(Set<UInt32>)
+    }
+
+    /// The most positions the table can tell apart: slot values keep the top bit for "see the overflow set".
+    static let maximumPosition = Int(Self.overflowFlag) - 2
+
+    /// A slot's value: 0 for empty, `position + 1`, or `overflowFlag | k` for `overflow[k]`.
+    private var slots: [UInt32] = []
+    private var digests: [UInt64] = []
+    /// The sets of digests with more than one position; emptied sets are reused through `freeOverflow`.
+    private var overflow: [Set<UInt32>] = []
+    private var freeOverflow: [Int] = []
+    /// Occupied slots (distinct digests).
+    private(set) var digestCount = 0
+
+    private static let overflowFlag: UInt32 = 1 << 31
+    /// Slots per digest at most: past 3/4 full, linear probing's unsuccessful searches grow long.
+    private static let maximumLoad = 0.75
+
+    private var capacity: Int { slots.count }
+
+    /// The positions `digest` has.
+    func positions(_ digest: Int) -> Positions {
+        guard let slot = slot(of: UInt64(bitPattern: Int64(digest))) else { return .none }
+        let value = slots[slot]
+        if value & Self.overflowFlag != 0 { return .many(overflow[Int(value & ~Self.overflowFlag)]) }
+        return .one(Int(value) - 1)
+    }
+
+    /// Calls `body` with each position `digest` has (in no particular order) until it returns false.
+    func forEachPosition(_ digest: Int, _ body: (Int) -> Bool) {
+        switch positions(digest) {
+        case .none: return
+        case .one(let position): _ = body(position)
+        case .many(let set):
+            for position in set where !body(Int(position)) { return }
+        }
+    }
+
+    /// Gives `digest` the position `position` too (no change if it has it already).
+    mutating func insert(_ digest: Int, _ position: Int) {
+        precondition(position >= 0 && position <= Self.maximumPosition, "an item position fits in 31 bits")
+        let key = UInt64(bitPattern: Int64(digest))
+        if let slot = slot(of: key) {
+            add(UInt32(position), toSlot: slot)
+            return
+        }
+        if Double(digestCount + 1) > Double(capacity) * Self.maximumLoad {
+            rehash(capacity: max(16, capacity * 2))
+        }
+        var slot = home(key)
+        while slots[slot] != 0 { slot = slot + 1 == capacity ? 0 : slot + 1 }
+        digests[slot] = key
+        slots[slot] = UInt32(position) + 1
+        digestCount += 1
+    }
+
+    /// Takes `position` from `digest` (no change if it does not have it).
+    mutating func remove(_ digest: Int, _ position: Int) {
+        guard let slot = slot(of: UInt64(bitPattern: Int64(digest))) else { return }
+        let value = slots[slot]
+        if value & Self.overflowFlag == 0 {
+            if Int(value) - 1 == position { vacate(slot) }
+            return
+        }
+        let set = Int(value & ~Self.overflowFlag)
+        overflow[set].remove(UInt32(truncatingIfNeeded: position))
+        if overflow[set].count == 1, let last = overflow[set].first {
+            overflow[set] = []
+            freeOverflow.append(set)
+            slots[slot] = last + 1
+        }
+    }
+
+    /// Moves `digest`'s position `old` to `new` (an item moved in the pages).
+    mutating func move(_ digest: Int, from old: Int, to new: Int) {
+        guard let slot = slot(of: UInt64(bitPattern: Int64(digest))) else { return }
+        let value = slots[slot]
+        if value & Self.overflowFlag == 0 {
+            if Int(value) - 1 == old { slots[slot] = UInt32(new) + 1 }
+            return
+        }
+        let set = Int(value & ~Self.overflowFlag)
+        if overflow[set].remove(UInt32(truncatingIfNeeded: old)) != nil { overflow[set].insert(UInt32(new)) }
+    }
+
+    /// Makes room for `count` more digests without rehashing.
+    mutating func reserveCapacity(forMore count: Int) {
+        let needed = Int((Double(digestCount + count) / Self.maximumLoad).rounded(.up)) + 1
+        if needed > capacity { rehash(capacity: needed) }
+    }
+
+    // MARK: Slots
+
+    /// The home slot of `key`: the high word of `key × capacity`, uniform over the slots for uniform keys.
+    private func home(_ key: UInt64) -> Int {
+        Int(truncatingIfNeeded: key.multipliedFullWidth(by: UInt64(capacity)).high)
+    }
+
+    /// The slot holding `key`, if any.
+    private func slot(of key: UInt64) -> Int? {
+        guard capacity > 0 else { return nil }
+        var slot = home(key)
+        while slots[slot] != 0 {
+            if digests[slot] == key { return slot }
+            slot = slot + 1 == capacity ? 0 : slot + 1
+        }
+        return nil
+    }
+
+    private mutating func add(_ position: UInt32, toSlot slot: Int) {
+        let value = slots[slot]
+        if value & Self.overflowFlag != 0 {
+            overflow[Int(value & ~Self.overflowFlag)].insert(position)
+            return
+        }
+        guard value - 1 != position else { return }
+        let set: Set<UInt32> = [value - 1, position]
+        let index: Int
+        if let free = freeOverflow.popLast() {
+            overflow[free] = set
+            index = free
+        } else {
+            overflow.append(set)
+            index = overflow.count - 1
+        }
+        slots[slot] = Self.overflowFlag | UInt32(index)
+    }
+
+    /// Empties `slot` and shifts back the entries after it that may move closer to their homes, so that no
+    /// probe sequence has a gap (backward-shift deletion).
+    private mutating func vacate(_ slot: Int) {
+        var hole = slot
+        var next = slot + 1 == capacity ? 0 : slot + 1
+        while slots[next] != 0 {
+            let wanted = home(digests[next])
+            // The entry at `next` may fill the hole unless its home lies cyclically in (hole, next].
+            let homeAfterHole = hole <= next ? (wanted > hole && wanted <= next) : (wanted > hole || wanted <= next)
+            if !homeAfterHole {
+                slots[hole] = slots[next]
+                digests[hole] = digests[next]
+                hole = next
+            }
+            next = next + 1 == capacity ? 0 : next + 1
+        }
+        slots[hole] = 0
+        digestCount -= 1
+    }
+
+    private mutating func rehash(capacity newCapacity: Int) {
+        let oldSlots = slots
+        let oldDigests = digests
+        slots = [UInt32](repeating: 0, count: newCapacity)
+        digests = [UInt64](repeating: 0, count: newCapacity)
+        for (value, key) in zip(oldSlots, oldDigests) where value != 0 {
+            var slot = home(key)
+            while slots[slot] != 0 { slot = slot + 1 == newCapacity ? 0 : slot + 1 }
+            slots[slot] = value
+            digests[slot] = key
+        }
+    }
+}
