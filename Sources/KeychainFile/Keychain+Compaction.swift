@@ -110,8 +110,7 @@ extension Keychain {
     /// Rewrites the file with the live items, `slots` and `masterKey`, then removes stray temporary files.
     /// Called inside `withWrite`.
     func rewriteLocked(slots: [KeySlot], masterKey: SymmetricKey) throws(KeychainError) {
-        let items = index.itemsInAddedOrder()
-        try log.rewrite(items: items, slots: slots, masterKey: masterKey, index: &index, using: &random)
+        try log.rewrite(slots: slots, masterKey: masterKey, index: &index, using: &random)
         log.removeStrayTemporaryFiles()
     }
 

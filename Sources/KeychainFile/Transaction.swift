@@ -20,8 +20,11 @@ public struct Batch: ~Copyable {
     /// and handed back by ``finish(committed:)``.
     var state: ItemIndex
     var entries: [LogEntry] = []
-    /// Plaintext secrets of items put earlier in this batch (their stored secret is not sealed yet).
-    var pendingSecrets: [ItemID: [UInt8]] = [:]
+    /// Where in `entries` the latest put of each item this batch put (and did not delete since) is: how an
+    /// update finds the plaintext secret of an item whose stored secret is not sealed yet. Built the first
+    /// time an update needs it, then kept up to date, so that a batch of adds (a bulk load) keeps no map of
+    /// its items.
+    private var latestPuts: [ItemID: Int]? = nil
     /// Every item this batch touched that existed before it, as it was: what undoing the batch puts back.
     private var originals: [ItemID: StoredItem] = [:]
     /// Every item this batch added (absent before it), in the order added; what undoing the batch removes. An
@@ -76,8 +79,8 @@ public struct Batch: ~Copyable {
             // A new id and a free primary key: nothing to plan, so the item goes straight into the index.
             added.append(id)
             state.insertNew(id, attributes: stamped, secret: Batch.unsealed, primaryKey: primaryKey)
-            pendingSecrets[id] = secret
             entries.append(.put(id: id, attributes: stamped, secret: secret))
+            noteStaged(from: entries.count - 1)
         } else {
             try stage(.put(id: id, attributes: stamped, secret: secret))
         }
@@ -114,7 +117,7 @@ public struct Batch: ~Copyable {
             let newSecret: [UInt8]
             if let secret {
                 newSecret = secret
-            } else if let pending = pendingSecrets[item.id] {
+            } else if let pending = pendingSecret(of: item.id) {
                 newSecret = pending
             } else {
                 newSecret = try openSecret(item)
@@ -206,13 +209,30 @@ public struct Batch: ~Copyable {
             case .classChange: throw .invalidParameter("an item cannot change its class")
             }
         }
-        for entry in newEntries {
-            switch entry {
-            case .put(let id, _, let secret): pendingSecrets[id] = secret
-            case .delete(let id): pendingSecrets.removeValue(forKey: id)
+        entries.append(contentsOf: newEntries)
+        noteStaged(from: entries.count - newEntries.count)
+    }
+
+    /// The plaintext secret of the latest put of `id` in this batch, if it put the item and did not delete it
+    /// since.
+    private mutating func pendingSecret(of id: ItemID) -> [UInt8]? {
+        if latestPuts == nil {
+            latestPuts = [:]
+            noteStaged(from: 0)
+        }
+        guard let index = latestPuts?[id], case .put(_, _, let secret) = entries[index] else { return nil }
+        return secret
+    }
+
+    /// Records the entries from `start` on in `latestPuts`, once it exists.
+    private mutating func noteStaged(from start: Int) {
+        guard latestPuts != nil else { return }
+        for index in start..<entries.count {
+            switch entries[index] {
+            case .put(let id, _, _): latestPuts?[id] = index
+            case .delete(let id): latestPuts?[id] = nil
             }
         }
-        entries.append(contentsOf: newEntries)
     }
 
     // MARK: Finishing

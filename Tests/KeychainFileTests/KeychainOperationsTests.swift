@@ -188,6 +188,35 @@ struct KeychainItemTests {
         #expect(seven[0].value == Array("pw7".utf8))
     }
 
+    @Test("Updates in a batch keep the secret each item was last given in the batch, through deletes, re-adds and later adds")
+    func stagedSecrets() throws {
+        let directory = TemporaryDirectory()
+        let keychain = try TestKeychain.create(in: directory)
+        try keychain.add(GenericPassword(service: "s", account: "before", password: "old"))
+        func put(_ batch: inout Batch, _ account: String, _ secret: String) throws(KeychainError) {
+            try batch.add(GenericPassword(service: "s", account: account).attributes, secret: Array(secret.utf8))
+        }
+        try keychain.batch { (batch) throws(KeychainError) in
+            try put(&batch, "a", "a1")
+            try put(&batch, "b", "b1")
+            // The first update that needs a staged secret; later stagings must be seen too.
+            try batch.update(.genericPassword(service: "s", account: "a"), setting: [.comment: .string("1")])
+            try batch.update(.genericPassword(service: "s", account: "b"), setting: [:], secret: Array("b2".utf8))
+            try batch.update(.genericPassword(service: "s", account: "b"), setting: [.comment: .string("2")])
+            try batch.delete(.genericPassword(service: "s", account: "a"))
+            try put(&batch, "a", "a3")
+            try put(&batch, "c", "c1")
+            try batch.update(.genericPassword(service: "s", account: "a"), setting: [.label: .string("again")])
+            try batch.update(.genericPassword(service: "s", account: "c"), setting: [.label: .string("later")])
+            try batch.update(.genericPassword(service: "s", account: "before"), setting: [.label: .string("old one")])
+        }
+        let reopened = try Keychain.open(at: keychain.path, credential: TestKeychain.password)
+        for (account, secret) in [("a", "a3"), ("b", "b2"), ("c", "c1"), ("before", "old")] {
+            #expect(try reopened.data(forService: "s", account: account) == Array(secret.utf8), "\(account)")
+        }
+        #expect(reopened.count == 4)
+    }
+
     @Test("Searches decrypt secrets only when asked, and never return an empty success")
     func returnOptions() throws {
         let directory = TemporaryDirectory()

@@ -45,6 +45,26 @@ struct ItemIndex: Sendable {
         storage.filter { _ in true }.sorted { $0.order < $1.order }
     }
 
+    /// The positions of the live items (see ``item(atPosition:)``), in the order the items were first added:
+    /// 4 bytes per item, where ``itemsInAddedOrder()`` copies every item.
+    func positionsInAddedOrder() -> [Int32] {
+        // Positions stay below 2³¹ (DigestTable.maximumPosition).
+        var ranked = (0..<storage.count).map { (order: storage[$0].order, position: Int32(truncatingIfNeeded: $0)) }
+        ranked.sort { $0.order < $1.order }
+        return ranked.map(\.position)
+    }
+
+    /// The live item at `position` (0 ..< count); positions change when items are added or removed.
+    func item(atPosition position: Int) -> StoredItem {
+        storage[position]
+    }
+
+    /// Gives the live item at `position` the sealed secret it was rewritten with.
+    mutating func replaceSecret(atPosition position: Int, with secret: SealedSecret) {
+        liveEntryBytes += secret.entryByteCount - storage[position].secret.entryByteCount
+        storage[position].secret = secret
+    }
+
     /// The live items by id (for tests and diagnostics; builds a dictionary).
     var itemsByID: [ItemID: StoredItem] {
         Dictionary(uniqueKeysWithValues: storage.filter { _ in true }.map { ($0.id, $0) })

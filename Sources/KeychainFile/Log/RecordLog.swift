@@ -92,7 +92,8 @@ final class RecordLog {
         let epochSalt = randomBytes(32, using: &generator)
         let slots = try makeSlots(for: credentials, masterKey: masterKey, fileID: fileID, iterations: iterations, using: &generator)
         let state = try writeFile(
-            at: path, replacing: false, fileID: fileID, epoch: 1, epochSalt: epochSalt, slots: slots, masterKey: masterKey, items: [],
+            at: path, replacing: false, fileID: fileID, epoch: 1, epochSalt: epochSalt, slots: slots, masterKey: masterKey, itemCount: 0,
+            item: { _ in preconditionFailure("a new keychain has no items") },
             openSecret: { _ throws(KeychainError) in [] }, fileSystem: fileSystem, using: &generator)
         return (RecordLog(path: path, fileSystem: fileSystem, credential: credentials[0], state: state.state), ItemIndex())
     }
@@ -340,27 +341,28 @@ final class RecordLog {
     /// new one. The caller holds the lock file exclusively and has caught up.
     ///
     /// - Parameters:
-    ///   - items: Every live item of `index`.
-    ///   - index: The caller's index; its items get the secrets sealed in the new file as soon as the new file
-    ///     is in place — also when syncing the directory afterwards fails and this throws. (Changed in place
-    ///     rather than rebuilt, so that a rewrite does not hold two indexes of every item.)
+    ///   - index: The caller's index, whose live items the new file holds, in the order they were added; its
+    ///     items get the secrets sealed in the new file as soon as the new file is in place — also when
+    ///     syncing the directory afterwards fails and this throws. (Read in place and changed in place rather
+    ///     than copied or rebuilt, so that a rewrite holds no second copy of every item.)
     func rewrite<Generator: RandomNumberGenerator>(
-        items: [StoredItem], slots: [KeySlot], masterKey newMasterKey: SymmetricKey, index: inout ItemIndex,
+        slots: [KeySlot], masterKey newMasterKey: SymmetricKey, index: inout ItemIndex,
         using generator: inout Generator
     ) throws(KeychainError) {
         guard header.epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
         let oldContext = context
+        let order = index.positionsInAddedOrder()
         var placed: [SealedSecret]? = nil
         defer {
             // The new file holds the same items with the same attributes, in the same order: only where their
-            // secrets are sealed changed.
+            // secrets are sealed changed. Nothing moved the items in between.
             if let placed {
-                for (item, secret) in zip(items, placed) { index.replaceSecret(of: item.id, with: secret) }
+                for (rank, secret) in placed.enumerated() { index.replaceSecret(atPosition: Int(order[rank]), with: secret) }
             }
         }
         _ = try Self.writeFile(
             at: path, replacing: true, fileID: header.fileID, epoch: header.epoch + 1, slots: slots,
-            masterKey: newMasterKey, items: items,
+            masterKey: newMasterKey, itemCount: order.count, item: { index.item(atPosition: Int(order[$0])) },
             openSecret: { (item) throws(KeychainError) in try Self.openSecret(item.secret, itemID: item.id, context: oldContext) },
             fileSystem: fileSystem, using: &generator,
             afterRename: { (written) in
@@ -393,7 +395,8 @@ final class RecordLog {
     /// before the directory is synced, so that a failing directory sync leaves the caller on the new file.
     static func writeFile<Generator: RandomNumberGenerator>(
         at path: String, replacing: Bool, fileID: [UInt8], epoch: UInt64, epochSalt: [UInt8]? = nil, slots: [KeySlot],
-        masterKey: SymmetricKey, items: [StoredItem], openSecret: (StoredItem) throws(KeychainError) -> [UInt8], fileSystem: any FileSystem,
+        masterKey: SymmetricKey, itemCount: Int, item: (Int) -> StoredItem,
+        openSecret: (StoredItem) throws(KeychainError) -> [UInt8], fileSystem: any FileSystem,
         using generator: inout Generator, afterRename: (WrittenFile) -> Void = { _ in }
     ) throws(KeychainError) -> WrittenFile {
         let epochSalt = epochSalt ?? randomBytes(32, using: &generator)
@@ -410,13 +413,14 @@ final class RecordLog {
             var end = headerBytes.count
             var head = Head(epoch: epoch, sequence: 0, chainValue: FileHeader.initialChainValue(of: headerBytes))
             var secrets: [SealedSecret] = []
-            secrets.reserveCapacity(items.count)
+            secrets.reserveCapacity(itemCount)
             var boxes: UInt64 = 0
-            for chunk in chunked(items) {
+            for chunk in chunked(itemCount, item) {
                 var entries: [LogEntry] = []
                 entries.reserveCapacity(chunk.count)
-                for item in chunk {
-                    entries.append(.put(id: item.id, attributes: item.attributes, secret: try openSecret(item)))
+                for rank in chunk {
+                    let stored = item(rank)
+                    entries.append(.put(id: stored.id, attributes: stored.attributes, secret: try openSecret(stored)))
                 }
                 let start = end
                 let encoded = try RecordEncoder.encode(
@@ -432,8 +436,8 @@ final class RecordLog {
                     if case .put(_, _, let secret) = entry { secrets.append(secret) }
                 }
             }
-            guard secrets.count == items.count else {
-                throw KeychainError.invalidParameter("internal error: \(secrets.count) of \(items.count) items written to a new file")
+            guard secrets.count == itemCount else {
+                throw KeychainError.invalidParameter("internal error: \(secrets.count) of \(itemCount) items written to a new file")
             }
             try staging.sync()
             // Asked before the file is put in place: once it is, a failure must not leave the caller on the old
@@ -467,20 +471,22 @@ final class RecordLog {
         }
     }
 
-    /// Items in groups of at most 4,096, or about 4 MiB of secrets: one transaction record each.
-    private static func chunked(_ items: [StoredItem]) -> [ArraySlice<StoredItem>] {
-        var chunks: [ArraySlice<StoredItem>] = []
+    /// The ranks `0 ..< count` in groups of at most 4,096 items, or about 4 MiB of secrets: one transaction
+    /// record each.
+    private static func chunked(_ count: Int, _ item: (Int) -> StoredItem) -> [Range<Int>] {
+        var chunks: [Range<Int>] = []
         var start = 0
         var bytes = 0
-        for (position, item) in items.enumerated() {
-            bytes += item.secret.box.count + 512
-            if position - start >= 4_096 || bytes > 4 << 20 {
-                chunks.append(items[start..<position])
-                start = position
-                bytes = item.secret.box.count + 512
+        for rank in 0..<count {
+            let size = item(rank).secret.box.count + 512
+            bytes += size
+            if rank - start >= 4_096 || bytes > 4 << 20 {
+                chunks.append(start..<rank)
+                start = rank
+                bytes = size
             }
         }
-        if start < items.count { chunks.append(items[start...]) }
+        if start < count { chunks.append(start..<count) }
         return chunks
     }
 
@@ -512,15 +518,16 @@ final class RecordLog {
         } catch .corrupted(let offset, let reason) {
             damage = SalvageReport.Damage(offset: offset, reason: reason)
         }
-        let items = replay.index.itemsInAddedOrder()
+        let index = replay.index
+        let order = index.positionsInAddedOrder()
         let written = try writeFile(
             at: destination, replacing: false, fileID: header.fileID, epoch: header.epoch + 1, slots: header.slots,
-            masterKey: masterKey, items: items,
+            masterKey: masterKey, itemCount: order.count, item: { index.item(atPosition: Int(order[$0])) },
             openSecret: { (item) throws(KeychainError) in try openSecret(item.secret, itemID: item.id, context: context) },
             fileSystem: fileSystem, using: &generator)
         written.state.file.close()
         return SalvageReport(
-            itemCount: items.count, recordsKept: replay.head.sequence, keptHead: replay.head, damage: damage,
+            itemCount: order.count, recordsKept: replay.head.sequence, keptHead: replay.head, damage: damage,
             droppedByteCount: size - replay.end, tornTail: replay.tornTail, newHead: written.state.head)
     }
 }
