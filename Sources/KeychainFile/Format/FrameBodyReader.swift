@@ -28,6 +28,10 @@ struct FrameBodyReader {
     var remaining: Int { bodyLength - offset }
     var isAtEnd: Bool { offset == bodyLength }
 
+    /// Whether the next `count` bytes are already in ``window``: reading them returns a range there without
+    /// loading a new window (which would invalidate the ranges returned before).
+    func isBuffered(_ count: Int) -> Bool { offset + count <= windowStart + window.count }
+
     /// Makes the next `count` bytes readable in ``window`` and returns their range there, moving past them.
     mutating func read(_ count: Int, _ field: String) throws(FrameProblem) -> Range<Int> {
         guard count >= 0, remaining >= count else {

@@ -191,8 +191,24 @@ enum RecordDecoder {
         let boxCount: Int
     }
 
+    /// What every box of a record is bound to besides its own role, item id and previous chain value.
+    struct RecordFields: Sendable {
+        let sequence: UInt64
+        let kind: RecordKind
+        let entryCount: UInt32
+        let context: RecordContext
+
+        func aad(entryIndex: UInt32, role: BoxRole, itemID: ItemID?, previousChain: [UInt8]) -> [UInt8] {
+            BoxAAD.make(
+                fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
+                role: role, itemID: itemID, previousChain: previousChain)
+        }
+    }
+
     /// Verifies and decodes the frame body (kind, sequence, payload) that `reader` reads, front to back: only
-    /// the box being verified is in memory, not the whole record.
+    /// the window being verified is in memory, not the whole record. A transaction of at least
+    /// ``ReplayTuning/minimumParallelEntries`` entries has the boxes of each window opened by
+    /// ``WindowedRecordDecoder`` on several threads, with the same results and errors.
     static func decode(
         _ reader: inout FrameBodyReader, expectedSequence: UInt64, previousChain: [UInt8], context: RecordContext
     ) throws(FrameProblem) -> Decoded {
@@ -216,6 +232,15 @@ enum RecordDecoder {
             }
             entryCount = count
         }
+        let record = RecordFields(sequence: sequence, kind: kind, entryCount: entryCount, context: context)
+        if kind == .transaction {
+            let tuning = ReplayTuning.current
+            if tuning.workerCount > 1 && Int(entryCount) >= tuning.minimumParallelEntries {
+                let decoded = try WindowedRecordDecoder.decodeEntries(&reader, record: record, previousChain: previousChain, tuning: tuning)
+                guard reader.isAtEnd else { throw problem("\(reader.remaining) unexpected bytes after the last box") }
+                return decoded
+            }
+        }
         var chain = previousChain
         var entries: [DecodedEntry] = []
         entries.reserveCapacity(min(Int(entryCount), 1 << 16))
@@ -226,46 +251,24 @@ enum RecordDecoder {
             switch entryKind {
             case 1:
                 let attributesBox = try readBoxField(&reader, "attributes box")
-                let attributesAAD = BoxAAD.make(
-                    fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
-                    role: .attributes, itemID: nil, previousChain: chain)
-                let plaintext = try open(reader.window, attributesBox.range, aad: attributesAAD, key: context.recordKey, at: attributesBox.offset)
-                let decoded: (id: ItemID, attributes: ItemAttributes)
-                do {
-                    decoded = try plaintext.withBytes { (raw) throws(AttributeDecodingError) in try AttributeCoding.decode(raw) }
-                } catch {
-                    throw FrameProblem(
-                        offset: attributesBox.offset,
-                        reason: "attributes: \(error.reason) (at byte \(error.offset) of the plaintext)", isSemantic: true)
-                }
+                let decoded = try openAttributesBox(
+                    reader.window, attributesBox.range, at: attributesBox.offset, record: record, entryIndex: entryIndex, previousChain: chain)
                 let attributesTag = Array(reader.window[(attributesBox.range.upperBound - 16)..<attributesBox.range.upperBound])
                 let secretBox = try readBoxField(&reader, "secret box")
-                guard secretBox.range.count - Format.boxOverhead <= Format.maximumSecretSize else {
-                    throw FrameProblem(offset: secretBox.offset, reason: "secret larger than 1 MiB")
-                }
-                let secretAAD = BoxAAD.make(
-                    fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
-                    role: .secret, itemID: decoded.id, previousChain: attributesTag)
-                try verify(reader.window, secretBox.range, aad: secretAAD, key: context.recordKey, at: secretBox.offset)
+                try checkSecretBoxSize(secretBox)
+                try verifySecretBox(
+                    reader.window, secretBox.range, at: secretBox.offset, record: record, entryIndex: entryIndex, itemID: decoded.id,
+                    previousChain: attributesTag)
                 let sealedSecret = Array(reader.window[secretBox.range])
                 chain = Array(sealedSecret.suffix(16))
                 boxCount += 2
-                entries.append(.put(id: decoded.id, attributes: decoded.attributes, secret: SealedSecret(
-                    box: sealedSecret, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
-                    previousChain: attributesTag,
-                    entryByteCount: RecordCodec.putEntryByteCount(kind, attributesBox.range.count, secretBox.range.count))))
+                entries.append(putEntry(
+                    decoded, sealedSecret: sealedSecret, record: record, entryIndex: entryIndex, attributesTag: attributesTag,
+                    attributesBoxCount: attributesBox.range.count))
             case 2:
                 let box = try readBoxField(&reader, "deletion box")
-                guard box.range.count == Format.deletionBoxSize else {
-                    throw FrameProblem(offset: box.offset - 4, reason: "a deletion box must be 44 bytes, not \(box.range.count)")
-                }
-                let aad = BoxAAD.make(
-                    fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
-                    role: .deletion, itemID: nil, previousChain: chain)
-                let plaintext = try open(reader.window, box.range, aad: aad, key: context.recordKey, at: box.offset)
-                guard plaintext.count == 16, let id = try? ItemID(bytes: plaintext) else {
-                    throw FrameProblem(offset: box.offset, reason: "a deletion must hold a 16-byte item id")
-                }
+                try checkDeletionBoxSize(box)
+                let id = try openDeletionBox(reader.window, box.range, at: box.offset, record: record, entryIndex: entryIndex, previousChain: chain)
                 chain = Array(reader.window[(box.range.upperBound - 16)..<box.range.upperBound])
                 boxCount += 1
                 entries.append(.delete(id: id))
@@ -279,15 +282,90 @@ enum RecordDecoder {
 
     /// Reads `u32 length ‖ box`; the length must be at least 28. Returns the box's range in the reader's
     /// window and its offset in the file.
-    private static func readBoxField(
+    static func readBoxField(
         _ reader: inout FrameBodyReader, _ field: String
     ) throws(FrameProblem) -> (range: Range<Int>, offset: Int) {
+        let length = try readBoxLength(&reader, field)
+        return try readBox(&reader, length: length, field)
+    }
+
+    /// The first half of ``readBoxField(_:_:)``: reads the box length, which must be at least 28.
+    static func readBoxLength(_ reader: inout FrameBodyReader, _ field: String) throws(FrameProblem) -> Int {
         let length = Int(try reader.readUInt32("\(field) length"))
         guard length >= Format.boxOverhead else {
             throw FrameProblem(offset: reader.bodyOffset + reader.offset - 4, reason: "truncated \(field) (shorter than 28 bytes)")
         }
+        return length
+    }
+
+    /// The second half of ``readBoxField(_:_:)``: the box's range in the reader's window and its offset in the
+    /// file.
+    static func readBox(
+        _ reader: inout FrameBodyReader, length: Int, _ field: String
+    ) throws(FrameProblem) -> (range: Range<Int>, offset: Int) {
         let offset = reader.bodyOffset + reader.offset
         return (try reader.read(length, field), offset)
+    }
+
+    /// A secret box holds at most 1 MiB.
+    static func checkSecretBoxSize(_ box: (range: Range<Int>, offset: Int)) throws(FrameProblem) {
+        guard box.range.count - Format.boxOverhead <= Format.maximumSecretSize else {
+            throw FrameProblem(offset: box.offset, reason: "secret larger than 1 MiB")
+        }
+    }
+
+    /// A deletion box is exactly 44 bytes.
+    static func checkDeletionBoxSize(_ box: (range: Range<Int>, offset: Int)) throws(FrameProblem) {
+        guard box.range.count == Format.deletionBoxSize else {
+            throw FrameProblem(offset: box.offset - 4, reason: "a deletion box must be 44 bytes, not \(box.range.count)")
+        }
+    }
+
+    /// Opens an attributes box (at `offset` in the file, `range` in `window`) and decodes its plaintext; a
+    /// plaintext that does not decode is a semantic problem (SPEC.md §9.2 step 5).
+    static func openAttributesBox(
+        _ window: [UInt8], _ range: Range<Int>, at offset: Int, record: RecordFields, entryIndex: UInt32, previousChain: [UInt8]
+    ) throws(FrameProblem) -> (id: ItemID, attributes: ItemAttributes) {
+        let aad = record.aad(entryIndex: entryIndex, role: .attributes, itemID: nil, previousChain: previousChain)
+        let plaintext = try open(window, range, aad: aad, key: record.context.recordKey, at: offset)
+        do {
+            return try plaintext.withBytes { (raw) throws(AttributeDecodingError) in try AttributeCoding.decode(raw) }
+        } catch {
+            throw FrameProblem(
+                offset: offset, reason: "attributes: \(error.reason) (at byte \(error.offset) of the plaintext)", isSemantic: true)
+        }
+    }
+
+    /// Checks a secret box's tag (it is decrypted only when the secret is read).
+    static func verifySecretBox(
+        _ window: [UInt8], _ range: Range<Int>, at offset: Int, record: RecordFields, entryIndex: UInt32, itemID: ItemID,
+        previousChain: [UInt8]
+    ) throws(FrameProblem) {
+        let aad = record.aad(entryIndex: entryIndex, role: .secret, itemID: itemID, previousChain: previousChain)
+        try verify(window, range, aad: aad, key: record.context.recordKey, at: offset)
+    }
+
+    /// Opens a deletion box: its plaintext is the id of the item it deletes.
+    static func openDeletionBox(
+        _ window: [UInt8], _ range: Range<Int>, at offset: Int, record: RecordFields, entryIndex: UInt32, previousChain: [UInt8]
+    ) throws(FrameProblem) -> ItemID {
+        let aad = record.aad(entryIndex: entryIndex, role: .deletion, itemID: nil, previousChain: previousChain)
+        let plaintext = try open(window, range, aad: aad, key: record.context.recordKey, at: offset)
+        guard plaintext.count == 16, let id = try? ItemID(bytes: plaintext) else {
+            throw FrameProblem(offset: offset, reason: "a deletion must hold a 16-byte item id")
+        }
+        return id
+    }
+
+    /// The decoded put entry for an opened attributes box and a verified secret box.
+    static func putEntry(
+        _ decoded: (id: ItemID, attributes: ItemAttributes), sealedSecret: [UInt8], record: RecordFields, entryIndex: UInt32,
+        attributesTag: [UInt8], attributesBoxCount: Int
+    ) -> DecodedEntry {
+        .put(id: decoded.id, attributes: decoded.attributes, secret: SealedSecret(
+            box: sealedSecret, sequence: record.sequence, kind: record.kind, entryCount: record.entryCount, entryIndex: entryIndex,
+            previousChain: attributesTag,
+            entryByteCount: RecordCodec.putEntryByteCount(record.kind, attributesBoxCount, sealedSecret.count)))
     }
 
     private static func open(

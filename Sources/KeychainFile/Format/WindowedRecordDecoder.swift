@@ -1,0 +1,263 @@
+import Dispatch
+
+/// Verifies and decodes the entries of a large transaction window by window, opening the boxes of each
+/// window on several threads (SPEC.md §9.2 step 4).
+///
+/// Every box's associated data names the tag of the box before it (§7.2), and that tag is in the file, so
+/// the boxes of a record can be opened in any order. For each window ``FrameBodyReader`` loads, the entries
+/// are first walked front to back — entry kinds and box lengths, with ``RecordDecoder``'s checks — and the
+/// boxes found are then opened (attributes decrypted and decoded, secrets verified, deletions decrypted) by
+/// up to ``ReplayTuning/workerCount`` threads, the calling one included.
+///
+/// The result is what ``RecordDecoder``'s sequential loop gives: the same entries in the same order, and if
+/// anything fails, the problem the sequential loop meets first. A box that fails is reported before any
+/// problem found later in the walk, and of several failing boxes the first in the file wins.
+enum WindowedRecordDecoder {
+    /// A box field's box: its range in the window and its offset in the file.
+    typealias Box = (range: Range<Int>, offset: Int)
+
+    /// A put whose attributes box was opened in an earlier window, its secret box not yet read.
+    struct OpenedAttributes: Sendable {
+        let id: ItemID
+        let attributes: ItemAttributes
+        /// The attributes box's tag, which the secret box is chained to.
+        let tag: [UInt8]
+        let boxByteCount: Int
+    }
+
+    /// Boxes to open. `previousTagEnd` is where, in the window, the tag of the box before ends; `nil` when
+    /// that box was in an earlier window (its tag is the chain value the window starts from).
+    enum Job: Sendable {
+        /// A put; without `secret` when the secret box is not in this window (only the attributes are opened).
+        case put(entryIndex: UInt32, attributes: Box, previousTagEnd: Int?, secret: Box?)
+        /// The secret box of a put whose attributes were opened with the window before.
+        case secret(entryIndex: UInt32, opened: OpenedAttributes, secret: Box)
+        case delete(entryIndex: UInt32, box: Box, previousTagEnd: Int?)
+
+        /// About the work of opening the job's boxes: their bytes plus a share for each box.
+        var weight: Int {
+            switch self {
+            case .put(_, let attributes, _, let secret): return 256 + attributes.range.count + (secret.map { 128 + $0.range.count } ?? 0)
+            case .secret(_, _, let secret): return 128 + secret.range.count
+            case .delete(_, let box, _): return 128 + box.range.count
+            }
+        }
+    }
+
+    enum Outcome: Sendable {
+        case entry(DecodedEntry)
+        case attributesOpened(OpenedAttributes)
+        case failed(FrameProblem)
+    }
+
+    /// Decodes the `record.entryCount` entries that follow the transaction's entry count in `reader`. The
+    /// caller checks that nothing follows them.
+    static func decodeEntries(
+        _ reader: inout FrameBodyReader, record: RecordDecoder.RecordFields, previousChain: [UInt8], tuning: ReplayTuning
+    ) throws(FrameProblem) -> RecordDecoder.Decoded {
+        var walk = Walk(record: record, tuning: tuning, chain: previousChain)
+        do {
+            try walk.readEntries(&reader)
+        } catch {
+            // A problem of the structure comes after the boxes walked before it: those are opened first, and
+            // one of them that fails is what the sequential loop would have met. (If the walk failed while
+            // opening boxes, nothing is left to open and that failure is rethrown.)
+            try walk.openBatch(in: reader.window)
+            throw error
+        }
+        try walk.openBatch(in: reader.window)
+        return RecordDecoder.Decoded(entries: walk.entries, chainValue: walk.chain, boxCount: walk.boxCount)
+    }
+
+    /// The state of one record's walk.
+    private struct Walk {
+        let record: RecordDecoder.RecordFields
+        let tuning: ReplayTuning
+        /// The tag of the last box before the current batch (after the last batch: the record's chain value).
+        var chain: [UInt8]
+        var entries: [DecodedEntry] = []
+        var boxCount = 0
+        /// The boxes walked in the current window and not opened yet.
+        var jobs: [Job] = []
+        /// Where, in the window, the tag of the last box walked ends; `nil` if that box is not in the batch.
+        var lastTagEnd: Int? = nil
+        /// A put whose attributes box has been walked and whose secret box is being read.
+        var pendingPut: (entryIndex: UInt32, attributes: Box, previousTagEnd: Int?)? = nil
+        /// The put whose attributes were opened with the last batch, its secret box being read.
+        var carried: OpenedAttributes? = nil
+
+        init(record: RecordDecoder.RecordFields, tuning: ReplayTuning, chain: [UInt8]) {
+            self.record = record
+            self.tuning = tuning
+            self.chain = chain
+            entries.reserveCapacity(min(Int(record.entryCount), 1 << 16))
+        }
+
+        mutating func readEntries(_ reader: inout FrameBodyReader) throws(FrameProblem) {
+            for index in 0..<Int(record.entryCount) {
+                let entryIndex = UInt32(index)
+                try openBatchUnlessBuffered(1, reader)
+                let entryKind = try reader.readUInt8("entry kind")
+                switch entryKind {
+                case 1:
+                    let attributes = try readBoxField(&reader, "attributes box")
+                    pendingPut = (entryIndex, attributes, lastTagEnd)
+                    lastTagEnd = attributes.range.upperBound
+                    // If this reads a new window, the batch opened before it takes the pending put's attributes.
+                    let secret = try readBoxField(&reader, "secret box")
+                    try RecordDecoder.checkSecretBoxSize(secret)
+                    if let put = pendingPut {
+                        jobs.append(.put(entryIndex: entryIndex, attributes: put.attributes, previousTagEnd: put.previousTagEnd, secret: secret))
+                    } else if let opened = carried {
+                        jobs.append(.secret(entryIndex: entryIndex, opened: opened, secret: secret))
+                    }
+                    pendingPut = nil
+                    carried = nil
+                    lastTagEnd = secret.range.upperBound
+                    boxCount += 2
+                case 2:
+                    let box = try readBoxField(&reader, "deletion box")
+                    try RecordDecoder.checkDeletionBoxSize(box)
+                    jobs.append(.delete(entryIndex: entryIndex, box: box, previousTagEnd: lastTagEnd))
+                    lastTagEnd = box.range.upperBound
+                    boxCount += 1
+                default:
+                    throw FrameProblem(offset: reader.bodyOffset + reader.offset, reason: "unknown entry kind \(entryKind)")
+                }
+            }
+        }
+
+        /// ``RecordDecoder/readBoxField(_:_:)``, opening the batch first whenever a read needs a new window.
+        private mutating func readBoxField(_ reader: inout FrameBodyReader, _ field: String) throws(FrameProblem) -> Box {
+            try openBatchUnlessBuffered(4, reader)
+            let length = try RecordDecoder.readBoxLength(&reader, field)
+            try openBatchUnlessBuffered(length, reader)
+            return try RecordDecoder.readBox(&reader, length: length, field)
+        }
+
+        private mutating func openBatchUnlessBuffered(_ count: Int, _ reader: FrameBodyReader) throws(FrameProblem) {
+            if !reader.isBuffered(count) { try openBatch(in: reader.window) }
+        }
+
+        /// Opens the boxes walked in `window` (a pending put's attributes box too), appends their entries,
+        /// and moves the chain value to the tag of the last box walked. Throws the first failure in file order.
+        mutating func openBatch(in window: [UInt8]) throws(FrameProblem) {
+            var batch: [Job] = []
+            swap(&batch, &jobs)
+            if let put = pendingPut {
+                batch.append(.put(entryIndex: put.entryIndex, attributes: put.attributes, previousTagEnd: put.previousTagEnd, secret: nil))
+                pendingPut = nil
+            }
+            guard !batch.isEmpty else { return }
+            let outcomes = WindowedRecordDecoder.open(batch, in: window, after: chain, record: record, tuning: tuning)
+            if let end = lastTagEnd { chain = Array(window[(end - 16)..<end]) }
+            lastTagEnd = nil
+            for outcome in outcomes {
+                switch outcome {
+                case .entry(let entry): entries.append(entry)
+                case .attributesOpened(let opened): carried = opened
+                case .failed(let problem): throw problem
+                }
+            }
+        }
+    }
+
+    /// The outcomes of `jobs`, in order, up to and including the first failure. `chain` is the tag of the
+    /// box before the first job's first box.
+    static func open(
+        _ jobs: [Job], in window: [UInt8], after chain: [UInt8], record: RecordDecoder.RecordFields, tuning: ReplayTuning
+    ) -> [Outcome] {
+        let shares = shareBounds(of: jobs, workerCount: tuning.workerCount, minimumJobs: tuning.minimumParallelEntries)
+        guard shares.count > 2 else {
+            var outcomes: [Outcome] = []
+            outcomes.reserveCapacity(jobs.count)
+            for job in jobs {
+                let outcome = open(job, in: window, after: chain, record: record)
+                outcomes.append(outcome)
+                if case .failed = outcome { break }
+            }
+            return outcomes
+        }
+        // Each share is opened in order by one thread, which stops at its first failure; a slot stays `nil`
+        // only after a failure earlier in the same share.
+        var slots = [Outcome?](repeating: nil, count: jobs.count)
+        slots.withUnsafeMutableBufferPointer { buffer in
+            // The threads write disjoint slots of this buffer, which outlives them (concurrentPerform returns
+            // when every share is done); that is why the unchecked pointer is safe to share.
+            nonisolated(unsafe) let output = buffer
+            DispatchQueue.concurrentPerform(iterations: shares.count - 1) { share in
+                for index in shares[share]..<shares[share + 1] {
+                    let outcome = open(jobs[index], in: window, after: chain, record: record)
+                    output[index] = outcome
+                    if case .failed = outcome { break }
+                }
+            }
+        }
+        var outcomes: [Outcome] = []
+        outcomes.reserveCapacity(jobs.count)
+        for slot in slots {
+            guard let outcome = slot else { preconditionFailure("a job skipped without an earlier failure") }
+            outcomes.append(outcome)
+            if case .failed = outcome { break }
+        }
+        return outcomes
+    }
+
+    /// Cuts `jobs` into shares of about equal weight, a few per worker so that a thread delayed by others'
+    /// work is made up for by the rest: the share bounds, `[0, …, jobs.count]`. One share when there are
+    /// too few jobs for another thread to be worth waking.
+    static func shareBounds(of jobs: [Job], workerCount: Int, minimumJobs: Int) -> [Int] {
+        guard workerCount > 1, jobs.count >= max(minimumJobs, 2) else { return [0, jobs.count] }
+        let shareCount = min(workerCount * 4, jobs.count)
+        var totalWeight = 0
+        for job in jobs { totalWeight += job.weight }
+        var bounds = [0]
+        bounds.reserveCapacity(shareCount + 1)
+        var weight = 0
+        for (index, job) in jobs.enumerated() {
+            weight += job.weight
+            // Close a share once the weight so far reaches its part of the total.
+            if weight * shareCount >= totalWeight * bounds.count, index + 1 < jobs.count, bounds.count < shareCount {
+                bounds.append(index + 1)
+            }
+        }
+        bounds.append(jobs.count)
+        return bounds
+    }
+
+    /// Opens one job's boxes with ``RecordDecoder``'s checks and messages.
+    static func open(_ job: Job, in window: [UInt8], after chain: [UInt8], record: RecordDecoder.RecordFields) -> Outcome {
+        func previousChain(_ end: Int?) -> [UInt8] { end.map { Array(window[($0 - 16)..<$0]) } ?? chain }
+        do throws(FrameProblem) {
+            switch job {
+            case .put(let entryIndex, let attributes, let previousTagEnd, let secret):
+                let decoded = try RecordDecoder.openAttributesBox(
+                    window, attributes.range, at: attributes.offset, record: record, entryIndex: entryIndex,
+                    previousChain: previousChain(previousTagEnd))
+                let tag = Array(window[(attributes.range.upperBound - 16)..<attributes.range.upperBound])
+                guard let secret else {
+                    return .attributesOpened(OpenedAttributes(
+                        id: decoded.id, attributes: decoded.attributes, tag: tag, boxByteCount: attributes.range.count))
+                }
+                try RecordDecoder.verifySecretBox(
+                    window, secret.range, at: secret.offset, record: record, entryIndex: entryIndex, itemID: decoded.id, previousChain: tag)
+                return .entry(RecordDecoder.putEntry(
+                    decoded, sealedSecret: Array(window[secret.range]), record: record, entryIndex: entryIndex, attributesTag: tag,
+                    attributesBoxCount: attributes.range.count))
+            case .secret(let entryIndex, let opened, let secret):
+                try RecordDecoder.verifySecretBox(
+                    window, secret.range, at: secret.offset, record: record, entryIndex: entryIndex, itemID: opened.id,
+                    previousChain: opened.tag)
+                return .entry(RecordDecoder.putEntry(
+                    (opened.id, opened.attributes), sealedSecret: Array(window[secret.range]), record: record, entryIndex: entryIndex,
+                    attributesTag: opened.tag, attributesBoxCount: opened.boxByteCount))
+            case .delete(let entryIndex, let box, let previousTagEnd):
+                let id = try RecordDecoder.openDeletionBox(
+                    window, box.range, at: box.offset, record: record, entryIndex: entryIndex, previousChain: previousChain(previousTagEnd))
+                return .entry(.delete(id: id))
+            }
+        } catch {
+            return .failed(error)
+        }
+    }
+}
