@@ -55,7 +55,7 @@ struct LargeRecordTests {
         var zeroed = bytes
         for position in last.lowerBound..<(last.lowerBound + RecordEncoder.chunkSize) { zeroed[position] = 0 }
         let cuts = [last.lowerBound + 1, last.lowerBound + RecordEncoder.chunkSize, last.upperBound - 1]
-        for (name, copy) in [("zeroed first piece", zeroed)] + cuts.map { ("cut at \($0)", Array(bytes[0..<$0])) } {
+        for (name, copy) in [("zeroed first piece", zeroed)] + cuts.map({ ("cut at \($0)", Array(bytes[0..<$0])) }) {
             let path = directory.file("copy.kcf")
             try writeFileBytes(copy, to: path)
             let opened = try Keychain.open(at: path, credential: TestKeychain.password)
