@@ -24,7 +24,7 @@ struct DigestTableTests {
 
     @Test("Random operations over 20,000 steps, shared and distinct digests, match the model after every step")
     func randomOperations() {
-        var generator = SeededGenerator(seed: 0xD16E_57)
+        var generator = TestRandom(seed: 0xD16E_57)
         var table = DigestTable()
         var model: [Int: Set<Int>] = [:]
         var touched: Set<Int> = []
@@ -73,17 +73,5 @@ struct DigestTableTests {
             let expected: DigestTable.Positions = (digest - 1) % 3 == 0 ? .none : .one(digest)
             #expect(table.positions(digest) == expected, "digest \(digest)")
         }
-    }
-}
-
-/// A seeded xorshift generator, so that a failure repeats.
-private struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
-    mutating func next() -> UInt64 {
-        state ^= state << 13
-        state ^= state >> 7
-        state ^= state << 17
-        return state
     }
 }
