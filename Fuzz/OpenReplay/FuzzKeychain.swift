@@ -55,7 +55,11 @@ struct KeychainContents: Equatable {
     init(of keychain: Keychain) {
         let index = keychain.withLock { keychain.index }
         var items: [Item] = []
-        for stored in index.items.values.sorted(by: { $0.order < $1.order }) {
+        for stored in index.itemsInAddedOrder() {
+            // The index's tables (ids, primary keys) find every item it holds, and only that item.
+            Invariant.check(index[stored.id]?.id == stored.id, "item \(stored.id) is not found by its id")
+            Invariant.check(
+                index.itemID(for: stored.attributes.primaryKey) == stored.id, "item \(stored.id) is not found by its primary key")
             do {
                 let secret = try keychain.secret(for: PersistentReference(itemID: stored.id))
                 items.append(Item(id: stored.id, attributes: stored.attributes, secret: secret))
