@@ -25,6 +25,11 @@ struct EncodedAttributesTests {
         for attribute in catalogue.reversed() {
             #expect(backwards.stored(attribute) == attributes.stored(attribute.tag), "\(attribute.name)")
         }
+        var twice = ItemAttributes.ForwardReader(attributes)
+        #expect(twice.string(.label) == "Läbel ✓")
+        #expect(twice.string(.label) == "Läbel ✓")
+        #expect(twice.string(.account) == "ann")
+        #expect(twice.string(.account) == "ann")
         #expect(attributes.stored(Attribute.comment.tag) == nil)
         #expect(attributes[.label] == .string("Läbel ✓"))
         #expect(attributes[.generic] == .bytes([0, 1, 2]))

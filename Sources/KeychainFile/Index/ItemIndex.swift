@@ -46,7 +46,7 @@ struct ItemIndex: Sendable {
     }
 
     /// The positions of the live items (see ``item(atPosition:)``), in the order the items were first added:
-    /// 4 bytes per item, where ``itemsInAddedOrder()`` copies every item.
+    /// 4 bytes per item (16 while sorting), where ``itemsInAddedOrder()`` copies every item.
     func positionsInAddedOrder() -> [Int32] {
         // Positions stay below 2³¹ (DigestTable.maximumPosition).
         var ranked = (0..<storage.count).map { (order: storage[$0].order, position: Int32(truncatingIfNeeded: $0)) }

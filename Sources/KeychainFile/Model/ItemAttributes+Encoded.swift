@@ -196,7 +196,7 @@ extension UnsafeRawBufferPointer {
 extension ItemAttributes {
     /// Reads attributes asked for in increasing tag order with one pass over the encoding, instead of one
     /// walk from the start per attribute (what the typed items' initialisers do for a dozen attributes). An
-    /// attribute asked for out of order is still found: the reader starts again from the first.
+    /// attribute asked for out of order, or twice, is still found: the reader starts again from the first.
     struct ForwardReader {
         let attributes: ItemAttributes
         private var offset = 0
@@ -206,7 +206,8 @@ extension ItemAttributes {
 
         mutating func stored(_ attribute: Attribute) -> StoredAttributeValue? {
             let tag = attribute.tag
-            if tag < lastTag { offset = 0 }
+            // The same tag again starts over too: the reader has moved past it.
+            if tag <= lastTag { offset = 0 }
             lastTag = tag
             while let entry = attributes.entry(at: offset) {
                 if entry.tag > tag { return nil }
