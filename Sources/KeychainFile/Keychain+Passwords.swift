@@ -54,8 +54,11 @@ extension Keychain {
         if service.utf8.count <= ItemAttributes.maximumValueByteCount, account.utf8.count <= ItemAttributes.maximumValueByteCount {
             // The common case, without building a query: the same item the query below finds.
             return try withRead { () throws(KeychainError) -> [UInt8] in
-                guard let item = index.firstGenericPassword(service: service, account: account) else { throw .itemNotFound }
-                return try log.openSecret(item.secret, itemID: item.id)
+                try withIndexInPlace { (index) throws(KeychainError) -> [UInt8] in
+                    guard let position = index.firstGenericPassword(service: service, account: account) else { throw .itemNotFound }
+                    let item = index.item(atPosition: position)
+                    return try log.openSecret(item.secret, itemID: item.id)
+                }
             }
         }
         // A value too long to be stored: the query's validation names it.

@@ -62,19 +62,45 @@ extension Keychain {
     /// - Returns: The matching items, never empty.
     /// - Throws: `KeychainError.itemNotFound` if nothing matches; `.invalidParameter` if the query's class is
     ///   not `type`'s.
+    @inlinable
     public func find<Item: KeychainItem>(
         _ type: Item.Type, matching query: Query, loadingValues: Bool = true
     ) throws(KeychainError) -> [Item] {
-        guard query.itemClass.itemClass == Item.itemClass else {
-            throw .invalidParameter("\(Item.self) cannot be found with a query for \(query.itemClass)")
-        }
-        let results = try search(query, returning: loadingValues ? [.attributes, .data] : [.attributes])
+        // Inlinable, so that a caller's `find(GenericPassword.self, …)` is specialised: unspecialised, each
+        // result costs generic metadata look-ups and value-witness copies. The work is in `forEachMatch`.
         var items: [Item] = []
-        for result in results {
-            guard let attributes = result.attributes else { continue }
-            items.append(try Item(attributes: attributes, value: result.value))
+        try forEachMatch(of: query, typeName: "\(Item.self)", itemClass: Item.itemClass, loadingValues: loadingValues) {
+            (attributes, value) throws(KeychainError) in
+            items.append(try Item(attributes: attributes, value: value))
         }
         return items
+    }
+
+    /// The core of ``find(_:matching:loadingValues:)``: calls `body` with the attributes and (when
+    /// `loadingValues`) the secret of each item the query matches, in the order `search` returns them; one
+    /// item at most for a query with limit one.
+    ///
+    /// - Throws: `KeychainError.invalidParameter` if the query's class is not `itemClass` (naming
+    ///   `typeName`) or the query is not valid; `.itemNotFound` if nothing matches; what `body` throws.
+    @usableFromInline
+    func forEachMatch(
+        of query: Query, typeName: @autoclosure () -> String, itemClass: ItemClass, loadingValues: Bool,
+        _ body: (ItemAttributes, [UInt8]?) throws(KeychainError) -> Void
+    ) throws(KeychainError) {
+        guard query.itemClass.itemClass == itemClass else {
+            throw .invalidParameter("\(typeName()) cannot be found with a query for \(query.itemClass)")
+        }
+        try withRead { () throws(KeychainError) in
+            var found = false
+            try withIndexInPlace { (index) throws(KeychainError) in
+                try index.forEachMatch(of: query) { (item) throws(KeychainError) -> Bool in
+                    try body(item.attributes, loadingValues ? try log.openSecret(item.secret, itemID: item.id) : nil)
+                    found = true
+                    return query.limit != .one
+                }
+            }
+            guard found else { throw .itemNotFound }
+        }
     }
 
     /// Finds identities: certificates joined with their private keys.

@@ -393,6 +393,15 @@ public final class Keychain: @unchecked Sendable {
         return try body()
     }
 
+    /// Calls `body` with the index in place. Called with the lock held, for reading.
+    ///
+    /// A call such as `index.matching(query)` on this class's stored property first copies the struct,
+    /// retaining and then releasing each of its buffers: a tenth of a lookup's time. An `inout` access lends
+    /// it without a copy. `body` must not change the index.
+    func withIndexInPlace<Result>(_ body: (inout ItemIndex) throws(KeychainError) -> Result) throws(KeychainError) -> Result {
+        try body(&index)
+    }
+
     func withLock<Result>(_ body: () throws(KeychainError) -> Result) throws(KeychainError) -> Result {
         lock.lock()
         defer { lock.unlock() }

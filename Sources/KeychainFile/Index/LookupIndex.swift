@@ -61,14 +61,10 @@ struct LookupIndex: Sendable {
         case many(Set<UInt32>)
     }
 
-    /// The positions of the items a query can only match, from the most specific index whose attributes the query
-    /// gives; `.unindexed` when no index applies (the caller scans). Every candidate must still be checked
-    /// against the query: a bucket may hold items whose key only shares its digest.
-    func candidates(for query: Query, itemClass: ItemClass) -> Candidates {
-        candidates(itemClass: itemClass) { attribute in query.attributes[attribute].flatMap(StoredAttributeValue.init) }
-    }
-
-    /// ``candidates(for:itemClass:)`` for a query whose attribute values `value` gives in stored form.
+    /// The positions of the items a query can only match, from the most specific index whose attributes the
+    /// query gives (`value` gives the query's value of an attribute in stored form, or `nil`); `.unindexed`
+    /// when no index applies (the caller scans). Every candidate must still be checked against the query: a
+    /// bucket may hold items whose key only shares its digest.
     func candidates(itemClass: ItemClass, value: (Attribute) -> StoredAttributeValue?) -> Candidates {
         definitions: for (number, attributes) in Self.definitions(of: itemClass).enumerated() {
             var hasher = Self.startDigest(itemClass, number)

@@ -12,7 +12,9 @@ struct PagedItems: Sendable {
 
     /// The item at `position` (0 ..< count).
     subscript(position: Int) -> StoredItem {
-        get { pages[position / Self.pageSize][position % Self.pageSize] }
+        // A borrow, not a copy: lookups read an attribute or two of many candidates, and a copy of an item
+        // retains and releases its buffers.
+        _read { yield pages[position / Self.pageSize][position % Self.pageSize] }
         set { pages[position / Self.pageSize][position % Self.pageSize] = newValue }
     }
 

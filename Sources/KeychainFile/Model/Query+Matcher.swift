@@ -27,6 +27,13 @@ extension Query {
             self.conditions = conditions
         }
 
+        /// The value the query wants for `attribute` in stored form; `nil` when the query does not give one
+        /// (or gives a date no item can have). A secondary index is looked up with these values.
+        func wantedValue(_ attribute: Attribute) -> StoredAttributeValue? {
+            for condition in conditions where condition.attribute == attribute { return condition.value }
+            return nil
+        }
+
         /// Whether an item with `attributes` matches, exactly as ``Query/matches(_:)`` documents.
         func matches(_ attributes: ItemAttributes) -> Bool {
             let itemClass = attributes.itemClass
