@@ -71,9 +71,12 @@ public struct Batch: ~Copyable {
         guard secret.count <= Format.maximumSecretSize else {
             throw .invalidParameter("the secret is \(secret.count) bytes; the limit is 1,048,576")
         }
-        let stamped = try attributes.withDefaults().settingDates(created: now, modified: now)
-        let primaryKey = stamped.primaryKey
+        let dated = try attributes.withDefaults().settingDates(created: now, modified: now)
+        let primaryKey = dated.primaryKey
         guard state.itemID(for: primaryKey) == nil else { throw .duplicateItem }
+        // The item's one heap block, with room for the secret box the encoder seals into it (see ItemBytes).
+        let reserved = ItemBytes.makeReserved(attributes: dated.encoded, boxByteCount: secret.count + Format.boxOverhead)
+        let stamped = ItemAttributes(itemClass: dated.itemClass, count: dated.count, encoded: reserved.attributesView)
         let id = makeID()
         if state[id] == nil {
             // A new id and a free primary key: nothing to plan, so the item goes straight into the index.

@@ -41,7 +41,7 @@ struct CompactionTests {
         func box(_ account: String) throws -> [UInt8] {
             let reference = try #require(try keychain.search(.genericPassword(service: "svc", account: account),
                                                              returning: .persistentReference)[0].persistentReference)
-            return try #require(keychain.index[reference.itemID]).secret.box
+            return Array(try #require(keychain.index[reference.itemID]).secret.box)
         }
         for index in 0..<15 {
             deadBoxes.append(try box("user\(index)"))

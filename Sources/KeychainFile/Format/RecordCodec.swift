@@ -105,15 +105,23 @@ enum RecordEncoder {
                 let secretAAD = BoxAAD.make(
                     fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
                     role: .secret, itemID: id, previousChain: attributesTag)
-                let secretBox = try seal(secret, aad: secretAAD, key: context.recordKey, using: &generator)
-                writer.writeUInt32(UInt32(secretBox.count))
-                writer.writeBytes(secretBox)
-                chain = Array(secretBox.suffix(16))
+                // Sealed into the block a batch reserved for the item, or into a block of its own (see ItemBytes).
+                let secretBoxCount = secret.count + Format.boxOverhead
+                let reserved = attributes.encoded.storage
+                let target = reserved.layout.isReserved && attributes.encoded.offset == 0
+                    && attributes.encoded.count == reserved.layout.attributesByteCount && reserved.layout.boxByteCount == secretBoxCount
+                    ? reserved : ItemBytes.makeReserved(attributes: .empty, boxByteCount: secretBoxCount)
+                try target.sealReserved(chain: attributesTag) { (box) throws(KeychainError) in
+                    try seal(secret, aad: secretAAD, key: context.recordKey, using: &generator, into: box)
+                }
+                let secretBox = target.boxView
+                writer.writeUInt32(UInt32(secretBoxCount))
+                secretBox.withUnsafeBytes { writer.writeBytes($0) }
+                chain = secretBox.withUnsafeBytes { Array($0.suffix(16)) }
                 boxCount += 2
                 decoded.append(.put(id: id, attributes: attributes, secret: SealedSecret(
-                    box: secretBox, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
-                    previousChain: attributesTag,
-                    entryByteCount: RecordCodec.putEntryByteCount(kind, attributesBox.count, secretBox.count))))
+                    box: secretBox, hasChain: true, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
+                    entryByteCount: RecordCodec.putEntryByteCount(kind, attributesBox.count, secretBoxCount))))
                 try flushIfFull()
             case .delete(let id):
                 if kind == .transaction { writer.writeUInt8(2) }
@@ -148,20 +156,28 @@ enum RecordEncoder {
     private static func seal<Generator: RandomNumberGenerator>(
         _ plaintext: [UInt8], aad: [UInt8], key: SymmetricKey, using generator: inout Generator
     ) throws(KeychainError) -> [UInt8] {
-        let nonce = AES.GCM.Nonce(using: &generator)
         var box = [UInt8](repeating: 0, count: plaintext.count + Format.boxOverhead)
+        try box.withMutableBytes { (output) throws(KeychainError) in
+            try seal(plaintext, aad: aad, key: key, using: &generator, into: output)
+        }
+        return box
+    }
+
+    /// Seals `plaintext` into `box`, which holds exactly `plaintext.count + 28` bytes.
+    private static func seal<Generator: RandomNumberGenerator>(
+        _ plaintext: [UInt8], aad: [UInt8], key: SymmetricKey, using generator: inout Generator,
+        into box: UnsafeMutableRawBufferPointer
+    ) throws(KeychainError) {
+        let nonce = AES.GCM.Nonce(using: &generator)
         do {
             try plaintext.withBytes { (input) throws(CryptoKitError) in
                 try aad.withBytes { (associated) throws(CryptoKitError) in
-                    try box.withMutableBytes { (output) throws(CryptoKitError) in
-                        try AES.GCM.seal(input, using: key, nonce: nonce, authenticating: associated, into: output)
-                    }
+                    try AES.GCM.seal(input, using: key, nonce: nonce, authenticating: associated, into: box)
                 }
             }
         } catch {
             throw .invalidParameter("sealing a record box: \(error)")
         }
-        return box
     }
 }
 
@@ -259,12 +275,11 @@ enum RecordDecoder {
                 try verifySecretBox(
                     reader.window, secretBox.range, at: secretBox.offset, record: record, entryIndex: entryIndex, itemID: decoded.id,
                     previousChain: attributesTag)
-                let sealedSecret = Array(reader.window[secretBox.range])
-                chain = Array(sealedSecret.suffix(16))
+                chain = Array(reader.window[(secretBox.range.upperBound - 16)..<secretBox.range.upperBound])
                 boxCount += 2
                 entries.append(putEntry(
-                    decoded, sealedSecret: sealedSecret, record: record, entryIndex: entryIndex, attributesTag: attributesTag,
-                    attributesBoxCount: attributesBox.range.count))
+                    decoded, window: reader.window, secretBox: secretBox.range, record: record, entryIndex: entryIndex,
+                    attributesTag: attributesTag, attributesBoxCount: attributesBox.range.count))
             case 2:
                 let box = try readBoxField(&reader, "deletion box")
                 try checkDeletionBoxSize(box)
@@ -357,15 +372,24 @@ enum RecordDecoder {
         return id
     }
 
-    /// The decoded put entry for an opened attributes box and a verified secret box.
+    /// The decoded put entry for an opened attributes box and a verified secret box (`secretBox` in
+    /// `window`): the attributes, the chain value and the box copied into one ``ItemBytes`` object, the one
+    /// the index keeps for the item.
     static func putEntry(
-        _ decoded: (id: ItemID, attributes: ItemAttributes), sealedSecret: [UInt8], record: RecordFields, entryIndex: UInt32,
-        attributesTag: [UInt8], attributesBoxCount: Int
+        _ decoded: (id: ItemID, attributes: ItemAttributes), window: [UInt8], secretBox: Range<Int>, record: RecordFields,
+        entryIndex: UInt32, attributesTag: [UInt8], attributesBoxCount: Int
     ) -> DecodedEntry {
-        .put(id: decoded.id, attributes: decoded.attributes, secret: SealedSecret(
-            box: sealedSecret, sequence: record.sequence, kind: record.kind, entryCount: record.entryCount, entryIndex: entryIndex,
-            previousChain: attributesTag,
-            entryByteCount: RecordCodec.putEntryByteCount(record.kind, attributesBoxCount, sealedSecret.count)))
+        let object = decoded.attributes.encoded.withUnsafeBytes { attributes in
+            attributesTag.withUnsafeBytes { chain in
+                window.withUnsafeBytes { all in
+                    ItemBytes.make(attributes: attributes, chain: chain, box: UnsafeRawBufferPointer(rebasing: all[secretBox]))
+                }
+            }
+        }
+        let attributes = ItemAttributes(itemClass: decoded.attributes.itemClass, count: decoded.attributes.count, encoded: object.attributesView)
+        return .put(id: decoded.id, attributes: attributes, secret: SealedSecret(
+            box: object.boxView, hasChain: true, sequence: record.sequence, kind: record.kind, entryCount: record.entryCount,
+            entryIndex: entryIndex, entryByteCount: RecordCodec.putEntryByteCount(record.kind, attributesBoxCount, secretBox.count)))
     }
 
     private static func open(

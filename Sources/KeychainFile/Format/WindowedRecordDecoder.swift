@@ -242,14 +242,14 @@ enum WindowedRecordDecoder {
                 try RecordDecoder.verifySecretBox(
                     window, secret.range, at: secret.offset, record: record, entryIndex: entryIndex, itemID: decoded.id, previousChain: tag)
                 return .entry(RecordDecoder.putEntry(
-                    decoded, sealedSecret: Array(window[secret.range]), record: record, entryIndex: entryIndex, attributesTag: tag,
+                    decoded, window: window, secretBox: secret.range, record: record, entryIndex: entryIndex, attributesTag: tag,
                     attributesBoxCount: attributes.range.count))
             case .secret(let entryIndex, let opened, let secret):
                 try RecordDecoder.verifySecretBox(
                     window, secret.range, at: secret.offset, record: record, entryIndex: entryIndex, itemID: opened.id,
                     previousChain: opened.tag)
                 return .entry(RecordDecoder.putEntry(
-                    (opened.id, opened.attributes), sealedSecret: Array(window[secret.range]), record: record, entryIndex: entryIndex,
+                    (opened.id, opened.attributes), window: window, secretBox: secret.range, record: record, entryIndex: entryIndex,
                     attributesTag: opened.tag, attributesBoxCount: opened.boxByteCount))
             case .delete(let entryIndex, let box, let previousTagEnd):
                 let id = try RecordDecoder.openDeletionBox(

@@ -326,8 +326,7 @@ final class RecordLog {
             entryCount: secret.entryCount, entryIndex: secret.entryIndex, role: .secret, itemID: itemID,
             previousChain: secret.previousChain)
         do {
-            let box = try AES.GCM.SealedBox(combined: secret.box)
-            return try AES.GCM.open(box, using: context.recordKey, authenticating: aad)
+            return try secret.open(using: context.recordKey, authenticating: aad)
         } catch {
             throw .corrupted(offset: 0, reason: "a secret held in memory no longer authenticates: \(error)")
         }

@@ -59,7 +59,7 @@ extension AttributeCoding {
             throw AttributeDecodingError(offset: 18, reason: "\(required.name) missing")
         }
         // Checked: the attributes are kept in the encoding they arrived in.
-        let encoded = Array(UnsafeRawBufferPointer(rebasing: bytes[headerByteCount...]))
+        let encoded = ByteView(copying: UnsafeRawBufferPointer(rebasing: bytes[headerByteCount...]))
         return (id, ItemAttributes(itemClass: itemClass, count: count, encoded: encoded))
     }
 

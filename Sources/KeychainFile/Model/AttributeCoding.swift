@@ -30,7 +30,7 @@ enum AttributeCoding {
         // At most 64 attributes (ItemAttributes.maximumCount), so the count fits in 16 bits.
         appendBigEndian(UInt16(truncatingIfNeeded: attributes.count), to: &out)
         // ItemAttributes keeps its attributes in exactly the encoding that follows the header.
-        out.append(contentsOf: attributes.encoded)
+        attributes.encoded.withUnsafeBytes { out.append(contentsOf: $0) }
         return out
     }
 

@@ -109,7 +109,7 @@ extension ItemAttributes {
             AttributeCoding.appendAttribute(tag: tag, value: fallback, to: &out)
             return
         }
-        out.append(contentsOf: encoded[entry.start..<entry.value.upperBound])
+        encoded.withUnsafeBytes { raw in out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[entry.start..<entry.value.upperBound])) }
     }
 
     /// A copy with each attribute of `changes` set to its value, or removed for `nil`; the other attributes
@@ -138,7 +138,7 @@ extension ItemAttributes {
             let replaced = changes.contains { $0.tag == entry.tag }
             emitChanges(before: entry.tag)
             if !replaced {
-                out.append(contentsOf: encoded[entry.start..<entry.value.upperBound])
+                encoded.withUnsafeBytes { raw in out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[entry.start..<entry.value.upperBound])) }
                 count += 1
             }
             offset = entry.value.upperBound

@@ -33,8 +33,9 @@ public struct ItemAttributes: Hashable, Sendable, Sequence {
     /// `count × (u16 tag ‖ u8 type ‖ u32 length ‖ value)`, big-endian, in strictly increasing tag order, each
     /// valid for `itemClass`. One buffer per item instead of an array of values and a heap string per string
     /// value: a keychain keeps every item's attributes in memory, and encoding or decoding a record copies
-    /// these bytes whole. Values are read from it on demand (ItemAttributes+Encoded.swift).
-    let encoded: [UInt8]
+    /// these bytes whole. Values are read from it on demand (ItemAttributes+Encoded.swift). A view: the
+    /// attributes of a live item sit in the same heap block as its sealed secret (``ItemBytes``).
+    let encoded: ByteView
 
     /// Creates the attributes of an item of `itemClass`, checking every value.
     ///
@@ -82,6 +83,11 @@ public struct ItemAttributes: Hashable, Sendable, Sequence {
     /// Wraps `count` attributes already encoded as ``encoded`` holds them and known to be valid, unique and in
     /// increasing tag order (the decoder and the builders here check them as they make them).
     init(itemClass: ItemClass, count: Int, encoded: [UInt8]) {
+        self.init(itemClass: itemClass, count: count, encoded: ByteView(copying: encoded))
+    }
+
+    /// ``init(itemClass:count:encoded:)`` for bytes already in a view (no copy is made).
+    init(itemClass: ItemClass, count: Int, encoded: ByteView) {
         assert(count <= Self.maximumCount)
         self.itemClass = itemClass
         self.storedCount = UInt8(truncatingIfNeeded: count)
@@ -166,7 +172,7 @@ public struct ItemAttributes: Hashable, Sendable, Sequence {
     public static func == (lhs: ItemAttributes, rhs: ItemAttributes) -> Bool {
         // The encoding is canonical (tags in order, strings as their UTF-8, dates in milliseconds), so equal
         // attributes have equal bytes.
-        lhs.itemClass == rhs.itemClass && lhs.encoded.elementsEqualBytes(rhs.encoded)
+        lhs.itemClass == rhs.itemClass && lhs.encoded == rhs.encoded
     }
 
     public func hash(into hasher: inout Hasher) {

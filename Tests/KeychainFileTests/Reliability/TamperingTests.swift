@@ -32,7 +32,7 @@ struct TamperingTests {
         }
 
         init(_ index: ItemIndex) {
-            items = index.itemsByID.mapValues { Pair(attributes: $0.attributes, secretBox: $0.secret.box) }
+            items = index.itemsByID.mapValues { Pair(attributes: $0.attributes, secretBox: Array($0.secret.box)) }
         }
     }
 
@@ -77,7 +77,7 @@ struct TamperingTests {
             let keychain = try Keychain.openInMemory(bytes, credential: credential)
             var items: [ItemID: ReplayedState.Pair] = [:]
             for (id, item) in keychain.index.itemsByID {
-                items[id] = ReplayedState.Pair(attributes: item.attributes, secretBox: item.secret.box)
+                items[id] = ReplayedState.Pair(attributes: item.attributes, secretBox: Array(item.secret.box))
             }
             var state = ReplayedState(ItemIndex())
             state.items = items

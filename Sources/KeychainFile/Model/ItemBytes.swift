@@ -1,0 +1,202 @@
+/// The bytes a keychain keeps per live item, in one heap block: the item's encoded attributes, the chain
+/// value its secret box was sealed after and the sealed secret box, back to back:
+///
+/// ```
+/// attributes (attributesByteCount) ‖ chain value (16, if hasChain) ‖ secret box (boxByteCount)
+/// ```
+///
+/// One allocation per item instead of an array for the attributes and another for the box: each array
+/// costs a 32-byte header and a malloc chunk of its own (together about 400 bytes of heap for 290 bytes
+/// of payload). Either part may be empty: attributes built on their own keep only attributes, a sealed secret
+/// on its own only its chain value and box.
+///
+/// Immutable once sealed: the bytes are written by ``make(attributesByteCount:hasChain:boxByteCount:initialize:)``
+/// before the object is handed out, and never after, so that any number of ``ByteView``s may read them from
+/// any thread. The one exception is a *reserved* object (``makeReserved(attributes:boxByteCount:)``): a batch
+/// makes one for each item it adds, with zeros where the chain value and the box will go, so that the item
+/// is one allocation from the start; the record encoder seals the secret into it (``sealReserved(chain:seal:)``)
+/// once. Until then only that batch holds the object (its index, moved in, and its entries), nothing reads
+/// the zeros (an item the batch put has its secret read from the batch's entries), and the write happens on the
+/// batch's thread under the keychain's write lock.
+final class ItemBytes: ManagedBuffer<ItemBytes.Layout, UInt8> {
+    /// The sizes of the parts (8 bytes, so that the bytes start 24 bytes into the object).
+    struct Layout {
+        /// The attributes' size; the top bit tells whether the chain value and box are still to be sealed.
+        private var attributesField: UInt32
+        /// The secret box's size; the top bit tells whether a chain value precedes the box.
+        private let boxField: UInt32
+
+        private static let flag: UInt32 = 1 << 31
+
+        init(attributesByteCount: Int, hasChain: Bool, boxByteCount: Int, isReserved: Bool = false) {
+            // Attributes are at most 64 × (7 + 65,535) bytes and a box at most 1 MiB + 28 (SPEC.md §11).
+            precondition(attributesByteCount < Int(Self.flag) && boxByteCount < Int(Self.flag), "item bytes too large")
+            attributesField = UInt32(attributesByteCount) | (isReserved ? Self.flag : 0)
+            boxField = UInt32(boxByteCount) | (hasChain ? Self.flag : 0)
+        }
+
+        var attributesByteCount: Int { Int(attributesField & ~Self.flag) }
+        /// Whether the chain value and the box are zeros still to be sealed (see ``ItemBytes``).
+        var isReserved: Bool { attributesField & Self.flag != 0 }
+        mutating func markSealed() { attributesField &= ~Self.flag }
+        var hasChain: Bool { boxField & Self.flag != 0 }
+        var boxByteCount: Int { Int(boxField & ~Self.flag) }
+        var chainByteCount: Int { hasChain ? 16 : 0 }
+        /// Where the secret box starts.
+        var boxOffset: Int { attributesByteCount + chainByteCount }
+        var totalByteCount: Int { boxOffset + boxByteCount }
+    }
+
+    /// A new object of the given layout whose bytes `initialize` writes (all of them: they start
+    /// uninitialized). The object must not be changed afterwards.
+    static func make(
+        attributesByteCount: Int, hasChain: Bool, boxByteCount: Int, initialize: (UnsafeMutableRawBufferPointer) -> Void
+    ) -> ItemBytes {
+        let layout = Layout(attributesByteCount: attributesByteCount, hasChain: hasChain, boxByteCount: boxByteCount)
+        let total = layout.totalByteCount
+        let object = unsafeDowncast(create(minimumCapacity: total) { _ in layout }, to: ItemBytes.self)
+        object.withUnsafeMutablePointerToElements { elements in
+            initialize(UnsafeMutableRawBufferPointer(start: elements, count: total))
+        }
+        return object
+    }
+
+    /// An object holding only `attributes`.
+    static func make(attributes: UnsafeRawBufferPointer) -> ItemBytes {
+        make(attributesByteCount: attributes.count, hasChain: false, boxByteCount: 0) { out in
+            out.copyMemory(from: attributes)
+        }
+    }
+
+    /// An object holding `attributes`, `chain` (empty or 16 bytes) and `box`.
+    static func make(attributes: UnsafeRawBufferPointer, chain: UnsafeRawBufferPointer, box: UnsafeRawBufferPointer) -> ItemBytes {
+        precondition(chain.isEmpty || chain.count == 16, "a chain value is a 16-byte tag")
+        return make(attributesByteCount: attributes.count, hasChain: !chain.isEmpty, boxByteCount: box.count) { out in
+            var offset = 0
+            for part in [attributes, chain, box] where !part.isEmpty {
+                UnsafeMutableRawBufferPointer(rebasing: out[offset..<(offset + part.count)]).copyMemory(from: part)
+                offset += part.count
+            }
+        }
+    }
+
+    /// An object holding `attributes`, with zeros for a chain value and a `boxByteCount`-byte box that
+    /// ``sealReserved(chain:seal:)`` writes later.
+    static func makeReserved(attributes: ByteView, boxByteCount: Int) -> ItemBytes {
+        let object = unsafeDowncast(create(minimumCapacity: attributes.count + 16 + boxByteCount) { _ in
+            Layout(attributesByteCount: attributes.count, hasChain: true, boxByteCount: boxByteCount, isReserved: true)
+        }, to: ItemBytes.self)
+        object.withUnsafeMutablePointerToElements { elements in
+            let out = UnsafeMutableRawBufferPointer(start: elements, count: attributes.count + 16 + boxByteCount)
+            attributes.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[0..<$0.count]).copyMemory(from: $0) }
+            UnsafeMutableRawBufferPointer(rebasing: out[attributes.count...]).initializeMemory(as: UInt8.self, repeating: 0)
+        }
+        return object
+    }
+
+    /// Writes the chain value (16 bytes) and has `seal` write the box into a reserved object, once; the
+    /// object is then sealed like any other. The caller is the record encoder (see ``ItemBytes``).
+    func sealReserved<Failure: Error>(
+        chain: [UInt8], seal: (UnsafeMutableRawBufferPointer) throws(Failure) -> Void
+    ) throws(Failure) {
+        let layout = header
+        precondition(layout.isReserved && layout.hasChain && chain.count == 16, "only a reserved object is sealed, once")
+        let outcome: Result<Void, Failure> = withUnsafeMutablePointerToElements { elements in
+            let out = UnsafeMutableRawBufferPointer(start: elements, count: layout.totalByteCount)
+            chain.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[layout.attributesByteCount..<layout.boxOffset]).copyMemory(from: $0) }
+            return Result { () throws(Failure) in try seal(UnsafeMutableRawBufferPointer(rebasing: out[layout.boxOffset...])) }
+        }
+        try outcome.get()
+        withUnsafeMutablePointerToHeader { $0.pointee.markSealed() }
+    }
+
+    var layout: Layout { header }
+
+    /// Calls `body` with the object's bytes.
+    func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        let total = header.totalByteCount
+        return try withUnsafeMutablePointerToElements { elements in
+            try body(UnsafeRawBufferPointer(start: elements, count: total))
+        }
+    }
+
+    /// The attributes part.
+    var attributesView: ByteView { ByteView(self, offset: 0, count: header.attributesByteCount) }
+
+    /// The secret box part.
+    var boxView: ByteView { ByteView(self, offset: header.boxOffset, count: header.boxByteCount) }
+
+    /// Whether this object holds exactly `attributes` (as its attributes part) followed by the chain value
+    /// and box of `secret`, so that an item made of the two can keep this object rather than a copy.
+    func holds(_ attributes: ByteView, _ secret: SealedSecret) -> Bool {
+        let layout = header
+        guard attributes.storage === self, attributes.offset == 0, attributes.count == layout.attributesByteCount else { return false }
+        // The placeholder of a secret not sealed yet: an object holding only attributes, or a reserved one.
+        if secret.box.count == 0 && !secret.hasChain { return (layout.boxByteCount == 0 && !layout.hasChain) || layout.isReserved }
+        return layout.hasChain == secret.hasChain && layout.boxByteCount == secret.box.count
+            && secret.box.storage === self && secret.box.offset == layout.boxOffset
+    }
+}
+
+/// A read-only run of bytes inside an ``ItemBytes`` object: what ``ItemAttributes`` keeps its encoding in
+/// and ``SealedSecret`` its box. Equal when the bytes are equal, wherever they sit. Making or copying a view
+/// allocates nothing.
+struct ByteView: @unchecked Sendable, Equatable, RandomAccessCollection {
+    // Sendable: the object is never written after it is made (see ItemBytes).
+    let storage: ItemBytes
+    private let start: UInt32
+    private let length: UInt32
+
+    init(_ storage: ItemBytes, offset: Int, count: Int) {
+        self.storage = storage
+        start = UInt32(truncatingIfNeeded: offset)
+        length = UInt32(truncatingIfNeeded: count)
+    }
+
+    /// A view of a new object holding a copy of `bytes` (as an attributes part).
+    init(copying bytes: UnsafeRawBufferPointer) {
+        self.init(ItemBytes.make(attributes: bytes), offset: 0, count: bytes.count)
+    }
+
+    /// A view of a new object holding a copy of `bytes`.
+    init(copying bytes: [UInt8]) {
+        self = bytes.withUnsafeBytes { ByteView(copying: $0) }
+    }
+
+    static let empty = ByteView(copying: [])
+
+    var offset: Int { Int(start) }
+    var count: Int { Int(length) }
+    var startIndex: Int { 0 }
+    var endIndex: Int { Int(length) }
+
+    subscript(position: Int) -> UInt8 {
+        precondition(position >= 0 && position < count, "index out of range")
+        return withUnsafeBytes { $0[position] }
+    }
+
+    /// Calls `body` with the viewed bytes.
+    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try storage.withUnsafeMutablePointerToElements { elements in
+            try body(UnsafeRawBufferPointer(start: elements + Int(start), count: Int(length)))
+        }
+    }
+
+    /// `withUnsafeBytes` with a typed error.
+    func withBytes<Result, Failure: Error>(_ body: (UnsafeRawBufferPointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        let outcome: Swift.Result<Result, Failure> = withUnsafeBytes { raw in
+            Swift.Result { () throws(Failure) -> Result in try body(raw) }
+        }
+        return try outcome.get()
+    }
+
+    func withContiguousStorageIfAvailable<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result? {
+        try storage.withUnsafeMutablePointerToElements { elements in
+            try body(UnsafeBufferPointer(start: elements + Int(start), count: Int(length)))
+        }
+    }
+
+    static func == (lhs: ByteView, rhs: ByteView) -> Bool {
+        lhs.withUnsafeBytes { left in rhs.withUnsafeBytes { right in left.elementsEqualBytes(right) } }
+    }
+}
