@@ -15,7 +15,7 @@ import Foundation
 /// ```
 public final class Keychain: @unchecked Sendable {
     // `@unchecked Sendable`: every mutable property below is read and written only while `lock` is held.
-    private let lock = NSLock()
+    private let lock = Lock()
     let log: RecordLog
     var index: ItemIndex
     var random: RandomSource
