@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 @_spi(KeychainFileInternals) import KeychainCrypto
 
 /// A keychain file: typed items (passwords, certificates, keys) sealed in one encrypted, append-only file.

@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 @_spi(KeychainFileInternals) import KeychainCrypto
 
 /// A file system held in memory: what ``Keychain/inMemory()`` stores its file in. It behaves as the POSIX
