@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `async` variants of the keychain's calls, for code that must not block its task's thread on file I/O and
 /// `fsync`: each runs the synchronous call on a detached task and awaits it. In an `async` context Swift picks

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Batch {
     /// Adds a typed item (a ``GenericPassword``, ``InternetPassword``, ``Certificate`` or ``Key``).

@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 @_spi(KeychainFileInternals) import KeychainCrypto
 
 /// A keychain file: typed items (passwords, certificates, keys) sealed in one encrypted, append-only file.
@@ -15,7 +26,7 @@ import Foundation
 /// ```
 public final class Keychain: @unchecked Sendable {
     // `@unchecked Sendable`: every mutable property below is read and written only while `lock` is held.
-    private let lock = NSLock()
+    private let lock = Lock()
     let log: RecordLog
     var index: ItemIndex
     var random: RandomSource

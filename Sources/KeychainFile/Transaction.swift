@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A set of operations that commit together as one record: what `Keychain.batch` exposes, and what every
 /// single add, update and delete uses internally.

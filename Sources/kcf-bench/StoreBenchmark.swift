@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import KeychainCrypto
 import KeychainFile
 
@@ -215,7 +224,7 @@ struct TemporaryDirectory {
     let path: String
 
     init() throws {
-        var template = Array((NSTemporaryDirectory() + "/kcf-bench-XXXXXX").utf8CString)
+        var template = Array((FileManager.default.temporaryDirectory.path + "/kcf-bench-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchmarkFailure("mkdtemp failed") }
         path = String(cString: made)
     }

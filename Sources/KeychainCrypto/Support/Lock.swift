@@ -8,12 +8,15 @@ import Darwin
 
 /// A mutual-exclusion lock over a heap-allocated `pthread_mutex_t` (heap, so that Swift never moves it).
 ///
+/// KeychainFile uses it too (SPI), in place of Foundation's `NSLock`, which FoundationEssentials lacks.
+///
 /// `@unchecked Sendable`: the mutex is the synchronisation primitive itself; its address never changes
 /// and it is only touched through `pthread_mutex_*`, which are thread-safe by definition.
-final class Lock: @unchecked Sendable {
+@_spi(KeychainFileInternals)
+public final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    init() {
+    public init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         let result = pthread_mutex_init(mutex, nil)
@@ -26,8 +29,18 @@ final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
+    /// Takes the lock, waiting while another thread holds it; pair every call with ``unlock()``.
+    public func lock() {
+        pthread_mutex_lock(mutex)
+    }
+
+    /// Releases the lock taken by ``lock()`` on the same thread.
+    public func unlock() {
+        pthread_mutex_unlock(mutex)
+    }
+
     /// Runs `body` while holding the lock.
-    func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+    public func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()

@@ -1,4 +1,3 @@
-import Foundation
 import KeychainCrypto
 
 /// What opens a keychain: a password, or a 32-byte key for servers that get theirs from a secret manager.
@@ -23,9 +22,14 @@ public enum Credential: Sendable {
         }
     }
 
-    /// The UTF-8 bytes of the NFC form of a password.
+    /// The UTF-8 bytes of the NFC form of a password (SPEC.md §5: UTF-8(NFC(password))).
+    ///
+    /// `String._nfcCodeUnits` is the standard library's own NFC (public ABI, though underscored; the stdlib's
+    /// string comparison and hashing normalise with the same code). It keeps Foundation's
+    /// `precomposedStringWithCanonicalMapping`, and with it full Foundation and ICU, out of the library;
+    /// NFCDifferentialTests checks that the two agree on every scalar and on mixed sequences.
     static func normalizedPasswordBytes(_ password: String) -> [UInt8] {
-        Array(password.precomposedStringWithCanonicalMapping.utf8)
+        password._nfcCodeUnits
     }
 
     /// Checks the credential can be used at all.

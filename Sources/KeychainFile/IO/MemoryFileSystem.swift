@@ -1,4 +1,16 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@_spi(KeychainFileInternals) import KeychainCrypto
 
 /// A file system held in memory: what ``Keychain/inMemory()`` stores its file in. It behaves as the POSIX
 /// one does where the keychain depends on it — exclusive creation, atomic rename, links that never replace,
@@ -7,7 +19,7 @@ import Foundation
 ///
 /// `@unchecked Sendable`: every mutable property sits behind `lock`.
 final class MemoryFileSystem: FileSystem, @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var files: [String: MemoryFile] = [:]
     private var locks: [String: MemoryLock] = [:]
     private var nextInode: UInt64 = 1
@@ -94,7 +106,7 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
 /// `@unchecked Sendable`: `bytes` is read and written only under `lock`.
 final class MemoryFile: @unchecked Sendable {
     let inode: UInt64
-    let lock = NSLock()
+    let lock = Lock()
     var bytes: [UInt8] = []
 
     init(inode: UInt64) { self.inode = inode }
@@ -173,7 +185,7 @@ final class MemoryFileHandle: KeychainFileHandle, @unchecked Sendable {
 ///
 /// `@unchecked Sendable`: its state sits behind `condition`.
 final class MemoryLock: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var readers = 0
     private var writer = false
 

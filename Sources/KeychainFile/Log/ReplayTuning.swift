@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How a replay reads large records: the window a frame body is read through, and how many threads open
 /// the boxes of a large transaction (``WindowedRecordDecoder``). Results and errors are the same whatever

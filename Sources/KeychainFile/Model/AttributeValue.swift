@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The type of an attribute's value, with the codes used in the file (SPEC.md §7.3).
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An X.509 certificate, like Apple's `kSecClassCertificate` items. The certificate's DER is the item's
 /// secret value (``der``); the fields a search needs are attributes.

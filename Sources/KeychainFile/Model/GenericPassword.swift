@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A password for an application or service, like Apple's `kSecClassGenericPassword` items.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A password for an internet server, like Apple's `kSecClassInternetPassword` items.
 ///

@@ -3,7 +3,11 @@
 // here from validated values), so the walks below trust the structure; they still check every length against
 // the buffer before reading, so that no value can make them read out of bounds.
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The validated attributes of one keychain item: every attribute allowed in the item's class, of the
 /// right type, within the limits of SPEC.md §7.3 and §8.2.

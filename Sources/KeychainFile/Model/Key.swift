@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A cryptographic key, like Apple's `kSecClassKey` items. The key's bytes are the secret value.
 ///

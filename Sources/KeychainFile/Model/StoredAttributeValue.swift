@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// An attribute value as ``ItemAttributes`` keeps it: dates as whole milliseconds since 1970, exactly as
 /// the file stores them (SPEC.md §7.3), so that decoding and re-encoding an item is lossless for every
