@@ -20,9 +20,10 @@ enum WorkerCommand {
             case ("compact-loop", 2):
                 guard let count = Int(rest[1]), count >= 0 else { return usage("N must be a count") }
                 try compactLoop(path: rest[0], credential: credential, count: count)
-            case ("read-loop", 2):
+            case ("read-loop", 2), ("read-loop", 3):
                 guard let count = Int(rest[1]), count >= 0 else { return usage("N must be a count") }
-                try readLoop(path: rest[0], credential: credential, count: count)
+                guard let epochs = rest.count == 3 ? Int(rest[2]) : 0, epochs >= 0 else { return usage("E must be a count") }
+                try readLoop(path: rest[0], credential: credential, count: count, minimumEpochs: epochs)
             case ("update-loop", 3):
                 guard let count = Int(rest[2]), count >= 0 else { return usage("N must be a count") }
                 try updateLoop(path: rest[0], credential: credential, prefix: rest[1], count: count)
@@ -57,7 +58,7 @@ enum WorkerCommand {
 
     private static func usage(_ problem: String) -> Int32 {
         report(problem)
-        report("usage: kcf-worker add PATH PREFIX N | compact-loop PATH N | read-loop PATH N | update-loop PATH PREFIX N | churn PATH PREFIX N | rotate-loop PATH N | scan-loop PATH STOPFILE | chaos PATH SEED N")
+        report("usage: kcf-worker add PATH PREFIX N | compact-loop PATH N | read-loop PATH N [E] | update-loop PATH PREFIX N | churn PATH PREFIX N | rotate-loop PATH N | scan-loop PATH STOPFILE | chaos PATH SEED N")
         return WorkerExit.usage
     }
 }

@@ -20,14 +20,20 @@ extension WorkerCommand {
         }
     }
 
-    /// `read-loop PATH N`: N rounds of reading statistics and one worker item chosen at random. Nobody may
-    /// delete worker items meanwhile: an item listed and then not found, or a secret that is not its item's,
-    /// fails the check. Prints `epoch E items C` whenever the epoch changes, and `reads N` at the end.
-    static func readLoop(path: String, credential: Credential, count: Int) throws {
+    /// `read-loop PATH N [E]`: N rounds of reading statistics and one worker item chosen at random, then more
+    /// rounds until it has seen E epochs (for at most 30 s more), so that a reader that is quick overlaps the
+    /// compactions a test runs beside it. Nobody may delete worker items meanwhile: an item listed and then
+    /// not found, or a secret that is not its item's, fails the check. Prints `epoch E items C` whenever the
+    /// epoch changes, and `reads N` at the end.
+    static func readLoop(path: String, credential: Credential, count: Int, minimumEpochs: Int = 0) throws {
         let keychain = try Keychain.open(at: path, credential: credential)
         var lastEpoch: UInt64 = 0
         var lastCount = 0
-        for _ in 0..<count {
+        var epochsSeen = 0
+        var round = 0
+        let deadline = ContinuousClock.now + .seconds(30)
+        while round < count || (epochsSeen < minimumEpochs && ContinuousClock.now < deadline) {
+            round += 1
             let statistics = try keychain.statistics()
             guard statistics.itemCount >= lastCount else {
                 throw CheckFailure(description: "the item count went down from \(lastCount) to \(statistics.itemCount)")
@@ -35,6 +41,7 @@ extension WorkerCommand {
             lastCount = statistics.itemCount
             if statistics.epoch != lastEpoch {
                 lastEpoch = statistics.epoch
+                epochsSeen += 1
                 acknowledge("epoch \(statistics.epoch) items \(statistics.itemCount)")
             }
             guard let item = try WorkerItems.all(in: keychain).randomElement() else { continue }

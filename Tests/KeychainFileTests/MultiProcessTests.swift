@@ -65,7 +65,8 @@ struct MultiProcessTests {
         let compactor = try WorkerProcess(["compact-loop", path, "\(compactions)"], in: directory)
         let adders = try (0..<2).map { try WorkerProcess(["add", path, "adder\($0)", "150"], in: directory) }
         let updater = try WorkerProcess(["update-loop", path, "seed", "150"], in: directory)
-        let readers = try (0..<2).map { _ in try WorkerProcess(["read-loop", path, "300"], in: directory) }
+        // Each reader reads until it has seen two epochs, however quick its 300 reads are.
+        let readers = try (0..<2).map { _ in try WorkerProcess(["read-loop", path, "300", "2"], in: directory) }
 
         let compacted = compactor.expectSuccess()
         var acknowledged: [String] = []
