@@ -6,9 +6,9 @@ import Musl
 import Darwin
 #endif
 
-/// A lock with a condition variable, over a heap-allocated `pthread_mutex_t` and `pthread_cond_t` (heap, so
-/// that Swift never moves them): a thread holding the lock can wait until another changes the state the lock
-/// guards and broadcasts.
+/// A lock with a condition variable: a ``Lock`` and a heap-allocated `pthread_cond_t` (heap, so that Swift
+/// never moves it). A thread holding the lock can wait until another changes the state the lock guards and
+/// broadcasts.
 ///
 /// KeychainFile's in-memory file system uses it for its shared/exclusive file locks, in place of Foundation's
 /// `NSCondition`, which FoundationEssentials lacks.
@@ -20,48 +20,41 @@ import Darwin
 /// while busy { condition.wait() }      // wakes may be spurious: always wait in a loop over the state
 /// ```
 ///
-/// `@unchecked Sendable`: the mutex and the condition variable are the synchronisation primitives
+/// `@unchecked Sendable`: the lock and the condition variable are the synchronisation primitives
 /// themselves; their addresses never change and they are only touched through `pthread_*`, which are
 /// thread-safe by definition.
 @_spi(KeychainFileInternals)
 public final class Condition: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let mutex = Lock()
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
     public init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        let mutexResult = pthread_mutex_init(mutex, nil)
-        precondition(mutexResult == 0, "pthread_mutex_init failed: \(mutexResult)")
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
-        let conditionResult = pthread_cond_init(condition, nil)
-        precondition(conditionResult == 0, "pthread_cond_init failed: \(conditionResult)")
+        let result = pthread_cond_init(condition, nil)
+        precondition(result == 0, "pthread_cond_init failed: \(result)")
     }
 
     deinit {
         pthread_cond_destroy(condition)
         condition.deinitialize(count: 1)
         condition.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
     }
 
     /// Takes the lock, waiting while another thread holds it; pair every call with ``unlock()``.
     public func lock() {
-        pthread_mutex_lock(mutex)
+        mutex.lock()
     }
 
     /// Releases the lock taken by ``lock()`` on the same thread.
     public func unlock() {
-        pthread_mutex_unlock(mutex)
+        mutex.unlock()
     }
 
     /// Releases the lock, sleeps until a ``broadcast()`` (or a spurious wake), and takes the lock again before
     /// returning. Call it only while holding the lock, in a loop that checks the state it waits for.
     public func wait() {
-        pthread_cond_wait(condition, mutex)
+        pthread_cond_wait(condition, mutex.mutex)
     }
 
     /// Wakes every thread waiting in ``wait()``; each returns once it has the lock again.
