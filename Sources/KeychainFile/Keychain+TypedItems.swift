@@ -82,7 +82,7 @@ extension Keychain {
 
     /// The core of ``find(_:matching:loadingValues:)``: calls `body` with the attributes and (when
     /// `loadingValues`) the secret of each item the query matches, in the order `search` returns them; one
-    /// item at most for a query with limit one.
+    /// item at most for a query with limit one. `body` runs after the keychain's lock is released.
     ///
     /// - Throws: `KeychainError.invalidParameter` if the query's class is not `itemClass` (naming
     ///   `typeName`) or the query is not valid; `.itemNotFound` if nothing matches; what `body` throws.
@@ -94,17 +94,20 @@ extension Keychain {
         guard query.itemClass.itemClass == itemClass else {
             throw .invalidParameter("\(typeName()) cannot be found with a query for \(query.itemClass)")
         }
-        try withRead { () throws(KeychainError) in
-            var found = false
+        // The matches are gathered under the lock and handed to `body` after it: `body` builds items with the
+        // caller's `KeychainItem` initialiser, which may itself use this keychain.
+        let matches = try withRead { () throws(KeychainError) -> [(attributes: ItemAttributes, value: [UInt8]?)] in
+            var matches: [(attributes: ItemAttributes, value: [UInt8]?)] = []
             try withIndexInPlace { (index) throws(KeychainError) in
                 try index.forEachMatch(of: query) { (item) throws(KeychainError) -> Bool in
-                    try body(item.attributes, loadingValues ? try log.openSecret(item.secret, itemID: item.id) : nil)
-                    found = true
+                    matches.append((item.attributes.detached(), loadingValues ? try log.openSecret(item.secret, itemID: item.id) : nil))
                     return query.limit != .one
                 }
             }
-            guard found else { throw .itemNotFound }
+            return matches
         }
+        guard !matches.isEmpty else { throw .itemNotFound }
+        for match in matches { try body(match.attributes, match.value) }
     }
 
     /// Finds identities: certificates joined with their private keys.

@@ -352,7 +352,7 @@ public final class Keychain: @unchecked Sendable {
     private func result(for item: StoredItem, _ options: ReturnOptions) throws(KeychainError) -> SearchResult.Item {
         SearchResult.Item(
             persistentReference: options.contains(.persistentReference) ? PersistentReference(itemID: item.id) : nil,
-            attributes: options.contains(.attributes) ? item.attributes : nil,
+            attributes: options.contains(.attributes) ? item.attributes.detached() : nil,
             value: options.contains(.data) ? try log.openSecret(item.secret, itemID: item.id) : nil)
     }
 

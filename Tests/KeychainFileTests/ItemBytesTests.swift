@@ -161,4 +161,19 @@ struct ItemBytesTests {
             }
         }
     }
+
+    /// Attributes handed out (search results, the attributes a typed item is built from) do not keep an
+    /// item's large sealed secret alive after the item is gone.
+    @Test func handedOutAttributesDoNotKeepTheSecret() throws {
+        let keychain = try Keychain.inMemory()
+        try keychain.add(GenericPassword(service: "big", account: "a", password: String(repeating: "x", count: 1_000_000)))
+        try keychain.add(GenericPassword(service: "small", account: "a", password: "p"))
+        let big = try #require(try keychain.search(.genericPassword(service: "big"), returning: [.attributes])[0].attributes)
+        let small = try #require(try keychain.search(.genericPassword(service: "small"), returning: [.attributes])[0].attributes)
+        _ = try keychain.delete(.genericPassword(service: "big"))
+        _ = try keychain.compact()
+        #expect(big.encoded.storage.capacity < 4096, "\(big.encoded.count) bytes of attributes keep a \(big.encoded.storage.capacity)-byte block")
+        #expect(small.encoded.storage.layout.totalByteCount - small.encoded.count <= 256, "the documented bound (ItemAttributes.handedOutSurplusLimit)")
+        #expect(big.string(.service) == "big" && small.string(.service) == "small")
+    }
 }

@@ -2,6 +2,20 @@ import Foundation
 import Testing
 @testable import KeychainFile
 
+/// A conformer outside the library whose initialiser uses the keychain (here: reads its count).
+private struct CountingPassword: KeychainItem {
+    nonisolated(unsafe) static var keychain: Keychain? = nil
+    static var itemClass: ItemClass { .genericPassword }
+    var inner: GenericPassword
+    var countSeen: Int?
+    var value: [UInt8]? { get { inner.value } set { inner.value = newValue } }
+    var attributes: ItemAttributes { get throws(KeychainError) { try inner.attributes } }
+    init(attributes: ItemAttributes, value: [UInt8]?) throws(KeychainError) {
+        inner = try GenericPassword(attributes: attributes, value: value)
+        countSeen = Self.keychain?.count
+    }
+}
+
 /// The typed `find` builds its items straight from the index instead of going through `search`; it must
 /// return exactly what `search` returns, converted, in the same order, with the same errors.
 @Suite("find(_:matching:) agrees with search(_:returning:)")
@@ -110,6 +124,26 @@ struct TypedFindTests {
         try keychain.delete(Query(.genericPassword, attributes: [.accessGroup: .string("g2")], synchronizable: .any))
         for position in added.indices where added[position].group == "g2" { added[position].live = false }
         check("after deleting a group")
+    }
+
+    @Test("find builds items after releasing the keychain's lock: an item type whose initialiser uses the keychain works")
+    func initialiserUsesTheKeychain() throws {
+        let keychain = try Keychain.inMemory()
+        try keychain.add(GenericPassword(service: "s", account: "a", password: "p"))
+        try keychain.add(GenericPassword(service: "s", account: "b", password: "q"))
+        CountingPassword.keychain = keychain
+        defer { CountingPassword.keychain = nil }
+        // On another thread, so that a deadlock fails the test instead of hanging it.
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var found: [CountingPassword] = []
+        let thread = Thread {
+            found = (try? keychain.find(CountingPassword.self, matching: .genericPassword(service: "s"))) ?? []
+            done.signal()
+        }
+        thread.start()
+        #expect(done.wait(timeout: .now() + 10) == .success, "find did not return: the initialiser waited for the keychain's lock")
+        #expect(found.map(\.inner.account) == ["a", "b"])
+        #expect(found.allSatisfy { $0.countSeen == 2 })
     }
 
     @Test("A query of another class and an invalid query fail as search's caller saw them fail")

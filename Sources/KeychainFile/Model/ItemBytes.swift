@@ -200,3 +200,17 @@ struct ByteView: @unchecked Sendable, Equatable, RandomAccessCollection {
         lhs.withUnsafeBytes { left in rhs.withUnsafeBytes { right in left.elementsEqualBytes(right) } }
     }
 }
+
+extension ItemAttributes {
+    /// The most bytes beyond its own that attributes handed out of the library may keep alive.
+    static let handedOutSurplusLimit = 256
+
+    /// These attributes, in a block of their own when the block they view holds much more than them (an
+    /// item's sealed secret, up to 1 MiB): what the library hands to callers, so that attributes someone
+    /// keeps do not keep a secret's ciphertext, or a deleted or compacted-away item's block, alive. Attributes
+    /// of an item with a small secret keep sharing its block (at most ``handedOutSurplusLimit`` bytes more).
+    func detached() -> ItemAttributes {
+        guard encoded.storage.layout.totalByteCount - encoded.count > Self.handedOutSurplusLimit else { return self }
+        return encoded.withUnsafeBytes { ItemAttributes(itemClass: itemClass, count: count, encoded: ByteView(copying: $0)) }
+    }
+}
