@@ -232,10 +232,10 @@ public final class Keychain: @unchecked Sendable {
                 result = try body(&batch)
                 encoded = batch.entries.isEmpty ? nil : try log.append(batch.entries, using: &random)
             } catch {
-                index = batch.finish(committed: nil)
+                index = batch.finish(committed: false, written: nil)
                 throw error
             }
-            index = batch.finish(committed: encoded?.entries ?? [])
+            index = batch.finish(committed: true, written: encoded)
             if encoded != nil { compactIfDue() }
             return result
         }
@@ -469,7 +469,7 @@ extension Keychain {
     public func appendUnchecked(_ operations: [UncheckedOperation]) throws(KeychainError) {
         let entries: [LogEntry] = operations.map { operation in
             switch operation {
-            case .put(let id, let attributes, let secret): return .put(id: id, attributes: attributes, secret: secret)
+            case .put(let id, let attributes, let secret): return .put(id: id, attributes: attributes, secret: .bytes(secret))
             case .delete(let id): return .delete(id: id)
             }
         }

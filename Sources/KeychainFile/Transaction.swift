@@ -78,18 +78,19 @@ public struct Batch: ~Copyable {
         let dated = try attributes.withDefaults().settingDates(created: now, modified: now)
         let primaryKey = dated.primaryKey
         guard state.itemID(for: primaryKey) == nil else { throw .duplicateItem }
-        // The item's one heap block, with room for the secret box the encoder seals into it (see ItemBytes).
-        let reserved = ItemBytes.makeReserved(attributes: dated.encoded, boxByteCount: secret.count + Format.boxOverhead)
+        // The item's one heap block, with the secret where the encoder seals it in place (see ItemBytes): the
+        // batch keeps no array per secret.
+        let reserved = ItemBytes.makeReserved(attributes: dated.encoded, secret: secret)
         let stamped = ItemAttributes(itemClass: dated.itemClass, count: dated.count, encoded: reserved.attributesView)
         let id = makeID()
         if state[id] == nil {
             // A new id and a free primary key: nothing to plan, so the item goes straight into the index.
             added.append(id)
             state.insertNew(id, attributes: stamped, secret: Batch.unsealed, primaryKey: primaryKey)
-            entries.append(.put(id: id, attributes: stamped, secret: secret))
+            entries.append(.put(id: id, attributes: stamped, secret: .inReservedBlock(count: secret.count)))
             noteStaged(from: entries.count - 1)
         } else {
-            try stage(.put(id: id, attributes: stamped, secret: secret))
+            try stage(.put(id: id, attributes: stamped, secret: .inReservedBlock(count: secret.count)))
         }
         return PersistentReference(itemID: id)
     }
@@ -129,7 +130,7 @@ public struct Batch: ~Copyable {
             } else {
                 newSecret = try openSecret(item)
             }
-            puts.append(.put(id: item.id, attributes: attributes, secret: newSecret))
+            puts.append(.put(id: item.id, attributes: attributes, secret: .bytes(newSecret)))
         }
         try stage(puts)
         return matches.count
@@ -227,8 +228,8 @@ public struct Batch: ~Copyable {
             latestPuts = [:]
             noteStaged(from: 0)
         }
-        guard let index = latestPuts?[id], case .put(_, _, let secret) = entries[index] else { return nil }
-        return secret
+        guard let index = latestPuts?[id], case .put(_, let attributes, let secret) = entries[index] else { return nil }
+        return secret.plaintext(attributes: attributes)
     }
 
     /// Records the entries from `start` on in `latestPuts`, once it exists.
@@ -244,20 +245,26 @@ public struct Batch: ~Copyable {
 
     // MARK: Finishing
 
-    /// Hands the items back: with the batch's operations and the sealed secrets of `committed` (the
-    /// entries as written), or — `committed` nil — as they were before the batch.
-    mutating func finish(committed: [DecodedEntry]?) -> ItemIndex {
+    /// Hands the items back: with the batch's operations and the sealed secrets of `written` (the record of
+    /// its entries; nil when there were none), or — `committed` false — as they were before the batch.
+    mutating func finish(committed: Bool, written: RecordEncoder.Encoded?) -> ItemIndex {
         // Moved out rather than copied, so that the changes below do not copy every item.
         var state = ItemIndex()
         swap(&state, &self.state)
-        guard let committed else {
+        guard committed else {
             for id in added { state.restore(id, to: nil) }
             for (id, original) in originals { state.restore(id, to: original) }
             state.nextOrder = originalNextOrder
+            // Secrets kept in blocks that will never be sealed are not left behind in plaintext.
+            for case .put(_, let attributes, .inReservedBlock) in entries { attributes.encoded.storage.wipeReserved() }
             return state
         }
-        for entry in committed {
-            if case .put(let id, _, let secret) = entry { state.replaceSecret(of: id, with: secret) }
+        if let written {
+            var puts = written.puts.makeIterator()
+            for case .put(let id, _, _) in entries {
+                guard let put = puts.next() else { break }
+                state.replaceSecret(of: id, with: written.secret(of: put))
+            }
         }
         return state
     }

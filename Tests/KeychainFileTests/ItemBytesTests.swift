@@ -176,4 +176,47 @@ struct ItemBytesTests {
         #expect(small.encoded.storage.layout.totalByteCount - small.encoded.count <= 256, "the documented bound (ItemAttributes.handedOutSurplusLimit)")
         #expect(big.string(.service) == "big" && small.string(.service) == "small")
     }
+
+    /// A batch keeps the secret of an item it adds in the item's block, where the ciphertext goes: sealing
+    /// turns it into ciphertext in place, and a batch that is abandoned wipes it, so that no plaintext secret
+    /// stays in a block either way.
+    @Test func reservedBlocksHoldNoPlaintextOnceTheBatchEnds() throws {
+        let directory = TemporaryDirectory()
+        let keychain = try TestKeychain.create(in: directory)
+        let secret = Array("a distinctive plaintext secret, 46 bytes long.".utf8)
+        func containsSecret(_ block: ItemBytes) -> Bool {
+            block.withBytes { bytes in
+                bytes.count >= secret.count && (0...(bytes.count - secret.count)).contains { start in
+                    secret.indices.allSatisfy { bytes[start + $0] == secret[$0] }
+                }
+            }
+        }
+
+        var staged: [ItemBytes] = []
+        #expect(throws: KeychainError.duplicateItem) {
+            try keychain.batch { (batch) throws(KeychainError) in
+                for index in 0..<3 { try batch.add(Self.attributes("w\(index)"), secret: secret) }
+                staged = try batch.matching(.genericPassword(service: "svc")).map(\.attributes.encoded.storage)
+                // Before the batch ends the secret is in the blocks, and an update reads it back from there.
+                #expect(staged.count == 3 && staged.allSatisfy(containsSecret))
+                _ = try batch.update(.genericPassword(service: "svc", account: "w1"), setting: [.label: .string("l")])
+                #expect(try batch.matching(.genericPassword(service: "svc", account: "w1")).count == 1)
+                try batch.add(Self.attributes("w0"), secret: secret)  // a duplicate: the batch is abandoned
+            }
+        }
+        #expect(staged.count == 3)
+        for block in staged { #expect(!containsSecret(block), "an abandoned batch left a plaintext secret in a block") }
+        #expect(keychain.count == 0)
+
+        try keychain.batch { (batch) throws(KeychainError) in
+            for index in 0..<3 { try batch.add(Self.attributes("c\(index)"), secret: secret) }
+            _ = try batch.update(.genericPassword(service: "svc", account: "c1"), setting: [.label: .string("l")])
+        }
+        let items = keychain.index.itemsInAddedOrder()
+        #expect(items.count == 3)
+        for item in items { #expect(!containsSecret(item.attributes.encoded.storage), "a committed block holds the plaintext") }
+        for index in 0..<3 { #expect(try keychain.data(forService: "svc", account: "c\(index)") == secret) }
+        let reopened = try Keychain.open(at: directory.file("test.kcf"), credential: TestKeychain.password)
+        for index in 0..<3 { #expect(try reopened.data(forService: "svc", account: "c\(index)") == secret) }
+    }
 }

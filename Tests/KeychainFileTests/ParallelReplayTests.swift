@@ -44,7 +44,7 @@ struct ParallelReplayTests {
                 values[.modificationDate] = .date(date)
             }
             let secret = (0..<((index * 37) % 701)).map { UInt8(truncatingIfNeeded: $0 &+ index) }
-            return .put(id: id, attributes: try ItemAttributes(itemClass: .genericPassword, values: values), secret: secret)
+            return .put(id: id, attributes: try ItemAttributes(itemClass: .genericPassword, values: values), secret: .bytes(secret))
         }
         let context = RecordContext(
             fileID: (0..<16).map { _ in UInt8.random(in: 0...255) }, epoch: 1, recordKey: SymmetricKey(size: .bits256))
@@ -58,7 +58,7 @@ struct ParallelReplayTests {
         }
         let path = directory.file("frame.bin")
         try writeFileBytes(frame, to: path)
-        return SealedFrame(path: path, frame: frame, context: context, previousChain: previousChain, encoded: encoded.entries)
+        return SealedFrame(path: path, frame: frame, context: context, previousChain: previousChain, encoded: encoded.decodedEntries(of: entries))
     }
 
     /// What decoding a frame gave, in a form that compares: every entry (id, attributes, sealed secret) or

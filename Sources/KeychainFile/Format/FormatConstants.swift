@@ -20,6 +20,9 @@ enum Format {
     static let maximumTransactionEntries: UInt32 = 16_777_216
     static let maximumSecretSize = 1_048_576
     static let boxOverhead = 28
+    /// A box is nonce (12 bytes) ‖ ciphertext ‖ tag (16 bytes).
+    static let nonceSize = 12
+    static let tagSize = 16
     static let deletionBoxSize = 44
     static let maximumBoxesPerEpoch: UInt64 = 1 << 31
 

@@ -2,8 +2,34 @@
 
 /// One operation inside a record.
 enum LogEntry: Sendable {
-    case put(id: ItemID, attributes: ItemAttributes, secret: [UInt8])
+    case put(id: ItemID, attributes: ItemAttributes, secret: PendingSecret)
     case delete(id: ItemID)
+}
+
+/// A put's plaintext secret until its record is sealed.
+enum PendingSecret: Sendable {
+    /// The bytes, in an array of their own.
+    case bytes([UInt8])
+    /// `count` bytes kept in the reserved ``ItemBytes`` block that holds the put's attributes, where the
+    /// ciphertext will go (see ``ItemBytes/makeReserved(attributes:secret:)``): how a batch keeps the secrets
+    /// of the items it adds, so that a batch of many items holds no array per secret besides the blocks.
+    case inReservedBlock(count: Int)
+
+    /// The secret's size in bytes.
+    var count: Int {
+        switch self {
+        case .bytes(let bytes): bytes.count
+        case .inReservedBlock(let count): count
+        }
+    }
+
+    /// A copy of the plaintext; `attributes` are the put's (whose block holds it, for ``inReservedBlock(count:)``).
+    func plaintext(attributes: ItemAttributes) -> [UInt8] {
+        switch self {
+        case .bytes(let bytes): bytes
+        case .inReservedBlock: attributes.encoded.storage.reservedSecret()
+        }
+    }
 }
 
 /// A verified, decoded record entry.
@@ -27,10 +53,40 @@ enum RecordEncoder {
         let frameCount: Int
         /// The tag of the last box: the record's chain value.
         let chainValue: [UInt8]
-        /// The entries as a reader would decode them, for applying to the in-memory index.
-        let entries: [DecodedEntry]
+        /// Where each put's secret went, in entry order (deletes have none): what the index gives the items.
+        /// Kept this small (24 bytes a put) because a batch of many items holds it beside everything else.
+        let puts: [SealedPut]
         /// Boxes sealed in this record.
         let boxCount: Int
+        let sequence: UInt64
+        let kind: RecordKind
+        let entryCount: UInt32
+
+        /// The sealed secret of `put`, as a reader of the record would make it.
+        func secret(of put: SealedPut) -> SealedSecret {
+            SealedSecret(
+                box: put.box, hasChain: true, sequence: sequence, kind: kind, entryCount: entryCount,
+                entryIndex: put.entryIndex, entryByteCount: Int(put.entryByteCount))
+        }
+
+        /// The entries as a reader would decode them, given the entries that were encoded.
+        func decodedEntries(of entries: [LogEntry]) -> [DecodedEntry] {
+            var puts = self.puts.makeIterator()
+            return entries.map { entry in
+                switch entry {
+                case .put(let id, let attributes, _): .put(id: id, attributes: attributes, secret: secret(of: puts.next()!))
+                case .delete(let id): .delete(id: id)
+                }
+            }
+        }
+    }
+
+    /// A put's sealed secret box and the fields of it that differ from put to put within a record.
+    struct SealedPut {
+        let box: ByteView
+        let entryIndex: UInt32
+        /// See ``SealedSecret/entryByteCount``.
+        let entryByteCount: UInt32
     }
 
     /// The most bytes of a frame held in memory before they are handed to `write`.
@@ -83,8 +139,7 @@ enum RecordEncoder {
         if kind == .transaction { writer.writeUInt32(UInt32(entries.count)) }
 
         var chain = previousChain
-        var decoded: [DecodedEntry] = []
-        decoded.reserveCapacity(entries.count)
+        var puts: [SealedPut] = []
         var boxCount = 0
         for (index, entry) in entries.enumerated() {
             let entryIndex = UInt32(index)
@@ -108,20 +163,29 @@ enum RecordEncoder {
                 // Sealed into the block a batch reserved for the item, or into a block of its own (see ItemBytes).
                 let secretBoxCount = secret.count + Format.boxOverhead
                 let reserved = attributes.encoded.storage
-                let target = reserved.layout.isReserved && attributes.encoded.offset == 0
-                    && attributes.encoded.count == reserved.layout.attributesByteCount && reserved.layout.boxByteCount == secretBoxCount
-                    ? reserved : ItemBytes.makeReserved(attributes: .empty, boxByteCount: secretBoxCount)
+                let target: ItemBytes
+                if reserved.layout.isReserved && attributes.encoded.offset == 0
+                    && attributes.encoded.count == reserved.layout.attributesByteCount && reserved.layout.boxByteCount == secretBoxCount {
+                    target = reserved
+                } else {
+                    target = ItemBytes.makeReserved(attributes: .empty, secret: secret.plaintext(attributes: attributes))
+                }
+                // The plaintext is where the ciphertext goes (a batch put it there, or makeReserved just did):
+                // sealed in place.
                 try target.sealReserved(chain: attributesTag) { (box) throws(KeychainError) in
-                    try seal(secret, aad: secretAAD, key: context.recordKey, using: &generator, into: box)
+                    if case .bytes(let bytes) = secret, target === reserved {
+                        bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: box[Format.nonceSize...]).copyMemory(from: $0) }
+                    }
+                    try sealInPlace(box, aad: secretAAD, key: context.recordKey, using: &generator)
                 }
                 let secretBox = target.boxView
                 writer.writeUInt32(UInt32(secretBoxCount))
                 secretBox.withUnsafeBytes { writer.writeBytes($0) }
                 chain = secretBox.withUnsafeBytes { Array($0.suffix(16)) }
                 boxCount += 2
-                decoded.append(.put(id: id, attributes: attributes, secret: SealedSecret(
-                    box: secretBox, hasChain: true, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
-                    entryByteCount: RecordCodec.putEntryByteCount(kind, attributesBox.count, secretBoxCount))))
+                puts.append(SealedPut(
+                    box: secretBox, entryIndex: entryIndex,
+                    entryByteCount: UInt32(RecordCodec.putEntryByteCount(kind, attributesBox.count, secretBoxCount))))
                 try flushIfFull()
             case .delete(let id):
                 if kind == .transaction { writer.writeUInt8(2) }
@@ -133,7 +197,6 @@ enum RecordEncoder {
                 writer.writeBytes(box)
                 chain = Array(box.suffix(16))
                 boxCount += 1
-                decoded.append(.delete(id: id))
                 try flushIfFull()
             }
         }
@@ -150,7 +213,9 @@ enum RecordEncoder {
         writer.setUInt32(UInt32(bodyLength), at: 0)
         writer.setUInt32(UInt32(bodyLength) ^ 0xFFFF_FFFF, at: 4)
         try write(writer.bytes, 0)
-        return Encoded(frameCount: frameCount, chainValue: chain, entries: decoded, boxCount: boxCount)
+        return Encoded(
+            frameCount: frameCount, chainValue: chain, puts: puts, boxCount: boxCount, sequence: sequence, kind: kind,
+            entryCount: entryCount)
     }
 
     private static func seal<Generator: RandomNumberGenerator>(
@@ -168,12 +233,21 @@ enum RecordEncoder {
         _ plaintext: [UInt8], aad: [UInt8], key: SymmetricKey, using generator: inout Generator,
         into box: UnsafeMutableRawBufferPointer
     ) throws(KeychainError) {
+        plaintext.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: box[Format.nonceSize...]).copyMemory(from: $0) }
+        try sealInPlace(box, aad: aad, key: key, using: &generator)
+    }
+
+    /// Seals the plaintext that `box` holds where the ciphertext goes (after the nonce's 12 bytes, before the
+    /// tag's 16), turning `box` into nonce ‖ ciphertext ‖ tag.
+    private static func sealInPlace<Generator: RandomNumberGenerator>(
+        _ box: UnsafeMutableRawBufferPointer, aad: [UInt8], key: SymmetricKey, using generator: inout Generator
+    ) throws(KeychainError) {
         let nonce = AES.GCM.Nonce(using: &generator)
+        // GCM encrypts in place: the plaintext pointer may be the ciphertext's (AESGCMContext.seal).
+        let plaintext = UnsafeRawBufferPointer(rebasing: box[Format.nonceSize..<(box.count - Format.tagSize)])
         do {
-            try plaintext.withBytes { (input) throws(CryptoKitError) in
-                try aad.withBytes { (associated) throws(CryptoKitError) in
-                    try AES.GCM.seal(input, using: key, nonce: nonce, authenticating: associated, into: box)
-                }
+            try aad.withBytes { (associated) throws(CryptoKitError) in
+                try AES.GCM.seal(plaintext, using: key, nonce: nonce, authenticating: associated, into: box)
             }
         } catch {
             throw .invalidParameter("sealing a record box: \(error)")

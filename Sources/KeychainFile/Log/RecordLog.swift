@@ -419,7 +419,7 @@ final class RecordLog {
                 entries.reserveCapacity(chunk.count)
                 for rank in chunk {
                     let stored = item(rank)
-                    entries.append(.put(id: stored.id, attributes: stored.attributes, secret: try openSecret(stored)))
+                    entries.append(.put(id: stored.id, attributes: stored.attributes, secret: .bytes(try openSecret(stored))))
                 }
                 let start = end
                 let encoded = try RecordEncoder.encode(
@@ -431,9 +431,7 @@ final class RecordLog {
                 end += encoded.frameCount
                 head = Head(epoch: epoch, sequence: head.sequence + 1, chainValue: encoded.chainValue)
                 boxes += UInt64(encoded.boxCount)
-                for entry in encoded.entries {
-                    if case .put(_, _, let secret) = entry { secrets.append(secret) }
-                }
+                for put in encoded.puts { secrets.append(encoded.secret(of: put)) }
             }
             guard secrets.count == itemCount else {
                 throw KeychainError.invalidParameter("internal error: \(secrets.count) of \(itemCount) items written to a new file")

@@ -12,12 +12,14 @@
 ///
 /// Immutable once sealed: the bytes are written by ``make(attributesByteCount:hasChain:boxByteCount:initialize:)``
 /// before the object is handed out, and never after, so that any number of ``ByteView``s may read them from
-/// any thread. The one exception is a *reserved* object (``makeReserved(attributes:boxByteCount:)``): a batch
-/// makes one for each item it adds, with zeros where the chain value and the box will go, so that the item
-/// is one allocation from the start; the record encoder seals the secret into it (``sealReserved(chain:seal:)``)
-/// once. Until then only that batch holds the object (its index, moved in, and its entries), nothing reads
-/// the zeros (an item the batch put has its secret read from the batch's entries), and the write happens on the
-/// batch's thread under the keychain's write lock.
+/// any thread. The one exception is a *reserved* object (``makeReserved(attributes:secret:)``): a batch makes
+/// one for each item it adds, with zeros where the chain value, the nonce and the tag will go and the plaintext
+/// secret where the ciphertext will, so that the item is one allocation from the start and the batch keeps no
+/// array per secret; the record encoder seals the secret in place (``sealReserved(chain:seal:)``) once. Until
+/// then only that batch holds the object (its index, moved in, and its entries), nothing reads the box part
+/// as a box (an item the batch put has its secret read from the batch's entries, ``reservedSecret()``), and
+/// the write happens on the batch's thread under the keychain's write lock. A batch that is abandoned wipes
+/// the plaintext (``wipeReserved()``).
 final class ItemBytes: ManagedBuffer<ItemBytes.Layout, UInt8> {
     /// The sizes of the parts (8 bytes, so that the bytes start 24 bytes into the object).
     struct Layout {
@@ -80,18 +82,44 @@ final class ItemBytes: ManagedBuffer<ItemBytes.Layout, UInt8> {
         }
     }
 
-    /// An object holding `attributes`, with zeros for a chain value and a `boxByteCount`-byte box that
-    /// ``sealReserved(chain:seal:)`` writes later.
-    static func makeReserved(attributes: ByteView, boxByteCount: Int) -> ItemBytes {
-        let object = unsafeDowncast(create(minimumCapacity: attributes.count + 16 + boxByteCount) { _ in
+    /// An object holding `attributes`, then zeros for a chain value, and a box of `secret.count + 28` bytes
+    /// with `secret` where the ciphertext goes and zeros for the nonce and the tag: what
+    /// ``sealReserved(chain:seal:)`` seals in place later.
+    static func makeReserved(attributes: ByteView, secret: [UInt8]) -> ItemBytes {
+        let boxByteCount = secret.count + Format.boxOverhead
+        let total = attributes.count + 16 + boxByteCount
+        let object = unsafeDowncast(create(minimumCapacity: total) { _ in
             Layout(attributesByteCount: attributes.count, hasChain: true, boxByteCount: boxByteCount, isReserved: true)
         }, to: ItemBytes.self)
         object.withUnsafeMutablePointerToElements { elements in
-            let out = UnsafeMutableRawBufferPointer(start: elements, count: attributes.count + 16 + boxByteCount)
+            let out = UnsafeMutableRawBufferPointer(start: elements, count: total)
             attributes.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[0..<$0.count]).copyMemory(from: $0) }
             UnsafeMutableRawBufferPointer(rebasing: out[attributes.count...]).initializeMemory(as: UInt8.self, repeating: 0)
+            let secretStart = attributes.count + 16 + Format.nonceSize
+            secret.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[secretStart..<(secretStart + $0.count)]).copyMemory(from: $0) }
         }
         return object
+    }
+
+    /// The plaintext secret a reserved object holds (see ``makeReserved(attributes:secret:)``), copied.
+    func reservedSecret() -> [UInt8] {
+        let layout = header
+        precondition(layout.isReserved, "only a reserved object holds a plaintext secret")
+        return withUnsafeMutablePointerToElements { elements in
+            let start = UnsafeRawPointer(elements) + layout.boxOffset + Format.nonceSize
+            return [UInt8](UnsafeRawBufferPointer(start: start, count: layout.boxByteCount - Format.boxOverhead))
+        }
+    }
+
+    /// Overwrites the plaintext secret of a reserved object that will not be sealed (its batch was abandoned)
+    /// with zeros. Nothing else holds the object then (see ``ItemBytes``).
+    func wipeReserved() {
+        let layout = header
+        guard layout.isReserved else { return }
+        withUnsafeMutablePointerToElements { elements in
+            UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(elements) + layout.boxOffset, count: layout.boxByteCount)
+                .initializeMemory(as: UInt8.self, repeating: 0)
+        }
     }
 
     /// Writes the chain value (16 bytes) and has `seal` write the box into a reserved object, once; the
