@@ -140,6 +140,14 @@ enum RecordEncoder {
 
         var chain = previousChain
         var puts: [SealedPut] = []
+        // Secrets of puts without a reserved block (see ItemBytes) are sealed one after another into one arena,
+        // rather than into a block each (a malloc chunk and an object header per secret).
+        let arenaByteCount = entries.reduce(0) { total, entry in
+            guard case .put(_, let attributes, let secret) = entry, !hasReservedBlock(attributes, secretCount: secret.count) else { return total }
+            return total + 16 + secret.count + Format.boxOverhead
+        }
+        let arena = arenaByteCount > 0 ? ItemBytes.makeArena(byteCount: arenaByteCount) : nil
+        var arenaOffset = 0
         var boxCount = 0
         for (index, entry) in entries.enumerated() {
             let entryIndex = UInt32(index)
@@ -162,23 +170,26 @@ enum RecordEncoder {
                     role: .secret, itemID: id, previousChain: attributesTag)
                 // Sealed into the block a batch reserved for the item, or into a block of its own (see ItemBytes).
                 let secretBoxCount = secret.count + Format.boxOverhead
-                let reserved = attributes.encoded.storage
-                let target: ItemBytes
-                if reserved.layout.isReserved && attributes.encoded.offset == 0
-                    && attributes.encoded.count == reserved.layout.attributesByteCount && reserved.layout.boxByteCount == secretBoxCount {
-                    target = reserved
-                } else {
-                    target = ItemBytes.makeReserved(attributes: .empty, secret: secret.plaintext(attributes: attributes))
-                }
-                // The plaintext is where the ciphertext goes (a batch put it there, or makeReserved just did):
-                // sealed in place.
-                try target.sealReserved(chain: attributesTag) { (box) throws(KeychainError) in
-                    if case .bytes(let bytes) = secret, target === reserved {
-                        bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: box[Format.nonceSize...]).copyMemory(from: $0) }
+                let secretBox: ByteView
+                if hasReservedBlock(attributes, secretCount: secret.count) {
+                    // The plaintext is where the ciphertext goes (a batch put it there, or is copied there now):
+                    // sealed in place.
+                    let reserved = attributes.encoded.storage
+                    try reserved.sealReserved(chain: attributesTag) { (box) throws(KeychainError) in
+                        if case .bytes(let bytes) = secret {
+                            bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: box[Format.nonceSize...]).copyMemory(from: $0) }
+                        }
+                        try sealInPlace(box, aad: secretAAD, key: context.recordKey, using: &generator)
                     }
-                    try sealInPlace(box, aad: secretAAD, key: context.recordKey, using: &generator)
+                    secretBox = reserved.boxView
+                } else {
+                    let plaintext = secret.plaintext(attributes: attributes)
+                    secretBox = try arena!.sealInArena(at: arenaOffset, chain: attributesTag, boxByteCount: secretBoxCount) {
+                        (box) throws(KeychainError) in
+                        try seal(plaintext, aad: secretAAD, key: context.recordKey, using: &generator, into: box)
+                    }
+                    arenaOffset += 16 + secretBoxCount
                 }
-                let secretBox = target.boxView
                 writer.writeUInt32(UInt32(secretBoxCount))
                 secretBox.withUnsafeBytes { writer.writeBytes($0) }
                 chain = secretBox.withUnsafeBytes { Array($0.suffix(16)) }
@@ -216,6 +227,15 @@ enum RecordEncoder {
         return Encoded(
             frameCount: frameCount, chainValue: chain, puts: puts, boxCount: boxCount, sequence: sequence, kind: kind,
             entryCount: entryCount)
+    }
+
+    /// Whether `attributes` sit at the start of a reserved block (see ItemBytes) whose box fits a secret of
+    /// `secretCount` bytes: where a batch's added item has its secret sealed.
+    private static func hasReservedBlock(_ attributes: ItemAttributes, secretCount: Int) -> Bool {
+        let block = attributes.encoded.storage
+        let layout = block.layout
+        return layout.isReserved && attributes.encoded.offset == 0 && attributes.encoded.count == layout.attributesByteCount
+            && layout.boxByteCount == secretCount + Format.boxOverhead
     }
 
     private static func seal<Generator: RandomNumberGenerator>(

@@ -19,7 +19,10 @@
 /// then only that batch holds the object (its index, moved in, and its entries), nothing reads the box part
 /// as a box (an item the batch put has its secret read from the batch's entries, ``reservedSecret()``), and
 /// the write happens on the batch's thread under the keychain's write lock. A batch that is abandoned wipes
-/// the plaintext (``wipeReserved()``).
+/// the plaintext (``wipeReserved()``). The other exception is an *arena* (``makeArena(byteCount:)``): the
+/// record encoder seals the secrets of puts that have no reserved block (a rewrite's, an update's) one after
+/// another into one object per record, each as chain value ‖ box, and hands out views of them only once the
+/// record is sealed.
 final class ItemBytes: ManagedBuffer<ItemBytes.Layout, UInt8> {
     /// The sizes of the parts (8 bytes, so that the bytes start 24 bytes into the object).
     struct Layout {
@@ -99,6 +102,33 @@ final class ItemBytes: ManagedBuffer<ItemBytes.Layout, UInt8> {
             secret.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[secretStart..<(secretStart + $0.count)]).copyMemory(from: $0) }
         }
         return object
+    }
+
+    /// An arena of `byteCount` zero bytes for ``sealInArena(at:chain:boxByteCount:seal:)`` (see ``ItemBytes``).
+    static func makeArena(byteCount: Int) -> ItemBytes {
+        make(attributesByteCount: 0, hasChain: false, boxByteCount: byteCount) { out in
+            out.initializeMemory(as: UInt8.self, repeating: 0)
+        }
+    }
+
+    /// Writes `chain` (16 bytes) at `offset` of an arena and has `seal` write a `boxByteCount`-byte box after
+    /// it; returns the view of the box. The caller (the record encoder) writes each part of an arena once, and
+    /// nothing reads a part before it is written.
+    func sealInArena<Failure: Error>(
+        at offset: Int, chain: [UInt8], boxByteCount: Int, seal: (UnsafeMutableRawBufferPointer) throws(Failure) -> Void
+    ) throws(Failure) -> ByteView {
+        let layout = header
+        precondition(layout.attributesByteCount == 0 && !layout.hasChain && chain.count == 16, "an arena holds chain values and boxes")
+        precondition(offset >= 0 && offset + 16 + boxByteCount <= layout.boxByteCount, "a part of the arena")
+        let outcome: Result<Void, Failure> = withUnsafeMutablePointerToElements { elements in
+            let out = UnsafeMutableRawBufferPointer(start: elements, count: layout.totalByteCount)
+            chain.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[offset..<(offset + 16)]).copyMemory(from: $0) }
+            return Result { () throws(Failure) in
+                try seal(UnsafeMutableRawBufferPointer(rebasing: out[(offset + 16)..<(offset + 16 + boxByteCount)]))
+            }
+        }
+        try outcome.get()
+        return ByteView(self, offset: offset + 16, count: boxByteCount)
     }
 
     /// The plaintext secret a reserved object holds (see ``makeReserved(attributes:secret:)``), copied.
