@@ -168,7 +168,7 @@ enum RecordEncoder {
                 let secretAAD = BoxAAD.make(
                     fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
                     role: .secret, itemID: id, previousChain: attributesTag)
-                // Sealed into the block a batch reserved for the item, or into a block of its own (see ItemBytes).
+                // Sealed into the block a batch reserved for the item, or into the record's arena (see ItemBytes).
                 let secretBoxCount = secret.count + Format.boxOverhead
                 let secretBox: ByteView
                 if hasReservedBlock(attributes, secretCount: secret.count) {
@@ -184,11 +184,21 @@ enum RecordEncoder {
                     secretBox = reserved.boxView
                 } else {
                     let plaintext = secret.plaintext(attributes: attributes)
-                    secretBox = try arena!.sealInArena(at: arenaOffset, chain: attributesTag, boxByteCount: secretBoxCount) {
+                    let room = 16 + secretBoxCount
+                    // The arena was sized before any block was sealed; a put whose reserved block an earlier put of
+                    // this record already sealed (no writer makes one today) gets an arena of its own.
+                    let target: ItemBytes
+                    let offset: Int
+                    if let arena, arenaOffset + room <= arenaByteCount {
+                        (target, offset) = (arena, arenaOffset)
+                        arenaOffset += room
+                    } else {
+                        (target, offset) = (ItemBytes.makeArena(byteCount: room), 0)
+                    }
+                    secretBox = try target.sealInArena(at: offset, chain: attributesTag, boxByteCount: secretBoxCount) {
                         (box) throws(KeychainError) in
                         try seal(plaintext, aad: secretAAD, key: context.recordKey, using: &generator, into: box)
                     }
-                    arenaOffset += 16 + secretBoxCount
                 }
                 writer.writeUInt32(UInt32(secretBoxCount))
                 secretBox.withUnsafeBytes { writer.writeBytes($0) }
