@@ -7,14 +7,14 @@ import KeychainCrypto
 /// the sequential loop decodes, and fail with the problem it meets first: same offset, reason and kind, so
 /// that replay's torn-tail and corruption decisions do not change (SPEC.md §9.2).
 ///
-/// Every comparison is against ``ReplayTuning/sequential``; windows far smaller than the default make
+/// Every comparison is against ``ParallelTuning/sequential``; windows far smaller than the default make
 /// entries straddle windows in every possible place, and a minimum of 2 entries puts even small batches on
 /// two threads.
 @Suite("Parallel replay of large records")
 struct ParallelReplayTests {
     /// Parallel tunings: small windows (a field per window, a few entries, a few hundred entries) and the default.
-    static let parallelTunings: [ReplayTuning] = [1, 97, 4_096, 65_536, RecordEncoder.chunkSize].map {
-        ReplayTuning(workerCount: 2, minimumParallelEntries: 2, windowSize: $0)
+    static let parallelTunings: [ParallelTuning] = [1, 97, 4_096, 65_536, RecordEncoder.chunkSize].map {
+        ParallelTuning(workerCount: 2, minimumParallelEntries: 2, windowSize: $0)
     }
 
     // MARK: - Decoding one frame
@@ -88,7 +88,7 @@ struct ParallelReplayTests {
     }
 
     /// Decodes the frame (whose bytes are `bytes`, written to a file) with `tuning`, as replay does.
-    static func decode(_ sealed: SealedFrame, bytes: [UInt8]? = nil, tuning: ReplayTuning) throws -> DecodeResult {
+    static func decode(_ sealed: SealedFrame, bytes: [UInt8]? = nil, tuning: ParallelTuning) throws -> DecodeResult {
         let path = sealed.path + ".copy"
         try writeFileBytes(bytes ?? sealed.frame, to: path)
         let file = try PosixFileSystem().openExisting(path)
@@ -96,7 +96,7 @@ struct ParallelReplayTests {
         var reader = FrameBodyReader(
             file: file, bodyOffset: Format.frameHeaderSize, bodyLength: sealed.frame.count - Format.frameHeaderSize,
             windowSize: tuning.windowSize)
-        return ReplayTuning.$current.withValue(tuning) {
+        return ParallelTuning.$current.withValue(tuning) {
             do throws(FrameProblem) {
                 let decoded = try RecordDecoder.decode(
                     &reader, expectedSequence: 1, previousChain: sealed.previousChain, context: sealed.context)
@@ -216,10 +216,10 @@ struct ParallelReplayTests {
         }
     }
 
-    static func open(_ path: String, tuning: ReplayTuning) throws -> OpenResult {
+    static func open(_ path: String, tuning: ParallelTuning) throws -> OpenResult {
         let keychain: Keychain
         do {
-            keychain = try ReplayTuning.$current.withValue(tuning) { try Keychain.open(at: path, credential: TestKeychain.password) }
+            keychain = try ParallelTuning.$current.withValue(tuning) { try Keychain.open(at: path, credential: TestKeychain.password) }
         } catch let error as KeychainError {
             return OpenResult(error: error)
         }
@@ -296,7 +296,7 @@ struct ParallelReplayTests {
         var final = Array(bytes[0..<records[0].upperBound])
         final[secretNearEnd.upperBound - 3] ^= 0x10
         try writeFileBytes(final, to: path)
-        for tuning in [ReplayTuning.sequential] + Self.parallelTunings.dropFirst() + [.automatic] {
+        for tuning in [ParallelTuning.sequential] + Self.parallelTunings.dropFirst() + [.automatic] {
             let opened = try Self.open(path, tuning: tuning)
             #expect(opened.error == nil, "window \(tuning.windowSize)")
             #expect(opened.tornTail?.offset == records[0].lowerBound, "window \(tuning.windowSize)")

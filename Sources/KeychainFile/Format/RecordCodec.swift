@@ -138,10 +138,12 @@ enum RecordEncoder {
         writer.writeUInt64(sequence)
         if kind == .transaction { writer.writeUInt32(UInt32(entries.count)) }
 
+        let sealer = try RecordSealer(
+            context: context, sequence: sequence, kind: kind, entryCount: entryCount, tuning: ParallelTuning.current)
         var chain = previousChain
         var puts: [SealedPut] = []
-        // Secrets of puts without a reserved block (see ItemBytes) are sealed one after another into one arena,
-        // rather than into a block each (a malloc chunk and an object header per secret).
+        // Secrets of puts without a reserved block (see ItemBytes) are sealed into one arena, rather than into a
+        // block each (a malloc chunk and an object header per secret).
         let arenaByteCount = entries.reduce(0) { total, entry in
             guard case .put(_, let attributes, let secret) = entry, !hasReservedBlock(attributes, secretCount: secret.count) else { return total }
             return total + 16 + secret.count + Format.boxOverhead
@@ -149,77 +151,76 @@ enum RecordEncoder {
         let arena = arenaByteCount > 0 ? ItemBytes.makeArena(byteCount: arenaByteCount) : nil
         var arenaOffset = 0
         var boxCount = 0
-        for (index, entry) in entries.enumerated() {
-            let entryIndex = UInt32(index)
-            switch entry {
-            case .put(let id, let attributes, let secret):
+        var start = 0
+        // The window's attributes and deletion boxes, allocated here (not on the sealing threads) and reused.
+        var boxes: [UInt8] = []
+        while start < entries.count {
+            let end = RecordSealer.windowEnd(of: entries, from: start)
+            // Step 1 (see RecordSealer): nonces in entry order, and a place for each secret box.
+            var jobs: [RecordSealer.Job] = []
+            jobs.reserveCapacity(end - start)
+            var boxOffset = 0
+            for index in start..<end {
+                let entry = entries[index]
+                let nonce = AES.GCM.Nonce(using: &generator)
+                let boxByteCount = RecordSealer.Job.firstBoxByteCount(entry)
+                defer { boxOffset += boxByteCount }
+                guard case .put(_, let attributes, let secret) = entry else {
+                    jobs.append(RecordSealer.Job(
+                        entryIndex: UInt32(index), entry: entry, nonce: nonce, secretNonce: nil, secretTarget: nil, secretPlaintext: nil,
+                        boxOffset: boxOffset, boxByteCount: boxByteCount))
+                    continue
+                }
                 guard secret.count <= Format.maximumSecretSize else {
                     throw .invalidParameter("the secret is \(secret.count) bytes; the limit is 1,048,576")
                 }
-                if kind == .transaction { writer.writeUInt8(1) }
-                let plaintext = AttributeCoding.encode(id: id, attributes: attributes)
-                let attributesAAD = BoxAAD.make(
-                    fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
-                    role: .attributes, itemID: nil, previousChain: chain)
-                let attributesBox = try seal(plaintext, aad: attributesAAD, key: context.recordKey, using: &generator)
-                writer.writeUInt32(UInt32(attributesBox.count))
-                writer.writeBytes(attributesBox)
-                let attributesTag = Array(attributesBox.suffix(16))
-                let secretAAD = BoxAAD.make(
-                    fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
-                    role: .secret, itemID: id, previousChain: attributesTag)
-                // Sealed into the block a batch reserved for the item, or into the record's arena (see ItemBytes).
-                let secretBoxCount = secret.count + Format.boxOverhead
-                let secretBox: ByteView
-                if hasReservedBlock(attributes, secretCount: secret.count) {
-                    // The plaintext is where the ciphertext goes (a batch put it there, or is copied there now):
-                    // sealed in place.
-                    let reserved = attributes.encoded.storage
-                    try reserved.sealReserved(chain: attributesTag) { (box) throws(KeychainError) in
-                        if case .bytes(let bytes) = secret {
-                            bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: box[Format.nonceSize...]).copyMemory(from: $0) }
-                        }
-                        try sealInPlace(box, aad: secretAAD, key: context.recordKey, using: &generator)
-                    }
-                    secretBox = reserved.boxView
+                let secretNonce = AES.GCM.Nonce(using: &generator)
+                let block = attributes.encoded.storage
+                let target: RecordSealer.SecretTarget
+                let plaintext: [UInt8]?
+                if hasReservedBlock(attributes, secretCount: secret.count), block.claimReserved() {
+                    // Sealed in place: the plaintext is where the ciphertext goes (a batch put it there, or it is
+                    // copied there).
+                    target = .reserved(block)
+                    if case .bytes(let bytes) = secret { plaintext = bytes } else { plaintext = nil }
                 } else {
-                    let plaintext = secret.plaintext(attributes: attributes)
-                    let room = 16 + secretBoxCount
-                    // The arena was sized before any block was sealed; a put whose reserved block an earlier put of
-                    // this record already sealed (no writer makes one today) gets an arena of its own.
-                    let target: ItemBytes
-                    let offset: Int
+                    guard case .bytes(let bytes) = secret else {
+                        // Only a batch's own add keeps a secret in a reserved block, one block per put.
+                        throw .invalidParameter("internal error: a secret kept in a reserved block that is not the put's own")
+                    }
+                    plaintext = bytes
+                    let room = 16 + secret.count + Format.boxOverhead
+                    // The arena was sized from the reserved blocks; a put whose block an earlier put of this record
+                    // claimed (no writer makes one today) gets an arena of its own.
                     if let arena, arenaOffset + room <= arenaByteCount {
-                        (target, offset) = (arena, arenaOffset)
+                        target = .arena(arena, offset: arenaOffset)
                         arenaOffset += room
                     } else {
-                        (target, offset) = (ItemBytes.makeArena(byteCount: room), 0)
-                    }
-                    secretBox = try target.sealInArena(at: offset, chain: attributesTag, boxByteCount: secretBoxCount) {
-                        (box) throws(KeychainError) in
-                        try seal(plaintext, aad: secretAAD, key: context.recordKey, using: &generator, into: box)
+                        target = .arena(ItemBytes.makeArena(byteCount: room), offset: 0)
                     }
                 }
-                writer.writeUInt32(UInt32(secretBoxCount))
-                secretBox.withUnsafeBytes { writer.writeBytes($0) }
-                chain = secretBox.withUnsafeBytes { Array($0.suffix(16)) }
-                boxCount += 2
-                puts.append(SealedPut(
-                    box: secretBox, entryIndex: entryIndex,
-                    entryByteCount: UInt32(RecordCodec.putEntryByteCount(kind, attributesBox.count, secretBoxCount))))
-                try flushIfFull()
-            case .delete(let id):
-                if kind == .transaction { writer.writeUInt8(2) }
-                let aad = BoxAAD.make(
-                    fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
-                    role: .deletion, itemID: nil, previousChain: chain)
-                let box = try seal(id.bytes, aad: aad, key: context.recordKey, using: &generator)
-                writer.writeUInt32(UInt32(box.count))
-                writer.writeBytes(box)
-                chain = Array(box.suffix(16))
-                boxCount += 1
-                try flushIfFull()
+                jobs.append(RecordSealer.Job(
+                    entryIndex: UInt32(index), entry: entry, nonce: nonce, secretNonce: secretNonce, secretTarget: target,
+                    secretPlaintext: plaintext, boxOffset: boxOffset, boxByteCount: boxByteCount))
             }
+            if boxes.count < boxOffset { boxes = [UInt8](repeating: 0, count: boxOffset) }
+            try boxes.withMutableBytes { (buffer) throws(KeychainError) in
+                // Step 2: every box sealed with a zero previous chain value, on several threads for a large window.
+                try sealer.seal(jobs, into: buffer)
+                // Step 3: tags completed in file order, and the boxes written.
+                for job in jobs {
+                    if let secretBox = try sealer.complete(job, in: buffer, after: &chain, writingTo: &writer) {
+                        boxCount += 2
+                        puts.append(SealedPut(
+                            box: secretBox, entryIndex: job.entryIndex,
+                            entryByteCount: UInt32(RecordCodec.putEntryByteCount(kind, job.boxByteCount, secretBox.count))))
+                    } else {
+                        boxCount += 1
+                    }
+                    try flushIfFull()
+                }
+            }
+            start = end
         }
 
         let frameCount = written + writer.count
@@ -246,42 +247,6 @@ enum RecordEncoder {
         let layout = block.layout
         return layout.isReserved && attributes.encoded.offset == 0 && attributes.encoded.count == layout.attributesByteCount
             && layout.boxByteCount == secretCount + Format.boxOverhead
-    }
-
-    private static func seal<Generator: RandomNumberGenerator>(
-        _ plaintext: [UInt8], aad: [UInt8], key: SymmetricKey, using generator: inout Generator
-    ) throws(KeychainError) -> [UInt8] {
-        var box = [UInt8](repeating: 0, count: plaintext.count + Format.boxOverhead)
-        try box.withMutableBytes { (output) throws(KeychainError) in
-            try seal(plaintext, aad: aad, key: key, using: &generator, into: output)
-        }
-        return box
-    }
-
-    /// Seals `plaintext` into `box`, which holds exactly `plaintext.count + 28` bytes.
-    private static func seal<Generator: RandomNumberGenerator>(
-        _ plaintext: [UInt8], aad: [UInt8], key: SymmetricKey, using generator: inout Generator,
-        into box: UnsafeMutableRawBufferPointer
-    ) throws(KeychainError) {
-        plaintext.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: box[Format.nonceSize...]).copyMemory(from: $0) }
-        try sealInPlace(box, aad: aad, key: key, using: &generator)
-    }
-
-    /// Seals the plaintext that `box` holds where the ciphertext goes (after the nonce's 12 bytes, before the
-    /// tag's 16), turning `box` into nonce ‖ ciphertext ‖ tag.
-    private static func sealInPlace<Generator: RandomNumberGenerator>(
-        _ box: UnsafeMutableRawBufferPointer, aad: [UInt8], key: SymmetricKey, using generator: inout Generator
-    ) throws(KeychainError) {
-        let nonce = AES.GCM.Nonce(using: &generator)
-        // GCM encrypts in place: the plaintext pointer may be the ciphertext's (AESGCMContext.seal).
-        let plaintext = UnsafeRawBufferPointer(rebasing: box[Format.nonceSize..<(box.count - Format.tagSize)])
-        do {
-            try aad.withBytes { (associated) throws(CryptoKitError) in
-                try AES.GCM.seal(plaintext, using: key, nonce: nonce, authenticating: associated, into: box)
-            }
-        } catch {
-            throw .invalidParameter("sealing a record box: \(error)")
-        }
     }
 }
 
@@ -327,7 +292,7 @@ enum RecordDecoder {
 
     /// Verifies and decodes the frame body (kind, sequence, payload) that `reader` reads, front to back: only
     /// the window being verified is in memory, not the whole record. A transaction of at least
-    /// ``ReplayTuning/minimumParallelEntries`` entries has the boxes of each window opened by
+    /// ``ParallelTuning/minimumParallelEntries`` entries has the boxes of each window opened by
     /// ``WindowedRecordDecoder`` on several threads, with the same results and errors.
     static func decode(
         _ reader: inout FrameBodyReader, expectedSequence: UInt64, previousChain: [UInt8], context: RecordContext
@@ -354,7 +319,7 @@ enum RecordDecoder {
         }
         let record = RecordFields(sequence: sequence, kind: kind, entryCount: entryCount, context: context)
         if kind == .transaction {
-            let tuning = ReplayTuning.current
+            let tuning = ParallelTuning.current
             if tuning.workerCount > 1 && Int(entryCount) >= tuning.minimumParallelEntries {
                 let decoded = try WindowedRecordDecoder.decodeEntries(&reader, record: record, previousChain: previousChain, tuning: tuning)
                 guard reader.isAtEnd else { throw problem("\(reader.remaining) unexpected bytes after the last box") }

@@ -7,7 +7,7 @@ import Dispatch
 /// the boxes of a record can be opened in any order. For each window ``FrameBodyReader`` loads, the entries
 /// are first walked front to back — entry kinds and box lengths, with ``RecordDecoder``'s checks — and the
 /// boxes found are then opened (attributes decrypted and decoded, secrets verified, deletions decrypted) by
-/// up to ``ReplayTuning/workerCount`` threads, the calling one included.
+/// up to ``ParallelTuning/workerCount`` threads, the calling one included.
 ///
 /// The result is what ``RecordDecoder``'s sequential loop gives: the same entries in the same order, and if
 /// anything fails, the problem the sequential loop meets first. A box that fails is reported before any
@@ -53,7 +53,7 @@ enum WindowedRecordDecoder {
     /// Decodes the `record.entryCount` entries that follow the transaction's entry count in `reader`. The
     /// caller checks that nothing follows them.
     static func decodeEntries(
-        _ reader: inout FrameBodyReader, record: RecordDecoder.RecordFields, previousChain: [UInt8], tuning: ReplayTuning
+        _ reader: inout FrameBodyReader, record: RecordDecoder.RecordFields, previousChain: [UInt8], tuning: ParallelTuning
     ) throws(FrameProblem) -> RecordDecoder.Decoded {
         var walk = Walk(record: record, tuning: tuning, chain: previousChain)
         do {
@@ -72,7 +72,7 @@ enum WindowedRecordDecoder {
     /// The state of one record's walk.
     private struct Walk {
         let record: RecordDecoder.RecordFields
-        let tuning: ReplayTuning
+        let tuning: ParallelTuning
         /// The tag of the last box before the current batch (after the last batch: the record's chain value).
         var chain: [UInt8]
         var entries: [DecodedEntry] = []
@@ -86,7 +86,7 @@ enum WindowedRecordDecoder {
         /// The put whose attributes were opened with the last batch, its secret box being read.
         var carried: OpenedAttributes? = nil
 
-        init(record: RecordDecoder.RecordFields, tuning: ReplayTuning, chain: [UInt8]) {
+        init(record: RecordDecoder.RecordFields, tuning: ParallelTuning, chain: [UInt8]) {
             self.record = record
             self.tuning = tuning
             self.chain = chain
@@ -165,9 +165,9 @@ enum WindowedRecordDecoder {
     /// The outcomes of `jobs`, in order, up to and including the first failure. `chain` is the tag of the
     /// box before the first job's first box.
     static func open(
-        _ jobs: [Job], in window: [UInt8], after chain: [UInt8], record: RecordDecoder.RecordFields, tuning: ReplayTuning
+        _ jobs: [Job], in window: [UInt8], after chain: [UInt8], record: RecordDecoder.RecordFields, tuning: ParallelTuning
     ) -> [Outcome] {
-        let shares = shareBounds(of: jobs, workerCount: tuning.workerCount, minimumJobs: tuning.minimumParallelEntries)
+        let shares = tuning.shareBounds(weights: jobs.map(\.weight))
         guard shares.count > 2 else {
             var outcomes: [Outcome] = []
             outcomes.reserveCapacity(jobs.count)
@@ -201,28 +201,6 @@ enum WindowedRecordDecoder {
             if case .failed = outcome { break }
         }
         return outcomes
-    }
-
-    /// Cuts `jobs` into shares of about equal weight, a few per worker so that a thread delayed by others'
-    /// work is made up for by the rest: the share bounds, `[0, …, jobs.count]`. One share when there are
-    /// too few jobs for another thread to be worth waking.
-    static func shareBounds(of jobs: [Job], workerCount: Int, minimumJobs: Int) -> [Int] {
-        guard workerCount > 1, jobs.count >= max(minimumJobs, 2) else { return [0, jobs.count] }
-        let shareCount = min(workerCount * 4, jobs.count)
-        var totalWeight = 0
-        for job in jobs { totalWeight += job.weight }
-        var bounds = [0]
-        bounds.reserveCapacity(shareCount + 1)
-        var weight = 0
-        for (index, job) in jobs.enumerated() {
-            weight += job.weight
-            // Close a share once the weight so far reaches its part of the total.
-            if weight * shareCount >= totalWeight * bounds.count, index + 1 < jobs.count, bounds.count < shareCount {
-                bounds.append(index + 1)
-            }
-        }
-        bounds.append(jobs.count)
-        return bounds
     }
 
     /// Opens one job's boxes with ``RecordDecoder``'s checks and messages.

@@ -80,7 +80,7 @@ struct Replay {
             // Step 4: verify; a failure is a torn tail only for the final frame. The body is read box by box,
             // through a bounded window, rather than whole.
             var body = FrameBodyReader(
-                file: file, bodyOffset: end + Format.frameHeaderSize, bodyLength: Int(length), windowSize: ReplayTuning.current.windowSize)
+                file: file, bodyOffset: end + Format.frameHeaderSize, bodyLength: Int(length), windowSize: ParallelTuning.current.windowSize)
             do {
                 let decoded = try RecordDecoder.decode(
                     &body, expectedSequence: head.sequence + 1, previousChain: head.chainValue, context: context)

@@ -22,16 +22,29 @@ enum AttributeCoding {
     /// The caller (the writer) has set creationDate and modificationDate and applied
     /// ``ItemAttributes/withDefaults()``; without the two dates the result would not decode.
     static func encode(id: ItemID, attributes: ItemAttributes) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(headerByteCount + attributes.encoded.count)
-        out.append(version)
-        id.withUnsafeBytes { out.append(contentsOf: $0) }
-        out.append(attributes.itemClass.rawValue)
+        [UInt8](unsafeUninitializedCapacity: encodedByteCount(attributes)) { buffer, initialized in
+            write(id: id, attributes: attributes, into: UnsafeMutableRawBufferPointer(buffer))
+            initialized = buffer.count
+        }
+    }
+
+    /// The size of the plaintext ``encode(id:attributes:)`` returns.
+    static func encodedByteCount(_ attributes: ItemAttributes) -> Int {
+        headerByteCount + attributes.encoded.count
+    }
+
+    /// Writes what ``encode(id:attributes:)`` returns into `out`, which holds exactly
+    /// ``encodedByteCount(_:)`` bytes, without allocating.
+    static func write(id: ItemID, attributes: ItemAttributes, into out: UnsafeMutableRawBufferPointer) {
+        precondition(out.count == encodedByteCount(attributes), "the plaintext's size")
+        let base = out.baseAddress!
+        base.storeBytes(of: version, as: UInt8.self)
+        id.withUnsafeBytes { (base + 1).copyMemory(from: $0.baseAddress!, byteCount: 16) }
+        base.storeBytes(of: attributes.itemClass.rawValue, toByteOffset: 17, as: UInt8.self)
         // At most 64 attributes (ItemAttributes.maximumCount), so the count fits in 16 bits.
-        appendBigEndian(UInt16(truncatingIfNeeded: attributes.count), to: &out)
+        base.storeBytes(of: UInt16(truncatingIfNeeded: attributes.count).bigEndian, toByteOffset: 18, as: UInt16.self)
         // ItemAttributes keeps its attributes in exactly the encoding that follows the header.
-        attributes.encoded.withUnsafeBytes { out.append(contentsOf: $0) }
-        return out
+        attributes.encoded.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[headerByteCount...]).copyMemory(from: $0) }
     }
 
     /// Appends one attribute, `tag ‖ type ‖ length ‖ value`, to `out`.

@@ -15,35 +15,42 @@
 /// any thread. The one exception is a *reserved* object (``makeReserved(attributes:secret:)``): a batch makes
 /// one for each item it adds, with zeros where the chain value, the nonce and the tag will go and the plaintext
 /// secret where the ciphertext will, so that the item is one allocation from the start and the batch keeps no
-/// array per secret; the record encoder seals the secret in place (``sealReserved(chain:seal:)``) once. Until
-/// then only that batch holds the object (its index, moved in, and its entries), nothing reads the box part
-/// as a box (an item the batch put has its secret read from the batch's entries, ``reservedSecret()``), and
-/// the write happens on the batch's thread under the keychain's write lock. A batch that is abandoned wipes
-/// the plaintext (``wipeReserved()``). The other exception is an *arena* (``makeArena(byteCount:)``): the
-/// record encoder seals the secrets of puts that have no reserved block (a rewrite's, an update's) one after
-/// another into one object per record, each as chain value ‖ box, and hands out views of them only once the
-/// record is sealed.
+/// array per secret; the record encoder seals the secret in place once, in two steps: the box with its chain
+/// value still zero (``sealReserved(seal:)``), possibly on another thread than the batch's while the batch's
+/// thread waits for it, then the chain value and the box's final tag (``completeReserved(chain:complete:)``).
+/// Until then only that batch holds the object (its index, moved in, and its entries), nothing reads the box
+/// part as a box (an item the batch put has its secret read from the batch's entries, ``reservedSecret()``),
+/// and every write happens under the keychain's write lock. A batch that is abandoned wipes the plaintext
+/// (``wipeReserved()``). The other exception is an *arena* (``makeArena(byteCount:)``): the record encoder
+/// seals the secrets of puts that have no reserved block (a rewrite's, an update's) into one object per
+/// record, each as chain value ‖ box in a part of its own, in the same two steps, and hands out views of them
+/// only once the record is sealed.
 final class ItemBytes: ManagedBuffer<ItemBytes.Layout, UInt8> {
     /// The sizes of the parts (8 bytes, so that the bytes start 24 bytes into the object).
     struct Layout {
-        /// The attributes' size; the top bit tells whether the chain value and box are still to be sealed.
+        /// The attributes' size; the top bit tells whether the chain value and box are still to be sealed, the
+        /// next one whether a record encoder has claimed them (see ``ItemBytes/claimReserved()``).
         private var attributesField: UInt32
         /// The secret box's size; the top bit tells whether a chain value precedes the box.
         private let boxField: UInt32
 
         private static let flag: UInt32 = 1 << 31
+        private static let claimedFlag: UInt32 = 1 << 30
 
         init(attributesByteCount: Int, hasChain: Bool, boxByteCount: Int, isReserved: Bool = false) {
             // Attributes are at most 64 × (7 + 65,535) bytes and a box at most 1 MiB + 28 (SPEC.md §11).
-            precondition(attributesByteCount < Int(Self.flag) && boxByteCount < Int(Self.flag), "item bytes too large")
+            precondition(attributesByteCount < Int(Self.claimedFlag) && boxByteCount < Int(Self.flag), "item bytes too large")
             attributesField = UInt32(attributesByteCount) | (isReserved ? Self.flag : 0)
             boxField = UInt32(boxByteCount) | (hasChain ? Self.flag : 0)
         }
 
-        var attributesByteCount: Int { Int(attributesField & ~Self.flag) }
+        var attributesByteCount: Int { Int(attributesField & ~(Self.flag | Self.claimedFlag)) }
         /// Whether the chain value and the box are zeros still to be sealed (see ``ItemBytes``).
         var isReserved: Bool { attributesField & Self.flag != 0 }
-        mutating func markSealed() { attributesField &= ~Self.flag }
+        /// Whether a record encoder has claimed a reserved object's box (see ``ItemBytes/claimReserved()``).
+        var isClaimed: Bool { attributesField & Self.claimedFlag != 0 }
+        mutating func markClaimed() { attributesField |= Self.claimedFlag }
+        mutating func markSealed() { attributesField &= ~(Self.flag | Self.claimedFlag) }
         var hasChain: Bool { boxField & Self.flag != 0 }
         var boxByteCount: Int { Int(boxField & ~Self.flag) }
         var chainByteCount: Int { hasChain ? 16 : 0 }
@@ -111,23 +118,29 @@ final class ItemBytes: ManagedBuffer<ItemBytes.Layout, UInt8> {
         }
     }
 
-    /// Writes `chain` (16 bytes) at `offset` of an arena and has `seal` write a `boxByteCount`-byte box after
-    /// it; returns the view of the box. The caller (the record encoder) writes each part of an arena once, and
-    /// nothing reads a part before it is written.
+    /// Has `seal` write a `boxByteCount`-byte box at `offset + 16` of an arena, leaving the 16 bytes at `offset`
+    /// (where the chain value goes) at zero; ``completeInArena(at:chain:boxByteCount:complete:)`` finishes it.
+    /// The caller (the record encoder) writes each part of an arena once, possibly on several threads, each
+    /// part on one, and nothing reads a part before it is completed.
     func sealInArena<Failure: Error>(
-        at offset: Int, chain: [UInt8], boxByteCount: Int, seal: (UnsafeMutableRawBufferPointer) throws(Failure) -> Void
+        at offset: Int, boxByteCount: Int, seal: (UnsafeMutableRawBufferPointer) throws(Failure) -> Void
+    ) throws(Failure) {
+        let layout = header
+        precondition(layout.attributesByteCount == 0 && !layout.hasChain, "an arena holds chain values and boxes")
+        precondition(offset >= 0 && offset + 16 + boxByteCount <= layout.boxByteCount, "a part of the arena")
+        try write(at: (offset + 16)..<(offset + 16 + boxByteCount), seal)
+    }
+
+    /// Writes `chain` (16 bytes) at `offset` of an arena and has `complete` finish the box after it (see
+    /// ``sealInArena(at:boxByteCount:seal:)``); returns the view of the box.
+    func completeInArena<Failure: Error>(
+        at offset: Int, chain: [UInt8], boxByteCount: Int, complete: (UnsafeMutableRawBufferPointer) throws(Failure) -> Void
     ) throws(Failure) -> ByteView {
         let layout = header
         precondition(layout.attributesByteCount == 0 && !layout.hasChain && chain.count == 16, "an arena holds chain values and boxes")
         precondition(offset >= 0 && offset + 16 + boxByteCount <= layout.boxByteCount, "a part of the arena")
-        let outcome: Result<Void, Failure> = withUnsafeMutablePointerToElements { elements in
-            let out = UnsafeMutableRawBufferPointer(start: elements, count: layout.totalByteCount)
-            chain.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[offset..<(offset + 16)]).copyMemory(from: $0) }
-            return Result { () throws(Failure) in
-                try seal(UnsafeMutableRawBufferPointer(rebasing: out[(offset + 16)..<(offset + 16 + boxByteCount)]))
-            }
-        }
-        try outcome.get()
+        write(chain, at: offset)
+        try write(at: (offset + 16)..<(offset + 16 + boxByteCount), complete)
         return ByteView(self, offset: offset + 16, count: boxByteCount)
     }
 
@@ -147,25 +160,60 @@ final class ItemBytes: ManagedBuffer<ItemBytes.Layout, UInt8> {
         let layout = header
         guard layout.isReserved else { return }
         withUnsafeMutablePointerToElements { elements in
-            UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(elements) + layout.boxOffset, count: layout.boxByteCount)
+            _ = UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(elements) + layout.boxOffset, count: layout.boxByteCount)
                 .initializeMemory(as: UInt8.self, repeating: 0)
         }
     }
 
-    /// Writes the chain value (16 bytes) and has `seal` write the box into a reserved object, once; the
-    /// object is then sealed like any other. The caller is the record encoder (see ``ItemBytes``).
-    func sealReserved<Failure: Error>(
-        chain: [UInt8], seal: (UnsafeMutableRawBufferPointer) throws(Failure) -> Void
+    /// Claims a reserved object's box for the record being encoded, which then seals it; returns false if the
+    /// object is not reserved or was claimed already (two puts of one record never share a block: only a
+    /// batch's own add keeps its secret in one). The record encoder calls this on the batch's thread.
+    func claimReserved() -> Bool {
+        withUnsafeMutablePointerToHeader { layout in
+            guard layout.pointee.isReserved, !layout.pointee.isClaimed else { return false }
+            layout.pointee.markClaimed()
+            return true
+        }
+    }
+
+    /// Has `seal` write the box of a reserved object in place (its plaintext is where the ciphertext goes),
+    /// leaving the chain value at zero; ``completeReserved(chain:complete:)`` finishes it. The caller is the
+    /// record encoder, on one thread for each object (see ``ItemBytes``).
+    func sealReserved<Failure: Error>(seal: (UnsafeMutableRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
+        let layout = header
+        precondition(layout.isReserved && layout.hasChain, "only a reserved object is sealed, once")
+        try write(at: layout.boxOffset..<layout.totalByteCount, seal)
+    }
+
+    /// Writes the chain value (16 bytes) into a reserved object whose box ``sealReserved(seal:)`` wrote and has
+    /// `complete` finish the box; the object is then sealed like any other.
+    func completeReserved<Failure: Error>(
+        chain: [UInt8], complete: (UnsafeMutableRawBufferPointer) throws(Failure) -> Void
     ) throws(Failure) {
         let layout = header
         precondition(layout.isReserved && layout.hasChain && chain.count == 16, "only a reserved object is sealed, once")
+        write(chain, at: layout.attributesByteCount)
+        try write(at: layout.boxOffset..<layout.totalByteCount, complete)
+        withUnsafeMutablePointerToHeader { $0.pointee.markSealed() }
+    }
+
+    /// Has `body` write bytes `range` of the object: the one place the record encoder writes a reserved
+    /// object or an arena (see ``ItemBytes``).
+    private func write<Failure: Error>(
+        at range: Range<Int>, _ body: (UnsafeMutableRawBufferPointer) throws(Failure) -> Void
+    ) throws(Failure) {
+        let total = header.totalByteCount
+        precondition(range.lowerBound >= 0 && range.upperBound <= total, "within the object")
         let outcome: Result<Void, Failure> = withUnsafeMutablePointerToElements { elements in
-            let out = UnsafeMutableRawBufferPointer(start: elements, count: layout.totalByteCount)
-            chain.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[layout.attributesByteCount..<layout.boxOffset]).copyMemory(from: $0) }
-            return Result { () throws(Failure) in try seal(UnsafeMutableRawBufferPointer(rebasing: out[layout.boxOffset...])) }
+            let part = UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(elements) + range.lowerBound, count: range.count)
+            return Result { () throws(Failure) in try body(part) }
         }
         try outcome.get()
-        withUnsafeMutablePointerToHeader { $0.pointee.markSealed() }
+    }
+
+    /// Copies the 16-byte `chain` to `offset` of the object (see ``write(at:_:)``).
+    private func write(_ chain: [UInt8], at offset: Int) {
+        write(at: offset..<(offset + 16)) { (part) -> Void in chain.withUnsafeBytes { part.copyMemory(from: $0) } }
     }
 
     var layout: Layout { header }
