@@ -142,6 +142,8 @@ enum RecordEncoder {
             context: context, sequence: sequence, kind: kind, entryCount: entryCount, tuning: ParallelTuning.current)
         var chain = previousChain
         var puts: [SealedPut] = []
+        // Exactly one per put: a batch of many items holds this beside everything else, so no doubling slack.
+        puts.reserveCapacity(entries.reduce(0) { total, entry in if case .put = entry { total + 1 } else { total } })
         // Secrets of puts without a reserved block (see ItemBytes) are sealed into one arena, rather than into a
         // block each (a malloc chunk and an object header per secret).
         let arenaByteCount = entries.reduce(0) { total, entry in
