@@ -69,7 +69,31 @@ final class RecordLog {
     /// items given.
     struct WrittenFile {
         let state: FileState
-        let secrets: [SealedSecret]
+        let secrets: WrittenSecrets
+    }
+
+    /// The sealed secrets of the items a rewrite wrote, in the order of the items: each record's puts (24 bytes
+    /// each) with the record's fields once, rather than a 40-byte ``SealedSecret`` per item — a rewrite holds
+    /// them all until the new file is in place.
+    struct WrittenSecrets {
+        private(set) var records: [RecordEncoder.Encoded] = []
+        private(set) var count = 0
+
+        mutating func append(_ record: RecordEncoder.Encoded) {
+            records.append(record)
+            count += record.puts.count
+        }
+
+        /// Calls `body` with each item's rank and sealed secret, in rank order.
+        func forEach(_ body: (Int, SealedSecret) -> Void) {
+            var rank = 0
+            for record in records {
+                for put in record.puts {
+                    body(rank, record.secret(of: put))
+                    rank += 1
+                }
+            }
+        }
     }
 
     private func adopt(_ newState: FileState) {
@@ -351,13 +375,11 @@ final class RecordLog {
         guard header.epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
         let oldContext = context
         let order = index.positionsInAddedOrder()
-        var placed: [SealedSecret]? = nil
+        var placed: WrittenSecrets? = nil
         defer {
             // The new file holds the same items with the same attributes, in the same order: only where their
             // secrets are sealed changed. Nothing moved the items in between.
-            if let placed {
-                for (rank, secret) in placed.enumerated() { index.replaceSecret(atPosition: Int(order[rank]), with: secret) }
-            }
+            placed?.forEach { rank, secret in index.replaceSecret(atPosition: Int(order[rank]), with: secret) }
         }
         _ = try Self.writeFile(
             at: path, replacing: true, fileID: header.fileID, epoch: header.epoch + 1, slots: slots,
@@ -411,8 +433,7 @@ final class RecordLog {
             try headerBytes.withBytes { (bytes) throws(KeychainError) in try staging.writeAll(bytes, at: 0) }
             var end = headerBytes.count
             var head = Head(epoch: epoch, sequence: 0, chainValue: FileHeader.initialChainValue(of: headerBytes))
-            var secrets: [SealedSecret] = []
-            secrets.reserveCapacity(itemCount)
+            var secrets = WrittenSecrets()
             var boxes: UInt64 = 0
             for chunk in chunked(itemCount, item) {
                 var entries: [LogEntry] = []
@@ -431,7 +452,7 @@ final class RecordLog {
                 end += encoded.frameCount
                 head = Head(epoch: epoch, sequence: head.sequence + 1, chainValue: encoded.chainValue)
                 boxes += UInt64(encoded.boxCount)
-                for put in encoded.puts { secrets.append(encoded.secret(of: put)) }
+                secrets.append(encoded)
             }
             guard secrets.count == itemCount else {
                 throw KeychainError.invalidParameter("internal error: \(secrets.count) of \(itemCount) items written to a new file")
