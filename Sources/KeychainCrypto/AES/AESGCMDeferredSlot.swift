@@ -48,9 +48,9 @@ extension AES.GCM {
 
         private let slotOffset: Int
         private let authenticatedByteCount: Int
-        /// H, the GHASH subkey, as a field element.
-        private let subkeyHigh: UInt64
-        private let subkeyLow: UInt64
+        /// The key's prepared context, which holds H (and wipes it when released): H is read from it when a power
+        /// is computed rather than copied into this object.
+        private let context: AESGCMContext
         /// Cached powers: `cachedExponents[i]` is the exponent of `cachedPowers[i]` (the first `cachedCount`).
         private var cachedExponents: [Int] = []
         private let cachedPowers: UnsafeMutablePointer<GHASHMultiplier>
@@ -65,12 +65,9 @@ extension AES.GCM {
             guard slotOffset >= 0, authenticatedByteCount >= 16, slotOffset <= authenticatedByteCount - 16 else {
                 throw .invalidParameter
             }
-            let context = try key.storage.gcmContext()
+            context = try key.storage.gcmContext()
             self.slotOffset = slotOffset
             self.authenticatedByteCount = authenticatedByteCount
-            let h1 = context.ghashKey.h1
-            subkeyHigh = h1.high.value
-            subkeyLow = h1.low.value
             cachedPowers = .allocate(capacity: Self.cachedPowerLimit)
         }
 
@@ -117,7 +114,8 @@ extension AES.GCM {
         /// H^exponent (exponent ≥ 1) as a multiplier, from the cache or computed (and cached while there is room).
         private func power(_ exponent: Int) -> GHASHMultiplier {
             if let index = cachedExponents.firstIndex(of: exponent) { return cachedPowers[index] }
-            let (high, low) = Self.raise(subkeyHigh, subkeyLow, to: exponent)
+            let subkey = context.ghashKey.h1
+            let (high, low) = Self.raise(subkey.high.value, subkey.low.value, to: exponent)
             let multiplier = GHASHMultiplier(high: high, low: low)
             if cachedCount < Self.cachedPowerLimit {
                 (cachedPowers + cachedCount).initialize(to: multiplier)
