@@ -150,6 +150,10 @@ enum RecordEncoder {
             guard case .put(_, let attributes, let secret) = entry, !hasReservedBlock(attributes, secretCount: secret.count) else { return total }
             return total + 16 + secret.count + Format.boxOverhead
         }
+        // Those secrets alone would make the record too large: refused before anything is allocated or sealed.
+        guard arenaByteCount <= Int(Format.maximumBodyLength) else {
+            throw .limitReached("the record would be more than 256 MiB (use smaller batches)")
+        }
         let arena = arenaByteCount > 0 ? ItemBytes.makeArena(byteCount: arenaByteCount) : nil
         var arenaOffset = 0
         var boxCount = 0
@@ -164,18 +168,18 @@ enum RecordEncoder {
             var boxOffset = 0
             for index in start..<end {
                 let entry = entries[index]
-                let nonce = AES.GCM.Nonce(using: &generator)
                 let boxByteCount = RecordSealer.Job.firstBoxByteCount(entry)
                 defer { boxOffset += boxByteCount }
                 guard case .put(_, let attributes, let secret) = entry else {
                     jobs.append(RecordSealer.Job(
-                        entryIndex: UInt32(index), entry: entry, nonce: nonce, secretNonce: nil, secretTarget: nil, secretPlaintext: nil,
-                        boxOffset: boxOffset, boxByteCount: boxByteCount))
+                        entryIndex: UInt32(index), entry: entry, nonce: AES.GCM.Nonce(using: &generator), secretNonce: nil,
+                        secretTarget: nil, secretPlaintext: nil, boxOffset: boxOffset, boxByteCount: boxByteCount))
                     continue
                 }
                 guard secret.count <= Format.maximumSecretSize else {
                     throw .invalidParameter("the secret is \(secret.count) bytes; the limit is 1,048,576")
                 }
+                let nonce = AES.GCM.Nonce(using: &generator)
                 let secretNonce = AES.GCM.Nonce(using: &generator)
                 let block = attributes.encoded.storage
                 let target: RecordSealer.SecretTarget
