@@ -64,9 +64,9 @@ struct DigestTable: Sendable {
             return
         }
         if Double(digestCount + 1) > Double(capacity) * Self.maximumLoad {
-            // Half again, not double: a table that just grew keeps a third of its slots empty rather than half
-            // (the capacity need not be a power of two), and the old and new slots held while rehashing are 2.5
-            // times the old ones rather than 3.
+            // Half again, not double: a table that just grew is half full rather than three eighths (the capacity
+            // need not be a power of two), and the old and new slots held while rehashing are 2.5 times the old
+            // ones rather than 3.
             rehash(capacity: max(16, capacity + capacity / 2))
         }
         var slot = home(key)

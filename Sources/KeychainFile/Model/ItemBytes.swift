@@ -94,7 +94,7 @@ final class ItemBytes: ManagedBuffer<ItemBytes.Layout, UInt8> {
 
     /// An object holding `attributes`, then zeros for a chain value, and a box of `secret.count + 28` bytes
     /// with `secret` where the ciphertext goes and zeros for the nonce and the tag: what
-    /// ``sealReserved(chain:seal:)`` seals in place later.
+    /// ``sealReserved(seal:)`` and ``completeReserved(chain:complete:)`` seal in place later.
     static func makeReserved(attributes: ByteView, secret: [UInt8]) -> ItemBytes {
         let boxByteCount = secret.count + Format.boxOverhead
         let total = attributes.count + 16 + boxByteCount
@@ -111,7 +111,7 @@ final class ItemBytes: ManagedBuffer<ItemBytes.Layout, UInt8> {
         return object
     }
 
-    /// An arena of `byteCount` zero bytes for ``sealInArena(at:chain:boxByteCount:seal:)`` (see ``ItemBytes``).
+    /// An arena of `byteCount` zero bytes for ``sealInArena(at:boxByteCount:seal:)`` (see ``ItemBytes``).
     static func makeArena(byteCount: Int) -> ItemBytes {
         make(attributesByteCount: 0, hasChain: false, boxByteCount: byteCount) { out in
             out.initializeMemory(as: UInt8.self, repeating: 0)
