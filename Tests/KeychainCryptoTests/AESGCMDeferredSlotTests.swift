@@ -6,11 +6,6 @@ import Testing
 /// (their ciphertext and tag are the expected result), at every position of the slot within a block.
 @Suite("AES-GCM deferred associated-data slot")
 struct AESGCMDeferredSlotTests {
-    struct DifferentialFile: Decodable {
-        struct Case: Decodable { let key: Hex; let iv: Hex; let aad: Hex; let plaintext: Hex; let ciphertext: Hex; let tag: Hex }
-        let cases: [Case]
-    }
-
     /// Seals `plaintext` with `aad`'s bytes `offset ..< offset + 16` zeroed, completes the tag with the real
     /// bytes, and returns the box.
     static func sealDeferred(
@@ -39,7 +34,7 @@ struct AESGCMDeferredSlotTests {
 
     @Test("OpenSSL vectors: every case with 16 or more bytes of associated data, the slot at 17+ offsets")
     func openSSLVectors() throws {
-        let file = try Fixtures.json(DifferentialFile.self, "openssl/aes256_gcm.json")
+        let file = try Fixtures.json(AESGCMTests.DifferentialFile.self, "openssl/aes256_gcm.json")
         var checked = 0, shifts = Set<Int>()
         for (index, vector) in file.cases.enumerated() {
             let aad = vector.aad.bytes

@@ -23,7 +23,7 @@ struct ParallelSealingTests {
                 .service: .string("service \(index % 13)"), .account: .string("account \(index)"),
                 .creationDate: .date(date), .modificationDate: .date(date),
             ]
-            if index % 500 == 11 { values[.comment] = .string(String(repeating: "c", count: 60_000)) }
+            if index % 100 == 11 { values[.comment] = .string(String(repeating: "c", count: 60_000)) }
             let attributes = try ItemAttributes(itemClass: .genericPassword, values: values)
             let secret = (0..<((index * 37) % (index % 50 == 0 ? 4_001 : 300))).map { UInt8(truncatingIfNeeded: $0 &* 3 &+ index) }
             switch index % 3 {
@@ -78,6 +78,8 @@ struct ParallelSealingTests {
         let context = RecordContext(fileID: (0..<16).map { UInt8($0 * 11) }, epoch: 3, recordKey: SymmetricKey(size: .bits256))
         let previousChain = (0..<16).map { UInt8(200 - $0) }
         let count = RecordSealer.windowEntryLimit + 1_000
+        // The large attributes end the first window on the byte limit, before the entry limit.
+        #expect(RecordSealer.windowEnd(of: try Self.entries(count: count), from: 0) < RecordSealer.windowEntryLimit)
         let sequential = try Self.seal(try Self.entries(count: count), context: context, previousChain: previousChain, tuning: .sequential)
         let puts = (0..<count).filter { $0 % 7 != 3 }.count
         #expect(sequential.puts.count == puts)
@@ -127,30 +129,140 @@ struct ParallelSealingTests {
         #expect(putIndex == puts)
     }
 
-    @Test("A secret over the limit is refused, sequentially or in parallel, before anything is written")
-    func oversizedSecretIsRefused() throws {
+    /// The error encoding `entries` gives, sequentially and in parallel (the same), or `nil`.
+    static func encodingError(_ entries: [LogEntry]) throws -> KeychainError? {
         let context = RecordContext(fileID: [UInt8](repeating: 1, count: 16), epoch: 1, recordKey: SymmetricKey(size: .bits256))
-        var entries = try Self.entries(count: 300)
-        // A secret over the limit is refused before anything is sealed.
-        let id = try ItemID(bytes: [UInt8](repeating: 9, count: 16))
-        let attributes = try ItemAttributes(
-            itemClass: .genericPassword, values: [.account: .string("big"), .creationDate: .date(Self.date), .modificationDate: .date(Self.date)])
-        entries[150] = .put(id: id, attributes: attributes, secret: .bytes([UInt8](repeating: 0, count: Format.maximumSecretSize + 1)))
+        var errors: [KeychainError?] = []
         for tuning in [ParallelTuning.sequential, ParallelTuning(workerCount: 2, minimumParallelEntries: 2, windowSize: RecordEncoder.chunkSize)] {
             var generator = TestRandom(seed: 1)
-            var writes = 0
-            let error = ParallelTuning.$current.withValue(tuning) { () -> KeychainError? in
+            errors.append(ParallelTuning.$current.withValue(tuning) { () -> KeychainError? in
                 do throws(KeychainError) {
                     _ = try RecordEncoder.encode(entries, sequence: 1, previousChain: [UInt8](repeating: 0, count: 16), context: context, using: &generator) {
-                        (_, _) throws(KeychainError) in writes += 1
+                        (_, _) throws(KeychainError) in
                     }
                     return nil
                 } catch {
                     return error
                 }
-            }
-            #expect(error == .invalidParameter("the secret is 1048577 bytes; the limit is 1,048,576"))
-            #expect(writes == 0)
+            })
         }
+        #expect(errors[0] == errors[1])
+        return errors[0]
+    }
+
+    static func plainAttributes(_ account: String) throws(KeychainError) -> ItemAttributes {
+        try ItemAttributes(
+            itemClass: .genericPassword, values: [.account: .string(account), .creationDate: .date(date), .modificationDate: .date(date)])
+    }
+
+    @Test("A secret over the limit, or secrets too large for one record, are refused with a typed error before any sealing")
+    func oversizedRecordsAreRefused() throws {
+        var entries = try Self.entries(count: 300)
+        entries[150] = .put(
+            id: try ItemID(bytes: [UInt8](repeating: 9, count: 16)), attributes: try Self.plainAttributes("big"),
+            secret: .bytes([UInt8](repeating: 0, count: Format.maximumSecretSize + 1)))
+        #expect(try Self.encodingError(entries) == .invalidParameter("the secret is 1048577 bytes; the limit is 1,048,576"))
+
+        // 2,100 secrets of 1 MiB (one shared array) need more than 2 GiB of arena: refused, not allocated.
+        let secret = [UInt8](repeating: 7, count: Format.maximumSecretSize)
+        let many: [LogEntry] = try (0..<2_100).map { (index) throws(KeychainError) -> LogEntry in
+            .put(id: try ItemID(bytes: (0..<16).map { UInt8(truncatingIfNeeded: index >> (8 * ($0 % 2))) }), attributes: try Self.plainAttributes("a\(index)"),
+                 secret: .bytes(secret))
+        }
+        #expect(try Self.encodingError(many) == .limitReached("the record would be more than 256 MiB (use smaller batches)"))
+    }
+
+    @Test("Two puts of one record that name the same reserved block: the second is sealed apart, or refused if its secret is the block's")
+    func sharedReservedBlock() throws {
+        let context = RecordContext(fileID: [UInt8](repeating: 2, count: 16), epoch: 1, recordKey: SymmetricKey(size: .bits256))
+        func reservedPut(_ secret: [UInt8]) throws -> (ItemAttributes, ItemBytes) {
+            let attributes = try Self.plainAttributes("shared")
+            let block = ItemBytes.makeReserved(attributes: attributes.encoded, secret: secret)
+            return (ItemAttributes(itemClass: attributes.itemClass, count: attributes.count, encoded: block.attributesView), block)
+        }
+        let first = try ItemID(bytes: [UInt8](repeating: 1, count: 16)), second = try ItemID(bytes: [UInt8](repeating: 2, count: 16))
+
+        // The second put's secret is an array of the same size: it goes to an arena of its own, and both decode.
+        let secret = Array("the block's own secret".utf8), other = Array("another secret, same size".utf8.prefix(secret.count))
+        let (stamped, block) = try reservedPut(secret)
+        var frame: [UInt8] = []
+        var generator = TestRandom(seed: 3)
+        let encoded = try RecordEncoder.encode(
+            [.put(id: first, attributes: stamped, secret: .inReservedBlock(count: secret.count)),
+             .put(id: second, attributes: stamped, secret: .bytes(other))],
+            sequence: 1, previousChain: [UInt8](repeating: 0, count: 16), context: context, using: &generator
+        ) { (bytes, offset) throws(KeychainError) in
+            if frame.count < offset + bytes.count { frame += [UInt8](repeating: 0, count: offset + bytes.count - frame.count) }
+            frame.replaceSubrange(offset..<(offset + bytes.count), with: bytes)
+        }
+        #expect(encoded.puts.count == 2)
+        #expect(encoded.puts[0].box.storage === block && encoded.puts[1].box.storage !== block)
+        #expect(!block.layout.isReserved && !block.layout.isClaimed)
+        for (index, expected) in [(0, secret), (1, other)] {
+            let sealed = encoded.secret(of: encoded.puts[index])
+            let aad = BoxAAD.make(
+                fileID: context.fileID, epoch: 1, sequence: 1, kind: .transaction, entryCount: 2, entryIndex: UInt32(index), role: .secret,
+                itemID: index == 0 ? first : second, previousChain: sealed.previousChain)
+            #expect(try sealed.open(using: context.recordKey, authenticating: aad) == expected)
+        }
+
+        // Both keep their secret in the block: the second cannot be sealed, and the error says so.
+        let (again, _) = try reservedPut(secret)
+        let error = try Self.encodingError([
+            .put(id: first, attributes: again, secret: .inReservedBlock(count: secret.count)),
+            .put(id: second, attributes: again, secret: .inReservedBlock(count: secret.count)),
+        ])
+        #expect(error == .invalidParameter("internal error: a secret kept in a reserved block that is not the put's own"))
+    }
+
+    @Test("A large batch whose write fails after sealing has begun leaves no plaintext in its blocks and changes nothing; a retry commits")
+    func failedWriteOfALargeBatch() throws {
+        let directory = TemporaryDirectory()
+        let faulty = FaultyFileSystem()
+        let path = directory.file("faulty.kcf")
+        let keychain = try Keychain.create(
+            at: path, credential: TestKeychain.password, options: TestKeychain.fastOptions,
+            random: RandomSource(SystemRandomNumberGenerator()), clock: { Date() }, fileSystem: faulty)
+        // 2,500 items of 1 KiB: three windows and a record of about 3.2 MiB, whose pieces after the first are
+        // written as they fill (the first, with the frame header, last). The first write fails, after two windows
+        // were sealed and before the third was: blocks of both kinds are abandoned. Each secret starts with its
+        // own marker.
+        func secret(_ index: Int) -> [UInt8] {
+            Array("marker \(index) of a 1 KiB secret;".utf8) + [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: 1_000)
+        }
+        func containsMarker(_ block: ItemBytes, _ index: Int) -> Bool {
+            let marker = Array(secret(index).prefix(24))
+            return block.withBytes { bytes in
+                bytes.count >= marker.count && (0...(bytes.count - marker.count)).contains { start in
+                    marker.indices.allSatisfy { bytes[start + $0] == marker[$0] }
+                }
+            }
+        }
+        let count = 2_500
+        var blocks: [(Int, ItemBytes)] = []
+        faulty.fail(.write, call: 1)
+        #expect(throws: KeychainError.self) {
+            try keychain.batch { (batch) throws(KeychainError) in
+                for index in 0..<count {
+                    try batch.add(GenericPassword(service: "bulk", account: "a\(index)", value: secret(index)))
+                }
+                for item in try batch.matching(.genericPassword(service: "bulk")) {
+                    let account = item.attributes[.account].flatMap { if case .string(let text) = $0 { text } else { nil } } ?? ""
+                    blocks.append((Int(account.dropFirst()) ?? -1, item.attributes.encoded.storage))
+                }
+            }
+        }
+        #expect(faulty.fired)
+        faulty.heal()
+        #expect(blocks.count == count)
+        #expect(!blocks.contains { containsMarker($0.1, $0.0) }, "an abandoned batch left a plaintext secret in a block")
+        #expect(keychain.count == 0)
+
+        try keychain.batch { (batch) throws(KeychainError) in
+            for index in 0..<count { try batch.add(GenericPassword(service: "bulk", account: "a\(index)", value: secret(index))) }
+        }
+        let reopened = try Keychain.open(at: path, credential: TestKeychain.password)
+        #expect(reopened.count == count)
+        for index in [0, 1_024, 2_499] { #expect(try reopened.data(forService: "bulk", account: "a\(index)") == secret(index)) }
     }
 }
