@@ -216,6 +216,41 @@ struct CompactionTests {
         #expect(try liveSecrets(try Keychain.open(at: path, credential: TestKeychain.password)) == expected)
     }
 
+    @Test("A compaction reads the new secret boxes back from the new file; if that read fails, the next call reloads the file")
+    func readBackFails() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("test.kcf")
+        let fileSystem = FaultyFileSystem()
+        let keychain = try Keychain.createForTesting(at: path, fileSystem: fileSystem)
+        var expected: [String: [UInt8]] = [:]
+        try keychain.batch { (batch) throws(KeychainError) in
+            for index in 0..<300 {
+                try batch.add(GenericPassword(service: "svc", account: "user\(index)", password: "pw\(index)"))
+                expected["user\(index)"] = Array("pw\(index)".utf8)
+            }
+        }
+        try keychain.delete(.genericPassword(service: "svc", account: "user0"))
+        expected.removeValue(forKey: "user0")
+
+        // Compaction reads nothing but the new boxes back (the old secrets are in memory), so the first read fails
+        // after the new file is in place: the compaction itself succeeded.
+        fileSystem.fail(.read)
+        try keychain.compact()
+        #expect(fileSystem.fired)
+        fileSystem.heal()
+        #expect(keychain.head.epoch == 2)
+        #expect(try liveSecrets(keychain) == expected)
+        #expect(try liveSecrets(try Keychain.open(at: path, credential: TestKeychain.password)) == expected)
+        try keychain.add(GenericPassword(service: "svc", account: "after", password: "after"))
+        expected["after"] = Array("after".utf8)
+        #expect(try liveSecrets(keychain) == expected)
+
+        // And when the read back works, the items hold the new boxes at once.
+        try keychain.compact()
+        #expect(keychain.head.epoch == 3)
+        #expect(try liveSecrets(keychain) == expected)
+    }
+
     @Test("Two keychain objects on one file see each other's writes and compactions on their next call")
     func twoObjects() throws {
         let directory = TemporaryDirectory()

@@ -56,6 +56,9 @@ enum RecordEncoder {
         /// Where each put's secret went, in entry order (deletes have none): what the index gives the items.
         /// Kept this small (24 bytes a put) because a batch of many items holds it beside everything else.
         let puts: [SealedPut]
+        /// Where each put's secret box starts in the frame, when the encoder did not keep the boxes
+        /// (`keepingSecrets: false`, whose puts have empty boxes); empty otherwise.
+        let secretFrameOffsets: [UInt32]
         /// Boxes sealed in this record.
         let boxCount: Int
         let sequence: UInt64
@@ -96,8 +99,14 @@ enum RecordEncoder {
     /// each with its offset in the frame, so that a large batch is never held whole in memory. A frame of at
     /// most one piece is handed over in one call; in a longer one the first piece, which holds the frame
     /// header and its length, comes last. If this throws, some pieces may have been written.
+    ///
+    /// Unless `keepingSecrets` is false, each put's sealed secret box stays in memory (in the block a batch
+    /// reserved for the item, or in an arena) and ``Encoded/puts`` views it. A rewrite passes false: the boxes of
+    /// its puts (which have no reserved block) are only written, ``Encoded/puts`` have empty boxes, and
+    /// ``Encoded/secretFrameOffsets`` say where in the frame each box went, so that the rewrite can read them back
+    /// once the new file is in place instead of holding them all until then.
     static func encode<Generator: RandomNumberGenerator>(
-        _ entries: [LogEntry], sequence: UInt64, previousChain: [UInt8], context: RecordContext,
+        _ entries: [LogEntry], sequence: UInt64, previousChain: [UInt8], context: RecordContext, keepingSecrets: Bool = true,
         using generator: inout Generator, writingTo write: (_ bytes: [UInt8], _ frameOffset: Int) throws(KeychainError) -> Void
     ) throws(KeychainError) -> Encoded {
         guard !entries.isEmpty else { throw .invalidParameter("a record needs at least one entry") }
@@ -143,11 +152,16 @@ enum RecordEncoder {
         var chain = previousChain
         var puts: [SealedPut] = []
         // Exactly one per put: a batch of many items holds this beside everything else, so no doubling slack.
-        puts.reserveCapacity(entries.reduce(0) { total, entry in if case .put = entry { total + 1 } else { total } })
+        let putCount = entries.reduce(0) { total, entry in if case .put = entry { total + 1 } else { total } }
+        puts.reserveCapacity(putCount)
+        var secretFrameOffsets: [UInt32] = []
+        if !keepingSecrets { secretFrameOffsets.reserveCapacity(putCount) }
         // Secrets of puts without a reserved block (see ItemBytes) are sealed into one arena, rather than into a
         // block each (a malloc chunk and an object header per secret).
         let arenaByteCount = entries.reduce(0) { total, entry in
-            guard case .put(_, let attributes, let secret) = entry, !hasReservedBlock(attributes, secretCount: secret.count) else { return total }
+            guard keepingSecrets, case .put(_, let attributes, let secret) = entry, !hasReservedBlock(attributes, secretCount: secret.count) else {
+                return total
+            }
             return total + 16 + secret.count + Format.boxOverhead
         }
         // Those secrets alone would make the record too large: refused before anything is allocated or sealed.
@@ -169,7 +183,9 @@ enum RecordEncoder {
             for index in start..<end {
                 let entry = entries[index]
                 let boxByteCount = RecordSealer.Job.firstBoxByteCount(entry)
-                defer { boxOffset += boxByteCount }
+                // The first box's room, and a secret box's when it is sealed into the window too (set below).
+                var windowRoom = boxByteCount
+                defer { boxOffset += windowRoom }
                 guard case .put(_, let attributes, let secret) = entry else {
                     jobs.append(RecordSealer.Job(
                         entryIndex: UInt32(index), entry: entry, nonce: AES.GCM.Nonce(using: &generator), secretNonce: nil,
@@ -184,7 +200,11 @@ enum RecordEncoder {
                 let block = attributes.encoded.storage
                 let target: RecordSealer.SecretTarget
                 let plaintext: [UInt8]?
-                if hasReservedBlock(attributes, secretCount: secret.count), block.claimReserved() {
+                if !keepingSecrets, case .bytes(let bytes) = secret {
+                    target = .window(offset: boxOffset + boxByteCount)
+                    plaintext = bytes
+                    windowRoom += secret.count + Format.boxOverhead
+                } else if hasReservedBlock(attributes, secretCount: secret.count), block.claimReserved() {
                     // Sealed in place: the plaintext is where the ciphertext goes (a batch put it there, or it is
                     // copied there).
                     target = .reserved(block)
@@ -215,12 +235,20 @@ enum RecordEncoder {
                 try sealer.seal(jobs, into: buffer)
                 // Step 3: tags completed in file order, and the boxes written.
                 for job in jobs {
-                    if let secretBox = try sealer.complete(job, in: buffer, after: &chain, writingTo: &writer) {
+                    switch try sealer.complete(job, in: buffer, after: &chain, writingTo: &writer, at: written) {
+                    case .kept(let secretBox)?:
                         boxCount += 2
                         puts.append(SealedPut(
                             box: secretBox, entryIndex: job.entryIndex,
                             entryByteCount: UInt32(RecordCodec.putEntryByteCount(kind, job.boxByteCount, secretBox.count))))
-                    } else {
+                    case .written(let frameOffset, let byteCount)?:
+                        boxCount += 2
+                        puts.append(SealedPut(
+                            box: .empty, entryIndex: job.entryIndex,
+                            entryByteCount: UInt32(RecordCodec.putEntryByteCount(kind, job.boxByteCount, byteCount))))
+                        // Frames are at most 256 MiB + 8 bytes (checked as the pieces are written).
+                        secretFrameOffsets.append(UInt32(truncatingIfNeeded: frameOffset))
+                    case nil:
                         boxCount += 1
                     }
                     try flushIfFull()
@@ -242,8 +270,8 @@ enum RecordEncoder {
         writer.setUInt32(UInt32(bodyLength) ^ 0xFFFF_FFFF, at: 4)
         try write(writer.bytes, 0)
         return Encoded(
-            frameCount: frameCount, chainValue: chain, puts: puts, boxCount: boxCount, sequence: sequence, kind: kind,
-            entryCount: entryCount)
+            frameCount: frameCount, chainValue: chain, puts: puts, secretFrameOffsets: secretFrameOffsets, boxCount: boxCount,
+            sequence: sequence, kind: kind, entryCount: entryCount)
     }
 
     /// Whether `attributes` sit at the start of a reserved block (see ItemBytes) whose box fits a secret of

@@ -53,6 +53,17 @@ struct RecordSealer {
         case reserved(ItemBytes)
         /// In the part of an arena that starts at `offset` (chain value ‖ box).
         case arena(ItemBytes, offset: Int)
+        /// In the window's buffer at `offset`, only to be written: a rewrite reads the boxes back from the new
+        /// file once it is in place rather than holding every one until then.
+        case window(offset: Int)
+    }
+
+    /// Where step 3 left a put's sealed secret box.
+    enum SealedBox {
+        /// Kept in memory (a reserved block or an arena part), with its chain value before it.
+        case kept(ByteView)
+        /// Only written, at `frameOffset` in the frame.
+        case written(frameOffset: Int, byteCount: Int)
     }
 
     /// One entry of a window: what step 1 decided for it.
@@ -154,6 +165,7 @@ struct RecordSealer {
             switch target {
             case .reserved(let block): try block.sealReserved(seal: sealBox)
             case .arena(let arena, let offset): try arena.sealInArena(at: offset, boxByteCount: boxByteCount, seal: sealBox)
+            case .window(let offset): try sealBox(UnsafeMutableRawBufferPointer(rebasing: boxes[offset..<(offset + boxByteCount)]))
             }
         case .delete(let id):
             id.withUnsafeBytes { plaintext.copyMemory(from: $0) }
@@ -161,11 +173,13 @@ struct RecordSealer {
         }
     }
 
-    /// Step 3 for one job: completes its boxes' tags after `chain` and hands their fields to `writer`; returns
-    /// the put's sealed secret box (`nil` for a deletion) and sets `chain` to the last box's tag.
+    /// Step 3 for one job: completes its boxes' tags after `chain` and hands their fields to `writer`, which
+    /// starts `writerOffset` bytes into the frame; returns where the put's sealed secret box is (`nil` for a
+    /// deletion) and sets `chain` to the last box's tag.
     func complete(
-        _ job: Job, in boxes: UnsafeMutableRawBufferPointer, after chain: inout [UInt8], writingTo writer: inout ByteWriter
-    ) throws(KeychainError) -> ByteView? {
+        _ job: Job, in boxes: UnsafeMutableRawBufferPointer, after chain: inout [UInt8], writingTo writer: inout ByteWriter,
+        at writerOffset: Int
+    ) throws(KeychainError) -> SealedBox? {
         let box = UnsafeMutableRawBufferPointer(rebasing: boxes[job.boxOffset..<(job.boxOffset + job.boxByteCount)])
         try completeTag(of: box, after: chain)
         if record.kind == .transaction {
@@ -185,11 +199,19 @@ struct RecordSealer {
             secretBox = block.boxView
         case .arena(let arena, let offset):
             secretBox = try arena.completeInArena(at: offset, chain: previous, boxByteCount: boxByteCount, complete: completeBox)
+        case .window(let offset):
+            let box = UnsafeMutableRawBufferPointer(rebasing: boxes[offset..<(offset + boxByteCount)])
+            try completeBox(box)
+            writer.writeUInt32(UInt32(boxByteCount))
+            let frameOffset = writerOffset + writer.count
+            writer.writeBytes(UnsafeRawBufferPointer(box))
+            chain = Array(box.suffix(Format.tagSize))
+            return .written(frameOffset: frameOffset, byteCount: boxByteCount)
         }
         writer.writeUInt32(UInt32(boxByteCount))
         secretBox.withUnsafeBytes { writer.writeBytes($0) }
         chain = secretBox.withUnsafeBytes { Array($0.suffix(Format.tagSize)) }
-        return secretBox
+        return .kept(secretBox)
     }
 
     private func completeTag(of box: UnsafeMutableRawBufferPointer, after chain: [UInt8]) throws(KeychainError) {

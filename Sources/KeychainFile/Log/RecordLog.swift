@@ -21,6 +21,9 @@ final class RecordLog {
     /// The open file and what was verified in it; replaced whole when a rewrite or a reload moves to another
     /// file.
     private var state: FileState
+    /// Set when a rewrite put a new file in place but could not read its secret boxes back: the index may name
+    /// boxes of the old file, so the next catch-up reloads the file whatever `stat` says.
+    private var mustReload = false
 
     private var file: any KeychainFileHandle { state.file }
     var header: FileHeader { state.header }
@@ -72,24 +75,45 @@ final class RecordLog {
         let secrets: WrittenSecrets
     }
 
-    /// The sealed secrets of the items a rewrite wrote, in the order of the items: each record's puts (24 bytes
-    /// each) with the record's fields once, rather than a 40-byte ``SealedSecret`` per item — a rewrite holds
-    /// them all until the new file is in place.
+    /// Where the sealed secrets of the items a rewrite wrote are, in the order of the items: each record's offset
+    /// in the new file and its puts, whose boxes the encoder only wrote (`keepingSecrets: false`). A rewrite
+    /// reads them back once the new file is in place (``forEach(readingFrom:_:)``) instead of holding every new
+    /// box in memory beside every old one until then (76 bytes an item).
     struct WrittenSecrets {
-        private(set) var records: [RecordEncoder.Encoded] = []
+        private(set) var records: [(offset: Int, encoded: RecordEncoder.Encoded)] = []
         private(set) var count = 0
 
-        mutating func append(_ record: RecordEncoder.Encoded) {
-            records.append(record)
+        mutating func append(_ record: RecordEncoder.Encoded, at offset: Int) {
+            precondition(record.secretFrameOffsets.count == record.puts.count, "a rewrite's record with its boxes' offsets")
+            records.append((offset, record))
             count += record.puts.count
         }
 
-        /// Calls `body` with each item's rank and sealed secret, in rank order.
-        func forEach(_ body: (Int, SealedSecret) -> Void) {
+        /// Reads each record's secret boxes and their chain values back from `file` and calls `body` with each
+        /// item's rank and sealed secret, in rank order: the chain value is the attributes box's tag, the 16
+        /// bytes before the secret box's length field (SPEC.md §7.1–7.2).
+        ///
+        /// - Throws: what reading throws; `.corrupted` if a box's length field is not what was written. Items
+        ///   before the failing record have been passed to `body`.
+        func forEach(readingFrom file: any KeychainFileHandle, _ body: (Int, SealedSecret) -> Void) throws(KeychainError) {
             var rank = 0
-            for record in records {
-                for put in record.puts {
-                    body(rank, record.secret(of: put))
+            for (offset, record) in records {
+                guard let first = record.secretFrameOffsets.first else { continue }
+                // From the first put's chain value to the end of the frame, which is the last put's secret box.
+                let start = Int(first) - Format.tagSize - 4
+                precondition(start >= 0 && start < record.frameCount, "a written record's boxes")
+                let bytes = try file.readExactly(count: record.frameCount - start, at: offset + start)
+                for (index, put) in record.puts.enumerated() {
+                    let boxStart = Int(record.secretFrameOffsets[index]) - start
+                    let boxCount = Int(bytes[(boxStart - 4)..<boxStart].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+                    guard boxCount >= Format.boxOverhead, boxCount <= bytes.count - boxStart else {
+                        throw .corrupted(
+                            offset: offset + start + boxStart - 4, reason: "a secret box this rewrite wrote does not read back (length \(boxCount))")
+                    }
+                    body(rank, SealedSecret(
+                        box: Array(bytes[boxStart..<(boxStart + boxCount)]), sequence: record.sequence, kind: record.kind,
+                        entryCount: record.entryCount, entryIndex: put.entryIndex,
+                        previousChain: Array(bytes[(boxStart - 4 - Format.tagSize)..<(boxStart - 4)]), entryByteCount: Int(put.entryByteCount)))
                     rank += 1
                 }
             }
@@ -234,6 +258,7 @@ final class RecordLog {
     /// path, which gives both; reads call it every time. (A check of the open file alone, with fstat, could
     /// not see a directory above it renamed or the file moved away.)
     func hasChanged() throws(KeychainError) -> Bool {
+        if mustReload { return true }
         guard let current = try fileSystem.identityAndSize(of: path) else { return true }
         return current.identity != state.identity || current.size != end
     }
@@ -249,8 +274,9 @@ final class RecordLog {
         let size = try file.size()
         // Another file at the path, or this one cut below records already verified (which no writer following
         // SPEC.md §16 does): read it again from the start, checking that it still contains this head.
-        if current != state.identity || size < end {
+        if mustReload || current != state.identity || size < end {
             try reload(&index)
+            mustReload = false
             return
         }
         guard size != end else {
@@ -365,9 +391,10 @@ final class RecordLog {
     ///
     /// - Parameters:
     ///   - index: The caller's index, whose live items the new file holds, in the order they were added; its
-    ///     items get the secrets sealed in the new file as soon as the new file is in place — also when
-    ///     syncing the directory afterwards fails and this throws. (Read in place and changed in place rather
-    ///     than copied or rebuilt, so that a rewrite holds no second copy of every item.)
+    ///     items get the secrets sealed in the new file, read back from it, as soon as the new file is in place
+    ///     — also when syncing the directory afterwards fails and this throws; if reading them back fails, the
+    ///     next catch-up reloads the new file instead. (Read in place and changed in place rather than copied or
+    ///     rebuilt, so that a rewrite holds no second copy of every item, nor every new secret box.)
     func rewrite<Generator: RandomNumberGenerator>(
         slots: [KeySlot], masterKey newMasterKey: SymmetricKey, index: inout ItemIndex,
         using generator: inout Generator
@@ -379,7 +406,15 @@ final class RecordLog {
         defer {
             // The new file holds the same items with the same attributes, in the same order: only where their
             // secrets are sealed changed. Nothing moved the items in between.
-            placed?.forEach { rank, secret in index.replaceSecret(atPosition: Int(order[rank]), with: secret) }
+            if let placed {
+                do throws(KeychainError) {
+                    try placed.forEach(readingFrom: file) { rank, secret in index.replaceSecret(atPosition: Int(order[rank]), with: secret) }
+                } catch {
+                    // Some items may still name boxes of the old file, which is gone: the next call reloads the
+                    // new file (as if another process had rewritten it) before it reads anything.
+                    mustReload = true
+                }
+            }
         }
         _ = try Self.writeFile(
             at: path, replacing: true, fileID: header.fileID, epoch: header.epoch + 1, slots: slots,
@@ -444,7 +479,8 @@ final class RecordLog {
                 }
                 let start = end
                 let encoded = try RecordEncoder.encode(
-                    entries, sequence: head.sequence + 1, previousChain: head.chainValue, context: context, using: &generator,
+                    entries, sequence: head.sequence + 1, previousChain: head.chainValue, context: context, keepingSecrets: false,
+                    using: &generator,
                     writingTo: { (bytes, offset) throws(KeychainError) in
                         try bytes.withBytes { (raw) throws(KeychainError) in try staging.writeAll(raw, at: start + offset) }
                     })
@@ -452,7 +488,7 @@ final class RecordLog {
                 end += encoded.frameCount
                 head = Head(epoch: epoch, sequence: head.sequence + 1, chainValue: encoded.chainValue)
                 boxes += UInt64(encoded.boxCount)
-                secrets.append(encoded)
+                secrets.append(encoded, at: start)
             }
             guard secrets.count == itemCount else {
                 throw KeychainError.invalidParameter("internal error: \(secrets.count) of \(itemCount) items written to a new file")
