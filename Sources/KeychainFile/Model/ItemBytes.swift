@@ -22,7 +22,7 @@
 /// part as a box (an item the batch put has its secret read from the batch's entries, ``reservedSecret()``),
 /// and every write happens under the keychain's write lock. A batch that is abandoned wipes the plaintext
 /// (``wipeReserved()``). The other exception is an *arena* (``makeArena(byteCount:)``): the record encoder
-/// seals the secrets of puts that have no reserved block (a rewrite's, an update's) into one object per
+/// seals the secrets of puts that have no reserved block (an update's; a rewrite only writes its boxes) into one object per
 /// record, each as chain value ‖ box in a part of its own, in the same two steps, and hands out views of them
 /// only once the record is sealed.
 final class ItemBytes: ManagedBuffer<ItemBytes.Layout, UInt8> {
