@@ -220,9 +220,7 @@ struct ParallelSealingTests {
         let directory = TemporaryDirectory()
         let faulty = FaultyFileSystem()
         let path = directory.file("faulty.kcf")
-        let keychain = try Keychain.create(
-            at: path, credential: TestKeychain.password, options: TestKeychain.fastOptions,
-            random: RandomSource(SystemRandomNumberGenerator()), clock: { Date() }, fileSystem: faulty)
+        let keychain = try Keychain.createForTesting(at: path, fileSystem: faulty)
         // 2,500 items of 1 KiB: three windows and a record of about 3.2 MiB, whose pieces after the first are
         // written as they fill (the first, with the frame header, last). The first write fails, after two windows
         // were sealed and before the third was: blocks of both kinds are abandoned. Each secret starts with its
