@@ -251,6 +251,28 @@ struct CompactionTests {
         #expect(try liveSecrets(keychain) == expected)
     }
 
+    @Test("Large secrets are compacted in several windows and read back whole")
+    func largeSecretsReadBack() throws {
+        let directory = TemporaryDirectory()
+        let keychain = try TestKeychain.create(in: directory)
+        var expected: [String: [UInt8]] = [:]
+        for index in 0..<12 {
+            let secret = (0..<(100_000 + index)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
+            try keychain.add(GenericPassword(service: "svc", account: "big\(index)", value: secret))
+            expected["big\(index)"] = secret
+        }
+        // A rewrite seals its secret boxes into the window's buffer, so 100 KB secrets end windows early.
+        let entries: [LogEntry] = try (0..<12).map { (index) throws(KeychainError) -> LogEntry in
+            .put(id: try ItemID(bytes: [UInt8](repeating: UInt8(index), count: 16)), attributes: try ItemAttributes(
+                itemClass: .genericPassword, values: [.creationDate: .date(Date()), .modificationDate: .date(Date())]),
+                 secret: .bytes([UInt8](repeating: 1, count: 100_000)))
+        }
+        #expect(RecordSealer.windowEnd(of: entries, from: 0, countingSecrets: true) < RecordSealer.windowEnd(of: entries, from: 0))
+        try keychain.compact()
+        #expect(try liveSecrets(keychain) == expected)
+        #expect(try liveSecrets(try Keychain.open(at: keychain.path, credential: TestKeychain.password)) == expected)
+    }
+
     @Test("Two keychain objects on one file see each other's writes and compactions on their next call")
     func twoObjects() throws {
         let directory = TemporaryDirectory()

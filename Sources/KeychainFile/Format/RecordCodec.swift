@@ -175,7 +175,7 @@ enum RecordEncoder {
         // The window's attributes and deletion boxes, allocated here (not on the sealing threads) and reused.
         var boxes: [UInt8] = []
         while start < entries.count {
-            let end = RecordSealer.windowEnd(of: entries, from: start)
+            let end = RecordSealer.windowEnd(of: entries, from: start, countingSecrets: !keepingSecrets)
             // Step 1 (see RecordSealer): nonces in entry order, and a place for each secret box.
             var jobs: [RecordSealer.Job] = []
             jobs.reserveCapacity(end - start)

@@ -32,10 +32,10 @@ struct RecordSealer {
     /// Completes tags once the previous chain value is known.
     private let slot: AES.GCM.DeferredSlot
 
-    /// The most entries in a window, and the most bytes of attributes (which step 2 keeps as sealed boxes until
-    /// step 3 hands them on).
+    /// The most entries in a window, and the most bytes of attributes (and, for a rewrite, of secrets) in one:
+    /// what step 2 keeps as sealed boxes in the window's buffer until step 3 hands them on.
     static let windowEntryLimit = 1_024
-    static let windowAttributeByteLimit = 1 << 18
+    static let windowByteLimit = 1 << 18
 
     init(context: RecordContext, sequence: UInt64, kind: RecordKind, entryCount: UInt32, tuning: ParallelTuning) throws(KeychainError) {
         record = Record(context: context, sequence: sequence, kind: kind, entryCount: entryCount)
@@ -89,15 +89,19 @@ struct RecordSealer {
         }
     }
 
-    /// The index after the last entry of the window that starts at `start`.
-    static func windowEnd(of entries: [LogEntry], from start: Int) -> Int {
+    /// The index after the last entry of the window that starts at `start`: the window's buffer holds its
+    /// attributes boxes and, when `countingSecrets` (the encoder seals the secret boxes into the window too, for
+    /// a rewrite), its secret boxes, at most ``windowByteLimit`` bytes of them unless one entry alone
+    /// is larger.
+    static func windowEnd(of entries: [LogEntry], from start: Int, countingSecrets: Bool = false) -> Int {
         var end = start
-        var attributeBytes = 0
+        var bytes = 0
         while end < entries.count, end - start < windowEntryLimit {
-            if case .put(_, let attributes, _) = entries[end] {
+            if case .put(_, let attributes, let secret) = entries[end] {
+                let entryBytes = attributes.encoded.count + (countingSecrets ? secret.count : 0)
                 // At least one entry, however large.
-                if end > start, attributeBytes + attributes.encoded.count > windowAttributeByteLimit { break }
-                attributeBytes += attributes.encoded.count
+                if end > start, bytes + entryBytes > windowByteLimit { break }
+                bytes += entryBytes
             }
             end += 1
         }
