@@ -113,27 +113,26 @@ struct RecordSealer {
     /// error of the first job (in entry order) that failed. Nothing here allocates, so that threads other than
     /// the caller's leave no memory behind in their allocator arenas.
     func seal(_ jobs: [Job], into boxes: UnsafeMutableRawBufferPointer) throws(KeychainError) {
-        let shares = tuning.shareBounds(weights: jobs.map(Self.weight))
-        var failures = [KeychainError?](repeating: nil, count: jobs.count)
         let record = self.record
-        if shares.count <= 2 {
-            for index in jobs.indices {
-                do throws(KeychainError) { try Self.sealWithZeroChain(jobs[index], record, boxes) } catch { failures[index] = error; break }
-            }
-        } else {
-            jobs.withUnsafeBufferPointer { jobBuffer in
-                failures.withUnsafeMutableBufferPointer { failureBuffer in
-                    // The threads read the jobs and write disjoint failure slots, parts of `boxes` and secret
-                    // targets (each job's box and its secret's block or arena part are its own); every buffer
-                    // outlives them (concurrentPerform returns when every share is done). That is why the
-                    // unchecked pointers are safe to share.
-                    nonisolated(unsafe) let jobs = jobBuffer
-                    nonisolated(unsafe) let failures = failureBuffer
-                    nonisolated(unsafe) let boxes = boxes
-                    DispatchQueue.concurrentPerform(iterations: shares.count - 1) { share in
-                        for index in shares[share]..<shares[share + 1] {
-                            do throws(KeychainError) { try Self.sealWithZeroChain(jobs[index], record, boxes) } catch { failures[index] = error; break }
-                        }
+        // A small window (a durable add's one entry) is sealed here, with nothing to weigh or collect.
+        let shares = jobs.count >= max(tuning.minimumParallelEntries, 2) ? tuning.shareBounds(weights: jobs.map(Self.weight)) : []
+        guard shares.count > 2 else {
+            for job in jobs { try Self.sealWithZeroChain(job, record, boxes) }
+            return
+        }
+        var failures = [KeychainError?](repeating: nil, count: jobs.count)
+        jobs.withUnsafeBufferPointer { jobBuffer in
+            failures.withUnsafeMutableBufferPointer { failureBuffer in
+                // The threads read the jobs and write disjoint failure slots, parts of `boxes` and secret
+                // targets (each job's box and its secret's block or arena part are its own); every buffer
+                // outlives them (concurrentPerform returns when every share is done). That is why the
+                // unchecked pointers are safe to share.
+                nonisolated(unsafe) let jobs = jobBuffer
+                nonisolated(unsafe) let failures = failureBuffer
+                nonisolated(unsafe) let boxes = boxes
+                DispatchQueue.concurrentPerform(iterations: shares.count - 1) { share in
+                    for index in shares[share]..<shares[share + 1] {
+                        do throws(KeychainError) { try Self.sealWithZeroChain(jobs[index], record, boxes) } catch { failures[index] = error; break }
                     }
                 }
             }
