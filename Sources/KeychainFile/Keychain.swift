@@ -230,7 +230,7 @@ public final class Keychain: @unchecked Sendable {
             let encoded: RecordEncoder.Encoded?
             do throws(KeychainError) {
                 result = try body(&batch)
-                encoded = batch.entries.isEmpty ? nil : try log.append(batch.entries, using: &random)
+                encoded = try batch.sealing { (entries) throws(KeychainError) in try log.append(entries, using: &random) }
             } catch {
                 index = batch.finish(committed: false, written: nil)
                 throw error

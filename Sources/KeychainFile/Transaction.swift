@@ -23,7 +23,13 @@ public struct Batch: ~Copyable {
     /// the batch (so that staging an operation costs what the operation touches, not a copy of every item)
     /// and handed back by ``finish(committed:)``.
     var state: ItemIndex
-    var entries: [LogEntry] = []
+    /// The entries staged, in order, before `trailingAdds`.
+    private var entries: [LogEntry] = []
+    /// The positions in `state` of the items of the plain adds (see ``add(_:secret:)``) staged after `entries`,
+    /// which are kept as nothing else: a bulk load's adds keep no ``LogEntry`` and no id besides the index's
+    /// (see ``BatchEntries``). The items are the last in `state`, since a plain add appends its item and
+    /// anything else staged first makes these into `entries` (`keepTrailingAdds`).
+    private var trailingAdds: Range<Int>
     /// Where in `entries` the latest put of each item this batch put (and did not delete since) is: how an
     /// update finds the plaintext secret of an item whose stored secret is not sealed yet. Built the first
     /// time an update needs it, then kept up to date, so that a batch of adds (a bulk load) keeps no map of
@@ -31,9 +37,9 @@ public struct Batch: ~Copyable {
     private var latestPuts: [ItemID: Int]? = nil
     /// Every item this batch touched that existed before it, as it was: what undoing the batch puts back.
     private var originals: [ItemID: StoredItem] = [:]
-    /// Every item this batch added (absent before it), in the order added; what undoing the batch removes. An
-    /// array, not a set: whether an item was added by this batch is told by its order number instead (see
-    /// `isAddedByThisBatch`), so recording an add is an append.
+    /// Every item this batch added (absent before it) but those of `trailingAdds`, in the order added; what
+    /// undoing the batch removes. An array, not a set: whether an item was added by this batch is told by its
+    /// order number instead (see `isAddedByThisBatch`), so recording an add is an append.
     private var added: [ItemID] = []
     private let originalNextOrder: UInt64
     let now: Date
@@ -43,6 +49,7 @@ public struct Batch: ~Copyable {
     init(state: ItemIndex, now: Date, makeID: @escaping () -> ItemID,
          openSecret: @escaping (StoredItem) throws(KeychainError) -> [UInt8]) {
         self.state = state
+        trailingAdds = 0..<0
         originalNextOrder = state.nextOrder
         self.now = now
         self.makeID = makeID
@@ -84,11 +91,12 @@ public struct Batch: ~Copyable {
         let stamped = ItemAttributes(itemClass: dated.itemClass, count: dated.count, encoded: reserved.attributesView)
         let id = makeID()
         if state[id] == nil {
-            // A new id and a free primary key: nothing to plan, so the item goes straight into the index.
-            added.append(id)
+            // A new id and a free primary key: nothing to plan, so the item goes straight into the index, at
+            // its end, and is all the batch keeps of the add.
+            let position = state.count
+            assert(trailingAdds.isEmpty || trailingAdds.upperBound == position)
             state.insertNew(id, attributes: stamped, secret: Batch.unsealed, primaryKey: primaryKey)
-            entries.append(.put(id: id, attributes: stamped, secret: .inReservedBlock(count: secret.count)))
-            noteStaged(from: entries.count - 1)
+            trailingAdds = (trailingAdds.isEmpty ? position : trailingAdds.lowerBound)..<state.count
         } else {
             try stage(.put(id: id, attributes: stamped, secret: .inReservedBlock(count: secret.count)))
         }
@@ -192,6 +200,8 @@ public struct Batch: ~Copyable {
     }
 
     private mutating func stage(_ newEntries: [LogEntry]) throws(KeychainError) {
+        // What is staged now may remove or change items, moving the trailing adds' items in the index.
+        keepTrailingAdds()
         let decoded: [DecodedEntry] = newEntries.map { entry in
             switch entry {
             case .put(let id, let attributes, _): return .put(id: id, attributes: attributes, secret: Batch.unsealed)
@@ -224,12 +234,29 @@ public struct Batch: ~Copyable {
     /// The plaintext secret of the latest put of `id` in this batch, if it put the item and did not delete it
     /// since.
     private mutating func pendingSecret(of id: ItemID) -> [UInt8]? {
+        keepTrailingAdds()
         if latestPuts == nil {
             latestPuts = [:]
             noteStaged(from: 0)
         }
         guard let index = latestPuts?[id], case .put(_, let attributes, let secret) = entries[index] else { return nil }
         return secret.plaintext(attributes: attributes)
+    }
+
+    /// Makes the trailing adds into entries of their own (and their ids into `added`), so that staging
+    /// something after them cannot lose them: it may remove or replace their items in the index.
+    private mutating func keepTrailingAdds() {
+        guard !trailingAdds.isEmpty else { return }
+        let start = entries.count
+        entries.reserveCapacity(start + trailingAdds.count)
+        added.reserveCapacity(added.count + trailingAdds.count)
+        for position in trailingAdds {
+            let item = state.item(atPosition: position)
+            entries.append(BatchEntries.plainAdd(item))
+            added.append(item.id)
+        }
+        trailingAdds = 0..<0
+        noteStaged(from: start)
     }
 
     /// Records the entries from `start` on in `latestPuts`, once it exists.
@@ -245,6 +272,19 @@ public struct Batch: ~Copyable {
 
     // MARK: Finishing
 
+    /// Whether nothing was staged.
+    var isEmpty: Bool { entries.isEmpty && trailingAdds.isEmpty }
+
+    /// Has `body` seal the staged entries (it gets them in order) and returns what it returns; nil, without
+    /// calling it, when nothing was staged. The entries hold the batch's index while `body` runs; the batch
+    /// changes nothing until it returns.
+    func sealing(
+        _ body: (BatchEntries) throws(KeychainError) -> RecordEncoder.Encoded
+    ) throws(KeychainError) -> RecordEncoder.Encoded? {
+        guard !isEmpty else { return nil }
+        return try body(BatchEntries(kept: entries, index: state, trailingAdds: trailingAdds))
+    }
+
     /// Hands the items back: with the batch's operations and the sealed secrets of `written` (the record of
     /// its entries; nil when there were none), or — `committed` false — as they were before the batch.
     mutating func finish(committed: Bool, written: RecordEncoder.Encoded?) -> ItemIndex {
@@ -252,6 +292,12 @@ public struct Batch: ~Copyable {
         var state = ItemIndex()
         swap(&state, &self.state)
         guard committed else {
+            // The trailing adds' items are the last in the index: taken out from the end, none moves another.
+            for position in trailingAdds.reversed() {
+                let item = state.item(atPosition: position)
+                item.attributes.encoded.storage.wipeReserved()
+                state.restore(item.id, to: nil)
+            }
             for id in added { state.restore(id, to: nil) }
             for (id, original) in originals { state.restore(id, to: original) }
             state.nextOrder = originalNextOrder
@@ -264,6 +310,10 @@ public struct Batch: ~Copyable {
             for case .put(let id, _, _) in entries {
                 guard let put = puts.next() else { break }
                 state.replaceSecret(of: id, with: written.secret(of: put))
+            }
+            for position in trailingAdds {
+                guard let put = puts.next() else { break }
+                state.replaceSecret(atPosition: position, with: written.secret(of: put))
             }
         }
         return state

@@ -105,10 +105,11 @@ enum RecordEncoder {
     /// its puts (which have no reserved block) are only written, ``Encoded/puts`` have empty boxes, and
     /// ``Encoded/secretFrameOffsets`` say where in the frame each box went, so that the rewrite can read them back
     /// once the new file is in place instead of holding them all until then.
-    static func encode<Generator: RandomNumberGenerator>(
-        _ entries: [LogEntry], sequence: UInt64, previousChain: [UInt8], context: RecordContext, keepingSecrets: Bool = true,
+    static func encode<Entries: RandomAccessCollection<LogEntry>, Generator: RandomNumberGenerator>(
+        _ entries: Entries, sequence: UInt64, previousChain: [UInt8], context: RecordContext, keepingSecrets: Bool = true,
         using generator: inout Generator, writingTo write: (_ bytes: [UInt8], _ frameOffset: Int) throws(KeychainError) -> Void
-    ) throws(KeychainError) -> Encoded {
+    ) throws(KeychainError) -> Encoded where Entries.Index == Int {
+        precondition(entries.startIndex == 0, "entries are numbered from 0")
         guard !entries.isEmpty else { throw .invalidParameter("a record needs at least one entry") }
         guard entries.count <= Int(Format.maximumTransactionEntries) else {
             throw .limitReached("more than 16,777,216 operations in one batch")

@@ -93,7 +93,9 @@ struct RecordSealer {
     /// attributes boxes and, when `countingSecrets` (the encoder seals the secret boxes into the window too, for
     /// a rewrite), its secret boxes, at most ``windowByteLimit`` bytes of them unless one entry alone
     /// is larger.
-    static func windowEnd(of entries: [LogEntry], from start: Int, countingSecrets: Bool = false) -> Int {
+    static func windowEnd<Entries: RandomAccessCollection<LogEntry>>(
+        of entries: Entries, from start: Int, countingSecrets: Bool = false
+    ) -> Int where Entries.Index == Int {
         var end = start
         var bytes = 0
         while end < entries.count, end - start < windowEntryLimit {

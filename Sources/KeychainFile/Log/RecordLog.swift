@@ -328,9 +328,9 @@ final class RecordLog {
     /// Seals `entries` as the next record, appends it durably, and returns what was written. The caller
     /// holds the lock file exclusively, has caught up (`refresh`), validated the entries against its index,
     /// and applies them after this returns.
-    func append<Generator: RandomNumberGenerator>(
-        _ entries: [LogEntry], using generator: inout Generator
-    ) throws(KeychainError) -> RecordEncoder.Encoded {
+    func append<Entries: RandomAccessCollection<LogEntry>, Generator: RandomNumberGenerator>(
+        _ entries: Entries, using generator: inout Generator
+    ) throws(KeychainError) -> RecordEncoder.Encoded where Entries.Index == Int {
         let boxes = entries.reduce(UInt64(0)) { total, entry in
             if case .put = entry { return total + 2 } else { return total + 1 }
         }
