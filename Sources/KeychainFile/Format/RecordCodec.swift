@@ -332,6 +332,27 @@ enum RecordDecoder {
     static func decode(
         _ reader: inout FrameBodyReader, expectedSequence: UInt64, previousChain: [UInt8], context: RecordContext
     ) throws(FrameProblem) -> Decoded {
+        var entries: [DecodedEntry] = []
+        let summary = try decode(
+            &reader, expectedSequence: expectedSequence, previousChain: previousChain, context: context,
+            delivering: { piece, _ in entries.append(contentsOf: piece) })
+        return Decoded(entries: entries, chainValue: summary.chainValue, boxCount: summary.boxCount)
+    }
+
+    /// The record's chain value and box count, once every entry was verified and handed on.
+    struct Summary {
+        let chainValue: [UInt8]
+        let boxCount: Int
+    }
+
+    /// ``decode(_:expectedSequence:previousChain:context:)``, handing the entries to `deliver` in pieces as
+    /// they are verified, in order, with the record's entry count, rather than collecting them: replay applies
+    /// a large record piece by piece and never holds all its entries. Entries handed over before a failure
+    /// belong to a record that does not verify; the caller undoes whatever it did with them.
+    static func decode(
+        _ reader: inout FrameBodyReader, expectedSequence: UInt64, previousChain: [UInt8], context: RecordContext,
+        delivering deliver: (_ piece: [DecodedEntry], _ entryCount: Int) -> Void
+    ) throws(FrameProblem) -> Summary {
         let bodyOffset = reader.bodyOffset
         func problem(_ reason: String) -> FrameProblem { FrameProblem(offset: bodyOffset + reader.offset, reason: reason) }
         let rawKind = try reader.readUInt8("kind")
@@ -356,16 +377,21 @@ enum RecordDecoder {
         if kind == .transaction {
             let tuning = ParallelTuning.current
             if tuning.workerCount > 1 && Int(entryCount) >= tuning.minimumParallelEntries {
-                let decoded = try WindowedRecordDecoder.decodeEntries(&reader, record: record, previousChain: previousChain, tuning: tuning)
+                let decoded = try WindowedRecordDecoder.decodeEntries(
+                    &reader, record: record, previousChain: previousChain, tuning: tuning, delivering: deliver)
                 guard reader.isAtEnd else { throw problem("\(reader.remaining) unexpected bytes after the last box") }
                 return decoded
             }
         }
         var chain = previousChain
         var entries: [DecodedEntry] = []
-        entries.reserveCapacity(min(Int(entryCount), 1 << 16))
+        entries.reserveCapacity(min(Int(entryCount), piece))
         var boxCount = 0
         for index in 0..<Int(entryCount) {
+            if entries.count == piece {
+                deliver(entries, Int(entryCount))
+                entries.removeAll(keepingCapacity: true)
+            }
             let entryIndex = UInt32(index)
             let entryKind = kind == .transaction ? try reader.readUInt8("entry kind") : entryKinds[0]
             switch entryKind {
@@ -396,8 +422,12 @@ enum RecordDecoder {
             }
         }
         guard reader.isAtEnd else { throw problem("\(reader.remaining) unexpected bytes after the last box") }
-        return Decoded(entries: entries, chainValue: chain, boxCount: boxCount)
+        deliver(entries, Int(entryCount))
+        return Summary(chainValue: chain, boxCount: boxCount)
     }
+
+    /// Entries handed on at a time by the sequential loop.
+    private static let piece = 1_024
 
     /// Reads `u32 length ‖ box`; the length must be at least 28. Returns the box's range in the reader's
     /// window and its offset in the file.

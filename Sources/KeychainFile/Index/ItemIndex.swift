@@ -208,6 +208,11 @@ struct ItemIndex: Sendable {
     /// Applies a record's entries, all or nothing.
     mutating func apply(_ entries: [DecodedEntry]) throws(IndexConflict) {
         if entries.count > 1, applyNewItems(entries) { return }
+        try applyPlanned(entries)
+    }
+
+    /// ``apply(_:)`` through the plan: every change checked before the first is made.
+    private mutating func applyPlanned(_ entries: [DecodedEntry]) throws(IndexConflict) {
         let changes = try plan(entries)
         if changes.written.count > 16 {
             reserveCapacity(forMoreItems: changes.written.count)
@@ -247,20 +252,33 @@ struct ItemIndex: Sendable {
     /// or rejects it exactly as before. The result is the one the planned path gives: the same items, in the
     /// same order, with the same keys.
     private mutating func applyNewItems(_ entries: [DecodedEntry]) -> Bool {
-        for entry in entries {
-            guard case .put = entry else { return false }
+        reserveCapacity(forRecordOf: entries.count, startingWith: entries)
+        return insertNewItems(entries)
+    }
+
+    /// Makes room for a record of `entryCount` entries whose first ones are `first`, if it is large and they
+    /// are puts, the first of a new item. Room is made only for such records: one that falls back to the plan
+    /// (an update of many items, say) must not make a large index rehash.
+    private mutating func reserveCapacity(forRecordOf entryCount: Int, startingWith first: [DecodedEntry]) {
+        guard entryCount > 16, case .put(let firstID, _, _)? = first.first, self[firstID] == nil else { return }
+        for entry in first {
+            guard case .put = entry else { return }
         }
-        // Room is made only for large records: a small one that falls back (an update, say) must not make a
-        // large index rehash.
-        if entries.count > 16, case .put(let firstID, _, _) = entries[0], self[firstID] == nil {
-            reserveCapacity(forMoreItems: entries.count)
-        }
+        reserveCapacity(forMoreItems: entryCount)
+    }
+
+    /// Inserts `entries` if every one is a put of a new item under a free primary key, and returns true;
+    /// otherwise takes out the ones it inserted and returns false.
+    private mutating func insertNewItems(_ entries: [DecodedEntry]) -> Bool {
         var inserted = 0
         for entry in entries {
-            guard case .put(let id, let attributes, let secret) = entry else { return false }
+            guard case .put(let id, let attributes, let secret) = entry else {
+                _ = takeBackNewItems(inserted)
+                return false
+            }
             let key = attributes.primaryKey
             guard position(of: id) == nil, itemID(for: key) == nil else {
-                undoNewItems(entries.prefix(inserted))
+                _ = takeBackNewItems(inserted)
                 return false
             }
             insertNew(id, attributes: attributes, secret: secret, primaryKey: key)
@@ -269,12 +287,61 @@ struct ItemIndex: Sendable {
         return true
     }
 
-    /// Takes out the items `applyNewItems` put in, newest first, and gives their order numbers back.
-    private mutating func undoNewItems(_ entries: ArraySlice<DecodedEntry>) {
-        for entry in entries.reversed() {
-            guard case .put(let id, _, _) = entry, removeItem(id) != nil else { continue }
+    /// Takes out the last `count` items, which ``insertNewItems(_:)`` put in (newest first, so that none moves
+    /// another), gives their order numbers back, and returns their puts in the order they were inserted.
+    private mutating func takeBackNewItems(_ count: Int) -> [DecodedEntry] {
+        guard count > 0 else { return [] }
+        let puts: [DecodedEntry] = (storage.count - count..<storage.count).map { position in
+            let item = storage[position]
+            return .put(id: item.id, attributes: item.attributes, secret: item.secret)
+        }
+        for _ in 0..<count {
+            removeItem(storage[storage.count - 1].id)
             nextOrder -= 1
         }
+        return puts
+    }
+
+    // MARK: Applying a record as it is decoded
+
+    /// A record being applied piece by piece as it is decoded: ``applyPiece(_:ofRecordOf:to:)``, then
+    /// ``finishApplying(_:)`` or, if the record fails, ``abandonApplying(_:)``.
+    struct PiecewiseApplication {
+        /// How many entries, from the record's first, went straight in as new items: the index's last items.
+        fileprivate var inserted = 0
+        /// The record's entries so far, once a piece was not only puts of new items.
+        fileprivate var kept: [DecodedEntry]? = nil
+    }
+
+    /// Applies the next piece of a record of `entryCount` entries. While every entry is a put of a new item
+    /// under a free primary key (a bulk load, a compaction: the common large record), the items go straight
+    /// in, so that the record's entries are never all held at once; at the first piece that is not, the items
+    /// put in so far are taken back out as entries, and the record is kept to be applied whole, planned, by
+    /// ``finishApplying(_:)``. Either way the outcome is ``apply(_:)``'s for the whole record.
+    mutating func applyPiece(_ piece: [DecodedEntry], ofRecordOf entryCount: Int, to application: inout PiecewiseApplication) {
+        if application.kept == nil {
+            if application.inserted == 0 { reserveCapacity(forRecordOf: entryCount, startingWith: piece) }
+            if insertNewItems(piece) {
+                application.inserted += piece.count
+                return
+            }
+            application.kept = takeBackNewItems(application.inserted)
+            application.inserted = 0
+        }
+        application.kept?.append(contentsOf: piece)
+    }
+
+    /// Finishes applying a record whose pieces were all given: all or nothing, with ``apply(_:)``'s errors. After
+    /// this returns, the record is applied and `application` is spent.
+    mutating func finishApplying(_ application: inout PiecewiseApplication) throws(IndexConflict) {
+        if let kept = application.kept { try applyPlanned(kept) }
+        application = PiecewiseApplication()
+    }
+
+    /// Takes out what the pieces of a record that failed put in: the index is as it was before the record.
+    mutating func abandonApplying(_ application: inout PiecewiseApplication) {
+        _ = takeBackNewItems(application.inserted)
+        application = PiecewiseApplication()
     }
 
     /// Gives a live item the sealed secret its record was written with (a batch stages its puts with a

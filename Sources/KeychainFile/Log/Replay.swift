@@ -81,11 +81,15 @@ struct Replay {
             // through a bounded window, rather than whole.
             var body = FrameBodyReader(
                 file: file, bodyOffset: end + Format.frameHeaderSize, bodyLength: Int(length), windowSize: ParallelTuning.current.windowSize)
+            // The entries are applied as they are verified, piece by piece, and the record's items taken out again
+            // if it fails: a large record's entries are never all held at once.
+            var application = ItemIndex.PiecewiseApplication()
             do {
                 let decoded = try RecordDecoder.decode(
-                    &body, expectedSequence: head.sequence + 1, previousChain: head.chainValue, context: context)
+                    &body, expectedSequence: head.sequence + 1, previousChain: head.chainValue, context: context,
+                    delivering: { piece, entryCount in index.applyPiece(piece, ofRecordOf: entryCount, to: &application) })
                 do {
-                    try index.apply(decoded.entries)
+                    try index.finishApplying(&application)
                 } catch {
                     // Step 5: an authentic record that cannot be applied is corruption even at the end.
                     switch error {
@@ -103,6 +107,7 @@ struct Replay {
                 boxCount += UInt64(decoded.boxCount)
                 end = frameEnd
             } catch let problem as FrameProblem {
+                index.abandonApplying(&application)
                 if let ioError = problem.ioError { throw ioError }
                 if frameEnd == fileSize && !problem.isSemantic {
                     tornTail = TornTail(offset: end, byteCount: remaining, reason: "final record does not verify: \(problem.reason)")
@@ -110,6 +115,7 @@ struct Replay {
                 }
                 throw KeychainError.corrupted(offset: problem.offset, reason: problem.reason)
             } catch {
+                index.abandonApplying(&application)
                 throw KeychainError.corrupted(offset: end, reason: "\(error)")
             }
         }
