@@ -55,10 +55,12 @@ enum RecordEncoder {
         let chainValue: [UInt8]
         /// Where each put's secret went, in entry order (deletes have none): what the index gives the items.
         /// Kept this small (24 bytes a put) because a batch of many items holds it beside everything else.
+        /// Empty when the encoder did not keep the boxes (`keepingSecrets: false`): see ``writtenPuts``.
         let puts: [SealedPut]
-        /// Where each put's secret box starts in the frame, when the encoder did not keep the boxes
-        /// (`keepingSecrets: false`, whose puts have empty boxes); empty otherwise.
-        let secretFrameOffsets: [UInt32]
+        /// Where each put's secret box went in the frame, in entry order, when the encoder did not keep the
+        /// boxes (`keepingSecrets: false`); empty otherwise. 12 bytes a put: a rewrite holds these for every
+        /// item until the new file is in place.
+        let writtenPuts: [WrittenPut]
         /// Boxes sealed in this record.
         let boxCount: Int
         let sequence: UInt64
@@ -84,6 +86,15 @@ enum RecordEncoder {
         }
     }
 
+    /// Where a put's secret box went in the frame, for a record whose boxes the encoder only wrote.
+    struct WrittenPut {
+        /// The offset of the box (after its length field) in the frame.
+        let secretFrameOffset: UInt32
+        let entryIndex: UInt32
+        /// See ``SealedSecret/entryByteCount``.
+        let entryByteCount: UInt32
+    }
+
     /// A put's sealed secret box and the fields of it that differ from put to put within a record.
     struct SealedPut {
         let box: ByteView
@@ -102,9 +113,9 @@ enum RecordEncoder {
     ///
     /// Unless `keepingSecrets` is false, each put's sealed secret box stays in memory (in the block a batch
     /// reserved for the item, or in an arena) and ``Encoded/puts`` views it. A rewrite passes false: the boxes of
-    /// its puts (which have no reserved block) are only written, ``Encoded/puts`` have empty boxes, and
-    /// ``Encoded/secretFrameOffsets`` say where in the frame each box went, so that the rewrite can read them back
-    /// once the new file is in place instead of holding them all until then.
+    /// its puts (which have no reserved block) are only written, and ``Encoded/writtenPuts`` say where in the
+    /// frame each box went, so that the rewrite can read them back once the new file is in place instead of
+    /// holding them all until then.
     static func encode<Entries: RandomAccessCollection<LogEntry>, Generator: RandomNumberGenerator>(
         _ entries: Entries, sequence: UInt64, previousChain: [UInt8], context: RecordContext, keepingSecrets: Bool = true,
         using generator: inout Generator, writingTo write: (_ bytes: [UInt8], _ frameOffset: Int) throws(KeychainError) -> Void
@@ -152,11 +163,10 @@ enum RecordEncoder {
             context: context, sequence: sequence, kind: kind, entryCount: entryCount, tuning: ParallelTuning.current)
         var chain = previousChain
         var puts: [SealedPut] = []
+        var writtenPuts: [WrittenPut] = []
         // Exactly one per put: a batch of many items holds this beside everything else, so no doubling slack.
         let putCount = entries.reduce(0) { total, entry in if case .put = entry { total + 1 } else { total } }
-        puts.reserveCapacity(putCount)
-        var secretFrameOffsets: [UInt32] = []
-        if !keepingSecrets { secretFrameOffsets.reserveCapacity(putCount) }
+        if keepingSecrets { puts.reserveCapacity(putCount) } else { writtenPuts.reserveCapacity(putCount) }
         // Secrets of puts without a reserved block (see ItemBytes) are sealed into one arena, rather than into a
         // block each (a malloc chunk and an object header per secret).
         let arenaByteCount = entries.reduce(0) { total, entry in
@@ -244,11 +254,10 @@ enum RecordEncoder {
                             entryByteCount: UInt32(RecordCodec.putEntryByteCount(kind, job.boxByteCount, secretBox.count))))
                     case .written(let frameOffset, let byteCount)?:
                         boxCount += 2
-                        puts.append(SealedPut(
-                            box: .empty, entryIndex: job.entryIndex,
-                            entryByteCount: UInt32(RecordCodec.putEntryByteCount(kind, job.boxByteCount, byteCount))))
                         // Frames are at most 256 MiB + 8 bytes (checked as the pieces are written).
-                        secretFrameOffsets.append(UInt32(truncatingIfNeeded: frameOffset))
+                        writtenPuts.append(WrittenPut(
+                            secretFrameOffset: UInt32(truncatingIfNeeded: frameOffset), entryIndex: job.entryIndex,
+                            entryByteCount: UInt32(RecordCodec.putEntryByteCount(kind, job.boxByteCount, byteCount))))
                     case nil:
                         boxCount += 1
                     }
@@ -271,7 +280,7 @@ enum RecordEncoder {
         writer.setUInt32(UInt32(bodyLength) ^ 0xFFFF_FFFF, at: 4)
         try write(writer.bytes, 0)
         return Encoded(
-            frameCount: frameCount, chainValue: chain, puts: puts, secretFrameOffsets: secretFrameOffsets, boxCount: boxCount,
+            frameCount: frameCount, chainValue: chain, puts: puts, writtenPuts: writtenPuts, boxCount: boxCount,
             sequence: sequence, kind: kind, entryCount: entryCount)
     }
 

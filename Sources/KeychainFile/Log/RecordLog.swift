@@ -84,9 +84,9 @@ final class RecordLog {
         private(set) var count = 0
 
         mutating func append(_ record: RecordEncoder.Encoded, at offset: Int) {
-            precondition(record.secretFrameOffsets.count == record.puts.count, "a rewrite's record with its boxes' offsets")
+            precondition(record.puts.isEmpty, "a rewrite's record, whose boxes were only written")
             records.append((offset, record))
-            count += record.puts.count
+            count += record.writtenPuts.count
         }
 
         /// Reads each record's secret boxes and their chain values back from `file` and calls `body` with each
@@ -98,13 +98,13 @@ final class RecordLog {
         func forEach(readingFrom file: any KeychainFileHandle, _ body: (Int, SealedSecret) -> Void) throws(KeychainError) {
             var rank = 0
             for (offset, record) in records {
-                guard let first = record.secretFrameOffsets.first else { continue }
+                guard let first = record.writtenPuts.first?.secretFrameOffset else { continue }
                 // From the first put's chain value to the end of the frame, which is the last put's secret box.
                 let start = Int(first) - Format.tagSize - 4
                 precondition(start >= 0 && start < record.frameCount, "a written record's boxes")
                 let bytes = try file.readExactly(count: record.frameCount - start, at: offset + start)
-                for (index, put) in record.puts.enumerated() {
-                    let boxStart = Int(record.secretFrameOffsets[index]) - start
+                for put in record.writtenPuts {
+                    let boxStart = Int(put.secretFrameOffset) - start
                     let boxCount = Int(bytes[(boxStart - 4)..<boxStart].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
                     guard boxCount >= Format.boxOverhead, boxCount <= bytes.count - boxStart else {
                         throw .corrupted(
