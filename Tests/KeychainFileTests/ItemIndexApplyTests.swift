@@ -105,6 +105,25 @@ struct ItemIndexApplyTests {
         #expect(index.itemsInAddedOrder().map(\.id) == live.map { Self.id(UInt8($0)) })
         #expect(index.liveEntryBytes == 100 * live.count)
     }
+
+    @Test("Positions in added order, whether few or most of the items ever added are gone")
+    func positionsInAddedOrder() throws {
+        // Deleting from the front moves the last items into the holes, so positions and order differ. With 8
+        // of 50 deleted the order numbers span less than 4 per live item (placed by order); with 46 of them,
+        // the first item kept, they do not (sorted).
+        let deletedSets: [[Int]] = [(1...10).filter { $0 % 5 != 0 }, Array(2...47)]
+        for deleted in deletedSets {
+            var index = ItemIndex()
+            try index.apply((1...50).map { Self.put(Self.id(UInt8($0)), account: "a\($0)") })
+            for value in deleted { try index.apply([.delete(id: Self.id(UInt8(value)))]) }
+            try index.apply([Self.put(Self.id(51), account: "a51")])
+            let positions = index.positionsInAddedOrder()
+            #expect(Set(positions).count == index.count && positions.allSatisfy { (0..<index.count).contains(Int($0)) })
+            let ids = positions.map { index.item(atPosition: Int($0)).id }
+            #expect(ids == index.itemsInAddedOrder().map(\.id), "\(deleted.count) deletions")
+            #expect(ids != (0..<index.count).map { index.item(atPosition: $0).id }, "positions are not in added order already")
+        }
+    }
 }
 
 /// The primary-key map keys by digest and confirms the holder by its own key; with every digest colliding,

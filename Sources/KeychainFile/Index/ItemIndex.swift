@@ -102,10 +102,29 @@ struct ItemIndex: Sendable {
     /// The positions of the live items (see ``item(atPosition:)``), in the order the items were first added:
     /// 4 bytes per item (16 while sorting), where ``itemsInAddedOrder()`` copies every item.
     func positionsInAddedOrder() -> [Int32] {
+        guard storage.count > 0 else { return [] }
         // Positions stay below 2³¹ (DigestTable.maximumPosition).
-        var ranked = (0..<storage.count).map { (order: storage[$0].order, position: Int32(truncatingIfNeeded: $0)) }
-        ranked.sort { $0.order < $1.order }
-        return ranked.map(\.position)
+        var lowest = UInt64.max
+        var highest = UInt64.min
+        for position in 0..<storage.count {
+            lowest = min(lowest, storage[position].order)
+            highest = max(highest, storage[position].order)
+        }
+        // Order numbers are distinct, and only adds use them up: unless most items ever added are gone, each
+        // position goes straight to its order's place (4 bytes for each order number in the range), rather than
+        // sorting pairs of order and position (16 bytes an item, and a merge buffer of half as much again).
+        let span = highest - lowest
+        guard span < UInt64(4 * storage.count) else {
+            var ranked = (0..<storage.count).map { (order: storage[$0].order, position: Int32(truncatingIfNeeded: $0)) }
+            ranked.sort { $0.order < $1.order }
+            return ranked.map(\.position)
+        }
+        var byOrder = [Int32](repeating: -1, count: Int(span) + 1)
+        for position in 0..<storage.count {
+            byOrder[Int(storage[position].order - lowest)] = Int32(truncatingIfNeeded: position)
+        }
+        byOrder.removeAll { $0 < 0 }
+        return byOrder
     }
 
     /// The live item at `position` (0 ..< count); positions change when items are added or removed.
