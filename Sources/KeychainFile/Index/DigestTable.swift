@@ -105,9 +105,12 @@ struct DigestTable: Sendable {
         if overflow[set].remove(UInt32(truncatingIfNeeded: old)) != nil { overflow[set].insert(UInt32(new)) }
     }
 
-    /// Makes room for `count` more digests without rehashing.
+    /// Makes room for `count` more digests, and an eighth as many again, without rehashing. The eighth is for
+    /// what follows a large record (a table reserved exactly for it would grow by half, through a rehash that
+    /// briefly holds both, on the next add) and for digests an item has besides its one per table (the lookup
+    /// index's, one per service, say).
     mutating func reserveCapacity(forMore count: Int) {
-        let needed = Int((Double(digestCount + count) / Self.maximumLoad).rounded(.up)) + 1
+        let needed = Int((Double(digestCount + count + count / 8) / Self.maximumLoad).rounded(.up)) + 1
         if needed > capacity { rehash(capacity: needed) }
     }
 
