@@ -7,11 +7,6 @@ import Testing
 /// them is crossed, and check the record written against what was staged.
 @Suite("Plain adds kept as index positions commit, and fail, exactly as staged")
 struct BatchEntriesTests {
-    private func snapshot(_ keychain: Keychain) throws -> [String] {
-        let results = try keychain.search(Query(.genericPassword, limit: .all), returning: [.attributes, .data, .persistentReference])
-        return results.map { "\($0.persistentReference!.itemID) \($0.attributes!) \($0.value!)" }
-    }
-
     /// Plain adds; a delete of one of them; more plain adds; an update of one of those (through its pending
     /// secret) and of an earlier one; a delete; plain adds left trailing at the commit.
     private func interleaved(_ batch: inout Batch) throws(KeychainError) {
@@ -47,7 +42,7 @@ struct BatchEntriesTests {
         #expect(accounts == ["before", "a0", "a1", "a2", "a4", "a5", "a6", "a8", "a9", "b0", "b1", "b2", "b3", "b4", "a7", "c0", "c1", "c2"])
 
         let reopened = try Keychain.open(at: keychain.path, credential: TestKeychain.password)
-        #expect(try snapshot(reopened) == snapshot(keychain))
+        #expect(try genericPasswordSnapshot(reopened) == genericPasswordSnapshot(keychain))
     }
 
     @Test("The same batch failing in its body or in its write leaves the keychain as it was, then commits")
@@ -57,25 +52,25 @@ struct BatchEntriesTests {
         let path = directory.file("faulty.kcf")
         let keychain = try Keychain.createForTesting(at: path, fileSystem: faulty)
         try keychain.add(GenericPassword(service: "s", account: "before", password: "old"))
-        let before = try snapshot(keychain)
+        let before = try genericPasswordSnapshot(keychain)
         #expect(throws: KeychainError.duplicateItem) {
             try keychain.batch { (batch) throws(KeychainError) in
                 try interleaved(&batch)
                 throw .duplicateItem
             }
         }
-        #expect(try snapshot(keychain) == before)
+        #expect(try genericPasswordSnapshot(keychain) == before)
         faulty.fail(.write)
         #expect(throws: KeychainError.self) {
             try keychain.batch { (batch) throws(KeychainError) in try interleaved(&batch) }
         }
         #expect(faulty.fired)
         faulty.heal()
-        #expect(try snapshot(keychain) == before)
+        #expect(try genericPasswordSnapshot(keychain) == before)
 
         try keychain.batch { (batch) throws(KeychainError) in try interleaved(&batch) }
         let reopened = try Keychain.open(at: path, credential: TestKeychain.password)
-        #expect(try snapshot(reopened) == snapshot(keychain))
+        #expect(try genericPasswordSnapshot(reopened) == genericPasswordSnapshot(keychain))
         #expect(reopened.count == 18)
     }
 }

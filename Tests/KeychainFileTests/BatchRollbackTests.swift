@@ -6,14 +6,6 @@ import Testing
 /// the undo is exact: every item, secret, search result and the order of later items as before the batch.
 @Suite("Batches that fail leave the keychain exactly as it was")
 struct BatchRollbackTests {
-    /// Everything observable about the items: attributes, secret and persistent reference, in search order.
-    private func snapshot(_ keychain: Keychain) throws -> [String] {
-        let results = try keychain.search(Query(.genericPassword, limit: .all), returning: [.attributes, .data, .persistentReference])
-        return results.map { result in
-            "\(result.persistentReference!.itemID) \(result.attributes!) \(result.value!)"
-        }
-    }
-
     private func seed(_ keychain: Keychain) throws {
         try keychain.batch { (batch) throws(KeychainError) in
             for index in 0..<20 {
@@ -40,14 +32,14 @@ struct BatchRollbackTests {
         let directory = TemporaryDirectory()
         let keychain = try TestKeychain.create(in: directory)
         try seed(keychain)
-        let before = try snapshot(keychain)
+        let before = try genericPasswordSnapshot(keychain)
         let head = keychain.head
         #expect(throws: KeychainError.duplicateItem) {
             try keychain.batch { (batch) throws(KeychainError) in
                 try busyBatch(&batch) { () throws(KeychainError) in throw .duplicateItem }
             }
         }
-        #expect(try snapshot(keychain) == before)
+        #expect(try genericPasswordSnapshot(keychain) == before)
         #expect(keychain.head == head)
         #expect(keychain.count == 20)
         // Lookups by primary key see the old items, and the deleted-then-re-added key is the old item again.
@@ -62,7 +54,7 @@ struct BatchRollbackTests {
         #expect(accounts.last == "later")
         #expect(accounts.count == 21)
         let reopened = try Keychain.open(at: keychain.path, credential: TestKeychain.password)
-        #expect(try snapshot(reopened) == snapshot(keychain))
+        #expect(try genericPasswordSnapshot(reopened) == genericPasswordSnapshot(keychain))
     }
 
     @Test("A commit whose write fails restores the items; the keychain keeps working")
@@ -74,18 +66,18 @@ struct BatchRollbackTests {
             at: path, credential: TestKeychain.password, options: TestKeychain.fastOptions,
             random: RandomSource(SystemRandomNumberGenerator()), clock: { Date() }, fileSystem: faulty)
         try seed(keychain)
-        let before = try snapshot(keychain)
+        let before = try genericPasswordSnapshot(keychain)
         faulty.fail(.write)
         #expect(throws: KeychainError.self) {
             try keychain.batch { (batch) throws(KeychainError) in try busyBatch(&batch) { () throws(KeychainError) in } }
         }
         #expect(faulty.fired)
         faulty.heal()
-        #expect(try snapshot(keychain) == before)
+        #expect(try genericPasswordSnapshot(keychain) == before)
         try keychain.batch { (batch) throws(KeychainError) in try busyBatch(&batch) { () throws(KeychainError) in } }
         #expect(try keychain.password(forService: "s", account: "a3") == "new")
         #expect(try keychain.password(forService: "s", account: "a5") == "again")
         let reopened = try Keychain.open(at: path, credential: TestKeychain.password)
-        #expect(try snapshot(reopened) == snapshot(keychain))
+        #expect(try genericPasswordSnapshot(reopened) == genericPasswordSnapshot(keychain))
     }
 }

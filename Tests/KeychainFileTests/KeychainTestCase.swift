@@ -28,6 +28,13 @@ enum TestKeychain {
     }
 }
 
+/// Everything observable about a keychain's generic passwords: each one's persistent reference, attributes and
+/// secret, in search order — what two keychains that hold the same items agree on.
+func genericPasswordSnapshot(_ keychain: Keychain) throws -> [String] {
+    let results = try keychain.search(Query(.genericPassword, limit: .all), returning: [.attributes, .data, .persistentReference])
+    return results.map { "\($0.persistentReference!.itemID) \($0.attributes!) \($0.value!)" }
+}
+
 func fileBytes(_ path: String) throws -> [UInt8] {
     Array(try Data(contentsOf: URL(fileURLWithPath: path)))
 }

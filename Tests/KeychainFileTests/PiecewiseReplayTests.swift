@@ -14,11 +14,6 @@ struct PiecewiseReplayTests {
         ParallelTuning(workerCount: 2, minimumParallelEntries: 2, windowSize: 65_536),
     ]
 
-    private func snapshot(_ keychain: Keychain) throws -> [String] {
-        let results = try keychain.search(Query(.genericPassword, limit: .all), returning: [.attributes, .data, .persistentReference])
-        return results.map { "\($0.persistentReference!.itemID) \($0.attributes!) \($0.value!)" }
-    }
-
     private func seed(_ keychain: Keychain) throws {
         try keychain.batch { (batch) throws(KeychainError) in
             for index in 0..<50 { try batch.add(GenericPassword(service: "old", account: "o\(index)", password: "po\(index)")) }
@@ -43,11 +38,11 @@ struct PiecewiseReplayTests {
             // The key of an item deleted in the same record, taken by a new one.
             try batch.add(GenericPassword(service: "old", account: "o8", password: "again"))
         }
-        let expected = try snapshot(keychain)
+        let expected = try genericPasswordSnapshot(keychain)
         #expect(keychain.count == 50 + 3_000 - 1)
         for tuning in Self.tunings {
             let reopened = try open(keychain.path, tuning)
-            #expect(try snapshot(reopened) == expected, "window \(tuning.windowSize)")
+            #expect(try genericPasswordSnapshot(reopened) == expected, "window \(tuning.windowSize)")
             #expect(try reopened.password(forService: "old", account: "o8") == "again")
             #expect(try reopened.password(forService: "old", account: "o7") == "changed")
         }
@@ -58,7 +53,7 @@ struct PiecewiseReplayTests {
         let directory = TemporaryDirectory()
         let keychain = try TestKeychain.create(in: directory)
         try seed(keychain)
-        let before = try snapshot(keychain)
+        let before = try genericPasswordSnapshot(keychain)
         let sizeBefore = try fileBytes(keychain.path).count
         try keychain.batch { (batch) throws(KeychainError) in
             for index in 0..<3_000 { try batch.add(GenericPassword(service: "new", account: "n\(index)", password: "pn\(index)")) }
@@ -72,7 +67,7 @@ struct PiecewiseReplayTests {
             let reopened = try open(damaged, tuning)
             #expect(reopened.tornTail?.offset == sizeBefore, "window \(tuning.windowSize)")
             #expect(reopened.count == 50)
-            #expect(try snapshot(reopened) == before)
+            #expect(try genericPasswordSnapshot(reopened) == before)
             #expect(throws: KeychainError.itemNotFound) { try reopened.password(forService: "new", account: "n0") }
         }
         // The torn tail is overwritten by the next write, and the file opens with that item only.
@@ -98,6 +93,6 @@ struct PiecewiseReplayTests {
         let salvaged = directory.file("salvaged.kcf")
         let report = try Keychain.salvage(from: damaged, credential: TestKeychain.password, to: salvaged)
         #expect(report.itemCount == 50)
-        #expect(try snapshot(try open(salvaged, .sequential)) == before)
+        #expect(try genericPasswordSnapshot(try open(salvaged, .sequential)) == before)
     }
 }
