@@ -82,13 +82,16 @@ public struct Batch: ~Copyable {
         guard secret.count <= Format.maximumSecretSize else {
             throw .invalidParameter("the secret is \(secret.count) bytes; the limit is 1,048,576")
         }
-        let dated = try attributes.withDefaults().settingDates(created: now, modified: now)
-        let primaryKey = dated.primaryKey
+        guard let milliseconds = AttributeValue.milliseconds(of: now) else {
+            throw .invalidParameter("creationDate: date too far from 1970 for 64-bit milliseconds")
+        }
+        let defaulted = attributes.withDefaults()
+        // The dates are not part of the primary key.
+        let primaryKey = defaulted.primaryKey
         guard state.itemID(for: primaryKey) == nil else { throw .duplicateItem }
-        // The item's one heap block, with the secret where the encoder seals it in place (see ItemBytes): the
-        // batch keeps no array per secret.
-        let reserved = ItemBytes.makeReserved(attributes: dated.encoded, secret: secret)
-        let stamped = ItemAttributes(itemClass: dated.itemClass, count: dated.count, encoded: reserved.attributesView)
+        // The item's one heap block: the dated attributes, and the secret where the encoder seals it in place
+        // (see ItemBytes); the batch keeps no array per secret.
+        let stamped = defaulted.reservingWithDates(created: milliseconds, modified: milliseconds, secret: secret)
         let id = makeID()
         if state[id] == nil {
             // A new id and a free primary key: nothing to plan, so the item goes straight into the index, at

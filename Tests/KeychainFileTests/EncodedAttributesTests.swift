@@ -52,7 +52,8 @@ struct EncodedAttributesTests {
             #expect(changed.count == expected.count)
         }
         #expect(try changed.setting(.comment, to: nil).setting(.comment, to: nil).count == expected.count - 1)
-        let dated = try attributes.settingDates(created: Date(timeIntervalSince1970: 2), modified: Date(timeIntervalSince1970: 3))
+        let undated = try attributes.setting(.creationDate, to: nil)
+        let dated = undated.reservingWithDates(created: 2_000, modified: 3_000, secret: [1, 2, 3])
         expected = Self.values
         expected[.creationDate] = .date(milliseconds: 2_000)
         expected[.modificationDate] = .date(milliseconds: 3_000)

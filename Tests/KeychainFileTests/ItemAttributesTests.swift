@@ -318,22 +318,94 @@ struct ItemAttributesTests {
 
 @Suite("Stamping the dates of a new item")
 struct SettingDatesTests {
-    @Test("settingDates gives what two setting calls give, with or without dates already there, in every class")
+    @Test("reservingWithDates gives what two setting calls give, in every class, with the secret reserved after")
     func sameAsSettingTwice() throws {
-        let created = Date(timeIntervalSince1970: 1_700_000_000.123)
-        let modified = Date(timeIntervalSince1970: 1_800_000_000.456)
+        let created: Int64 = 1_700_000_000_123
+        let modified: Int64 = 1_800_000_000_456
         let samples: [ItemAttributes] = [
             try GenericPassword(service: "s", account: "a", password: "p").attributes,
             try InternetPassword(server: "example.com", account: "a", password: "p").attributes,
             try ItemAttributes(itemClass: .key, values: [.label: .string("k"), .applicationLabel: .bytes([1, 2])]),
-            try ItemAttributes(itemClass: .genericPassword, values: [.creationDate: .date(Date(timeIntervalSince1970: 5))]),
+            try ItemAttributes(itemClass: .genericPassword, values: [.account: .string("only tags above the dates")]),
+            try ItemAttributes(itemClass: .genericPassword, values: [.label: .string("only tags below the dates")]),
             try ItemAttributes(itemClass: .certificate, values: [:]),
         ]
         for attributes in samples {
-            let expected = try attributes.setting(.creationDate, to: .date(created)).setting(.modificationDate, to: .date(modified))
-            let stamped = try attributes.settingDates(created: created, modified: modified)
-            #expect(stamped == expected)
-            #expect(stamped.map(\.attribute.tag) == expected.map(\.attribute.tag))
+            let expected = try attributes
+                .setting(.creationDate, to: .date(milliseconds: created))
+                .setting(.modificationDate, to: .date(milliseconds: modified))
+            for secret in [[], [UInt8](repeating: 0xA5, count: 33)] {
+                let stamped = attributes.reservingWithDates(created: created, modified: modified, secret: secret)
+                #expect(stamped == expected)
+                #expect(stamped.count == expected.count)
+                #expect(stamped.map(\.attribute.tag) == expected.map(\.attribute.tag))
+                #expect(stamped.encoded.storage.reservedSecret() == secret)
+            }
+        }
+    }
+}
+
+@Suite("Building a typed item's attributes")
+struct AttributeBuilderTests {
+    @Test("Values set in any order come out in tag order; a later set replaces; defaults fill the explicit attributes")
+    func orderAndDefaults() throws {
+        var builder = AttributeBuilder(.genericPassword)
+        builder.set(.comment, "c")
+        builder.set(.account, "ann")
+        builder.set(.label, "first")
+        builder.set(.label, "second")
+        builder.set(.creator, UInt32(7))
+        builder.set(.accessGroup, nil as String?)
+        let built = try builder.build()
+        let expected = try ItemAttributes(itemClass: .genericPassword, values: [
+            .comment: .string("c"), .account: .string("ann"), .label: .string("second"), .creator: .integer(7),
+        ]).withDefaults()
+        #expect(built == expected)
+        #expect(built.count == 8)  // the four set, and accessGroup, accessible, synchronizable and service by default
+        let tags = built.map(\.attribute.tag)
+        #expect(tags == tags.sorted() && Set(tags).count == tags.count)
+    }
+
+    @Test("The first value that breaks a limit is thrown, naming its attribute")
+    func firstFailure() throws {
+        var builder = AttributeBuilder(.genericPassword)
+        builder.set(.service, "fine")
+        builder.set(.label, String(repeating: "x", count: 65_536))
+        builder.set(.comment, String(repeating: "y", count: 70_000))
+        builder.set(.account, "fine too")
+        #expect(Self.message { () throws(KeychainError) in try builder.build() }?.hasPrefix("label: 65536 bytes") == true)
+        var wrongClass = AttributeBuilder(.key)
+        wrongClass.set(.service, "s")
+        #expect(Self.message { () throws(KeychainError) in try wrongClass.build() } == "service: not allowed in key items")
+        var outOfRange = AttributeBuilder(.genericPassword)
+        outOfRange.set(.accessible, Int64(9))
+        #expect(Self.message { () throws(KeychainError) in try outOfRange.build() }?.hasPrefix("accessible: 9 is outside") == true)
+    }
+
+    @Test("Typed items of every class give the attributes their dictionary gives")
+    func typedItemsMatchTheirDictionaries() throws {
+        var key = Key(keyClass: .privateKey, applicationLabel: [1, 2, 3], value: [9])
+        key.canSign = true
+        key.label = "signing key"
+        let samples: [ItemAttributes] = [
+            try GenericPassword(service: "mail", account: "ann", password: "p", accessGroup: "g", label: "Mail").attributes,
+            try InternetPassword(server: "example.com", account: "ann", password: "p").attributes,
+            try key.attributes,
+        ]
+        for attributes in samples {
+            let rebuilt = try ItemAttributes(itemClass: attributes.itemClass, values: attributes.values)
+            #expect(rebuilt == attributes)
+            #expect(rebuilt.withDefaults() == attributes)
+        }
+    }
+
+    private static func message(_ body: () throws(KeychainError) -> ItemAttributes) -> String? {
+        do {
+            _ = try body()
+            return nil
+        } catch {
+            guard case .invalidParameter(let message) = error else { return nil }
+            return message
         }
     }
 }

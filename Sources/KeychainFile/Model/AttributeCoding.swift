@@ -62,6 +62,25 @@ enum AttributeCoding {
         }
     }
 
+    /// Writes one attribute, `tag ‖ type ‖ length ‖ value`, at the start of `out`, which must have room for
+    /// ``attributeHeaderByteCount`` + ``valueByteCount(_:)`` bytes; returns the number of bytes written. What
+    /// ``appendAttribute(tag:value:to:)`` appends, for a buffer sized in advance.
+    static func writeAttribute(tag: UInt16, value: StoredAttributeValue, into out: UnsafeMutableRawBufferPointer) -> Int {
+        let length = valueByteCount(value)
+        let total = attributeHeaderByteCount + length
+        precondition(out.count >= total, "room for the attribute")
+        let base = out.baseAddress!
+        base.storeBytes(of: tag.bigEndian, as: UInt16.self)
+        base.storeBytes(of: value.type.rawValue, toByteOffset: 2, as: UInt8.self)
+        // Values are at most 65,535 bytes (checked when they were stored), so the length fits in 32 bits.
+        base.storeBytes(of: UInt32(truncatingIfNeeded: length).bigEndian, toByteOffset: 3, as: UInt32.self)
+        value.withEncodedValue { bytes in
+            precondition(bytes.count == length, "the value's length")
+            if let source = bytes.baseAddress { (base + attributeHeaderByteCount).copyMemory(from: source, byteCount: length) }
+        }
+        return total
+    }
+
     /// The number of bytes of the encoded value.
     static func valueByteCount(_ value: StoredAttributeValue) -> Int {
         switch value {

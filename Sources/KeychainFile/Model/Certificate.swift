@@ -151,7 +151,7 @@ public struct Certificate: KeychainItem {
     ///   a bytes field is longer than 65,535 bytes.
     public var attributes: ItemAttributes {
         get throws(KeychainError) {
-            var builder = AttributeBuilder()
+            var builder = AttributeBuilder(Self.itemClass)
             builder.setCommon(
                 accessGroup: accessGroup, accessible: accessible, synchronizable: synchronizable, label: label,
                 creationDate: creationDate, modificationDate: modificationDate)
@@ -162,7 +162,7 @@ public struct Certificate: KeychainItem {
             builder.set(.subject, subject)
             builder.set(.subjectKeyID, subjectKeyID)
             builder.set(.publicKeyHash, publicKeyHash)
-            return try builder.build(Self.itemClass)
+            return try builder.build()
         }
     }
 }

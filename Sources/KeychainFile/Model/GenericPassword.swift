@@ -154,7 +154,7 @@ public struct GenericPassword: KeychainItem {
     ///   bytes of UTF-8 or `generic` longer than 65,535 bytes.
     public var attributes: ItemAttributes {
         get throws(KeychainError) {
-            var builder = AttributeBuilder()
+            var builder = AttributeBuilder(Self.itemClass)
             builder.setCommon(
                 accessGroup: accessGroup, accessible: accessible, synchronizable: synchronizable, label: label,
                 creationDate: creationDate, modificationDate: modificationDate)
@@ -164,7 +164,7 @@ public struct GenericPassword: KeychainItem {
             builder.set(.service, service)
             builder.set(.account, account)
             builder.set(.generic, generic)
-            return try builder.build(Self.itemClass)
+            return try builder.build()
         }
     }
 

@@ -182,7 +182,7 @@ public struct InternetPassword: KeychainItem {
     ///   bytes of UTF-8.
     public var attributes: ItemAttributes {
         get throws(KeychainError) {
-            var builder = AttributeBuilder()
+            var builder = AttributeBuilder(Self.itemClass)
             builder.setCommon(
                 accessGroup: accessGroup, accessible: accessible, synchronizable: synchronizable, label: label,
                 creationDate: creationDate, modificationDate: modificationDate)
@@ -196,7 +196,7 @@ public struct InternetPassword: KeychainItem {
             builder.set(.authenticationType, authenticationType.rawValue)
             builder.set(.port, Int64(port))
             builder.set(.path, path)
-            return try builder.build(Self.itemClass)
+            return try builder.build()
         }
     }
 

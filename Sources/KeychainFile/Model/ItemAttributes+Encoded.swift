@@ -151,6 +151,36 @@ extension ItemAttributes {
         return ItemAttributes(itemClass: itemClass, count: count, encoded: out)
     }
 
+    /// The attributes of a batch's new item, in the item's one heap block: these attributes, which have
+    /// neither creationDate nor modificationDate, with the two dates written into their places in the same
+    /// pass that copies the rest, then `secret` reserved to be sealed in place (see
+    /// ``ItemBytes/makeReserved(attributes:secret:)``). The returned attributes view that block.
+    func reservingWithDates(created: Int64, modified: Int64, secret: [UInt8]) -> ItemAttributes {
+        let dateByteCount = AttributeCoding.attributeHeaderByteCount + 8
+        let block = ItemBytes.makeReserved(attributesByteCount: encoded.count + 2 * dateByteCount, secret: secret) { out in
+            encoded.withUnsafeBytes { raw in
+                var source = 0
+                var target = 0
+                func insert(_ tag: UInt16, _ milliseconds: Int64) {
+                    var offset = source
+                    while let entry = Self.entry(in: raw, at: offset), entry.tag < tag { offset = entry.value.upperBound }
+                    precondition(Self.entry(in: raw, at: offset)?.tag != tag, "the date is not set already")
+                    let part = UnsafeRawBufferPointer(rebasing: raw[source..<offset])
+                    UnsafeMutableRawBufferPointer(rebasing: out[target..<(target + part.count)]).copyMemory(from: part)
+                    target += part.count
+                    source = offset
+                    target += AttributeCoding.writeAttribute(
+                        tag: tag, value: .date(milliseconds: milliseconds), into: UnsafeMutableRawBufferPointer(rebasing: out[target...]))
+                }
+                insert(Attribute.creationDate.tag, created)
+                insert(Attribute.modificationDate.tag, modified)
+                precondition(out.count - target == raw.count - source, "every byte written")
+                UnsafeMutableRawBufferPointer(rebasing: out[target...]).copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[source...]))
+            }
+        }
+        return ItemAttributes(itemClass: itemClass, count: count + 2, encoded: block.attributesView)
+    }
+
     private static func loadBigEndian(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
     }

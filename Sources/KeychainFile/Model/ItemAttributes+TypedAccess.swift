@@ -50,19 +50,47 @@ extension ItemAttributes {
     }
 }
 
-/// Collects the fields of a typed item as attribute values, leaving out those that are `nil`.
+/// Collects the fields of a typed item as attribute values of its class, leaving out those that are `nil`,
+/// and encodes them once.
+///
+/// Each value is checked as it is set (the first failure is kept and thrown by ``build()``) and kept in tag
+/// order, so that building is one pass that writes the encoded attributes straight into the object that
+/// keeps them: a bulk load makes one of these per item.
 struct AttributeBuilder {
-    /// Each attribute at most once (a later `set` replaces the value), in the order set.
-    private(set) var values: [(attribute: Attribute, value: AttributeValue)] = []
+    let itemClass: ItemClass
+    /// Distinct tags in increasing order; a later `set` of a tag replaces its value.
+    private var values: [(tag: UInt16, value: StoredAttributeValue)] = []
+    /// The first value that broke a limit, thrown by ``build()``.
+    private var failure: KeychainError?
 
-    init() { values.reserveCapacity(16) }
+    init(_ itemClass: ItemClass) {
+        self.itemClass = itemClass
+        values.reserveCapacity(16)
+    }
 
     private mutating func put(_ attribute: Attribute, _ value: AttributeValue) {
-        if let index = values.firstIndex(where: { $0.attribute == attribute }) {
+        guard failure == nil else { return }
+        do {
+            insert(attribute.tag, try ItemAttributes.validated(value, for: attribute, in: itemClass))
+        } catch {
+            failure = error
+        }
+    }
+
+    /// Puts `value` under `tag`, in tag order: typed items set their fields in nearly that order, so the
+    /// search from the end is short.
+    private mutating func insert(_ tag: UInt16, _ value: StoredAttributeValue) {
+        var index = values.endIndex
+        while index > values.startIndex, values[index - 1].tag >= tag { index -= 1 }
+        if index < values.endIndex, values[index].tag == tag {
             values[index].value = value
         } else {
-            values.append((attribute, value))
+            values.insert((tag, value), at: index)
         }
+    }
+
+    private func contains(_ tag: UInt16) -> Bool {
+        values.contains { $0.tag == tag }
     }
 
     mutating func set(_ attribute: Attribute, _ value: String?) {
@@ -115,8 +143,17 @@ struct AttributeBuilder {
         set(.isNegative, isNegative)
     }
 
-    /// Validates the values as attributes of `itemClass` and adds the defaults.
-    func build(_ itemClass: ItemClass) throws(KeychainError) -> ItemAttributes {
-        try ItemAttributes(itemClass: itemClass, distinctValues: values).withDefaults()
+    /// The attributes set, with the defaults of the attributes a writer stores explicitly
+    /// (``ItemAttributes/withDefaults()``) added.
+    ///
+    /// - Throws: The first `KeychainError.invalidParameter` a `set` met: an attribute not allowed in the
+    ///   class, or a value that breaks a limit.
+    func build() throws(KeychainError) -> ItemAttributes {
+        if let failure { throw failure }
+        var complete = self
+        for attribute in ItemAttributes.explicitAttributes(of: itemClass) where !contains(attribute.tag) {
+            complete.insert(attribute.tag, ItemAttributes.defaultValue(of: attribute))
+        }
+        return ItemAttributes(itemClass: itemClass, sortedValues: complete.values)
     }
 }

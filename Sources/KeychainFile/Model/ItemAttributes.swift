@@ -75,13 +75,18 @@ public struct ItemAttributes: Hashable, Sendable, Sequence {
     }
 
     /// Encodes values that are already valid for `itemClass`, with distinct tags in increasing order.
+    /// The bytes are written once, straight into the object that keeps them.
     init(itemClass: ItemClass, sortedValues values: [(tag: UInt16, value: StoredAttributeValue)]) {
         var size = 0
         for (_, value) in values { size += AttributeCoding.attributeHeaderByteCount + AttributeCoding.valueByteCount(value) }
-        var encoded: [UInt8] = []
-        encoded.reserveCapacity(size)
-        for (tag, value) in values { AttributeCoding.appendAttribute(tag: tag, value: value, to: &encoded) }
-        self.init(itemClass: itemClass, count: values.count, encoded: encoded)
+        let storage = ItemBytes.make(attributesByteCount: size, hasChain: false, boxByteCount: 0) { out in
+            var offset = 0
+            for (tag, value) in values {
+                offset += AttributeCoding.writeAttribute(tag: tag, value: value, into: UnsafeMutableRawBufferPointer(rebasing: out[offset...]))
+            }
+            precondition(offset == size, "every byte written")
+        }
+        self.init(itemClass: itemClass, count: values.count, encoded: ByteView(storage, offset: 0, count: size))
     }
 
     /// Wraps `count` attributes already encoded as ``encoded`` holds them and known to be valid, unique and in
@@ -140,14 +145,6 @@ public struct ItemAttributes: Hashable, Sendable, Sequence {
             }
         }
         return replacing([(attribute.tag, stored)])
-    }
-
-    /// These attributes with creationDate and modificationDate set, built in one exactly sized copy.
-    func settingDates(created: Date, modified: Date) throws(KeychainError) -> ItemAttributes {
-        replacing([
-            (Attribute.creationDate.tag, try Self.validated(.date(created), for: .creationDate, in: itemClass)),
-            (Attribute.modificationDate.tag, try Self.validated(.date(modified), for: .modificationDate, in: itemClass)),
-        ])
     }
 
     /// Iterates the attributes in increasing tag order.

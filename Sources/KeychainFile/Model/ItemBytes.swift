@@ -96,16 +96,26 @@ final class ItemBytes: ManagedBuffer<ItemBytes.Layout, UInt8> {
     /// with `secret` where the ciphertext goes and zeros for the nonce and the tag: what
     /// ``sealReserved(seal:)`` and ``completeReserved(chain:complete:)`` seal in place later.
     static func makeReserved(attributes: ByteView, secret: [UInt8]) -> ItemBytes {
+        makeReserved(attributesByteCount: attributes.count, secret: secret) { out in
+            attributes.withUnsafeBytes { out.copyMemory(from: $0) }
+        }
+    }
+
+    /// ``makeReserved(attributes:secret:)`` with the attributes written by `writeAttributes` into the
+    /// `attributesByteCount` bytes it is given, which it must fill.
+    static func makeReserved(
+        attributesByteCount: Int, secret: [UInt8], writeAttributes: (UnsafeMutableRawBufferPointer) -> Void
+    ) -> ItemBytes {
         let boxByteCount = secret.count + Format.boxOverhead
-        let total = attributes.count + 16 + boxByteCount
+        let total = attributesByteCount + 16 + boxByteCount
         let object = unsafeDowncast(create(minimumCapacity: total) { _ in
-            Layout(attributesByteCount: attributes.count, hasChain: true, boxByteCount: boxByteCount, isReserved: true)
+            Layout(attributesByteCount: attributesByteCount, hasChain: true, boxByteCount: boxByteCount, isReserved: true)
         }, to: ItemBytes.self)
         object.withUnsafeMutablePointerToElements { elements in
             let out = UnsafeMutableRawBufferPointer(start: elements, count: total)
-            attributes.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[0..<$0.count]).copyMemory(from: $0) }
-            UnsafeMutableRawBufferPointer(rebasing: out[attributes.count...]).initializeMemory(as: UInt8.self, repeating: 0)
-            let secretStart = attributes.count + 16 + Format.nonceSize
+            writeAttributes(UnsafeMutableRawBufferPointer(rebasing: out[0..<attributesByteCount]))
+            UnsafeMutableRawBufferPointer(rebasing: out[attributesByteCount...]).initializeMemory(as: UInt8.self, repeating: 0)
+            let secretStart = attributesByteCount + 16 + Format.nonceSize
             secret.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[secretStart..<(secretStart + $0.count)]).copyMemory(from: $0) }
         }
         return object

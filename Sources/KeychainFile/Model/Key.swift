@@ -155,7 +155,7 @@ public struct Key: KeychainItem {
     ///   65,535 bytes or the label longer than 65,535 bytes of UTF-8.
     public var attributes: ItemAttributes {
         get throws(KeychainError) {
-            var builder = AttributeBuilder()
+            var builder = AttributeBuilder(Self.itemClass)
             builder.setCommon(
                 accessGroup: accessGroup, accessible: accessible, synchronizable: synchronizable, label: label,
                 creationDate: creationDate, modificationDate: modificationDate)
@@ -173,7 +173,7 @@ public struct Key: KeychainItem {
             builder.set(.canVerify, canVerify)
             builder.set(.canWrap, canWrap)
             builder.set(.canUnwrap, canUnwrap)
-            return try builder.build(Self.itemClass)
+            return try builder.build()
         }
     }
 }
