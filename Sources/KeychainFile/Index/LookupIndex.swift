@@ -26,6 +26,37 @@ struct LookupIndex: Sendable {
     private static let certificateDefinitions: [[Attribute]] = [[.issuer, .serialNumber]]
     private static let keyDefinitions: [[Attribute]] = [[.applicationLabel]]
 
+    /// A class's definitions as ``forEachDigest(of:_:)`` walks them: the attributes of the longest (every other
+    /// definition of a class is a prefix of it), each with the value an item without it is taken to have,
+    /// and where each definition ends in it, shortest first.
+    private struct DigestPlan {
+        let keys: [(tag: UInt16, fallback: StoredAttributeValue)]
+        let ends: [(attributeCount: Int, number: Int)]
+
+        init(_ definitions: [[Attribute]]) {
+            let longest = definitions.max { $0.count < $1.count } ?? []
+            for definition in definitions {
+                precondition(Array(longest.prefix(definition.count)) == definition, "each definition is a prefix of the longest")
+            }
+            keys = longest.map { ($0.tag, ItemAttributes.defaultValue(of: $0)) }
+            ends = definitions.enumerated().map { ($0.element.count, $0.offset) }.sorted { $0.attributeCount < $1.attributeCount }
+        }
+    }
+
+    private static let genericPlan = DigestPlan(genericDefinitions)
+    private static let internetPlan = DigestPlan(internetDefinitions)
+    private static let certificatePlan = DigestPlan(certificateDefinitions)
+    private static let keyPlan = DigestPlan(keyDefinitions)
+
+    private static func plan(of itemClass: ItemClass) -> DigestPlan {
+        switch itemClass {
+        case .genericPassword: return genericPlan
+        case .internetPassword: return internetPlan
+        case .certificate: return certificatePlan
+        case .key: return keyPlan
+        }
+    }
+
     /// Digest → positions of the items in the ``ItemIndex``'s pages.
     private var buckets = DigestTable()
 
@@ -67,13 +98,13 @@ struct LookupIndex: Sendable {
     /// bucket may hold items whose key only shares its digest.
     func candidates(itemClass: ItemClass, value: (Attribute) -> StoredAttributeValue?) -> Candidates {
         definitions: for (number, attributes) in Self.definitions(of: itemClass).enumerated() {
-            var hasher = Self.startDigest(itemClass, number)
+            var hasher = Self.startDigest(itemClass)
             for attribute in attributes {
                 guard let stored = value(attribute) else { continue definitions }
                 hasher.combine(attribute.tag)
                 stored.combineEncoded(into: &hasher)
             }
-            switch buckets.positions(hasher.finalize()) {
+            switch buckets.positions(Self.finishDigest(hasher, number)) {
             case .none: return .none
             case .one(let position): return .one(position)
             case .many(let positions): return .many(positions)
@@ -82,25 +113,36 @@ struct LookupIndex: Sendable {
         return .unindexed
     }
 
-    /// Calls `body` with the digest of each index key of an item.
+    /// Calls `body` with the digest of each index key of an item. The definitions of a class share their
+    /// attributes as a prefix (see ``DigestPlan``), so the item's values are read and hashed once, and each
+    /// definition's digest is finished from a copy of the hasher where its attributes end.
     private static func forEachDigest(of attributes: ItemAttributes, _ body: (Int) -> Void) {
-        for (number, indexed) in definitions(of: attributes.itemClass).enumerated() {
-            var hasher = startDigest(attributes.itemClass, number)
-            for attribute in indexed {
-                hasher.combine(attribute.tag)
-                attributes.combineValue(attribute.tag, orElse: ItemAttributes.defaultValue(of: attribute), into: &hasher)
+        let plan = plan(of: attributes.itemClass)
+        var hasher = startDigest(attributes.itemClass)
+        var taken = 0
+        for end in plan.ends {
+            while taken < end.attributeCount {
+                let key = plan.keys[taken]
+                hasher.combine(key.tag)
+                attributes.combineValue(key.tag, orElse: key.fallback, into: &hasher)
+                taken += 1
             }
-            body(hasher.finalize())
+            body(finishDigest(hasher, end.number))
         }
     }
 
-    /// A hasher that has taken in the class and the definition number; each attribute's tag and stored
-    /// value (which hashes its type and bytes, the same for equal values) follow, and `finalize()` is the
-    /// digest.
-    private static func startDigest(_ itemClass: ItemClass, _ number: Int) -> Hasher {
+    /// A hasher that has taken in the class; each attribute's tag and stored value (which hashes its type and
+    /// bytes, the same for equal values) follow, then ``finishDigest(_:_:)`` with the definition's number.
+    private static func startDigest(_ itemClass: ItemClass) -> Hasher {
         var hasher = Hasher()
         hasher.combine(itemClass.rawValue)
-        hasher.combine(UInt8(truncatingIfNeeded: number))
         return hasher
+    }
+
+    /// The digest of a definition's key, from a hasher that has taken in the class and the key's attributes.
+    private static func finishDigest(_ hasher: Hasher, _ number: Int) -> Int {
+        var hasher = hasher
+        hasher.combine(UInt8(truncatingIfNeeded: number))
+        return hasher.finalize()
     }
 }
