@@ -47,24 +47,18 @@ enum AttributeCoding {
         attributes.encoded.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[headerByteCount...]).copyMemory(from: $0) }
     }
 
-    /// Appends one attribute, `tag ‖ type ‖ length ‖ value`, to `out`.
+    /// Appends one attribute, `tag ‖ type ‖ length ‖ value`, to `out` (see ``writeAttribute(tag:value:into:)``).
     static func appendAttribute(tag: UInt16, value: StoredAttributeValue, to out: inout [UInt8]) {
-        appendBigEndian(tag, to: &out)
-        out.append(value.type.rawValue)
-        // Values are at most 65,535 bytes (checked when they were stored), so the length fits in 32 bits.
-        appendBigEndian(UInt32(truncatingIfNeeded: valueByteCount(value)), to: &out)
-        switch value {
-        case .string(let text): out.append(contentsOf: text.utf8)
-        case .bytes(let bytes): out.append(contentsOf: bytes)
-        case .integer(let number): appendBigEndian(UInt64(bitPattern: number), to: &out)
-        case .boolean(let flag): out.append(flag ? 1 : 0)
-        case .date(let milliseconds): appendBigEndian(UInt64(bitPattern: milliseconds), to: &out)
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: attributeHeaderByteCount + valueByteCount(value)))
+        out.withUnsafeMutableBytes { raw in
+            _ = writeAttribute(tag: tag, value: value, into: UnsafeMutableRawBufferPointer(rebasing: raw[start...]))
         }
     }
 
     /// Writes one attribute, `tag ‖ type ‖ length ‖ value`, at the start of `out`, which must have room for
-    /// ``attributeHeaderByteCount`` + ``valueByteCount(_:)`` bytes; returns the number of bytes written. What
-    /// ``appendAttribute(tag:value:to:)`` appends, for a buffer sized in advance.
+    /// ``attributeHeaderByteCount`` + ``valueByteCount(_:)`` bytes; returns the number of bytes written. The one
+    /// place an attribute's encoding is written.
     static func writeAttribute(tag: UInt16, value: StoredAttributeValue, into out: UnsafeMutableRawBufferPointer) -> Int {
         let length = valueByteCount(value)
         let total = attributeHeaderByteCount + length
@@ -89,10 +83,5 @@ enum AttributeCoding {
         case .integer, .date: return 8
         case .boolean: return 1
         }
-    }
-
-    private static func appendBigEndian<Integer: FixedWidthInteger>(_ value: Integer, to out: inout [UInt8]) {
-        var bigEndian = value.bigEndian
-        withUnsafeBytes(of: &bigEndian) { out.append(contentsOf: $0) }
     }
 }
