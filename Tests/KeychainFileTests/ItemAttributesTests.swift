@@ -307,6 +307,19 @@ struct ItemAttributesTests {
         }
         #expect(Attribute.withTag(0x0007) == nil)
         #expect(Attribute.withTag(0x0000) == nil)
+        // The flat shape table answers every tag as a search of the catalogue does, including tags whose
+        // group or member byte is past the table.
+        var wrong: [UInt16] = []
+        for tag in UInt16.min...UInt16.max {
+            let expected = Attribute.all.first { $0.tag == tag }
+            let shape = AttributeShape.withTag(tag)
+            if Attribute.withTag(tag)?.name != expected?.name || shape?.tag != expected?.tag
+                || shape?.type != expected?.type || shape?.classMask != expected?.classMask
+                || shape?.integerRange != expected?.integerRange {
+                wrong.append(tag)
+            }
+        }
+        #expect(wrong.isEmpty)
         #expect(Attribute.primaryKey(of: .genericPassword) == [.account, .service])
         #expect(Attribute.primaryKey(of: .internetPassword).map(\.name)
             == ["account", "server", "securityDomain", "protocol", "authenticationType", "port", "path"])

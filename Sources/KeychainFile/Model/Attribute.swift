@@ -60,7 +60,7 @@ public struct Attribute: Hashable, Sendable, CustomStringConvertible {
     /// - Parameter tag: A tag read from a file or chosen by the caller.
     /// - Returns: The attribute, or `nil`.
     public static func withTag(_ tag: UInt16) -> Attribute? {
-        byTag[tag]
+        AttributeShape.withTag(tag)?.attribute
     }
 
     /// Returns the attributes that form the primary key of `itemClass` (SPEC.md §8.1), in increasing tag
@@ -94,7 +94,4 @@ public struct Attribute: Hashable, Sendable, CustomStringConvertible {
     public func hash(into hasher: inout Hasher) { hasher.combine(tag) }
 
     static func bit(for itemClass: ItemClass) -> UInt8 { 1 << (itemClass.rawValue &- 1) }
-
-    /// Every attribute keyed by its tag.
-    private static let byTag: [UInt16: Attribute] = Dictionary(uniqueKeysWithValues: all.map { ($0.tag, $0) })
 }

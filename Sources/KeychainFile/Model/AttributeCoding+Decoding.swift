@@ -40,15 +40,16 @@ extension AttributeCoding {
         }
 
         var offset = headerByteCount
-        var previous: Attribute?
+        var previousTag: UInt16?
         var hasCreationDate = false
         var hasModificationDate = false
+        let creationDateTag = Attribute.creationDate.tag, modificationDateTag = Attribute.modificationDate.tag
         for _ in 0..<count {
-            let attribute = try decodeAttributeHeader(bytes, at: offset, itemClass: itemClass, after: previous)
-            offset = try checkValue(bytes, of: attribute, at: offset)
-            if attribute == .creationDate { hasCreationDate = true }
-            if attribute == .modificationDate { hasModificationDate = true }
-            previous = attribute
+            let shape = try decodeAttributeHeader(bytes, at: offset, itemClass: itemClass, afterTag: previousTag)
+            offset = try checkValue(bytes, of: shape, at: offset)
+            if shape.tag == creationDateTag { hasCreationDate = true }
+            if shape.tag == modificationDateTag { hasModificationDate = true }
+            previousTag = shape.tag
         }
         guard offset == total else {
             throw AttributeDecodingError(
@@ -63,41 +64,41 @@ extension AttributeCoding {
         return (id, ItemAttributes(itemClass: itemClass, count: count, encoded: encoded))
     }
 
-    /// Reads and checks the tag and type of the attribute at `offset`.
+    /// Reads and checks the tag and type of the attribute at `offset`, which must follow `previousTag`.
     private static func decodeAttributeHeader(
-        _ bytes: UnsafeRawBufferPointer, at offset: Int, itemClass: ItemClass, after previous: Attribute?
-    ) throws(AttributeDecodingError) -> Attribute {
+        _ bytes: UnsafeRawBufferPointer, at offset: Int, itemClass: ItemClass, afterTag previousTag: UInt16?
+    ) throws(AttributeDecodingError) -> AttributeShape {
         let remaining = bytes.count - offset
         guard remaining >= attributeHeaderByteCount else {
             throw AttributeDecodingError(
                 offset: offset, reason: "truncated attribute header: \(remaining) of \(attributeHeaderByteCount) bytes")
         }
         let tag = loadUInt16(bytes, at: offset)
-        if let previous, tag <= previous.tag {
+        if let previousTag, tag <= previousTag {
             throw AttributeDecodingError(
                 offset: offset,
-                reason: "tag \(hexTag(tag)) after \(hexTag(previous.tag)): tags must strictly increase")
+                reason: "tag \(hexTag(tag)) after \(hexTag(previousTag)): tags must strictly increase")
         }
-        guard let attribute = Attribute.withTag(tag) else {
+        guard let shape = AttributeShape.withTag(tag) else {
             throw AttributeDecodingError(offset: offset, reason: "unknown tag \(hexTag(tag))")
         }
-        guard attribute.isAllowed(in: itemClass) else {
+        guard shape.isAllowed(in: itemClass) else {
             throw AttributeDecodingError(
-                offset: offset, reason: "\(attribute.name) (tag \(hexTag(tag))) not allowed in \(itemClass) items")
+                offset: offset, reason: "\(shape.name) (tag \(hexTag(tag))) not allowed in \(itemClass) items")
         }
         let typeCode = bytes[offset + 2]
-        guard typeCode == attribute.type.rawValue else {
+        guard typeCode == shape.type.rawValue else {
             throw AttributeDecodingError(
                 offset: offset + 2,
-                reason: "\(attribute.name): type \(typeCode), expected \(attribute.type.rawValue) (\(attribute.type))")
+                reason: "\(shape.name): type \(typeCode), expected \(shape.type.rawValue) (\(shape.type))")
         }
-        return attribute
+        return shape
     }
 
     /// Checks the length and value of the attribute at `offset`, whose header has been checked; returns the
     /// offset just after the value.
     private static func checkValue(
-        _ bytes: UnsafeRawBufferPointer, of attribute: Attribute, at offset: Int
+        _ bytes: UnsafeRawBufferPointer, of attribute: AttributeShape, at offset: Int
     ) throws(AttributeDecodingError) -> Int {
         let lengthOffset = offset + 3
         let valueOffset = offset + attributeHeaderByteCount

@@ -1,0 +1,55 @@
+/// What checking an encoded attribute needs to know of its kind: the tag, type, classes and integer range of
+/// an ``Attribute``, without its name.
+///
+/// Decoding looks one up for every attribute of every item it reads (eleven an item in the benchmark's
+/// keychain, a million at each open of 100,000 items). An ``Attribute`` found in a dictionary cost a hash
+/// of the tag, a probe and a copy that retains its name; a shape is a trivial value read from a flat
+/// table indexed by the tag's two bytes. The name, needed only for an error message, is looked up from
+/// ``catalogueIndex`` when one is made.
+struct AttributeShape: Sendable {
+    let tag: UInt16
+    let type: AttributeType
+    /// The classes whose items may carry the attribute, one bit per class code (as ``Attribute``'s).
+    let classMask: UInt8
+    /// For integer attributes, the values SPEC.md §8.2 allows; `nil` when any `Int64` is allowed.
+    let integerRange: ClosedRange<Int64>?
+    /// The attribute's position in ``Attribute/all``.
+    let catalogueIndex: Int
+
+    /// The attribute this is the shape of.
+    var attribute: Attribute { Attribute.all[catalogueIndex] }
+
+    /// The attribute's name, for error messages.
+    var name: String { attribute.name }
+
+    /// Returns whether items of `itemClass` may carry the attribute.
+    @inline(__always)
+    func isAllowed(in itemClass: ItemClass) -> Bool {
+        classMask & Attribute.bit(for: itemClass) != 0
+    }
+
+    /// Returns the shape of the attribute with the given tag, or `nil` for a tag SPEC.md §8.2 does not define.
+    @inline(__always)
+    static func withTag(_ tag: UInt16) -> AttributeShape? {
+        let group = Int(tag >> 8), member = Int(tag & 0xFF)
+        guard group < groupCount, member < membersPerGroup else { return nil }
+        return table[group &* membersPerGroup &+ member]
+    }
+
+    /// Tags are `group << 8 | member`; SPEC.md §8.2 numbers the members of each group from 1, below 16.
+    private static let membersPerGroup = 16
+    private static let groupCount = Int(Attribute.all.map(\.tag).max()! >> 8) + 1
+
+    /// Every shape at `group · 16 + member`, `nil` where no attribute has that tag.
+    private static let table: [AttributeShape?] = {
+        var table = [AttributeShape?](repeating: nil, count: groupCount * membersPerGroup)
+        for (index, attribute) in Attribute.all.enumerated() {
+            let member = Int(attribute.tag & 0xFF)
+            precondition(member < membersPerGroup, "attribute tag \(attribute.tag) outside the shape table")
+            table[Int(attribute.tag >> 8) * membersPerGroup + member] = AttributeShape(
+                tag: attribute.tag, type: attribute.type, classMask: attribute.classMask,
+                integerRange: attribute.integerRange, catalogueIndex: index)
+        }
+        return table
+    }()
+}
