@@ -1,5 +1,5 @@
 /// Reads the body of one frame from the file front to back through a window of about
-/// ``RecordEncoder/chunkSize`` bytes (or one field, if that is longer), so that replaying a large record never
+/// ``ParallelTuning/windowSize`` bytes (or one field, if that is longer), so that replaying a large record never
 /// holds the whole record in memory.
 ///
 /// Like ``ByteReader``, every read checks the length first; a read past the end of the body is a
@@ -42,7 +42,7 @@ struct FrameBodyReader {
         }
         if offset + count > windowStart + window.count {
             let loadCount = min(max(count, windowSize), remaining)
-            window = []  // released before the next window is read, so that two are never held at once
+            window = []  // released before the next window is read (WindowOpening may still hold it while it opens it)
             do {
                 window = try file.readExactly(count: loadCount, at: bodyOffset + offset)
             } catch {

@@ -7,7 +7,9 @@ import Dispatch
 /// the boxes of a record can be opened in any order. For each window ``FrameBodyReader`` loads, the entries
 /// are first walked front to back — entry kinds and box lengths, with ``RecordDecoder``'s checks — and the
 /// boxes found are then opened (attributes decrypted and decoded, secrets verified, deletions decrypted) by
-/// up to ``ParallelTuning/workerCount`` threads, the calling one included.
+/// up to ``ParallelTuning/workerCount`` threads, the calling one included. A window's opening runs while the
+/// calling thread makes the entries of the window before and hands them on, and walks the next window
+/// (``WindowOpening``).
 ///
 /// The result is what ``RecordDecoder``'s sequential loop gives: the same entries in the same order, and if
 /// anything fails, the problem the sequential loop meets first. A box that fails is reported before any
@@ -30,7 +32,8 @@ enum WindowedRecordDecoder {
     enum Job: Sendable {
         /// A put; without `secret` when the secret box is not in this window (only the attributes are opened).
         case put(entryIndex: UInt32, attributes: Box, previousTagEnd: Int?, secret: Box?)
-        /// The secret box of a put whose attributes were opened with the window before.
+        /// The secret box of a put whose attributes were opened with the window before: the first job of its
+        /// window, opened on the calling thread once that window's outcomes give the attributes.
         case secret(entryIndex: UInt32, opened: OpenedAttributes, secret: Box)
         case delete(entryIndex: UInt32, box: Box, previousTagEnd: Int?)
 
@@ -80,9 +83,11 @@ enum WindowedRecordDecoder {
                 // one of them that fails is what the sequential loop would have met. (If the walk failed while
                 // opening boxes, nothing is left to open and that failure is rethrown.)
                 try walk.openBatch(in: reader.window)
+                try walk.finishOpening()
                 throw error
             }
             try walk.openBatch(in: reader.window)
+            try walk.finishOpening()
             return RecordDecoder.Summary(chainValue: walk.chain, boxCount: walk.boxCount)
         }
     }
@@ -104,8 +109,14 @@ enum WindowedRecordDecoder {
         var lastTagEnd: Int? = nil
         /// A put whose attributes box has been walked and whose secret box is being read.
         var pendingPut: (entryIndex: UInt32, attributes: Box, previousTagEnd: Int?)? = nil
-        /// The put whose attributes were opened with the last batch, its secret box being read.
+        /// The secret box of a put whose attributes box ended the window before, read in this one; it is opened
+        /// once that window's outcomes give the put's attributes.
+        var carriedSecret: (entryIndex: UInt32, secret: Box)? = nil
+        /// The attributes of the put whose secret box is `carriedSecret`, once its window's outcomes are in.
         var carried: OpenedAttributes? = nil
+        /// The window whose boxes are being opened, and the secret box at its start that needs the attributes
+        /// the window before it opened (see ``WindowOpening``).
+        var inFlight: (opening: WindowOpening, carriedSecret: (entryIndex: UInt32, secret: Box)?)? = nil
 
         init(
             record: RecordDecoder.RecordFields, tuning: ParallelTuning, chain: [UInt8],
@@ -132,11 +143,11 @@ enum WindowedRecordDecoder {
                     try RecordDecoder.checkSecretBoxSize(secret)
                     if let put = pendingPut {
                         jobs.append(.put(entryIndex: entryIndex, attributes: put.attributes, previousTagEnd: put.previousTagEnd, secret: secret))
-                    } else if let opened = carried {
-                        jobs.append(.secret(entryIndex: entryIndex, opened: opened, secret: secret))
+                    } else {
+                        // Reading the secret box started a new window: the attributes box went with the one before.
+                        carriedSecret = (entryIndex, secret)
                     }
                     pendingPut = nil
-                    carried = nil
                     lastTagEnd = secret.range.upperBound
                     boxCount += 2
                 case 2:
@@ -163,8 +174,9 @@ enum WindowedRecordDecoder {
             if !reader.isBuffered(count) { try openBatch(in: reader.window) }
         }
 
-        /// Opens the boxes walked in `window` (a pending put's attributes box too), appends their entries,
-        /// and moves the chain value to the tag of the last box walked. Throws the first failure in file order.
+        /// Starts opening the boxes walked in `window` (a pending put's attributes box too) and moves the chain
+        /// value to the tag of the last box walked; then finishes opening the window before and hands its
+        /// entries on, while other threads open this one. Throws the first failure in file order.
         mutating func openBatch(in window: [UInt8]) throws(FrameProblem) {
             var batch: [Job] = []
             swap(&batch, &jobs)
@@ -172,65 +184,72 @@ enum WindowedRecordDecoder {
                 batch.append(.put(entryIndex: put.entryIndex, attributes: put.attributes, previousTagEnd: put.previousTagEnd, secret: nil))
                 pendingPut = nil
             }
-            guard !batch.isEmpty else { return }
-            let outcomes = WindowedRecordDecoder.open(batch, in: window, after: chain, record: record, tuning: tuning)
+            let secret = carriedSecret
+            carriedSecret = nil
+            guard !batch.isEmpty || secret != nil else { return }
+            let opening = WindowOpening(jobs: batch, in: window, after: chain, record: record, tuning: tuning)
             if let end = lastTagEnd { chain = Array(window[(end - 16)..<end]) }
             lastTagEnd = nil
-            for outcome in outcomes {
-                switch outcome {
-                case .put(let put):
-                    entries.append(RecordDecoder.putEntry(
-                        (put.attributes.id, put.attributes.attributes), window: window, secretBox: put.secretBox, record: record,
-                        entryIndex: put.entryIndex, attributesTag: put.attributes.tag, attributesBoxCount: put.attributes.boxByteCount))
-                case .entry(let entry): entries.append(entry)
-                case .attributesOpened(let opened): carried = opened
-                case .failed(let problem): throw problem
+            let previous = inFlight
+            inFlight = (opening, secret)
+            if let previous {
+                do throws(FrameProblem) {
+                    try finish(previous)
+                } catch {
+                    opening.abandon()
+                    inFlight = nil
+                    throw error
                 }
+            }
+        }
+
+        /// Finishes opening the last window started and hands its entries on.
+        mutating func finishOpening() throws(FrameProblem) {
+            guard let last = inFlight else { return }
+            inFlight = nil
+            try finish(last)
+        }
+
+        /// Opens the carried secret box at the start of `opened`'s window, waits for the rest of the window,
+        /// and hands its entries on; leaves `carried` set to the attributes of a put whose secret box is in the
+        /// next window.
+        private mutating func finish(
+            _ opened: (opening: WindowOpening, carriedSecret: (entryIndex: UInt32, secret: Box)?)
+        ) throws(FrameProblem) {
+            let window = opened.opening.window
+            if let carriedSecret = opened.carriedSecret {
+                guard let attributes = carried else {
+                    preconditionFailure("a secret box carried into a window without the attributes opened before it")
+                }
+                carried = nil
+                let outcome = WindowedRecordDecoder.open(
+                    .secret(entryIndex: carriedSecret.entryIndex, opened: attributes, secret: carriedSecret.secret),
+                    in: window, after: [], record: record)
+                if case .failed(let problem) = outcome {
+                    opened.opening.abandon()
+                    throw problem
+                }
+                try append(outcome, window: window)
+            }
+            for outcome in opened.opening.finish() {
+                try append(outcome, window: window)
             }
             deliver(entries, Int(record.entryCount))
             entries.removeAll(keepingCapacity: true)
         }
-    }
 
-    /// The outcomes of `jobs`, in order, up to and including the first failure. `chain` is the tag of the
-    /// box before the first job's first box.
-    static func open(
-        _ jobs: [Job], in window: [UInt8], after chain: [UInt8], record: RecordDecoder.RecordFields, tuning: ParallelTuning
-    ) -> [Outcome] {
-        let shares = tuning.shareBounds(weights: jobs.map(\.weight))
-        guard shares.count > 2 else {
-            var outcomes: [Outcome] = []
-            outcomes.reserveCapacity(jobs.count)
-            for job in jobs {
-                let outcome = open(job, in: window, after: chain, record: record)
-                outcomes.append(outcome)
-                if case .failed = outcome { break }
-            }
-            return outcomes
-        }
-        // Each share is opened in order by one thread, which stops at its first failure; a slot stays `nil`
-        // only after a failure earlier in the same share.
-        var slots = [Outcome?](repeating: nil, count: jobs.count)
-        slots.withUnsafeMutableBufferPointer { buffer in
-            // The threads write disjoint slots of this buffer, which outlives them (concurrentPerform returns
-            // when every share is done); that is why the unchecked pointer is safe to share.
-            nonisolated(unsafe) let output = buffer
-            DispatchQueue.concurrentPerform(iterations: shares.count - 1) { share in
-                for index in shares[share]..<shares[share + 1] {
-                    let outcome = open(jobs[index], in: window, after: chain, record: record)
-                    output[index] = outcome
-                    if case .failed = outcome { break }
-                }
+        /// Makes an outcome of `window`'s jobs an entry (or the attributes carried to the next window).
+        private mutating func append(_ outcome: Outcome, window: [UInt8]) throws(FrameProblem) {
+            switch outcome {
+            case .put(let put):
+                entries.append(RecordDecoder.putEntry(
+                    (put.attributes.id, put.attributes.attributes), window: window, secretBox: put.secretBox, record: record,
+                    entryIndex: put.entryIndex, attributesTag: put.attributes.tag, attributesBoxCount: put.attributes.boxByteCount))
+            case .entry(let entry): entries.append(entry)
+            case .attributesOpened(let opened): carried = opened
+            case .failed(let problem): throw problem
             }
         }
-        var outcomes: [Outcome] = []
-        outcomes.reserveCapacity(jobs.count)
-        for slot in slots {
-            guard let outcome = slot else { preconditionFailure("a job skipped without an earlier failure") }
-            outcomes.append(outcome)
-            if case .failed = outcome { break }
-        }
-        return outcomes
     }
 
     /// Opens one job's boxes with ``RecordDecoder``'s checks and messages.

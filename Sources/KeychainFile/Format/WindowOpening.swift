@@ -1,0 +1,108 @@
+import Dispatch
+@_spi(KeychainFileInternals) import KeychainCrypto
+
+/// The boxes of one window of a large transaction, opened by worker threads while the calling thread goes
+/// on; the calling thread joins in when it needs the outcomes (``finish()``).
+///
+/// ``WindowedRecordDecoder`` starts a window's opening as soon as the window is walked, then turns the
+/// outcomes of the window before into entries and applies them to the index, and walks the next window, all
+/// while the workers decrypt: those steps are the calling thread's own (the blocks an index keeps are made
+/// there, see ``WindowedRecordDecoder/Outcome``) and used to wait for the decryption and leave the other
+/// cores idle while they ran.
+///
+/// The jobs are cut into shares (``ParallelTuning/shareBounds(weights:)``), which threads claim one at a
+/// time and open in order, each stopping at its first failure; so the outcomes, up to the first failure in
+/// file order, are those of opening the jobs one after another.
+///
+/// `@unchecked Sendable`: the jobs, window and chain are immutable; `slots` is written by the thread that
+/// claimed each share, at that share's indices only, and read by ``finish()`` after every share is done,
+/// which the condition's lock orders after those writes; `nextShare` and `unfinishedShares` are only touched
+/// under that lock.
+final class WindowOpening: @unchecked Sendable {
+    typealias Job = WindowedRecordDecoder.Job
+    typealias Outcome = WindowedRecordDecoder.Outcome
+
+    /// The window the jobs' ranges index into (kept alive here while the reader loads the next).
+    let window: [UInt8]
+    private let jobs: [Job]
+    /// The tag of the box before the first job's first box.
+    private let chain: [UInt8]
+    private let record: RecordDecoder.RecordFields
+    private let shares: [Int]
+    private let slots: UnsafeMutableBufferPointer<Outcome?>
+    private let condition = Condition()
+    private var nextShare = 0
+    private var unfinishedShares: Int
+
+    /// Prepares the opening of `jobs` and starts up to `tuning.workerCount − 1` worker threads on it (none
+    /// when the jobs make one share: ``finish()`` opens them on the calling thread).
+    init(jobs: [Job], in window: [UInt8], after chain: [UInt8], record: RecordDecoder.RecordFields, tuning: ParallelTuning) {
+        self.window = window
+        self.jobs = jobs
+        self.chain = chain
+        self.record = record
+        shares = tuning.shareBounds(weights: jobs.map(\.weight))
+        slots = .allocate(capacity: jobs.count)
+        slots.initialize(repeating: nil)
+        unfinishedShares = shares.count - 1
+        guard shares.count > 2 else { return }
+        for _ in 0..<min(tuning.workerCount - 1, shares.count - 1) {
+            DispatchQueue.global().async { self.openShares() }
+        }
+    }
+
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
+    }
+
+    /// Opens the shares not yet claimed, waits for those other threads are opening, and returns the outcomes
+    /// in order, up to and including the first failure.
+    func finish() -> [Outcome] {
+        openShares()
+        condition.lock()
+        while unfinishedShares > 0 { condition.wait() }
+        condition.unlock()
+        var outcomes: [Outcome] = []
+        outcomes.reserveCapacity(jobs.count)
+        for slot in slots {
+            guard let outcome = slot else { preconditionFailure("a job skipped without an earlier failure") }
+            outcomes.append(outcome)
+            if case .failed = outcome { break }
+        }
+        return outcomes
+    }
+
+    /// Waits for the shares other threads are opening and leaves the rest unopened: the outcomes are not
+    /// wanted (a failure earlier in the file is being reported).
+    func abandon() {
+        condition.lock()
+        unfinishedShares -= shares.count - 1 - nextShare
+        nextShare = shares.count - 1
+        while unfinishedShares > 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Claims shares one at a time and opens each, until none is left.
+    private func openShares() {
+        while let share = claimShare() {
+            for index in shares[share]..<shares[share + 1] {
+                let outcome = WindowedRecordDecoder.open(jobs[index], in: window, after: chain, record: record)
+                slots[index] = outcome
+                if case .failed = outcome { break }
+            }
+            condition.lock()
+            unfinishedShares -= 1
+            if unfinishedShares == 0 { condition.broadcast() }
+            condition.unlock()
+        }
+    }
+
+    private func claimShare() -> Int? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard nextShare < shares.count - 1 else { return nil }
+        nextShare += 1
+        return nextShare - 1
+    }
+}
