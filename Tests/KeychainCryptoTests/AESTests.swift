@@ -97,11 +97,14 @@ struct AESTests {
             let context = try vector.key.bytes.withUnsafeBytes { try AESGCMContext(key: $0) }
             let firstCounter = counterBlock[12...].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             var output = [UInt8](repeating: 0, count: vector.plaintext.bytes.count)
-            counterBlock.withUnsafeBytes { nonce in
-                var stream = CounterStream(keys: context.keys, nonce: nonce.baseAddress!, firstCounter: firstCounter)
-                vector.plaintext.bytes.withUnsafeBytes { input in
-                    output.withUnsafeMutableBytes { out in
-                        stream.apply(to: input.baseAddress!, into: out.baseAddress!, count: input.count)
+            // The stream views the schedule without keeping it: the context must outlive it.
+            withExtendedLifetime(context) {
+                counterBlock.withUnsafeBytes { nonce in
+                    var stream = CounterStream(keys: context.keys.unretained, nonce: nonce.baseAddress!, firstCounter: firstCounter)
+                    vector.plaintext.bytes.withUnsafeBytes { input in
+                        output.withUnsafeMutableBytes { out in
+                            stream.apply(to: input.baseAddress!, into: out.baseAddress!, count: input.count)
+                        }
                     }
                 }
             }

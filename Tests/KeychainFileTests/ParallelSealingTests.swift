@@ -115,7 +115,7 @@ struct ParallelSealingTests {
             case (.put(let id, let attributes, let secret), .put(let originalID, let originalAttributes, let pending)):
                 #expect(id == originalID && attributes == originalAttributes, "entry \(index)")
                 #expect(secret.previousChain + secret.box.withUnsafeBytes { Array($0) } == sequential.puts[putIndex], "entry \(index)")
-                let opened = try secret.open(using: context.recordKey, authenticating: BoxAAD.make(
+                let opened = try secret.open(using: context.boxKey, authenticating: BoxAAD.make(
                     fileID: context.fileID, epoch: context.epoch, sequence: 9, kind: .transaction, entryCount: UInt32(count),
                     entryIndex: UInt32(index), role: .secret, itemID: id, previousChain: secret.previousChain))
                 #expect(opened == pending.plaintext(attributes: originalAttributes), "entry \(index)")
@@ -203,7 +203,7 @@ struct ParallelSealingTests {
             let aad = BoxAAD.make(
                 fileID: context.fileID, epoch: 1, sequence: 1, kind: .transaction, entryCount: 2, entryIndex: UInt32(index), role: .secret,
                 itemID: index == 0 ? first : second, previousChain: sealed.previousChain)
-            #expect(try sealed.open(using: context.recordKey, authenticating: aad) == expected)
+            #expect(try sealed.open(using: context.boxKey, authenticating: aad) == expected)
         }
 
         // Both keep their secret in the block: the second cannot be sealed, and the error says so.

@@ -7,7 +7,13 @@ extension AESPlanes {
     /// The input must be laid out at column offset `keys.inputOffset`; the output is at offset 0.
     @inline(__always)
     mutating func encrypt(with keys: AESRoundKeys) {
-        let roundKeys = UnsafePointer(keys.planes)
+        encrypt(with: keys.unretained)
+    }
+
+    /// Encrypts the eight states in place with the schedule `keys` views.
+    @inline(__always)
+    mutating func encrypt(with keys: AESRoundKeys.Unretained) {
+        let roundKeys = keys.planes
         let rounds = keys.rounds
         let start = keys.inputOffset
         addRoundKey(roundKeys)

@@ -7,6 +7,24 @@ extension AES.GCM {
     @_spi(KeychainFileInternals)
     public static let boxOverhead = 28
 
+    /// A key with its AES-GCM context (the bitsliced schedule and the GHASH powers) looked up once, for sealing,
+    /// opening and verifying many boxes.
+    ///
+    /// The calls that take a ``SymmetricKey`` find the key's context under the key's lock and hold a reference
+    /// to it for the call; threads sealing or opening the boxes of one record with one key then contend for
+    /// that lock and reference count on every box. A prepared key is looked up once, by whoever holds it.
+    @_spi(KeychainFileInternals)
+    public struct PreparedKey: Sendable {
+        let context: AESGCMContext
+
+        /// Prepares `key` (16, 24 or 32 bytes).
+        ///
+        /// - Throws: `CryptoKitError.incorrectKeySize` for other sizes.
+        public init(_ key: SymmetricKey) throws(CryptoKitError) {
+            context = try key.storage.gcmContext()
+        }
+    }
+
     /// Seals `plaintext` into `box`, which must hold exactly `plaintext.count + 28` bytes:
     /// nonce ‖ ciphertext ‖ tag.
     ///
@@ -18,9 +36,18 @@ extension AES.GCM {
         _ plaintext: UnsafeRawBufferPointer, using key: SymmetricKey, nonce: Nonce,
         authenticating aad: UnsafeRawBufferPointer, into box: UnsafeMutableRawBufferPointer
     ) throws(CryptoKitError) {
+        try seal(plaintext, using: PreparedKey(key), nonce: nonce, authenticating: aad, into: box)
+    }
+
+    /// Seals as the overload taking a ``SymmetricKey`` does, with a prepared key.
+    @_spi(KeychainFileInternals)
+    public static func seal(
+        _ plaintext: UnsafeRawBufferPointer, using key: PreparedKey, nonce: Nonce,
+        authenticating aad: UnsafeRawBufferPointer, into box: UnsafeMutableRawBufferPointer
+    ) throws(CryptoKitError) {
         guard box.count == plaintext.count + boxOverhead, let base = box.baseAddress else { throw .incorrectParameterSize }
         guard plaintext.count <= AESGCMContext.maximumPlaintextByteCount else { throw .invalidParameter }
-        let context = try key.storage.gcmContext()
+        let context = key.context
         nonce.withUnsafeBytes { base.copyMemory(from: $0.baseAddress!, byteCount: nonceByteCount) }
         context.seal(
             plaintext: plaintext, nonce: UnsafeRawPointer(base), authenticating: aad,
@@ -38,10 +65,19 @@ extension AES.GCM {
         _ box: UnsafeRawBufferPointer, using key: SymmetricKey, authenticating aad: UnsafeRawBufferPointer,
         into plaintext: UnsafeMutableRawBufferPointer
     ) throws(CryptoKitError) {
+        try open(box, using: PreparedKey(key), authenticating: aad, into: plaintext)
+    }
+
+    /// Opens as the overload taking a ``SymmetricKey`` does, with a prepared key.
+    @_spi(KeychainFileInternals)
+    public static func open(
+        _ box: UnsafeRawBufferPointer, using key: PreparedKey, authenticating aad: UnsafeRawBufferPointer,
+        into plaintext: UnsafeMutableRawBufferPointer
+    ) throws(CryptoKitError) {
         guard box.count >= boxOverhead, plaintext.count == box.count - boxOverhead, let base = box.baseAddress else {
             throw .incorrectParameterSize
         }
-        let context = try key.storage.gcmContext()
+        let context = key.context
         let textCount = box.count - boxOverhead
         // A zero-length output may have no base address; nothing is written to it then.
         let output = plaintext.baseAddress ?? UnsafeMutableRawPointer(mutating: base)
@@ -59,8 +95,16 @@ extension AES.GCM {
     public static func verify(
         _ box: UnsafeRawBufferPointer, using key: SymmetricKey, authenticating aad: UnsafeRawBufferPointer
     ) throws(CryptoKitError) {
+        try verify(box, using: PreparedKey(key), authenticating: aad)
+    }
+
+    /// Verifies as the overload taking a ``SymmetricKey`` does, with a prepared key.
+    @_spi(KeychainFileInternals)
+    public static func verify(
+        _ box: UnsafeRawBufferPointer, using key: PreparedKey, authenticating aad: UnsafeRawBufferPointer
+    ) throws(CryptoKitError) {
         guard box.count >= boxOverhead, let base = box.baseAddress else { throw .incorrectParameterSize }
-        let context = try key.storage.gcmContext()
+        let context = key.context
         let textCount = box.count - boxOverhead
         let verified = context.verify(
             ciphertext: UnsafeRawBufferPointer(start: base + nonceByteCount, count: textCount), nonce: base,

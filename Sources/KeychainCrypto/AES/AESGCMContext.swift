@@ -123,7 +123,9 @@ extension AESGCMContext {
 struct CounterStream {
     static let batchByteCount = 128
 
-    private let keys: AESRoundKeys
+    /// A view, not a reference: a stream lives only inside one call of its context's `seal`, `open` or
+    /// `verify`, which keeps the schedule alive (see ``AESRoundKeys/Unretained``).
+    private let keys: AESRoundKeys.Unretained
     /// The eight-block input batch in the cipher's stored byte order with the nonce bytes in place; only
     /// the four counter bytes change from batch to batch.
     private var template: Batch
@@ -139,14 +141,14 @@ struct CounterStream {
     /// Starts the GCM stream for a 96-bit nonce: J0 = nonce ‖ 0x00000001 masks the tag, and the key
     /// stream starts at J0 + 1.
     init(context: AESGCMContext, nonce: UnsafeRawPointer) {
-        self.init(keys: context.keys, nonce: nonce, firstCounter: 1)
+        self.init(keys: context.keys.unretained, nonce: nonce, firstCounter: 1)
         tagMask = buffer.b0
         position = 16
     }
 
     /// Starts a plain CTR key stream whose counter blocks are the 12 bytes at `nonce` followed by a
     /// big-endian 32-bit counter starting at `firstCounter` (incremented modulo 2³², as GCM's inc32).
-    init(keys: AESRoundKeys, nonce: UnsafeRawPointer, firstCounter: UInt32) {
+    init(keys: AESRoundKeys.Unretained, nonce: UnsafeRawPointer, firstCounter: UInt32) {
         self.keys = keys
         let offset = keys.inputOffset
         counterPositions = (storedPosition(ofNatural: 12, offset: offset), storedPosition(ofNatural: 13, offset: offset),

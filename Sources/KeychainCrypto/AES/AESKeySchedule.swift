@@ -16,6 +16,19 @@
 final class AESRoundKeys: @unchecked Sendable {
     enum Direction { case encryption, decryption }
 
+    /// The schedule's planes and shape, without a reference to the schedule: valid while its owner keeps the
+    /// schedule alive. A per-message value holds this rather than the schedule itself, so that threads using one
+    /// key do not contend for the schedule's reference count (a retain and a release a message, each moving a
+    /// cache line between cores).
+    struct Unretained {
+        let planes: UnsafePointer<Plane>
+        let rounds: Int
+        let inputOffset: Int
+    }
+
+    /// A view of the schedule for as long as something else keeps it alive.
+    var unretained: Unretained { Unretained(planes: UnsafePointer(planes), rounds: rounds, inputOffset: inputOffset) }
+
     /// The number of rounds: 10, 12 or 14 for 128-, 192- and 256-bit keys.
     let rounds: Int
     /// The column offset (see AESBitslice) at which input blocks must be laid out.

@@ -43,6 +43,17 @@ struct RecordContext: Sendable {
     let fileID: [UInt8]
     let epoch: UInt64
     let recordKey: SymmetricKey
+    /// `recordKey` prepared once for the boxes (see ``AES/GCM/PreparedKey``).
+    let boxKey: AES.GCM.PreparedKey
+
+    init(fileID: [UInt8], epoch: UInt64, recordKey: SymmetricKey) {
+        self.fileID = fileID
+        self.epoch = epoch
+        self.recordKey = recordKey
+        // A record key is the 32 bytes HKDF derives (SPEC.md §6), never a length read from a file.
+        guard let boxKey = try? AES.GCM.PreparedKey(recordKey) else { preconditionFailure("a record key is not an AES key") }
+        self.boxKey = boxKey
+    }
 }
 
 /// Encodes records into frames (SPEC.md §7), sealing every box.
@@ -485,7 +496,7 @@ enum RecordDecoder {
         _ window: [UInt8], _ range: Range<Int>, at offset: Int, record: RecordFields, entryIndex: UInt32, previousChain: [UInt8]
     ) throws(FrameProblem) -> (id: ItemID, attributes: ItemAttributes) {
         let aad = record.aad(entryIndex: entryIndex, role: .attributes, itemID: nil, previousChain: previousChain)
-        let plaintext = try open(window, range, aad: aad, key: record.context.recordKey, at: offset)
+        let plaintext = try open(window, range, aad: aad, key: record.context.boxKey, at: offset)
         do {
             return try plaintext.withBytes { (raw) throws(AttributeDecodingError) in try AttributeCoding.decode(raw) }
         } catch {
@@ -500,7 +511,7 @@ enum RecordDecoder {
         previousChain: [UInt8]
     ) throws(FrameProblem) {
         let aad = record.aad(entryIndex: entryIndex, role: .secret, itemID: itemID, previousChain: previousChain)
-        try verify(window, range, aad: aad, key: record.context.recordKey, at: offset)
+        try verify(window, range, aad: aad, key: record.context.boxKey, at: offset)
     }
 
     /// Opens a deletion box: its plaintext is the id of the item it deletes.
@@ -508,7 +519,7 @@ enum RecordDecoder {
         _ window: [UInt8], _ range: Range<Int>, at offset: Int, record: RecordFields, entryIndex: UInt32, previousChain: [UInt8]
     ) throws(FrameProblem) -> ItemID {
         let aad = record.aad(entryIndex: entryIndex, role: .deletion, itemID: nil, previousChain: previousChain)
-        let plaintext = try open(window, range, aad: aad, key: record.context.recordKey, at: offset)
+        let plaintext = try open(window, range, aad: aad, key: record.context.boxKey, at: offset)
         guard plaintext.count == 16, let id = try? ItemID(bytes: plaintext) else {
             throw FrameProblem(offset: offset, reason: "a deletion must hold a 16-byte item id")
         }
@@ -536,7 +547,7 @@ enum RecordDecoder {
     }
 
     private static func open(
-        _ body: [UInt8], _ range: Range<Int>, aad: [UInt8], key: SymmetricKey, at offset: Int
+        _ body: [UInt8], _ range: Range<Int>, aad: [UInt8], key: AES.GCM.PreparedKey, at offset: Int
     ) throws(FrameProblem) -> [UInt8] {
         var plaintext = [UInt8](repeating: 0, count: range.count - Format.boxOverhead)
         do {
@@ -554,7 +565,7 @@ enum RecordDecoder {
     }
 
     private static func verify(
-        _ body: [UInt8], _ range: Range<Int>, aad: [UInt8], key: SymmetricKey, at offset: Int
+        _ body: [UInt8], _ range: Range<Int>, aad: [UInt8], key: AES.GCM.PreparedKey, at offset: Int
     ) throws(FrameProblem) {
         do {
             try body.withBytes { (all) throws(CryptoKitError) in

@@ -151,7 +151,7 @@ struct RecordSealer {
     }
 
     private static func sealWithZeroChain(_ job: Job, _ record: Record, _ boxes: UnsafeMutableRawBufferPointer) throws(KeychainError) {
-        let key = record.context.recordKey
+        let key = record.context.boxKey
         let box = UnsafeMutableRawBufferPointer(rebasing: boxes[job.boxOffset..<(job.boxOffset + job.boxByteCount)])
         let plaintext = UnsafeMutableRawBufferPointer(rebasing: box[Format.nonceSize..<(box.count - Format.tagSize)])
         switch job.entry {
@@ -160,22 +160,39 @@ struct RecordSealer {
             try sealInPlace(box, record, job.entryIndex, .attributes, nil, key: key, nonce: job.nonce)
             guard let target = job.secretTarget, let secretNonce = job.secretNonce else { preconditionFailure("a put has a secret box") }
             let boxByteCount = secret.count + Format.boxOverhead
-            let bytes = job.secretPlaintext
-            let sealBox = { (box: UnsafeMutableRawBufferPointer) throws(KeychainError) in
-                if let bytes {
-                    bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: box[Format.nonceSize...]).copyMemory(from: $0) }
-                }
-                try sealInPlace(box, record, job.entryIndex, .secret, id, key: key, nonce: secretNonce)
-            }
+            // The closures are passed as they are written, not kept in a constant first: a closure kept in a
+            // constant captures copies (a retain of the record's key and file id for every box, contended by
+            // the threads sealing at once); one passed directly borrows them.
             switch target {
-            case .reserved(let block): try block.sealReserved(seal: sealBox)
-            case .arena(let arena, let offset): try arena.sealInArena(at: offset, boxByteCount: boxByteCount, seal: sealBox)
-            case .window(let offset): try sealBox(UnsafeMutableRawBufferPointer(rebasing: boxes[offset..<(offset + boxByteCount)]))
+            case .reserved(let block):
+                try block.sealReserved { (box) throws(KeychainError) in
+                    try sealSecret(into: box, job, record, id, key: key, nonce: secretNonce)
+                }
+            case .arena(let arena, let offset):
+                try arena.sealInArena(at: offset, boxByteCount: boxByteCount) { (box) throws(KeychainError) in
+                    try sealSecret(into: box, job, record, id, key: key, nonce: secretNonce)
+                }
+            case .window(let offset):
+                try sealSecret(
+                    into: UnsafeMutableRawBufferPointer(rebasing: boxes[offset..<(offset + boxByteCount)]), job, record, id,
+                    key: key, nonce: secretNonce)
             }
         case .delete(let id):
             id.withUnsafeBytes { plaintext.copyMemory(from: $0) }
             try sealInPlace(box, record, job.entryIndex, .deletion, nil, key: key, nonce: job.nonce)
         }
+    }
+
+    /// Seals a put's secret box in `box`, copying the plaintext there first when the job carries it.
+    @inline(__always)
+    private static func sealSecret(
+        into box: UnsafeMutableRawBufferPointer, _ job: Job, _ record: Record, _ id: ItemID, key: AES.GCM.PreparedKey,
+        nonce: AES.GCM.Nonce
+    ) throws(KeychainError) {
+        if let bytes = job.secretPlaintext {
+            bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: box[Format.nonceSize...]).copyMemory(from: $0) }
+        }
+        try sealInPlace(box, record, job.entryIndex, .secret, id, key: key, nonce: nonce)
     }
 
     /// Step 3 for one job: completes its boxes' tags after `chain` and hands their fields to `writer`, which
@@ -186,7 +203,7 @@ struct RecordSealer {
         at writerOffset: Int
     ) throws(KeychainError) -> SealedBox? {
         let box = UnsafeMutableRawBufferPointer(rebasing: boxes[job.boxOffset..<(job.boxOffset + job.boxByteCount)])
-        try completeTag(of: box, after: chain)
+        try Self.completeTag(of: box, after: chain, slot: slot)
         if record.kind == .transaction {
             if case .put = job.entry { writer.writeUInt8(1) } else { writer.writeUInt8(2) }
         }
@@ -196,7 +213,8 @@ struct RecordSealer {
         guard let target = job.secretTarget, case .put(_, _, let secret) = job.entry else { return nil }
         let boxByteCount = secret.count + Format.boxOverhead
         let previous = chain
-        let completeBox = { (box: UnsafeMutableRawBufferPointer) throws(KeychainError) in try completeTag(of: box, after: previous) }
+        let slot = self.slot
+        let completeBox = { (box: UnsafeMutableRawBufferPointer) throws(KeychainError) in try Self.completeTag(of: box, after: previous, slot: slot) }
         let secretBox: ByteView
         switch target {
         case .reserved(let block):
@@ -219,7 +237,9 @@ struct RecordSealer {
         return .kept(secretBox)
     }
 
-    private func completeTag(of box: UnsafeMutableRawBufferPointer, after chain: [UInt8]) throws(KeychainError) {
+    private static func completeTag(
+        of box: UnsafeMutableRawBufferPointer, after chain: [UInt8], slot: AES.GCM.DeferredSlot
+    ) throws(KeychainError) {
         do {
             try chain.withBytes { (value) throws(CryptoKitError) in try slot.complete(tagOf: box, slot: value) }
         } catch {
@@ -232,7 +252,7 @@ struct RecordSealer {
     /// role whose previous chain value is zero.
     private static func sealInPlace(
         _ box: UnsafeMutableRawBufferPointer, _ record: Record, _ entryIndex: UInt32, _ role: BoxRole, _ itemID: ItemID?,
-        key: SymmetricKey, nonce: AES.GCM.Nonce
+        key: AES.GCM.PreparedKey, nonce: AES.GCM.Nonce
     ) throws(KeychainError) {
         let plaintext = UnsafeRawBufferPointer(rebasing: box[Format.nonceSize..<(box.count - Format.tagSize)])
         let outcome: Result<Void, CryptoKitError> = withUnsafeTemporaryAllocation(byteCount: BoxAAD.size, alignment: 8) { aad in

@@ -376,7 +376,7 @@ final class RecordLog {
             entryCount: secret.entryCount, entryIndex: secret.entryIndex, role: .secret, itemID: itemID,
             previousChain: secret.previousChain)
         do {
-            return try secret.open(using: context.recordKey, authenticating: aad)
+            return try secret.open(using: context.boxKey, authenticating: aad)
         } catch {
             throw .corrupted(offset: 0, reason: "a secret held in memory no longer authenticates: \(error)")
         }
