@@ -75,4 +75,90 @@ struct AESGCMBufferTests {
         small = []
         #expect(empty.isEmpty)
     }
+
+    /// Runs ``AES/GCM/firstFailingTag(count:using:box:authenticating:)`` on `boxes` (all under `key`) and returns
+    /// its answer; the boxes and associated data are packed so that their memory outlives the call.
+    static func firstFailingTag(_ boxes: [(box: [UInt8], aad: [UInt8])], key: SymmetricKey) throws -> Int? {
+        let prepared = try AES.GCM.PreparedKey(key)
+        let packedBoxes = boxes.flatMap(\.box), packedAADs = boxes.flatMap(\.aad)
+        var boxStarts = [0], aadStarts = [0]
+        for pair in boxes {
+            boxStarts.append(boxStarts.last! + pair.box.count)
+            aadStarts.append(aadStarts.last! + pair.aad.count)
+        }
+        return packedBoxes.withUnsafeBytes { allBoxes in
+            packedAADs.withUnsafeBytes { allAADs in
+                AES.GCM.firstFailingTag(
+                    count: boxes.count, using: prepared,
+                    box: { UnsafeRawBufferPointer(rebasing: allBoxes[boxStarts[$0]..<boxStarts[$0 + 1]]) },
+                    authenticating: { UnsafeRawBufferPointer(rebasing: allAADs[aadStarts[$0]..<aadStarts[$0 + 1]]) })
+            }
+        }
+    }
+
+    @Test("Tags checked eight at a time: the OpenSSL vectors verify, and the first altered box is the one named")
+    func batchedTagsMatchVectors() throws {
+        let file = try Fixtures.json(DifferentialFile.self, "openssl/aes256_gcm.json")
+        // The vectors have keys of their own; a batch shares one key, so each batch is one vector's key with
+        // that vector's box and associated data, plus boxes sealed under the key for the other lanes.
+        var random = SystemRandomNumberGenerator()
+        for (index, vector) in file.cases.prefix(200).enumerated() {
+            let key = SymmetricKey(data: vector.key.bytes)
+            let published = (box: vector.iv.bytes + vector.ciphertext.bytes + vector.tag.bytes, aad: vector.aad.bytes)
+            let count = index % 8 + 1
+            var boxes: [(box: [UInt8], aad: [UInt8])] = []
+            for lane in 0..<count {
+                if lane == index % count {
+                    boxes.append(published)
+                } else {
+                    let other = file.cases[(index + lane * 37) % file.cases.count]
+                    let sealed = try AES.GCM.seal(other.plaintext.bytes, using: key, authenticating: other.aad.bytes)
+                    boxes.append((sealed.combined!, other.aad.bytes))
+                }
+            }
+            #expect(try Self.firstFailingTag(boxes, key: key) == nil, "vector \(index), \(count) boxes")
+            // Altering one byte of any box (nonce, ciphertext or tag) or of its associated data fails that box,
+            // and with two altered boxes the earlier is named.
+            let victim = Int.random(in: 0..<count, using: &random)
+            var altered = boxes
+            if Bool.random(using: &random) || altered[victim].aad.isEmpty {
+                altered[victim].box[Int.random(in: 0..<altered[victim].box.count, using: &random)] ^= 0x20
+            } else {
+                altered[victim].aad[Int.random(in: 0..<altered[victim].aad.count, using: &random)] ^= 0x01
+            }
+            #expect(try Self.firstFailingTag(altered, key: key) == victim, "vector \(index), box \(victim) altered")
+            if victim + 1 < count {
+                altered[count - 1].box[0] ^= 0x80
+                #expect(try Self.firstFailingTag(altered, key: key) == victim, "vector \(index), two altered")
+            }
+            // A box too short to hold a nonce and a tag fails where it stands.
+            var short = boxes
+            short[count - 1].box = Array(short[count - 1].box.prefix(27))
+            #expect(try Self.firstFailingTag(short, key: key) == count - 1)
+        }
+    }
+
+    @Test("Tags checked eight at a time: Wycheproof's 96-bit-IV cases verify or fail as published")
+    func batchedTagsMatchWycheproof() throws {
+        let file = try Fixtures.json(AESGCMTests.WycheproofFile.self, "wycheproof/aes_gcm_test.json")
+        var checked = 0
+        for group in file.testGroups where group.ivSize == 96 {
+            for test in group.tests {
+                let key = SymmetricKey(data: test.key.bytes)
+                let box = test.iv.bytes + test.ct.bytes + test.tag.bytes
+                // Alone, and last behind seven valid boxes under its key.
+                var boxes: [(box: [UInt8], aad: [UInt8])] = []
+                for filler in 0..<7 {
+                    let sealed = try AES.GCM.seal([UInt8](repeating: UInt8(filler), count: filler * 5), using: key, authenticating: [])
+                    boxes.append((sealed.combined!, []))
+                }
+                let expected: Int? = test.result == "valid" ? nil : 0
+                #expect(try Self.firstFailingTag([(box, test.aad.bytes)], key: key) == expected, "tcId \(test.tcId)")
+                #expect(try Self.firstFailingTag(boxes + [(box, test.aad.bytes)], key: key) == expected.map { _ in 7 },
+                        "tcId \(test.tcId) after seven")
+                checked += 1
+            }
+        }
+        #expect(checked == 197)
+    }
 }

@@ -98,6 +98,29 @@ extension AES.GCM {
         try verify(box, using: PreparedKey(key), authenticating: aad)
     }
 
+    /// Checks the tags of `count` boxes (1 … ``tagBatchLimit``) as calling ``verify(_:using:authenticating:)``
+    /// on each in turn would, stopping at the first that fails, but computes their E(J0) blocks in one run of the
+    /// cipher (which encrypts eight blocks at a time however few are needed).
+    ///
+    /// - Parameters:
+    ///   - count: How many boxes, 1 … 8.
+    ///   - key: The key.
+    ///   - box: The box (nonce ‖ ciphertext ‖ tag) at an index; the memory must stay valid for the call.
+    ///   - aad: The associated data of the box at an index; the memory must stay valid for the call.
+    /// - Returns: The index of the first box that is shorter than 28 bytes or whose tag does not verify, or
+    ///   `nil` when every tag verifies.
+    @_spi(KeychainFileInternals)
+    public static func firstFailingTag(
+        count: Int, using key: PreparedKey, box: (Int) -> UnsafeRawBufferPointer,
+        authenticating aad: (Int) -> UnsafeRawBufferPointer
+    ) -> Int? {
+        key.context.firstFailingTag(count: count, box: box, authenticating: aad)
+    }
+
+    /// The most boxes ``firstFailingTag(count:using:box:authenticating:)`` takes.
+    @_spi(KeychainFileInternals)
+    public static let tagBatchLimit = AESGCMContext.tagBatchLimit
+
     /// Verifies as the overload taking a ``SymmetricKey`` does, with a prepared key.
     @_spi(KeychainFileInternals)
     public static func verify(

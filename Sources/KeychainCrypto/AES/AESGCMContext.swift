@@ -98,6 +98,62 @@ extension AESGCMContext {
         return tagMatches(ciphertext: ciphertext, tag: tag, authenticating: aad, stream: stream)
     }
 
+    /// The most boxes ``firstFailingTag(count:box:authenticating:)`` checks at once: one run of the batch cipher.
+    static let tagBatchLimit = 8
+
+    /// Checks the tags of `count` (1 … 8) boxes (nonce ‖ ciphertext ‖ tag, 96-bit nonces) as ``verify(ciphertext:nonce:tag:authenticating:)``
+    /// would one by one, but with their E(J0) masks from one run of the batch cipher: one message computes one
+    /// block there and the other seven lanes went unused. Returns the index of the first box that is shorter
+    /// than a nonce and a tag or whose tag does not verify, `nil` when all verify. The pointers `box` and `aad`
+    /// return must stay valid for the call.
+    func firstFailingTag(
+        count: Int, box: (Int) -> UnsafeRawBufferPointer, authenticating aad: (Int) -> UnsafeRawBufferPointer
+    ) -> Int? {
+        precondition(count >= 1 && count <= Self.tagBatchLimit, "1 … 8 boxes")
+        return withUnsafeTemporaryAllocation(byteCount: 16 * Self.tagBatchLimit, alignment: 16) { scratch in
+            let masks = scratch.baseAddress!
+            masks.initializeMemory(as: UInt8.self, repeating: 0, count: scratch.count)
+            for index in 0..<count {
+                let bytes = box(index)
+                // A box too short for a nonce gets a zero counter block; it fails below, before its mask is used.
+                if bytes.count >= 28, let base = bytes.baseAddress {
+                    (masks + 16 * index).copyMemory(from: base, byteCount: 12)
+                }
+                // J0 = nonce ‖ 0x00000001.
+                masks.storeBytes(of: 1, toByteOffset: 16 * index + 15, as: UInt8.self)
+            }
+            transformBlocks(masks, count: count, keys: keys, direction: .encryption)
+            var failing: Int? = nil
+            for index in 0..<count {
+                let bytes = box(index)
+                guard bytes.count >= 28, let base = bytes.baseAddress else {
+                    failing = index
+                    break
+                }
+                let textCount = bytes.count - 28
+                let ciphertext = UnsafeRawBufferPointer(start: base + 12, count: textCount)
+                let associated = aad(index)
+                var hash = GHASH()
+                let key = ghashKey
+                if let aadBase = associated.baseAddress { hash.update(bytes: aadBase, count: associated.count, key: key) }
+                if let input = ciphertext.baseAddress { hash.update(bytes: input, count: textCount, key: key) }
+                hash.updateLengths(authenticatedByteCount: associated.count, ciphertextByteCount: textCount, key: key)
+                // The expected tag, GHASH ⊕ E(J0), overwrites the mask it used.
+                let mask = UnsafeMutableRawPointer(masks + 16 * index)
+                mask.storeBigEndian(hash.high ^ UnsafeRawPointer(mask).loadBigEndianUInt64(at: 0), at: 0)
+                mask.storeBigEndian(hash.low ^ UnsafeRawPointer(mask).loadBigEndianUInt64(at: 8), at: 8)
+                let matches = constantTimeEquals(
+                    UnsafeRawBufferPointer(start: mask, count: 16), UnsafeRawBufferPointer(start: base + 12 + textCount, count: 16))
+                if !matches {
+                    failing = index
+                    break
+                }
+            }
+            secureZero(masks, count: scratch.count)
+            return failing
+        }
+    }
+
     /// GHASH of `aad` and `ciphertext`, masked with the stream's E(J0), compared with `tag` in constant time.
     fileprivate func tagMatches(
         ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawPointer, authenticating aad: UnsafeRawBufferPointer,

@@ -574,7 +574,12 @@ enum RecordDecoder {
                 }
             }
         } catch {
-            throw FrameProblem(offset: offset, reason: "secret box does not authenticate")
+            throw secretBoxProblem(at: offset)
         }
+    }
+
+    /// The problem of a secret box at `offset` in the file whose tag does not verify.
+    static func secretBoxProblem(at offset: Int) -> FrameProblem {
+        FrameProblem(offset: offset, reason: "secret box does not authenticate")
     }
 }

@@ -86,10 +86,8 @@ final class WindowOpening: @unchecked Sendable {
     /// Claims shares one at a time and opens each, until none is left.
     private func openShares() {
         while let share = claimShare() {
-            for index in shares[share]..<shares[share + 1] {
-                let outcome = WindowedRecordDecoder.open(jobs[index], in: window, after: chain, record: record)
-                slots[index] = outcome
-                if case .failed = outcome { break }
+            _ = WindowedRecordDecoder.open(jobs, shares[share]..<shares[share + 1], in: window, after: chain, record: record) {
+                slots[$0] = $1
             }
             condition.lock()
             unfinishedShares -= 1
