@@ -304,12 +304,9 @@ enum WindowedRecordDecoder {
             let outcome: Outcome
             if case .put(let entryIndex, let attributes, let previousTagEnd, let secret?) = jobs[index] {
                 do throws(FrameProblem) {
-                    let previous = previousTagEnd.map { Array(window[($0 - 16)..<$0]) } ?? chain
-                    let decoded = try RecordDecoder.openAttributesBox(
-                        window, attributes.range, at: attributes.offset, record: record, entryIndex: entryIndex, previousChain: previous)
-                    let tag = Array(window[(attributes.range.upperBound - 16)..<attributes.range.upperBound])
-                    let opened = OpenedAttributes(id: decoded.id, attributes: decoded.attributes, tag: tag, boxByteCount: attributes.range.count)
-                    let aad = record.aad(entryIndex: entryIndex, role: .secret, itemID: decoded.id, previousChain: tag)
+                    let opened = try openAttributes(
+                        attributes, entryIndex: entryIndex, previousTagEnd: previousTagEnd, in: window, after: chain, record: record)
+                    let aad = record.aad(entryIndex: entryIndex, role: .secret, itemID: opened.id, previousChain: opened.tag)
                     pending.append((index, OpenedPut(entryIndex: entryIndex, attributes: opened, secretBox: secret.range), secret, aad))
                     if pending.count == AES.GCM.tagBatchLimit, !checkPending() { return false }
                     continue
@@ -329,20 +326,31 @@ enum WindowedRecordDecoder {
         return checkPending()
     }
 
+    /// Opens and decodes a put's attributes box, chained to the tag that ends at `previousTagEnd` in `window`
+    /// (`chain` when that box was in an earlier window).
+    private static func openAttributes(
+        _ attributes: Box, entryIndex: UInt32, previousTagEnd: Int?, in window: [UInt8], after chain: [UInt8],
+        record: RecordDecoder.RecordFields
+    ) throws(FrameProblem) -> OpenedAttributes {
+        let previous = previousTagEnd.map { Array(window[($0 - 16)..<$0]) } ?? chain
+        let decoded = try RecordDecoder.openAttributesBox(
+            window, attributes.range, at: attributes.offset, record: record, entryIndex: entryIndex, previousChain: previous)
+        let tag = Array(window[(attributes.range.upperBound - 16)..<attributes.range.upperBound])
+        return OpenedAttributes(id: decoded.id, attributes: decoded.attributes, tag: tag, boxByteCount: attributes.range.count)
+    }
+
     /// Opens one job's boxes with ``RecordDecoder``'s checks and messages.
     static func open(_ job: Job, in window: [UInt8], after chain: [UInt8], record: RecordDecoder.RecordFields) -> Outcome {
         func previousChain(_ end: Int?) -> [UInt8] { end.map { Array(window[($0 - 16)..<$0]) } ?? chain }
         do throws(FrameProblem) {
             switch job {
             case .put(let entryIndex, let attributes, let previousTagEnd, let secret):
-                let decoded = try RecordDecoder.openAttributesBox(
-                    window, attributes.range, at: attributes.offset, record: record, entryIndex: entryIndex,
-                    previousChain: previousChain(previousTagEnd))
-                let tag = Array(window[(attributes.range.upperBound - 16)..<attributes.range.upperBound])
-                let opened = OpenedAttributes(id: decoded.id, attributes: decoded.attributes, tag: tag, boxByteCount: attributes.range.count)
+                let opened = try openAttributes(
+                    attributes, entryIndex: entryIndex, previousTagEnd: previousTagEnd, in: window, after: chain, record: record)
                 guard let secret else { return .attributesOpened(opened) }
                 try RecordDecoder.verifySecretBox(
-                    window, secret.range, at: secret.offset, record: record, entryIndex: entryIndex, itemID: decoded.id, previousChain: tag)
+                    window, secret.range, at: secret.offset, record: record, entryIndex: entryIndex, itemID: opened.id,
+                    previousChain: opened.tag)
                 return .put(OpenedPut(entryIndex: entryIndex, attributes: opened, secretBox: secret.range))
             case .secret(let entryIndex, let opened, let secret):
                 try RecordDecoder.verifySecretBox(
