@@ -61,7 +61,7 @@ extension Keychain {
                 try withIndexInPlace { (index) throws(KeychainError) -> [UInt8] in
                     guard let position = index.firstGenericPassword(service: service, account: account) else { throw .itemNotFound }
                     let item = index.item(atPosition: position)
-                    return try log.openSecret(item.secret, itemID: item.id)
+                    return try log.decryptSecret(item.secret)
                 }
             }
         }

@@ -343,7 +343,7 @@ public final class Keychain: @unchecked Sendable {
     public func secret(for reference: PersistentReference) throws(KeychainError) -> [UInt8] {
         try withRead { () throws(KeychainError) -> [UInt8] in
             guard let item = index[reference.itemID] else { throw .itemNotFound }
-            return try log.openSecret(item.secret, itemID: item.id)
+            return try log.decryptSecret(item.secret)
         }
     }
 
@@ -353,7 +353,7 @@ public final class Keychain: @unchecked Sendable {
         SearchResult.Item(
             persistentReference: options.contains(.persistentReference) ? PersistentReference(itemID: item.id) : nil,
             attributes: options.contains(.attributes) ? item.attributes.detached() : nil,
-            value: options.contains(.data) ? try log.openSecret(item.secret, itemID: item.id) : nil)
+            value: options.contains(.data) ? try log.decryptSecret(item.secret) : nil)
     }
 
     /// A batch over the current state. Called with the lock held. A batch that will change items takes the
@@ -366,7 +366,7 @@ public final class Keychain: @unchecked Sendable {
         return Batch(
             state: state, now: clock(),
             makeID: { [unowned self] in ItemID(using: &self.random) },
-            openSecret: { (item) throws(KeychainError) -> [UInt8] in try log.openSecret(item.secret, itemID: item.id) })
+            decryptSecret: { (item) throws(KeychainError) -> [UInt8] in try log.decryptSecret(item.secret) })
     }
 
     /// Compacts if the auto-compaction setting asks for it, after a commit. Called inside `withWrite`.

@@ -44,16 +44,16 @@ public struct Batch: ~Copyable {
     private let originalNextOrder: UInt64
     let now: Date
     let makeID: () -> ItemID
-    let openSecret: (StoredItem) throws(KeychainError) -> [UInt8]
+    let decryptSecret: (StoredItem) throws(KeychainError) -> [UInt8]
 
     init(state: ItemIndex, now: Date, makeID: @escaping () -> ItemID,
-         openSecret: @escaping (StoredItem) throws(KeychainError) -> [UInt8]) {
+         decryptSecret: @escaping (StoredItem) throws(KeychainError) -> [UInt8]) {
         self.state = state
         trailingAdds = 0..<0
         originalNextOrder = state.nextOrder
         self.now = now
         self.makeID = makeID
-        self.openSecret = openSecret
+        self.decryptSecret = decryptSecret
     }
 
     /// Whether `id` is live because this batch added it: items live before the batch are numbered below
@@ -139,7 +139,7 @@ public struct Batch: ~Copyable {
             } else if let pending = pendingSecret(of: item.id) {
                 newSecret = pending
             } else {
-                newSecret = try openSecret(item)
+                newSecret = try decryptSecret(item)
             }
             puts.append(.put(id: item.id, attributes: attributes, secret: .bytes(newSecret)))
         }

@@ -76,6 +76,55 @@ struct AESGCMBufferTests {
         #expect(empty.isEmpty)
     }
 
+    /// Runs ``AES/GCM/decryptVerified(_:using:into:)`` on `box` and returns the plaintext.
+    static func decryptVerified(_ box: [UInt8], key: SymmetricKey, outputCount: Int? = nil) throws -> [UInt8] {
+        var output = [UInt8](repeating: 0xee, count: outputCount ?? max(0, box.count - 28))
+        let prepared = try AES.GCM.PreparedKey(key)
+        try box.withUnsafeBytes { b in try output.withUnsafeMutableBytes { try AES.GCM.decryptVerified(b, using: prepared, into: $0) } }
+        return output
+    }
+
+    @Test("Decrypting a verified box gives the published plaintexts: the OpenSSL vectors and Wycheproof's valid 96-bit-IV cases")
+    func decryptVerifiedMatchesVectors() throws {
+        let openSSL = try Fixtures.json(DifferentialFile.self, "openssl/aes256_gcm.json")
+        for (index, vector) in openSSL.cases.enumerated() {
+            let box = vector.iv.bytes + vector.ciphertext.bytes + vector.tag.bytes
+            #expect(try Self.decryptVerified(box, key: SymmetricKey(data: vector.key.bytes)) == vector.plaintext.bytes, "vector \(index)")
+        }
+        let wycheproof = try Fixtures.json(AESGCMTests.WycheproofFile.self, "wycheproof/aes_gcm_test.json")
+        var checked = 0
+        for group in wycheproof.testGroups where group.ivSize == 96 {
+            for test in group.tests where test.result == "valid" {
+                let box = test.iv.bytes + test.ct.bytes + test.tag.bytes
+                #expect(try Self.decryptVerified(box, key: SymmetricKey(data: test.key.bytes)) == test.msg.bytes, "tcId \(test.tcId)")
+                checked += 1
+            }
+        }
+        #expect(checked > 100)
+    }
+
+    @Test("Decrypting a verified box checks no tag: what was altered comes out altered, and only sizes are errors")
+    func decryptVerifiedChecksNothing() throws {
+        let key = SymmetricKey(size: .bits256)
+        let plaintext = (0..<40).map { UInt8($0) }
+        let box = try AES.GCM.seal(plaintext, using: key, authenticating: [1, 2, 3]).combined!
+        #expect(try Self.decryptVerified(box, key: key) == plaintext)
+        // A tag or associated data that would fail `open` changes nothing here; a flipped ciphertext bit flips the
+        // same plaintext bit (CTR), which is why only verified boxes may be decrypted this way.
+        var badTag = box
+        badTag[box.count - 1] ^= 1
+        #expect(try Self.decryptVerified(badTag, key: key) == plaintext)
+        var badText = box
+        badText[12 + 5] ^= 0x40
+        var expected = plaintext
+        expected[5] ^= 0x40
+        #expect(try Self.decryptVerified(badText, key: key) == expected)
+        #expect(throws: CryptoKitError.incorrectParameterSize) { try Self.decryptVerified(Array(box.prefix(27)), key: key, outputCount: 0) }
+        #expect(throws: CryptoKitError.incorrectParameterSize) { try Self.decryptVerified(box, key: key, outputCount: 39) }
+        let empty = try AES.GCM.seal([UInt8](), using: key, authenticating: []).combined!
+        #expect(try Self.decryptVerified(empty, key: key).isEmpty)
+    }
+
     /// Runs ``AES/GCM/firstFailingTag(count:using:box:authenticating:)`` on `boxes` (all under `key`) and returns
     /// its answer; the boxes and associated data are packed so that their memory outlives the call.
     static func firstFailingTag(_ boxes: [(box: [UInt8], aad: [UInt8])], key: SymmetricKey) throws -> Int? {

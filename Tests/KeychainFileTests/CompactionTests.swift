@@ -251,6 +251,35 @@ struct CompactionTests {
         #expect(try liveSecrets(keychain) == expected)
     }
 
+    @Test("A compaction verifies the secret boxes it reads back: one that reads back altered makes the next call reload the file")
+    func readBackAltered() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("test.kcf")
+        let fileSystem = FaultyFileSystem()
+        let keychain = try Keychain.createForTesting(at: path, fileSystem: fileSystem)
+        var expected: [String: [UInt8]] = [:]
+        try keychain.batch { (batch) throws(KeychainError) in
+            for index in 0..<300 {
+                try batch.add(GenericPassword(service: "svc", account: "user\(index)", password: "password \(index)"))
+                expected["user\(index)"] = Array("password \(index)".utf8)
+            }
+        }
+        try keychain.delete(.genericPassword(service: "svc", account: "user0"))
+        expected.removeValue(forKey: "user0")
+
+        // The read back gets the last ciphertext byte of the last secret box flipped (its tag is the last 16
+        // bytes). Held without being verified, that box would decrypt to a wrong password on every later read,
+        // since a secret in memory is decrypted without its tag being checked again.
+        fileSystem.inject(.flippedBit(fromEnd: 17), at: .read)
+        try keychain.compact()
+        #expect(fileSystem.fired)
+        fileSystem.heal()
+        #expect(keychain.head.epoch == 2)
+        #expect(try keychain.data(forService: "svc", account: "user299") == Array("password 299".utf8))
+        #expect(try liveSecrets(keychain) == expected)
+        #expect(try liveSecrets(try Keychain.open(at: path, credential: TestKeychain.password)) == expected)
+    }
+
     @Test("Large secrets are compacted in several windows and read back whole")
     func largeSecretsReadBack() throws {
         let directory = TemporaryDirectory()

@@ -25,9 +25,13 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         /// A write writes only the first half of its bytes (at least one) and returns that count; later writes
         /// then throw `KeychainError.io` with `errno` if given, or go on normally if `nil`.
         case shortWrite(thenErrno: Int32?)
+        /// A read succeeds but one bit of what it returns is flipped: bit 0 of the byte `fromEnd` bytes before
+        /// the end of the bytes read (the first byte if it read fewer), as a disk returning bad data would.
+        case flippedBit(fromEnd: Int)
 
         var description: String {
             switch self {
+            case .flippedBit(let fromEnd): return "a bit flipped \(fromEnd) bytes before the end of a read"
             case .error(let code): return code == EIO ? "EIO" : code == ENOSPC ? "ENOSPC" : "errno \(code)"
             case .shortWrite(nil): return "short write, then writes go on"
             case .shortWrite(let code?): return "short write, then \(code == ENOSPC ? "ENOSPC" : "errno \(code)")"
@@ -49,7 +53,7 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         inject(.error(code), at: operation, call: call)
     }
 
-    /// Arms `fault` at the `call`-th `operation` from now on (a short write only at a write).
+    /// Arms `fault` at the `call`-th `operation` from now on (a short write only at a write, a flipped bit only at a read).
     func inject(_ fault: Fault, at operation: Operation, call: Int = 1) {
         lock.lock()
         defer { lock.unlock() }
@@ -57,6 +61,13 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         failing = (operation, call, fault)
         writesFailWith = nil
         fired = false
+    }
+
+    /// The fault armed, if any.
+    var armedFault: Fault? {
+        lock.lock()
+        defer { lock.unlock() }
+        return failing?.fault
     }
 
     /// Disarms.
@@ -68,7 +79,7 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     }
 
     /// Counts a call of `operation` and throws if it is the one armed to fail; returns true if it is an
-    /// armed short write.
+    /// armed short write or flipped bit.
     @discardableResult
     func check(_ operation: Operation, _ path: String) throws(KeychainError) -> Bool {
         lock.lock()
@@ -84,6 +95,8 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
             throw KeychainError.io(operation: "injected \(operation.rawValue) failure", errno: code, path: path)
         case .shortWrite(let then):
             writesFailWith = then
+            return true
+        case .flippedBit:
             return true
         }
     }
@@ -155,12 +168,16 @@ final class FaultyFileHandle: KeychainFileHandle, @unchecked Sendable {
     var path: String { base.path }
 
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(KeychainError) -> Int {
-        try fileSystem.check(.read, path)
-        return try base.read(into: buffer, at: offset)
+        let flips = try fileSystem.check(.read, path)
+        let count = try base.read(into: buffer, at: offset)
+        if flips, count > 0, case .flippedBit(let fromEnd) = fileSystem.armedFault {
+            buffer[max(0, count - fromEnd)] ^= 1
+        }
+        return count
     }
 
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(KeychainError) -> Int {
-        if try fileSystem.check(.write, path), bytes.count > 1 {
+        if try fileSystem.check(.write, path), case .shortWrite? = fileSystem.armedFault, bytes.count > 1 {
             return try base.write(UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count / 2)]), at: offset)
         }
         return try base.write(bytes, at: offset)

@@ -87,6 +87,36 @@ extension AES.GCM {
         guard verified else { throw .authenticationFailure }
     }
 
+    /// Decrypts the box (nonce ‖ ciphertext ‖ tag) into `plaintext`, which must hold exactly `box.count − 28`
+    /// bytes, **without checking its tag**.
+    ///
+    /// Only for a box whose tag this process has already verified (``open(_:using:authenticating:into:)``,
+    /// ``verify(_:using:authenticating:)``, ``firstFailingTag(count:using:box:authenticating:)``) or that it
+    /// sealed itself, and that it has kept in its own memory since: bytes read from anywhere else must be
+    /// opened. A box that was altered decrypts to altered plaintext here, undetected. What it saves is the
+    /// GHASH over the associated data and the ciphertext, most of the cost of opening a short secret.
+    ///
+    /// For example, a secret whose box was verified when its file was read, decrypted when it is asked for:
+    /// ```swift
+    /// try AES.GCM.decryptVerified(box, using: key, into: output)
+    /// ```
+    ///
+    /// - Throws: `CryptoKitError.incorrectParameterSize` for a box shorter than 28 bytes or an output of the
+    ///   wrong size.
+    @_spi(KeychainFileInternals)
+    public static func decryptVerified(
+        _ box: UnsafeRawBufferPointer, using key: PreparedKey, into plaintext: UnsafeMutableRawBufferPointer
+    ) throws(CryptoKitError) {
+        guard box.count >= boxOverhead, plaintext.count == box.count - boxOverhead, let base = box.baseAddress else {
+            throw .incorrectParameterSize
+        }
+        let textCount = box.count - boxOverhead
+        // A zero-length output may have no base address; nothing is written to it then.
+        let output = plaintext.baseAddress ?? UnsafeMutableRawPointer(mutating: base)
+        key.context.decryptVerified(
+            ciphertext: UnsafeRawBufferPointer(start: base + nonceByteCount, count: textCount), nonce: base, plaintext: output)
+    }
+
     /// Checks the tag of the box (nonce ‖ ciphertext ‖ tag) without decrypting it.
     ///
     /// - Throws: `CryptoKitError.authenticationFailure` if the tag does not verify;

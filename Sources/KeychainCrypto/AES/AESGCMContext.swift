@@ -73,20 +73,26 @@ final class AESGCMContext: @unchecked Sendable {
             stream.wipe()
             return false
         }
-        if let input = ciphertext.baseAddress {
-            var offset = 0
-            while offset < ciphertext.count {
-                let chunk = min(CounterStream.batchByteCount, ciphertext.count - offset)
-                stream.apply(to: input + offset, into: plaintext + offset, count: chunk)
-                offset += chunk
-            }
-        }
+        // `apply` refills the key stream as it goes: no GHASH to interleave here.
+        if let input = ciphertext.baseAddress { stream.apply(to: input, into: plaintext, count: ciphertext.count) }
         stream.wipe()
         return true
     }
 }
 
 extension AESGCMContext {
+    /// Decrypts `ciphertext` into `plaintext` (same length; may be the same buffer) with the key stream of
+    /// `nonce`, starting at J0 + 1 as ``open(ciphertext:nonce:tag:authenticating:plaintext:)`` does, but
+    /// checks no tag: for a message whose tag was checked before (see ``AES/GCM/decryptVerified(_:using:into:)``).
+    ///
+    /// - Precondition: `nonce` is 12 bytes.
+    func decryptVerified(ciphertext: UnsafeRawBufferPointer, nonce: UnsafeRawPointer, plaintext: UnsafeMutableRawPointer) {
+        var stream = CounterStream(context: self, nonce: nonce)
+        // `apply` refills the key stream as it goes: no GHASH to interleave here.
+        if let input = ciphertext.baseAddress { stream.apply(to: input, into: plaintext, count: ciphertext.count) }
+        stream.wipe()
+    }
+
     /// Returns whether `tag` is the GCM tag of `ciphertext` and `aad` under this key and `nonce`, without
     /// decrypting anything: GHASH over the inputs and E(J0) only. Compares in constant time.
     func verify(

@@ -57,8 +57,9 @@ struct BoxAAD {
     }
 }
 
-/// Where an item's sealed secret is and the associated data it was sealed with, so that it can be
-/// verified and decrypted on demand (SPEC.md §7.2–7.3).
+/// Where an item's sealed secret is and the associated data it was sealed with (SPEC.md §7.2–7.3), so that it
+/// can be decrypted on demand. Only boxes that were verified when read from a file, or sealed by this process,
+/// are made into sealed secrets: reading one decrypts it without checking its tag again (``decrypt(using:)``).
 ///
 /// The box and the chain value before it sit in an ``ItemBytes`` object: one of their own (a secret just
 /// sealed), or the one a live item keeps its attributes in too (see ``StoredItem``).

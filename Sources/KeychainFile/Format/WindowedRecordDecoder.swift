@@ -1,5 +1,4 @@
 import Dispatch
-@_spi(KeychainFileInternals) import KeychainCrypto
 
 /// Verifies and decodes the entries of a large transaction window by window, opening the boxes of each
 /// window on several threads (SPEC.md §9.2 step 4).
@@ -266,31 +265,14 @@ enum WindowedRecordDecoder {
         storing store: (Int, Outcome) -> Void
     ) -> Bool {
         var pending: [(index: Int, put: OpenedPut, box: Box, aad: [UInt8])] = []
-        pending.reserveCapacity(AES.GCM.tagBatchLimit)
+        pending.reserveCapacity(SecretTagBatch.limit)
         /// Checks the pending secret boxes and stores their puts up to the first that fails; false if one failed.
         func checkPending() -> Bool {
             guard !pending.isEmpty else { return true }
             defer { pending.removeAll(keepingCapacity: true) }
-            // The associated data side by side in one scratch block, so that every pointer outlives the call.
             let count = pending.count
-            let aadByteCount = pending.reduce(0) { $0 + $1.aad.count }
-            let failing = withUnsafeTemporaryAllocation(of: Int.self, capacity: count + 1) { starts in
-                withUnsafeTemporaryAllocation(byteCount: max(aadByteCount, 1), alignment: 8) { packed in
-                    starts[0] = 0
-                    for position in 0..<count {
-                        let start = starts[position]
-                        pending[position].aad.withUnsafeBytes { packed.baseAddress!.advanced(by: start).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-                        starts[position + 1] = start + pending[position].aad.count
-                    }
-                    let aads = UnsafeRawBufferPointer(packed)
-                    return window.withUnsafeBytes { all in
-                        AES.GCM.firstFailingTag(
-                            count: count, using: record.context.boxKey,
-                            box: { UnsafeRawBufferPointer(rebasing: all[pending[$0].box.range]) },
-                            authenticating: { UnsafeRawBufferPointer(rebasing: aads[starts[$0]..<starts[$0 + 1]]) })
-                    }
-                }
-            }
+            let failing = SecretTagBatch.firstFailing(
+                count: count, in: window, box: { pending[$0].box.range }, aad: { pending[$0].aad }, key: record.context.boxKey)
             for position in 0..<count {
                 if position == failing {
                     store(pending[position].index, .failed(RecordDecoder.secretBoxProblem(at: pending[position].box.offset)))
@@ -308,7 +290,7 @@ enum WindowedRecordDecoder {
                         attributes, entryIndex: entryIndex, previousTagEnd: previousTagEnd, in: window, after: chain, record: record)
                     let aad = record.aad(entryIndex: entryIndex, role: .secret, itemID: opened.id, previousChain: opened.tag)
                     pending.append((index, OpenedPut(entryIndex: entryIndex, attributes: opened, secretBox: secret.range), secret, aad))
-                    if pending.count == AES.GCM.tagBatchLimit, !checkPending() { return false }
+                    if pending.count == SecretTagBatch.limit, !checkPending() { return false }
                     continue
                 } catch {
                     outcome = .failed(error)

@@ -80,8 +80,12 @@ final class RecordLog {
     /// reads them back once the new file is in place (``forEach(readingFrom:_:)``) instead of holding every new
     /// box in memory beside every old one until then (76 bytes an item).
     struct WrittenSecrets {
+        /// The new file's record context: the read-back boxes are verified under it.
+        let context: RecordContext
         private(set) var records: [(offset: Int, encoded: RecordEncoder.Encoded)] = []
         private(set) var count = 0
+
+        init(context: RecordContext) { self.context = context }
 
         mutating func append(_ record: RecordEncoder.Encoded, at offset: Int) {
             precondition(record.puts.isEmpty, "a rewrite's record, whose boxes were only written")
@@ -89,13 +93,20 @@ final class RecordLog {
             count += record.writtenPuts.count
         }
 
-        /// Reads each record's secret boxes and their chain values back from `file` and calls `body` with each
-        /// item's rank and sealed secret, in rank order: the chain value is the attributes box's tag, the 16
-        /// bytes before the secret box's length field (SPEC.md §7.1–7.2).
+        /// Reads each record's secret boxes and their chain values back from `file`, verifies them, and calls
+        /// `body` with each item's rank and sealed secret, in rank order: the chain value is the attributes box's
+        /// tag, the 16 bytes before the secret box's length field (SPEC.md §7.1–7.2).
         ///
-        /// - Throws: what reading throws; `.corrupted` if a box's length field is not what was written. Items
-        ///   before the failing record have been passed to `body`.
-        func forEach(readingFrom file: any KeychainFileHandle, _ body: (Int, SealedSecret) -> Void) throws(KeychainError) {
+        /// The boxes are verified because they come from the file, not from memory: a secret in memory is
+        /// decrypted without its tag being checked again (``SealedSecret/decrypt(using:)``).
+        ///
+        /// - Parameter itemID: The id of the item of a rank, which its secret box's associated data names.
+        /// - Throws: what reading throws; `.corrupted` if a box's length field is not what was written or a box
+        ///   does not verify. The items of the boxes verified before the failing one's group of eight have been
+        ///   passed to `body`.
+        func forEach(
+            readingFrom file: any KeychainFileHandle, itemID: (Int) -> ItemID, _ body: (Int, SealedSecret) -> Void
+        ) throws(KeychainError) {
             var rank = 0
             for (offset, record) in records {
                 guard let first = record.writtenPuts.first?.secretFrameOffset else { continue }
@@ -103,6 +114,8 @@ final class RecordLog {
                 let start = Int(first) - Format.tagSize - 4
                 precondition(start >= 0 && start < record.frameCount, "a written record's boxes")
                 let bytes = try file.readExactly(count: record.frameCount - start, at: offset + start)
+                var boxes: [Range<Int>] = []
+                boxes.reserveCapacity(record.writtenPuts.count)
                 for put in record.writtenPuts {
                     let boxStart = Int(put.secretFrameOffset) - start
                     let boxCount = Int(bytes[(boxStart - 4)..<boxStart].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
@@ -110,11 +123,33 @@ final class RecordLog {
                         throw .corrupted(
                             offset: offset + start + boxStart - 4, reason: "a secret box this rewrite wrote does not read back (length \(boxCount))")
                     }
-                    body(rank, SealedSecret(
-                        box: Array(bytes[boxStart..<(boxStart + boxCount)]), sequence: record.sequence, kind: record.kind,
-                        entryCount: record.entryCount, entryIndex: put.entryIndex,
-                        previousChain: Array(bytes[(boxStart - 4 - Format.tagSize)..<(boxStart - 4)]), entryByteCount: Int(put.entryByteCount)))
-                    rank += 1
+                    boxes.append(boxStart..<(boxStart + boxCount))
+                }
+                func previousChain(_ box: Range<Int>) -> [UInt8] { Array(bytes[(box.lowerBound - 4 - Format.tagSize)..<(box.lowerBound - 4)]) }
+                for group in stride(from: 0, to: boxes.count, by: SecretTagBatch.limit) {
+                    let puts = group..<min(group + SecretTagBatch.limit, boxes.count)
+                    let failing = SecretTagBatch.firstFailing(
+                        count: puts.count, in: bytes, box: { boxes[group + $0] },
+                        aad: {
+                            BoxAAD.make(
+                                fileID: context.fileID, epoch: context.epoch, sequence: record.sequence, kind: record.kind,
+                                entryCount: record.entryCount, entryIndex: record.writtenPuts[group + $0].entryIndex, role: .secret,
+                                itemID: itemID(rank + $0), previousChain: previousChain(boxes[group + $0]))
+                        },
+                        key: context.boxKey)
+                    if let failing {
+                        throw .corrupted(
+                            offset: offset + start + boxes[group + failing].lowerBound,
+                            reason: "a secret box this rewrite wrote does not verify when read back")
+                    }
+                    for put in puts {
+                        let box = boxes[put]
+                        body(rank, SealedSecret(
+                            box: Array(bytes[box]), sequence: record.sequence, kind: record.kind, entryCount: record.entryCount,
+                            entryIndex: record.writtenPuts[put].entryIndex, previousChain: previousChain(box),
+                            entryByteCount: Int(record.writtenPuts[put].entryByteCount)))
+                        rank += 1
+                    }
                 }
             }
         }
@@ -142,7 +177,7 @@ final class RecordLog {
         let state = try writeFile(
             at: path, replacing: false, fileID: fileID, epoch: 1, epochSalt: epochSalt, slots: slots, masterKey: masterKey, itemCount: 0,
             item: { _ in preconditionFailure("a new keychain has no items") },
-            openSecret: { _ throws(KeychainError) in [] }, fileSystem: fileSystem, using: &generator)
+            decryptSecret: { _ throws(KeychainError) in [] }, fileSystem: fileSystem, using: &generator)
         return (RecordLog(path: path, fileSystem: fileSystem, credential: credentials[0], state: state.state), ItemIndex())
     }
 
@@ -365,20 +400,17 @@ final class RecordLog {
         return encoded
     }
 
-    /// Verifies and decrypts a stored secret.
-    func openSecret(_ secret: SealedSecret, itemID: ItemID) throws(KeychainError) -> [UInt8] {
-        try Self.openSecret(secret, itemID: itemID, context: context)
+    /// Decrypts a stored secret. Its box was verified when it was read from the file, or sealed by this
+    /// process, and has been in memory since, so its tag is not checked again (``SealedSecret/decrypt(using:)``).
+    func decryptSecret(_ secret: SealedSecret) throws(KeychainError) -> [UInt8] {
+        try Self.decryptSecret(secret, context: context)
     }
 
-    private static func openSecret(_ secret: SealedSecret, itemID: ItemID, context: RecordContext) throws(KeychainError) -> [UInt8] {
-        let aad = BoxAAD.make(
-            fileID: context.fileID, epoch: context.epoch, sequence: secret.sequence, kind: secret.kind,
-            entryCount: secret.entryCount, entryIndex: secret.entryIndex, role: .secret, itemID: itemID,
-            previousChain: secret.previousChain)
+    private static func decryptSecret(_ secret: SealedSecret, context: RecordContext) throws(KeychainError) -> [UInt8] {
         do {
-            return try secret.open(using: context.boxKey, authenticating: aad)
+            return try secret.decrypt(using: context.boxKey)
         } catch {
-            throw .corrupted(offset: 0, reason: "a secret held in memory no longer authenticates: \(error)")
+            throw .corrupted(offset: 0, reason: "a secret held in memory has a box of \(secret.box.count) bytes: \(error)")
         }
     }
 
@@ -408,7 +440,9 @@ final class RecordLog {
             // secrets are sealed changed. Nothing moved the items in between.
             if let placed {
                 do throws(KeychainError) {
-                    try placed.forEach(readingFrom: file) { rank, secret in index.replaceSecret(atPosition: Int(order[rank]), with: secret) }
+                    try placed.forEach(readingFrom: file, itemID: { index.item(atPosition: Int(order[$0])).id }) { rank, secret in
+                        index.replaceSecret(atPosition: Int(order[rank]), with: secret)
+                    }
                 } catch {
                     // Some items may still name boxes of the old file, which is gone: the next call reloads the
                     // new file (as if another process had rewritten it) before it reads anything.
@@ -419,7 +453,7 @@ final class RecordLog {
         _ = try Self.writeFile(
             at: path, replacing: true, fileID: header.fileID, epoch: header.epoch + 1, slots: slots,
             masterKey: newMasterKey, itemCount: order.count, item: { index.item(atPosition: Int(order[$0])) },
-            openSecret: { (item) throws(KeychainError) in try Self.openSecret(item.secret, itemID: item.id, context: oldContext) },
+            decryptSecret: { (item) throws(KeychainError) in try Self.decryptSecret(item.secret, context: oldContext) },
             fileSystem: fileSystem, using: &generator,
             afterRename: { (written) in
                 self.adopt(written.state)
@@ -452,7 +486,7 @@ final class RecordLog {
     static func writeFile<Generator: RandomNumberGenerator>(
         at path: String, replacing: Bool, fileID: [UInt8], epoch: UInt64, epochSalt: [UInt8]? = nil, slots: [KeySlot],
         masterKey: SymmetricKey, itemCount: Int, item: (Int) -> StoredItem,
-        openSecret: (StoredItem) throws(KeychainError) -> [UInt8], fileSystem: any FileSystem,
+        decryptSecret: (StoredItem) throws(KeychainError) -> [UInt8], fileSystem: any FileSystem,
         using generator: inout Generator, afterRename: (WrittenFile) -> Void = { _ in }
     ) throws(KeychainError) -> WrittenFile {
         let epochSalt = epochSalt ?? randomBytes(32, using: &generator)
@@ -468,14 +502,14 @@ final class RecordLog {
             try headerBytes.withBytes { (bytes) throws(KeychainError) in try staging.writeAll(bytes, at: 0) }
             var end = headerBytes.count
             var head = Head(epoch: epoch, sequence: 0, chainValue: FileHeader.initialChainValue(of: headerBytes))
-            var secrets = WrittenSecrets()
+            var secrets = WrittenSecrets(context: context)
             var boxes: UInt64 = 0
             for chunk in chunked(itemCount, item) {
                 var entries: [LogEntry] = []
                 entries.reserveCapacity(chunk.count)
                 for rank in chunk {
                     let stored = item(rank)
-                    entries.append(.put(id: stored.id, attributes: stored.attributes, secret: .bytes(try openSecret(stored))))
+                    entries.append(.put(id: stored.id, attributes: stored.attributes, secret: .bytes(try decryptSecret(stored))))
                 }
                 let start = end
                 let encoded = try RecordEncoder.encode(
@@ -577,7 +611,7 @@ final class RecordLog {
         let written = try writeFile(
             at: destination, replacing: false, fileID: header.fileID, epoch: header.epoch + 1, slots: header.slots,
             masterKey: masterKey, itemCount: order.count, item: { index.item(atPosition: Int(order[$0])) },
-            openSecret: { (item) throws(KeychainError) in try openSecret(item.secret, itemID: item.id, context: context) },
+            decryptSecret: { (item) throws(KeychainError) in try decryptSecret(item.secret, context: context) },
             fileSystem: fileSystem, using: &generator)
         written.state.file.close()
         return SalvageReport(
