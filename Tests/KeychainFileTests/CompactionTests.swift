@@ -216,11 +216,9 @@ struct CompactionTests {
         #expect(try liveSecrets(try Keychain.open(at: path, credential: TestKeychain.password)) == expected)
     }
 
-    @Test("A compaction reads the new secret boxes back from the new file; if that read fails, the next call reloads the file")
-    func readBackFails() throws {
-        let directory = TemporaryDirectory()
-        let path = directory.file("test.kcf")
-        let fileSystem = FaultyFileSystem()
+    /// A keychain on `fileSystem` at `path` holding "user1" … "user299" (passwords "pw1" … "pw299") and the
+    /// dead bytes of "user0", deleted, so that a compaction has something to drop; and its live secrets.
+    private static func keychainForReadBack(at path: String, fileSystem: FaultyFileSystem) throws -> (Keychain, [String: [UInt8]]) {
         let keychain = try Keychain.createForTesting(at: path, fileSystem: fileSystem)
         var expected: [String: [UInt8]] = [:]
         try keychain.batch { (batch) throws(KeychainError) in
@@ -231,6 +229,16 @@ struct CompactionTests {
         }
         try keychain.delete(.genericPassword(service: "svc", account: "user0"))
         expected.removeValue(forKey: "user0")
+        return (keychain, expected)
+    }
+
+    @Test("A compaction reads the new secret boxes back from the new file; if that read fails, the next call reloads the file")
+    func readBackFails() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("test.kcf")
+        let fileSystem = FaultyFileSystem()
+        let (keychain, initial) = try Self.keychainForReadBack(at: path, fileSystem: fileSystem)
+        var expected = initial
 
         // Compaction reads nothing but the new boxes back (the old secrets are in memory), so the first read fails
         // after the new file is in place: the compaction itself succeeded.
@@ -239,15 +247,17 @@ struct CompactionTests {
         #expect(fileSystem.fired)
         fileSystem.heal()
         #expect(keychain.head.epoch == 2)
+        #expect(try keychain.log.hasChanged())
         #expect(try liveSecrets(keychain) == expected)
         #expect(try liveSecrets(try Keychain.open(at: path, credential: TestKeychain.password)) == expected)
         try keychain.add(GenericPassword(service: "svc", account: "after", password: "after"))
         expected["after"] = Array("after".utf8)
         #expect(try liveSecrets(keychain) == expected)
 
-        // And when the read back works, the items hold the new boxes at once.
+        // And when the read back works, the boxes verify and the items hold them at once: nothing to reload.
         try keychain.compact()
         #expect(keychain.head.epoch == 3)
+        #expect(try !keychain.log.hasChanged())
         #expect(try liveSecrets(keychain) == expected)
     }
 
@@ -256,16 +266,7 @@ struct CompactionTests {
         let directory = TemporaryDirectory()
         let path = directory.file("test.kcf")
         let fileSystem = FaultyFileSystem()
-        let keychain = try Keychain.createForTesting(at: path, fileSystem: fileSystem)
-        var expected: [String: [UInt8]] = [:]
-        try keychain.batch { (batch) throws(KeychainError) in
-            for index in 0..<300 {
-                try batch.add(GenericPassword(service: "svc", account: "user\(index)", password: "password \(index)"))
-                expected["user\(index)"] = Array("password \(index)".utf8)
-            }
-        }
-        try keychain.delete(.genericPassword(service: "svc", account: "user0"))
-        expected.removeValue(forKey: "user0")
+        let (keychain, expected) = try Self.keychainForReadBack(at: path, fileSystem: fileSystem)
 
         // The read back gets the last ciphertext byte of the last secret box flipped (its tag is the last 16
         // bytes). Held without being verified, that box would decrypt to a wrong password on every later read,
@@ -275,7 +276,8 @@ struct CompactionTests {
         #expect(fileSystem.fired)
         fileSystem.heal()
         #expect(keychain.head.epoch == 2)
-        #expect(try keychain.data(forService: "svc", account: "user299") == Array("password 299".utf8))
+        #expect(try keychain.log.hasChanged())
+        #expect(try keychain.data(forService: "svc", account: "user299") == Array("pw299".utf8))
         #expect(try liveSecrets(keychain) == expected)
         #expect(try liveSecrets(try Keychain.open(at: path, credential: TestKeychain.password)) == expected)
     }

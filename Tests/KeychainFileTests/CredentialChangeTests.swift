@@ -80,6 +80,8 @@ struct CredentialChangeTests {
         let newKey = SymmetricKey(size: .bits256)
         try keychain.rotateMasterKey(credentials: [TestKeychain.password, .key(newKey)], iterations: fast)
         #expect(keychain.log.masterKey != oldMaster)
+        // The new secret boxes it read back verified under the new key: the object needs no reload.
+        #expect(try !keychain.log.hasChanged())
         #expect(try liveSecrets(try Keychain.open(at: path, credential: .key(newKey))) == expectedSecrets)
         // Another object opened with a credential that still opens the file goes on after reloading.
         #expect(try liveSecrets(other) == expectedSecrets)

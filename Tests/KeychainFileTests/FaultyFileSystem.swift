@@ -55,6 +55,12 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
 
     /// Arms `fault` at the `call`-th `operation` from now on (a short write only at a write, a flipped bit only at a read).
     func inject(_ fault: Fault, at operation: Operation, call: Int = 1) {
+        switch fault {
+        case .error: break
+        case .shortWrite: precondition(operation == .write, "a short write is armed at a write")
+        case .flippedBit(let fromEnd):
+            precondition(operation == .read && fromEnd >= 1, "a flipped bit is armed at a read, within what it read")
+        }
         lock.lock()
         defer { lock.unlock() }
         counts = [:]

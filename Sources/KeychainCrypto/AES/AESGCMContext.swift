@@ -2,6 +2,7 @@
 //
 // Only 96-bit IVs (J0 = IV ‖ 0³¹1) and 128-bit tags. Open verifies the tag over the ciphertext before it
 // decrypts anything, so no unauthenticated plaintext is ever written, and compares tags in constant time.
+// `decryptVerified` decrypts without a check, for a message whose tag its caller verified before.
 
 /// A prepared AES-GCM key: the bitsliced encryption schedule and the GHASH key H. Reusable for any number
 /// of messages, each with its own nonce.
@@ -185,8 +186,8 @@ extension AESGCMContext {
 struct CounterStream {
     static let batchByteCount = 128
 
-    /// A view, not a reference: a stream lives only inside one call of its context's `seal`, `open` or
-    /// `verify`, which keeps the schedule alive (see ``AESRoundKeys/Unretained``).
+    /// A view, not a reference: a stream lives only inside one call of its context's `seal`, `open`,
+    /// `decryptVerified` or `verify`, which keeps the schedule alive (see ``AESRoundKeys/Unretained``).
     private let keys: AESRoundKeys.Unretained
     /// The eight-block input batch in the cipher's stored byte order with the nonce bytes in place; only
     /// the four counter bytes change from batch to batch.

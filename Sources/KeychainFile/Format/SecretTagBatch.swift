@@ -28,7 +28,7 @@ enum SecretTagBatch {
                 starts[0] = 0
                 for position in 0..<count {
                     let start = starts[position]
-                    aads[position].withUnsafeBytes { packed.baseAddress!.advanced(by: start).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                    aads[position].withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: packed[start...]).copyMemory(from: $0) }
                     starts[position + 1] = start + aads[position].count
                 }
                 let associated = UnsafeRawBufferPointer(packed)

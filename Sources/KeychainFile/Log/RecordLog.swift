@@ -77,7 +77,7 @@ final class RecordLog {
 
     /// Where the sealed secrets of the items a rewrite wrote are, in the order of the items: each record's offset
     /// in the new file and its puts, whose boxes the encoder only wrote (`keepingSecrets: false`). A rewrite
-    /// reads them back once the new file is in place (``forEach(readingFrom:_:)``) instead of holding every new
+    /// reads them back once the new file is in place (``forEach(readingFrom:itemID:_:)``) instead of holding every new
     /// box in memory beside every old one until then (76 bytes an item).
     struct WrittenSecrets {
         /// The new file's record context: the read-back boxes are verified under it.
@@ -445,7 +445,9 @@ final class RecordLog {
                     }
                 } catch {
                     // Some items may still name boxes of the old file, which is gone: the next call reloads the
-                    // new file (as if another process had rewritten it) before it reads anything.
+                    // new file (as if another process had rewritten it) before it reads anything. No read may
+                    // skip that refresh: a secret is decrypted without its tag being checked, so an old box
+                    // would decrypt under the new key to garbage, not to an error.
                     mustReload = true
                 }
             }
