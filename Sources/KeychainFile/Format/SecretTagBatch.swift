@@ -20,24 +20,22 @@ enum SecretTagBatch {
     static func firstFailing(
         count: Int, in bytes: [UInt8], box: (Int) -> Range<Int>, aad: (Int) -> [UInt8], key: AES.GCM.PreparedKey
     ) -> Int? {
-        // The associated data side by side in one scratch block, so that every pointer outlives the call.
-        let aads = (0..<count).map(aad)
-        let aadByteCount = aads.reduce(0) { $0 + $1.count }
-        return withUnsafeTemporaryAllocation(of: Int.self, capacity: count + 1) { starts in
-            withUnsafeTemporaryAllocation(byteCount: max(aadByteCount, 1), alignment: 8) { packed in
-                starts[0] = 0
-                for position in 0..<count {
-                    let start = starts[position]
-                    aads[position].withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: packed[start...]).copyMemory(from: $0) }
-                    starts[position + 1] = start + aads[position].count
-                }
-                let associated = UnsafeRawBufferPointer(packed)
-                return bytes.withUnsafeBytes { all in
-                    AES.GCM.firstFailingTag(
-                        count: count, using: key,
-                        box: { UnsafeRawBufferPointer(rebasing: all[box($0)]) },
-                        authenticating: { UnsafeRawBufferPointer(rebasing: associated[starts[$0]..<starts[$0 + 1]]) })
-                }
+        precondition(count >= 1 && count <= limit, "1 … 8 boxes")
+        // Every box's associated data is 78 bytes (its previous chain value is a 16-byte tag): they go side by
+        // side in one scratch block, so that every pointer outlives the call.
+        let size = BoxAAD.size
+        return withUnsafeTemporaryAllocation(byteCount: size * count, alignment: 8) { packed in
+            for position in 0..<count {
+                let associated = aad(position)
+                precondition(associated.count == size, "a box's associated data is \(size) bytes")
+                associated.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: packed[(size * position)...]).copyMemory(from: $0) }
+            }
+            let all = UnsafeRawBufferPointer(packed)
+            return bytes.withUnsafeBytes { window in
+                AES.GCM.firstFailingTag(
+                    count: count, using: key,
+                    box: { UnsafeRawBufferPointer(rebasing: window[box($0)]) },
+                    authenticating: { UnsafeRawBufferPointer(rebasing: all[(size * $0)..<(size * ($0 + 1))]) })
             }
         }
     }
