@@ -143,7 +143,9 @@ struct PosixFileSystem: FileSystem {
 
     func identityAndSize(of path: String) throws(KeychainError) -> (identity: FileIdentity, size: Int)? {
         var info = stat()
-        if stat(path, &info) != 0 {
+        // `withCString` lends a native string's own bytes; passing `path` straight to stat(2) would copy it
+        // into a new array on every call, and a read makes this call each time.
+        if path.withCString({ stat($0, &info) }) != 0 {
             if errno == ENOENT { return nil }
             throw KeychainError.io(operation: "stat", errno: errno, path: path)
         }
