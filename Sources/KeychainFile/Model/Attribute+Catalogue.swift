@@ -1,12 +1,14 @@
 // The attribute table of SPEC.md §8.2, one constant per row, in tag order. The class lists are named after
 // the table's "classes" column: G generic password, I internet password, C certificate, K key.
 
-private let gick: [ItemClass] = [.genericPassword, .internetPassword, .certificate, .key]
-private let gi: [ItemClass] = [.genericPassword, .internetPassword]
-private let g: [ItemClass] = [.genericPassword]
-private let i: [ItemClass] = [.internetPassword]
-private let c: [ItemClass] = [.certificate]
-private let k: [ItemClass] = [.key]
+// Each list is a mask with bit (code − 1) set per class (``Attribute/bit(for:)``), written as a literal so that
+// every constant below is a plain value the compiler lays out ahead of time, not one built on first use.
+private let g: UInt8 = 0b0001
+private let i: UInt8 = 0b0010
+private let c: UInt8 = 0b0100
+private let k: UInt8 = 0b1000
+private let gi: UInt8 = g | i
+private let gick: UInt8 = g | i | c | k
 
 extension Attribute {
     /// The access group the item belongs to; part of every primary key. Default: empty.

@@ -14,7 +14,11 @@ public struct Attribute: Hashable, Sendable, CustomStringConvertible {
     /// The attribute's tag in the file; tags are global, the same in every class.
     public let tag: UInt16
     /// The attribute's name as in SPEC.md §8.2, such as "service" or "description".
-    public let name: String
+    public var name: String { staticName.description }
+    /// The name as the catalogue spells it. A static string, so that an attribute holds nothing counted:
+    /// attributes are copied into and out of every query, match and validation, and with a `String` here
+    /// each copy retained and released it through the runtime's copy functions.
+    private let staticName: StaticString
     /// The type every value of this attribute has.
     public let type: AttributeType
     /// The classes whose items may carry the attribute, one bit per class code.
@@ -22,11 +26,11 @@ public struct Attribute: Hashable, Sendable, CustomStringConvertible {
     /// For integer attributes, the values SPEC.md §8.2 allows; `nil` when any `Int64` is allowed.
     let integerRange: ClosedRange<Int64>?
 
-    init(tag: UInt16, name: String, type: AttributeType, classes: [ItemClass], range: ClosedRange<Int64>? = nil) {
+    init(tag: UInt16, name: StaticString, type: AttributeType, classes: UInt8, range: ClosedRange<Int64>? = nil) {
         self.tag = tag
-        self.name = name
+        self.staticName = name
         self.type = type
-        self.classMask = classes.reduce(0) { $0 | Attribute.bit(for: $1) }
+        self.classMask = classes
         self.integerRange = range
     }
 
