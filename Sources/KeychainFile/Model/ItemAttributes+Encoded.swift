@@ -285,6 +285,7 @@ extension ItemAttributes {
         }
 
         /// The attributes every class has (tags 1 … 6), with the typed items' defaults.
+        @inline(__always)
         mutating func common() -> CommonFields {
             CommonFields(
                 accessGroup: string(.accessGroup) ?? "", accessible: accessibility(),
@@ -293,6 +294,7 @@ extension ItemAttributes {
         }
 
         /// The attributes both password classes have after account (tags 0x0104 … 0x0109).
+        @inline(__always)
         mutating func passwordCommon() -> PasswordFields {
             PasswordFields(
                 itemDescription: string(.itemDescription), comment: string(.comment), creator: code(.creator),
