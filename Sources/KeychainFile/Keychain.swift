@@ -28,9 +28,12 @@ public final class Keychain: @unchecked Sendable {
     // `@unchecked Sendable`: every mutable property below is read and written only while `lock` is held.
     private let lock = Lock()
     let log: RecordLog
-    // Unchecked: Swift would otherwise check every access to this property at run time for overlap (a
-    // thread-local table kept for each `inout` borrow, about a tenth of a lookup). Every access is made under
-    // `lock`, which is not recursive, so two accesses cannot overlap.
+    // Unchecked: Swift would otherwise record every access to this property in a per-thread table at run
+    // time (about 120 instructions of a find's 12k), to trap a second access on the same thread
+    // while one is open. None can happen: while an access is open only library code runs, and it does not
+    // touch `index` again (see `withIndexInPlace`); user code that calls back into this keychain, from a batch
+    // body or anything else, must first take `lock`, which is not recursive, and blocks there. Threads are
+    // kept apart by `lock` itself (outside `init`, every access holds it).
     @exclusivity(unchecked) var index: ItemIndex
     var random: RandomSource
     private let clock: @Sendable () -> Date
@@ -411,7 +414,8 @@ public final class Keychain: @unchecked Sendable {
     ///
     /// A call such as `index.matching(query)` on this class's stored property first copies the struct,
     /// retaining and then releasing each of its buffers: a tenth of a lookup's time. An `inout` access lends
-    /// it without a copy. `body` must not change the index.
+    /// it without a copy. `body` must not change the index, and must not reach `self.index` in any other way
+    /// (such as `statisticsLocked()` or `makeBatch()`): the property's accesses are not checked at run time.
     func withIndexInPlace<Result>(_ body: (inout ItemIndex) throws(KeychainError) -> Result) throws(KeychainError) -> Result {
         try body(&index)
     }

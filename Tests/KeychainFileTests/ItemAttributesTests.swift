@@ -38,6 +38,35 @@ struct ItemAttributesTests {
         }
     }
 
+    @Test("Every attribute's tag, name, type and classes are those of SPEC.md §8.2's table")
+    func catalogueMatchesSpecification() throws {
+        // The expectation is read from the specification itself, not from the catalogue under test: a wrong
+        // class bit in the catalogue (where `classTable` above only follows `isAllowed`) fails here.
+        let spec = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("SPEC.md")
+        let text = try String(contentsOf: spec, encoding: .utf8)
+        let section = try #require(text.range(of: "### 8.2 Attributes"))
+        let end = try #require(text.range(of: "### 8.3", range: section.upperBound..<text.endIndex))
+        let classLetters: [Character: ItemClass] = ["G": .genericPassword, "I": .internetPassword, "C": .certificate, "K": .key]
+        var rows: [UInt16: (name: String, type: String, classes: Set<ItemClass>)] = [:]
+        for line in text[section.upperBound..<end.lowerBound].split(separator: "\n") where line.hasPrefix("| 0x") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            let tag = try #require(UInt16(cells[0].dropFirst(2), radix: 16))
+            let classes = try Set(cells[3].map { try #require(classLetters[$0]) })
+            rows[tag] = (cells[1], cells[2], classes)
+        }
+        #expect(rows.count == Attribute.all.count)
+        for attribute in Attribute.all {
+            let row = try #require(rows[attribute.tag], "0x\(String(attribute.tag, radix: 16)) is not in SPEC.md §8.2")
+            #expect(attribute.name == row.name)
+            #expect("\(attribute.type)" == row.type, "\(attribute.name)")
+            #expect(attribute.classes == row.classes, "\(attribute.name)")
+            for itemClass in ItemClass.allCases {
+                #expect(attribute.isAllowed(in: itemClass) == row.classes.contains(itemClass), "\(attribute.name) in \(itemClass)")
+            }
+        }
+    }
+
     @Test("A value of the wrong type is refused, naming the attribute and both types")
     func wrongType() {
         expectInvalidParameter("service", "expected type string, got bytes") {

@@ -32,7 +32,10 @@ public final class Lock: @unchecked Sendable {
 
     /// Takes the lock, waiting while another thread holds it; pair every call with ``unlock()``.
     public func lock() {
-        pthread_mutex_lock(mutex)
+        // A default mutex blocks rather than fail; were it to fail (EDEADLK, EINVAL), carrying on without the
+        // lock would break everything that relies on it, such as the keychain's unchecked index accesses.
+        let result = pthread_mutex_lock(mutex)
+        precondition(result == 0, "pthread_mutex_lock failed: \(result)")
     }
 
     /// Releases the lock taken by ``lock()`` on the same thread.

@@ -1,8 +1,9 @@
 // The attribute table of SPEC.md §8.2, one constant per row, in tag order. The class lists are named after
 // the table's "classes" column: G generic password, I internet password, C certificate, K key.
 
-// Each list is a mask with bit (code − 1) set per class (``Attribute/bit(for:)``), written as a literal so that
-// every constant below is a plain value the compiler lays out ahead of time, not one built on first use.
+// Each list is a mask with bit (code − 1) set per class, as `Attribute.bit(for:)` computes it. Masks made of
+// constants (not arrays reduced at run time) let the compiler lay out every attribute below ahead of time,
+// so that using one is not a call to build it on first use.
 private let g: UInt8 = 0b0001
 private let i: UInt8 = 0b0010
 private let c: UInt8 = 0b0100
