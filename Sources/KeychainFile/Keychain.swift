@@ -213,13 +213,20 @@ public final class Keychain: @unchecked Sendable {
     /// What was ignored at the end of the file (an interrupted write), or `nil`. The next write overwrites it.
     public var tornTail: TornTail? { withLock { log.tornTail } }
 
-    /// Reads what other processes committed since this keychain last looked (every call does this itself).
+    /// Reads what other processes committed since this keychain last looked (every call does this itself),
+    /// and looks the path up even if no process following SPEC.md §16 changed the file: a keychain file or a
+    /// directory above it moved by hand is otherwise noticed within 10 ms.
+    ///
+    /// For example:
+    /// ```swift
+    /// try keychain.refresh()   // after restoring a backup over the path
+    /// ```
     ///
     /// - Throws: `KeychainError.corrupted` if what they appended does not verify; `.rolledBack` if the file
     ///   was replaced by an older one; `.wrongCredentials` if another process rotated the master key and the
     ///   credential this keychain was opened with no longer opens it; `.io`.
     public func refresh() throws(KeychainError) {
-        try withRead { () throws(KeychainError) in }
+        try withRead(checkingPath: true) { () throws(KeychainError) in }
     }
 
     // MARK: Changing items
@@ -384,15 +391,24 @@ public final class Keychain: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` under this object's lock, after catching up with what other processes committed: without
-    /// the lock file when nothing changed (two system calls), else under it, shared (SPEC.md §16).
-    func withRead<Result>(_ body: () throws(KeychainError) -> Result) throws(KeychainError) -> Result {
+    /// Runs `body` under this object's lock, after catching up with what other processes committed (SPEC.md
+    /// §16): with no system call when the lock file's change counter is as it was at a path check less than
+    /// 10 ms ago (unless `checkingPath`), else after one `stat` of the path, and under the lock file, shared,
+    /// when that shows a change.
+    func withRead<Result>(
+        checkingPath: Bool = false, _ body: () throws(KeychainError) -> Result
+    ) throws(KeychainError) -> Result {
         lock.lock()
         defer { lock.unlock() }
-        if try log.hasChanged() {
-            _ = try lockFile.lock(exclusive: false, wait: true)
-            defer { lockFile.unlock() }
-            try log.refresh(&index)
+        let counter = lockFile.changeCounter
+        let now = MonotonicClock.nanoseconds()
+        if checkingPath || !log.isKnownCurrent(counter: counter, now: now) {
+            if try log.hasChanged() {
+                _ = try lockFile.lock(exclusive: false, wait: true)
+                defer { lockFile.unlock() }
+                try log.refresh(&index)
+            }
+            log.noteCurrent(counter: counter, at: now)
         }
         return try body()
     }

@@ -7,6 +7,26 @@ import Testing
 /// file renamed over the path, a directory swapped for a copy — so that only the file's identity reveals them.
 @Suite("Change detection: a read notices another file at the path, even of the same size")
 struct ChangeDetectionTests {
+    /// Moves the directory holding a keychain away, puts a copy of the keychain (another inode, and a new lock
+    /// file beside it) where it was, and commits one more item to the copy through a new handle. Nothing about
+    /// the file or the lock file `reader` has open changes. Returns the reader.
+    private static func swapDirectoryUnderReader(_ directory: TemporaryDirectory) throws -> Keychain {
+        let folder = directory.file("live")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let path = folder + "/k.kcf"
+        let first = try Keychain.create(at: path, credential: TestKeychain.password, options: TestKeychain.fastOptions)
+        try first.add(GenericPassword(service: "s", account: "before", password: "p"))
+        let reader = try Keychain.open(at: path, credential: TestKeychain.password)
+        _ = try reader.search(Query.genericPassword(service: "s"))
+        _ = try reader.search(Query.genericPassword(service: "s"))
+        try FileManager.default.moveItem(atPath: folder, toPath: directory.file("moved"))
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: directory.file("moved") + "/k.kcf", toPath: path)
+        let writer = try Keychain.open(at: path, credential: TestKeychain.password)
+        try writer.add(GenericPassword(service: "s", account: "after", password: "p"))
+        return reader
+    }
+
     private static func fileSize(_ path: String) throws -> Int {
         (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? -1
     }
@@ -46,26 +66,98 @@ struct ChangeDetectionTests {
         #expect(result.seen == result.written)
     }
 
-    @Test("A directory above the file renamed and a copy put in its place is noticed: the open file itself is unchanged")
+    @Test("A directory above the file renamed and a copy put in its place is noticed once the path check is due, though the open file and lock file are unchanged")
     func directorySwap() throws {
         let directory = TemporaryDirectory()
-        let folder = directory.file("live")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        let path = folder + "/k.kcf"
-        let first = try Keychain.create(at: path, credential: TestKeychain.password, options: TestKeychain.fastOptions)
-        try first.add(GenericPassword(service: "s", account: "before", password: "p"))
-        let reader = try Keychain.open(at: path, credential: TestKeychain.password)
-        _ = try reader.search(Query.genericPassword(service: "s"))
-        _ = try reader.search(Query.genericPassword(service: "s"))
-        // The directory is moved away and a copy of the keychain (another inode) restored in its place, where
-        // another process then commits. Nothing about the file the reader has open changes.
-        try FileManager.default.moveItem(atPath: folder, toPath: directory.file("moved"))
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        try FileManager.default.copyItem(atPath: directory.file("moved") + "/k.kcf", toPath: path)
-        let writer = try Keychain.open(at: path, credential: TestKeychain.password)
-        try writer.add(GenericPassword(service: "s", account: "after", password: "p"))
+        let reader = try Self.swapDirectoryUnderReader(directory)
+        // The swap bypassed the reader's lock file, so its counter says nothing; the path is looked up again
+        // within RecordLog.pathCheckInterval (10 ms) of the last look.
+        Thread.sleep(forTimeInterval: 0.03)
         let found = try reader.search(Query.genericPassword(service: "s"))
         #expect(found.count == 2)
+    }
+
+    @Test("refresh() looks the path up at once, whatever the change counter says")
+    func directorySwapRefresh() throws {
+        let directory = TemporaryDirectory()
+        let reader = try Self.swapDirectoryUnderReader(directory)
+        try reader.refresh()
+        #expect(reader.count == 2)
+    }
+}
+
+/// The lock file's change counter (SPEC.md §16): the first eight bytes of `NAME.lock`, a little-endian u64 that
+/// every holder of the exclusive lock increments before releasing it, so that a read can skip the `stat`.
+@Suite("Change counter: reads skip the stat only while no process following §16 wrote")
+struct ChangeCounterTests {
+    /// The counter as another implementation would read it: the lock file's first eight bytes, little-endian.
+    private static func counterOnDisk(_ keychainPath: String) throws -> UInt64 {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: keychainPath + ".lock")))
+        try #require(bytes.count >= 8)
+        return bytes[0..<8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    @Test("Every write, compaction and credential change adds one to the counter in the lock file")
+    func writesIncrement() throws {
+        let directory = TemporaryDirectory()
+        let keychain = try TestKeychain.create(in: directory)
+        let afterCreate = try Self.counterOnDisk(keychain.path)
+        #expect(afterCreate >= 1)
+        try keychain.add(GenericPassword(service: "s", account: "a", password: "p"))
+        try keychain.add(GenericPassword(service: "s", account: "b", password: "p"))
+        #expect(try Self.counterOnDisk(keychain.path) == afterCreate + 2)
+        _ = try keychain.delete(Query.genericPassword(service: "s", account: "a"))
+        #expect(try Self.counterOnDisk(keychain.path) == afterCreate + 3)
+        _ = try keychain.compact()
+        #expect(try Self.counterOnDisk(keychain.path) == afterCreate + 4)
+        try keychain.changeCredential(
+            from: TestKeychain.password, to: .password("another"), iterations: TestKeychain.fastOptions.passwordIterations)
+        #expect(try Self.counterOnDisk(keychain.path) == afterCreate + 5)
+        // Reads leave it alone.
+        #expect(try keychain.search(Query.genericPassword(service: "s")).count == 1)
+        try keychain.refresh()
+        #expect(try Self.counterOnDisk(keychain.path) == afterCreate + 5)
+    }
+
+    @Test("A read trusts an unchanged counter; another handle's write changes it, and the next read sees the write at once")
+    func otherHandlesWritesAreSeenAtOnce() throws {
+        let directory = TemporaryDirectory()
+        let writer = try TestKeychain.create(in: directory)
+        try writer.add(GenericPassword(service: "s", account: "first", password: "p"))
+        let reader = try Keychain.open(at: writer.path, credential: TestKeychain.password)
+        for index in 0..<50 {
+            _ = try reader.search(Query.genericPassword(service: "s"))
+            let checked = try #require(reader.withLock { reader.log.lastCurrent })
+            let before = try Self.counterOnDisk(writer.path)
+            #expect(checked.counter == before)
+            // As of the reader's last path check, nothing has changed: the next read may skip the stat.
+            #expect(reader.withLock { reader.log.isKnownCurrent(counter: before, now: checked.at) })
+            try writer.add(GenericPassword(service: "s", account: "a\(index)", password: "p"))
+            let after = try Self.counterOnDisk(writer.path)
+            #expect(after == before &+ 1)
+            // However soon the next read comes, the new counter makes it look.
+            #expect(reader.withLock { !reader.log.isKnownCurrent(counter: after, now: checked.at) })
+            #expect(try reader.search(Query.genericPassword(service: "s")).count == index + 2)
+        }
+    }
+
+    @Test("A lock file made before the counter existed (empty) is extended to hold it, and the counter starts from zero")
+    func emptyLockFileIsExtended() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("k.kcf")
+        let first = try Keychain.create(at: path, credential: TestKeychain.password, options: TestKeychain.fastOptions)
+        try first.add(GenericPassword(service: "s", account: "a", password: "p"))
+        _ = consume first
+        // As an earlier version left it: created, never written.
+        try Data().write(to: URL(fileURLWithPath: path + ".lock"))
+        let keychain = try Keychain.open(at: path, credential: TestKeychain.password)
+        // Extended with zeros at open; opening may itself have held the lock exclusively once (to remove
+        // temporary files a crashed rewrite left).
+        let opened = try Self.counterOnDisk(path)
+        #expect(opened <= 1)
+        try keychain.add(GenericPassword(service: "s", account: "b", password: "p"))
+        #expect(try Self.counterOnDisk(path) == opened + 1)
+        #expect(try keychain.search(Query.genericPassword(service: "s")).count == 2)
     }
 }
 

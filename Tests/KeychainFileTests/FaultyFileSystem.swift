@@ -230,6 +230,8 @@ final class FaultyLockHandle: KeychainLockHandle, @unchecked Sendable {
     }
 
     func unlock() { base.unlock() }
+
+    var changeCounter: UInt64? { base.changeCounter }
 }
 
 extension Keychain {

@@ -71,8 +71,11 @@ struct FileIdentity: Hashable, Sendable {
 protocol KeychainLockHandle: AnyObject, Sendable {
     /// Takes the lock, waiting for it if `wait` is true; returns false if it is held and `wait` is false.
     func lock(exclusive: Bool, wait: Bool) throws(KeychainError) -> Bool
-    /// Releases the lock.
+    /// Releases the lock. After holding it exclusively, first adds one to the change counter.
     func unlock()
+    /// The lock file's change counter (SPEC.md §16), read without a system call; `nil` when this handle cannot
+    /// (its mapping failed), and then every read looks the path up.
+    var changeCounter: UInt64? { get }
 }
 
 extension KeychainFileHandle {
@@ -245,25 +248,37 @@ final class PosixFileHandle: KeychainFileHandle, @unchecked Sendable {
     }
 }
 
-/// The lock file's descriptor, kept open for the keychain's lifetime; `flock` on it.
+/// The lock file's descriptor, kept open for the keychain's lifetime; `flock` on it, and its change counter
+/// mapped (``LockFileCounter``).
 ///
-/// `@unchecked Sendable`: the descriptor is only an integer; the Keychain calls `lock` and `unlock` under its
-/// own lock.
+/// `@unchecked Sendable`: the descriptor is only an integer, and `heldExclusively` is changed only by the
+/// Keychain that owns the handle, which calls `lock` and `unlock` under its own lock.
 final class PosixLockHandle: KeychainLockHandle, @unchecked Sendable {
     private let descriptor: Int32
     private let path: String
+    private let counter: LockFileCounter?
+    private var heldExclusively = false
 
     init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
         self.path = path
+        counter = LockFileCounter(descriptor: descriptor)
     }
 
-    deinit { _ = systemClose(descriptor) }
+    deinit {
+        counter?.unmap()
+        _ = systemClose(descriptor)
+    }
+
+    var changeCounter: UInt64? { counter?.value }
 
     func lock(exclusive: Bool, wait: Bool) throws(KeychainError) -> Bool {
         let operation = (exclusive ? LOCK_EX : LOCK_SH) | (wait ? 0 : LOCK_NB)
         while true {
-            if flock(descriptor, operation) == 0 { return true }
+            if flock(descriptor, operation) == 0 {
+                heldExclusively = exclusive
+                return true
+            }
             let code = errno
             if code == EINTR { continue }
             if code == EWOULDBLOCK && !wait { return false }
@@ -272,6 +287,11 @@ final class PosixLockHandle: KeychainLockHandle, @unchecked Sendable {
     }
 
     func unlock() {
+        if heldExclusively {
+            // Before releasing: a process that loads the counter after this returns sees the change.
+            if let counter { counter.increment() } else { LockFileCounter.incrementWithoutMapping(descriptor: descriptor) }
+            heldExclusively = false
+        }
         _ = flock(descriptor, LOCK_UN)
     }
 }

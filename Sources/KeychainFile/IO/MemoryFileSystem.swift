@@ -188,6 +188,14 @@ final class MemoryLock: @unchecked Sendable {
     private let condition = Condition()
     private var readers = 0
     private var writer = false
+    private var changes: UInt64 = 0
+
+    /// The change counter standing in for the lock file's (SPEC.md §16).
+    var changeCounter: UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        return changes
+    }
 
     func lock(exclusive: Bool, wait: Bool) -> Bool {
         condition.lock()
@@ -203,7 +211,12 @@ final class MemoryLock: @unchecked Sendable {
     func unlock(exclusive: Bool) {
         condition.lock()
         defer { condition.unlock() }
-        if exclusive { writer = false } else { readers -= 1 }
+        if exclusive {
+            changes &+= 1
+            writer = false
+        } else {
+            readers -= 1
+        }
         condition.broadcast()
     }
 }
@@ -216,6 +229,8 @@ final class MemoryLockHandle: KeychainLockHandle, @unchecked Sendable {
     private var held: Bool? = nil
 
     init(lock: MemoryLock) { shared = lock }
+
+    var changeCounter: UInt64? { shared.changeCounter }
 
     func lock(exclusive: Bool, wait: Bool) throws(KeychainError) -> Bool {
         guard held == nil else { return true }

@@ -24,6 +24,10 @@ final class RecordLog {
     /// Set when a rewrite put a new file in place but could not read its secret boxes back: the index may name
     /// boxes of the old file, so the next catch-up reloads the file whatever `stat` says.
     private var mustReload = false
+    /// What the last path check that found this log current saw (SPEC.md §16): the lock file's change counter,
+    /// loaded just before it, and when it began. A read within ``pathCheckInterval`` of it, with the counter
+    /// unchanged, needs no `stat`.
+    private(set) var lastCurrent: (counter: UInt64, at: UInt64)? = nil
 
     private var file: any KeychainFileHandle { state.file }
     var header: FileHeader { state.header }
@@ -288,10 +292,30 @@ final class RecordLog {
 
     // MARK: Catching up with other processes (SPEC.md §16)
 
+    /// How long a read may go on trusting an unchanged change counter without looking the path up: the time
+    /// within which a file moved by hand (outside §16) is noticed. 10 ms, in nanoseconds.
+    static let pathCheckInterval: UInt64 = 10_000_000
+
+    /// Whether a read may skip the path check: the lock file's change counter, loaded now, is the one loaded
+    /// before the last check that found this log current, and that check began less than
+    /// ``pathCheckInterval`` before `now`. Every process that holds the lock file exclusively adds one to the
+    /// counter before releasing it, so an unchanged counter means no process following §16 appended, cut or
+    /// replaced the file since. `counter` is `nil` when the lock file's counter could not be mapped.
+    func isKnownCurrent(counter: UInt64?, now: UInt64) -> Bool {
+        guard !mustReload, let counter, let lastCurrent else { return false }
+        return counter == lastCurrent.counter && now &- lastCurrent.at < Self.pathCheckInterval
+    }
+
+    /// Records that a path check which began at `at`, with the change counter `counter` loaded before it,
+    /// found this log current (or caught it up).
+    func noteCurrent(counter: UInt64?, at: UInt64) {
+        lastCurrent = counter.map { ($0, at) }
+    }
+
     /// Whether the file changed since this log last read it: another file at the path (renamed over it, or
     /// the path itself moved), or a size other than the end of the last verified record. One stat(2) of the
-    /// path, which gives both; reads call it every time. (A check of the open file alone, with fstat, could
-    /// not see a directory above it renamed or the file moved away.)
+    /// path, which gives both; reads call it unless ``isKnownCurrent(counter:now:)``. (A check of the open
+    /// file alone, with fstat, could not see a directory above it renamed or the file moved away.)
     func hasChanged() throws(KeychainError) -> Bool {
         if mustReload { return true }
         guard let current = try fileSystem.identityAndSize(of: path) else { return true }
