@@ -403,6 +403,8 @@ public final class Keychain: @unchecked Sendable {
         let counter = lockFile.changeCounter
         let now = MonotonicClock.nanoseconds()
         if checkingPath || !log.isKnownCurrent(counter: counter, now: now) {
+            // Forgotten first: if catching up throws, the next read must look again, not trust the old check.
+            log.noteCurrent(counter: nil, at: now)
             if try log.hasChanged() {
                 _ = try lockFile.lock(exclusive: false, wait: true)
                 defer { lockFile.unlock() }

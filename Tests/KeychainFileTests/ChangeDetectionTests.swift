@@ -77,12 +77,15 @@ struct ChangeDetectionTests {
         #expect(found.count == 2)
     }
 
-    @Test("refresh() looks the path up at once, whatever the change counter says")
+    @Test("Within the interval a read trusts the unchanged counter; refresh() looks the path up at once")
     func directorySwapRefresh() throws {
         let directory = TemporaryDirectory()
         let reader = try Self.swapDirectoryUnderReader(directory)
+        // However long the swap took, the interval has not run out: only the counter decides.
+        reader.withLock { reader.log.pathCheckInterval = .max }
+        #expect(try reader.search(Query.genericPassword(service: "s")).count == 1)
         try reader.refresh()
-        #expect(reader.count == 2)
+        #expect(try reader.search(Query.genericPassword(service: "s")).count == 2)
     }
 }
 
@@ -141,6 +144,23 @@ struct ChangeCounterTests {
         }
     }
 
+    @Test("Reads inside the interval with the counter unchanged make no stat of the path; every read does when the interval is zero")
+    func readsSkipTheStat() throws {
+        let directory = TemporaryDirectory()
+        let fileSystem = FaultyFileSystem()
+        let keychain = try Keychain.createForTesting(at: directory.file("k.kcf"), fileSystem: fileSystem)
+        try keychain.add(GenericPassword(service: "s", account: "a", password: "p"))
+        func statsDuring100Reads() throws -> Int {
+            fileSystem.resetCounts()
+            for _ in 0..<100 { _ = try keychain.search(Query.genericPassword(service: "s")) }
+            return fileSystem.calls(of: .pathIdentity)
+        }
+        keychain.withLock { keychain.log.pathCheckInterval = .max }
+        #expect(try statsDuring100Reads() <= 1)
+        keychain.withLock { keychain.log.pathCheckInterval = 0 }
+        #expect(try statsDuring100Reads() == 100)
+    }
+
     @Test("A lock file made before the counter existed (empty) is extended to hold it, and the counter starts from zero")
     func emptyLockFileIsExtended() throws {
         let directory = TemporaryDirectory()
@@ -151,10 +171,10 @@ struct ChangeCounterTests {
         // As an earlier version left it: created, never written.
         try Data().write(to: URL(fileURLWithPath: path + ".lock"))
         let keychain = try Keychain.open(at: path, credential: TestKeychain.password)
-        // Extended with zeros at open; opening may itself have held the lock exclusively once (to remove
-        // temporary files a crashed rewrite left).
+        // Extended with zeros at open, then one exclusive section: opening removes temporary files a crashed
+        // rewrite left when no other process holds the lock.
         let opened = try Self.counterOnDisk(path)
-        #expect(opened <= 1)
+        #expect(opened == 1)
         try keychain.add(GenericPassword(service: "s", account: "b", password: "p"))
         #expect(try Self.counterOnDisk(path) == opened + 1)
         #expect(try keychain.search(Query.genericPassword(service: "s")).count == 2)

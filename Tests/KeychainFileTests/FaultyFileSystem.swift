@@ -69,6 +69,20 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         fired = false
     }
 
+    /// Starts counting calls from zero again, leaving any armed fault as it is.
+    func resetCounts() {
+        lock.lock()
+        defer { lock.unlock() }
+        counts = [:]
+    }
+
+    /// How many calls of `operation` were made since the last fault was armed or the counts were reset.
+    func calls(of operation: Operation) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return counts[operation, default: 0]
+    }
+
     /// The fault armed, if any.
     var armedFault: Fault? {
         lock.lock()

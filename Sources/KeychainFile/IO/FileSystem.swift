@@ -289,7 +289,7 @@ final class PosixLockHandle: KeychainLockHandle, @unchecked Sendable {
     func unlock() {
         if heldExclusively {
             // Before releasing: a process that loads the counter after this returns sees the change.
-            if let counter { counter.increment() } else { LockFileCounter.incrementWithoutMapping(descriptor: descriptor) }
+            LockFileCounter.increment(descriptor: descriptor)
             heldExclusively = false
         }
         _ = flock(descriptor, LOCK_UN)
