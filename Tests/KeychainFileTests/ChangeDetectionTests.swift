@@ -128,6 +128,8 @@ struct ChangeCounterTests {
         let writer = try TestKeychain.create(in: directory)
         try writer.add(GenericPassword(service: "s", account: "first", password: "p"))
         let reader = try Keychain.open(at: writer.path, credential: TestKeychain.password)
+        // However long a write takes, no path check falls due: only the counter can make the reader look.
+        reader.withLock { reader.log.pathCheckInterval = .max }
         for index in 0..<50 {
             _ = try reader.search(Query.genericPassword(service: "s"))
             let checked = try #require(reader.withLock { reader.log.lastCurrent })
@@ -159,6 +161,22 @@ struct ChangeCounterTests {
         #expect(try statsDuring100Reads() <= 1)
         keychain.withLock { keychain.log.pathCheckInterval = 0 }
         #expect(try statsDuring100Reads() == 100)
+    }
+
+    @Test("A catch-up that fails is not trusted afterwards: the next read looks the path up again")
+    func failedCatchUpIsNotTrusted() throws {
+        let directory = TemporaryDirectory()
+        let fileSystem = FaultyFileSystem()
+        let keychain = try Keychain.createForTesting(at: directory.file("k.kcf"), fileSystem: fileSystem)
+        try keychain.add(GenericPassword(service: "s", account: "a", password: "p"))
+        keychain.withLock { keychain.log.pathCheckInterval = .max }
+        _ = try keychain.search(Query.genericPassword(service: "s"))
+        fileSystem.fail(.pathIdentity, call: 1)
+        #expect(throws: KeychainError.self) { try keychain.refresh() }
+        fileSystem.heal()
+        fileSystem.resetCounts()
+        _ = try keychain.search(Query.genericPassword(service: "s"))
+        #expect(fileSystem.calls(of: .pathIdentity) == 1)
     }
 
     @Test("A lock file made before the counter existed (empty) is extended to hold it, and the counter starts from zero")

@@ -5,9 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-#if canImport(Synchronization)
 import Synchronization
-#endif
 
 /// The change counter in the first eight bytes of the lock file (SPEC.md §16), mapped shared and read-only, so
 /// that a read can tell whether any process finished an exclusive section since it last looked without a
@@ -34,6 +32,11 @@ struct LockFileCounter {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return nil }
         if Int(info.st_size) < Self.size, ftruncate(descriptor, off_t(Self.size)) != 0 { return nil }
+        #if os(Linux)
+        // Give the (sparse) bytes a block now, so that an increment on a nearly full disk does not fail for want
+        // of one. Best effort: copy-on-write file systems need new space for every write anyway.
+        _ = posix_fallocate(descriptor, 0, off_t(Self.size))
+        #endif
         let mapped = mmap(nil, Self.size, PROT_READ, MAP_SHARED, descriptor, 0)
         // MAP_FAILED is ((void *)-1), a macro Swift does not import.
         guard let mapped, mapped != UnsafeMutableRawPointer(bitPattern: -1) else { return nil }
@@ -44,7 +47,7 @@ struct LockFileCounter {
     var value: UInt64 {
         if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) {
             // The mapping is page-aligned, so the counter is aligned for an 8-byte atomic.
-            let counter = address.assumingMemoryBound(to: Atomic<UInt64>.self)
+            let counter = address.bindMemory(to: Atomic<UInt64>.self, capacity: 1)
             return UInt64(littleEndian: counter.pointee.load(ordering: .acquiring))
         }
         preconditionFailure("LockFileCounter is only made where atomics are available")
