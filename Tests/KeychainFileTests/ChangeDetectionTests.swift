@@ -146,12 +146,18 @@ struct ChangeCounterTests {
         }
     }
 
-    @Test("Reads inside the interval with the counter unchanged make no stat of the path; every read does when the interval is zero")
-    func readsSkipTheStat() throws {
-        let directory = TemporaryDirectory()
+    /// A keychain with one item on a ``FaultyFileSystem``, which counts the calls made through it.
+    private static func keychainCountingCalls(in directory: TemporaryDirectory) throws -> (Keychain, FaultyFileSystem) {
         let fileSystem = FaultyFileSystem()
         let keychain = try Keychain.createForTesting(at: directory.file("k.kcf"), fileSystem: fileSystem)
         try keychain.add(GenericPassword(service: "s", account: "a", password: "p"))
+        return (keychain, fileSystem)
+    }
+
+    @Test("Reads inside the interval with the counter unchanged make no stat of the path; every read does when the interval is zero")
+    func readsSkipTheStat() throws {
+        let directory = TemporaryDirectory()
+        let (keychain, fileSystem) = try Self.keychainCountingCalls(in: directory)
         func statsDuring100Reads() throws -> Int {
             fileSystem.resetCounts()
             for _ in 0..<100 { _ = try keychain.search(Query.genericPassword(service: "s")) }
@@ -166,9 +172,7 @@ struct ChangeCounterTests {
     @Test("A catch-up that fails is not trusted afterwards: the next read looks the path up again")
     func failedCatchUpIsNotTrusted() throws {
         let directory = TemporaryDirectory()
-        let fileSystem = FaultyFileSystem()
-        let keychain = try Keychain.createForTesting(at: directory.file("k.kcf"), fileSystem: fileSystem)
-        try keychain.add(GenericPassword(service: "s", account: "a", password: "p"))
+        let (keychain, fileSystem) = try Self.keychainCountingCalls(in: directory)
         keychain.withLock { keychain.log.pathCheckInterval = .max }
         _ = try keychain.search(Query.genericPassword(service: "s"))
         fileSystem.fail(.pathIdentity, call: 1)
