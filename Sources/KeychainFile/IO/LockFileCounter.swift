@@ -73,10 +73,8 @@ struct LockFileCounter {
             if count == 0 { break }
             got += count
         }
-        var counter: UInt64 = 0
-        for index in (0..<size).reversed() { counter = counter << 8 | UInt64(bytes[index]) }
-        counter &+= 1
-        for index in 0..<size { bytes[index] = UInt8(truncatingIfNeeded: counter >> (8 * index)) }
+        let counter = UInt64(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }) &+ 1
+        bytes = withUnsafeBytes(of: counter.littleEndian) { Array($0) }
         var written = 0
         while written < size {
             let count = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + written, size - written, off_t(written)) }
