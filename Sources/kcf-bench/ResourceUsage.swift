@@ -24,6 +24,19 @@ enum ResourceUsage {
         procField(file: "/proc/self/status", name: "VmHWM:").map { $0 * 1024 } ?? 0
     }
 
+    /// The CPU time this process has used so far, user and system, summed over all its threads, in nanoseconds.
+    static func cpuNanoseconds() -> UInt64 {
+        var usage = rusage()
+        #if canImport(Glibc)
+        let who = RUSAGE_SELF.rawValue
+        #else
+        let who = RUSAGE_SELF
+        #endif
+        guard getrusage(who, &usage) == 0 else { return 0 }
+        func nanoseconds(_ time: timeval) -> UInt64 { UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_usec) * 1_000 }
+        return nanoseconds(usage.ru_utime) + nanoseconds(usage.ru_stime)
+    }
+
     /// `wchar` from /proc/self/io: the bytes this process passed to write(2) and pwrite(2) so far.
     static func bytesWritten() -> Int {
         procField(file: "/proc/self/io", name: "wchar:") ?? 0
