@@ -123,6 +123,54 @@ struct ParallelReplayTests {
         }
     }
 
+    @Test("Each put the windowed decoder hands on comes with the digests of its own id and attributes, each deletion with none")
+    func windowedDecoderHandsOnEachPutsDigests() throws {
+        let directory = TemporaryDirectory()
+        // A deletion every seventh entry, so that a digest slot shifted by one would name another item.
+        let sealed = try Self.sealFrame(count: 1_500, in: directory)
+        for tuning in Self.parallelTunings {
+            let path = sealed.path + ".copy"
+            try writeFileBytes(sealed.frame, to: path)
+            let file = try PosixFileSystem().openExisting(path)
+            defer { file.close() }
+            var reader = FrameBodyReader(
+                file: file, bodyOffset: Format.frameHeaderSize, bodyLength: sealed.frame.count - Format.frameHeaderSize,
+                windowSize: tuning.windowSize)
+            var entries: [DecodedEntry] = []
+            var digests: [ItemDigests?] = []
+            var piecesWithoutDigests = 0
+            let problem: FrameProblem? = ParallelTuning.$current.withValue(tuning) {
+                do throws(FrameProblem) {
+                    _ = try RecordDecoder.decode(
+                        &reader, expectedSequence: 1, previousChain: sealed.previousChain, context: sealed.context
+                    ) { piece, pieceDigests, _ in
+                        entries += piece
+                        guard let pieceDigests else {
+                            piecesWithoutDigests += 1
+                            return
+                        }
+                        #expect(pieceDigests.count == piece.count)
+                        digests += pieceDigests
+                    }
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            #expect(problem == nil, "window \(tuning.windowSize)")
+            #expect(piecesWithoutDigests == 0, "window \(tuning.windowSize): the windowed decoder computes every put's digests")
+            #expect(entries.count == 1_500 && digests.count == 1_500, "window \(tuning.windowSize)")
+            for (entry, digest) in zip(entries, digests) {
+                switch entry {
+                case .put(let id, let attributes, _):
+                    #expect(digest == ItemDigests(id: id, attributes: attributes), "window \(tuning.windowSize), item \(id)")
+                case .delete:
+                    #expect(digest == nil, "window \(tuning.windowSize)")
+                }
+            }
+        }
+    }
+
     @Test("Any damaged byte of a large transaction, or two, gives the problem the sequential loop gives")
     func damageGivesSequentialProblem() throws {
         let directory = TemporaryDirectory()

@@ -355,7 +355,7 @@ enum RecordDecoder {
         var entries: [DecodedEntry] = []
         let summary = try decode(
             &reader, expectedSequence: expectedSequence, previousChain: previousChain, context: context,
-            delivering: { piece, _ in entries.append(contentsOf: piece) })
+            delivering: { piece, _, _ in entries.append(contentsOf: piece) })
         return Decoded(entries: entries, chainValue: summary.chainValue, boxCount: summary.boxCount)
     }
 
@@ -365,13 +365,18 @@ enum RecordDecoder {
         let boxCount: Int
     }
 
+    /// Where ``decode(_:expectedSequence:previousChain:context:delivering:)`` hands a record's entries: a piece
+    /// of them in order; the ``ItemDigests`` of each put in the piece at its index, where the decoder computed
+    /// them beside the decryption (`nil` when it did not: the caller computes them); and the record's entry count.
+    typealias Delivery = (_ piece: [DecodedEntry], _ digests: [ItemDigests?]?, _ entryCount: Int) -> Void
+
     /// ``decode(_:expectedSequence:previousChain:context:)``, handing the entries to `deliver` in pieces as
     /// they are verified, in order, with the record's entry count, rather than collecting them: replay applies
     /// a large record piece by piece and never holds all its entries. Entries handed over before a failure
     /// belong to a record that does not verify; the caller undoes whatever it did with them.
     static func decode(
         _ reader: inout FrameBodyReader, expectedSequence: UInt64, previousChain: [UInt8], context: RecordContext,
-        delivering deliver: (_ piece: [DecodedEntry], _ entryCount: Int) -> Void
+        delivering deliver: Delivery
     ) throws(FrameProblem) -> Summary {
         let bodyOffset = reader.bodyOffset
         func problem(_ reason: String) -> FrameProblem { FrameProblem(offset: bodyOffset + reader.offset, reason: reason) }
@@ -409,7 +414,7 @@ enum RecordDecoder {
         var boxCount = 0
         for index in 0..<Int(entryCount) {
             if entries.count == piece {
-                deliver(entries, Int(entryCount))
+                deliver(entries, nil, Int(entryCount))
                 entries.removeAll(keepingCapacity: true)
             }
             let entryIndex = UInt32(index)
@@ -442,7 +447,7 @@ enum RecordDecoder {
             }
         }
         guard reader.isAtEnd else { throw problem("\(reader.remaining) unexpected bytes after the last box") }
-        deliver(entries, Int(entryCount))
+        deliver(entries, nil, Int(entryCount))
         return Summary(chainValue: chain, boxCount: boxCount)
     }
 

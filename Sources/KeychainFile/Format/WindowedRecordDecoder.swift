@@ -25,6 +25,9 @@ enum WindowedRecordDecoder {
         /// The attributes box's tag, which the secret box is chained to.
         let tag: [UInt8]
         let boxByteCount: Int
+        /// What the index enters the item under, computed here on the opening thread rather than on the
+        /// calling thread, which applies every entry in turn (see ``ItemDigests``).
+        let digests: ItemDigests
     }
 
     /// Boxes to open. `previousTagEnd` is where, in the window, the tag of the box before ends; `nil` when
@@ -72,7 +75,7 @@ enum WindowedRecordDecoder {
     /// ``RecordDecoder/decode(_:expectedSequence:previousChain:context:delivering:)``).
     static func decodeEntries(
         _ reader: inout FrameBodyReader, record: RecordDecoder.RecordFields, previousChain: [UInt8], tuning: ParallelTuning,
-        delivering deliver: (_ piece: [DecodedEntry], _ entryCount: Int) -> Void
+        delivering deliver: RecordDecoder.Delivery
     ) throws(FrameProblem) -> RecordDecoder.Summary {
         try withoutActuallyEscaping(deliver) { (deliver) throws(FrameProblem) -> RecordDecoder.Summary in
             var walk = Walk(record: record, tuning: tuning, chain: previousChain, deliver: deliver)
@@ -97,11 +100,13 @@ enum WindowedRecordDecoder {
         let record: RecordDecoder.RecordFields
         let tuning: ParallelTuning
         /// Where the entries of each batch go once it is opened.
-        let deliver: (_ piece: [DecodedEntry], _ entryCount: Int) -> Void
+        let deliver: RecordDecoder.Delivery
         /// The tag of the last box before the current batch (after the last batch: the record's chain value).
         var chain: [UInt8]
         /// The entries of the batch being opened; handed on, then emptied.
         var entries: [DecodedEntry] = []
+        /// The digests of each put in `entries`, at its index (`nil` for a deletion), handed on with them.
+        var digests: [ItemDigests?] = []
         var boxCount = 0
         /// The boxes walked in the current window and not opened yet.
         var jobs: [Job] = []
@@ -120,7 +125,7 @@ enum WindowedRecordDecoder {
 
         init(
             record: RecordDecoder.RecordFields, tuning: ParallelTuning, chain: [UInt8],
-            deliver: @escaping (_ piece: [DecodedEntry], _ entryCount: Int) -> Void
+            deliver: @escaping RecordDecoder.Delivery
         ) {
             self.record = record
             self.tuning = tuning
@@ -234,8 +239,9 @@ enum WindowedRecordDecoder {
             for outcome in opened.opening.finish() {
                 try append(outcome, window: window)
             }
-            deliver(entries, Int(record.entryCount))
+            deliver(entries, digests, Int(record.entryCount))
             entries.removeAll(keepingCapacity: true)
+            digests.removeAll(keepingCapacity: true)
         }
 
         /// Makes an outcome of `window`'s jobs an entry (or the attributes carried to the next window).
@@ -245,7 +251,10 @@ enum WindowedRecordDecoder {
                 entries.append(RecordDecoder.putEntry(
                     (put.attributes.id, put.attributes.attributes), window: window, secretBox: put.secretBox, record: record,
                     entryIndex: put.entryIndex, attributesTag: put.attributes.tag, attributesBoxCount: put.attributes.boxByteCount))
-            case .entry(let entry): entries.append(entry)
+                digests.append(put.attributes.digests)
+            case .entry(let entry):
+                entries.append(entry)
+                digests.append(nil)
             case .attributesOpened(let opened): carried = opened
             case .failed(let problem): throw problem
             }
@@ -318,7 +327,9 @@ enum WindowedRecordDecoder {
         let decoded = try RecordDecoder.openAttributesBox(
             window, attributes.range, at: attributes.offset, record: record, entryIndex: entryIndex, previousChain: previous)
         let tag = Array(window[(attributes.range.upperBound - 16)..<attributes.range.upperBound])
-        return OpenedAttributes(id: decoded.id, attributes: decoded.attributes, tag: tag, boxByteCount: attributes.range.count)
+        return OpenedAttributes(
+            id: decoded.id, attributes: decoded.attributes, tag: tag, boxByteCount: attributes.range.count,
+            digests: ItemDigests(id: decoded.id, attributes: decoded.attributes))
     }
 
     /// Opens one job's boxes with ``RecordDecoder``'s checks and messages.

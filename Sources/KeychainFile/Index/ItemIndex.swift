@@ -148,7 +148,8 @@ struct ItemIndex: Sendable {
         primaryKeys.holder(of: primaryKey) { storage[$0] }.map { storage[$0].id }
     }
 
-    private static func digest(_ id: ItemID) -> Int {
+    /// The digest the id table keys `id` by.
+    static func digest(_ id: ItemID) -> Int {
         var hasher = Hasher()
         hasher.combine(id)
         return hasher.finalize()
@@ -156,8 +157,13 @@ struct ItemIndex: Sendable {
 
     /// Where the live item `id` sits in `storage`.
     private func position(of id: ItemID) -> Int? {
+        position(of: id, digest: Self.digest(id))
+    }
+
+    /// As ``position(of:)``, with the id's digest given.
+    private func position(of id: ItemID, digest: Int) -> Int? {
         var found: Int? = nil
-        positions.forEachPosition(Self.digest(id)) { position in
+        positions.forEachPosition(digest) { position in
             if storage[position].id == id { found = position }
             return found == nil
         }
@@ -175,11 +181,19 @@ struct ItemIndex: Sendable {
     /// Adds `item`, whose id is not live, with its primary key `key`; returns its position.
     @discardableResult
     private mutating func insertItem(_ item: StoredItem, primaryKey key: PrimaryKey) -> Int {
+        let digests = ItemDigests(id: item.id, attributes: item.attributes, primaryKey: key)
+        return insertItem(item, digests: digests, primaryKeyDigest: primaryKeys.digest(of: digests, attributes: item.attributes))
+    }
+
+    /// As ``insertItem(_:primaryKey:)``, with the item's digests and its primary key's digest in
+    /// `primaryKeys` (``PrimaryKeyMap/digest(of:attributes:)``) computed already.
+    @discardableResult
+    private mutating func insertItem(_ item: StoredItem, digests: ItemDigests, primaryKeyDigest: Int) -> Int {
         let position = storage.count
         storage.append(item)
-        positions.insert(Self.digest(item.id), position)
-        lookup.insert(position, item.attributes)
-        primaryKeys.insert(key, holder: position)
+        positions.insert(digests.id, position)
+        lookup.insert(position, digests.lookup)
+        primaryKeys.insert(digest: primaryKeyDigest, holder: position)
         liveEntryBytes += item.secret.entryByteCount
         return position
     }
@@ -287,20 +301,27 @@ struct ItemIndex: Sendable {
     }
 
     /// Inserts `entries` if every one is a put of a new item under a free primary key, and returns true;
-    /// otherwise takes out the ones it inserted and returns false.
-    private mutating func insertNewItems(_ entries: [DecodedEntry]) -> Bool {
+    /// otherwise takes out the ones it inserted and returns false. `digests`, when given, holds each put's
+    /// ``ItemDigests`` at its entry's index, computed where the entries were decoded; they are computed here
+    /// otherwise.
+    private mutating func insertNewItems(_ entries: [DecodedEntry], digests: [ItemDigests?]? = nil) -> Bool {
+        precondition(digests == nil || digests!.count == entries.count, "one digests slot per entry")
         var inserted = 0
-        for entry in entries {
+        for (index, entry) in entries.enumerated() {
             guard case .put(let id, let attributes, let secret) = entry else {
                 _ = takeBackNewItems(inserted)
                 return false
             }
-            let key = attributes.primaryKey
-            guard position(of: id) == nil, itemID(for: key) == nil else {
+            let item = digests?[index] ?? ItemDigests(id: id, attributes: attributes)
+            let keyDigest = primaryKeys.digest(of: item, attributes: attributes)
+            guard position(of: id, digest: item.id) == nil,
+                primaryKeys.holder(ofKeyOf: attributes, digest: keyDigest, among: { storage[$0] }) == nil
+            else {
                 _ = takeBackNewItems(inserted)
                 return false
             }
-            insertNew(id, attributes: attributes, secret: secret, primaryKey: key)
+            insertItem(StoredItem(id: id, attributes: attributes, secret: secret, order: nextOrder), digests: item, primaryKeyDigest: keyDigest)
+            nextOrder += 1
             inserted += 1
         }
         return true
@@ -337,10 +358,13 @@ struct ItemIndex: Sendable {
     /// in, so that the record's entries are never all held at once; at the first piece that is not, the items
     /// put in so far are taken back out as entries, and the record is kept to be applied whole, planned, by
     /// ``finishApplying(_:)``. Either way the outcome is ``apply(_:)``'s for the whole record.
-    mutating func applyPiece(_ piece: [DecodedEntry], ofRecordOf entryCount: Int, to application: inout PiecewiseApplication) {
+    /// `digests`, when given, holds the ``ItemDigests`` of each put of the piece at its entry's index.
+    mutating func applyPiece(
+        _ piece: [DecodedEntry], digests: [ItemDigests?]? = nil, ofRecordOf entryCount: Int, to application: inout PiecewiseApplication
+    ) {
         if application.kept == nil {
             if application.inserted == 0 { reserveCapacity(forRecordOf: entryCount, startingWith: piece) }
-            if insertNewItems(piece) {
+            if insertNewItems(piece, digests: digests) {
                 application.inserted += piece.count
                 return
             }

@@ -34,6 +34,7 @@ struct LookupIndex: Sendable {
         let ends: [(attributeCount: Int, number: Int)]
 
         init(_ definitions: [[Attribute]]) {
+            precondition(definitions.count <= Digests.capacity, "more lookup definitions than Digests holds")
             let longest = definitions.max { $0.count < $1.count } ?? []
             for definition in definitions {
                 precondition(Array(longest.prefix(definition.count)) == definition, "each definition is a prefix of the longest")
@@ -62,7 +63,42 @@ struct LookupIndex: Sendable {
 
     /// Enters the item at `position` under each of its digests.
     mutating func insert(_ position: Int, _ attributes: ItemAttributes) {
-        Self.forEachDigest(of: attributes) { digest in buckets.insert(digest, position) }
+        insert(position, Self.digests(of: attributes))
+    }
+
+    /// Enters the item at `position` under `digests`, which ``digests(of:)`` computed from its attributes.
+    mutating func insert(_ position: Int, _ digests: Digests) {
+        for index in 0..<digests.count { buckets.insert(digests[index], position) }
+    }
+
+    /// The digests of an item's index keys, one per definition of its class (at most ``Digests/capacity``),
+    /// held inline so that they can be computed on one thread and entered on another without an allocation.
+    struct Digests: Sendable, Equatable {
+        /// The most definitions a class has.
+        static let capacity = 2
+        private var first = 0, second = 0
+        private(set) var count = 0
+
+        subscript(index: Int) -> Int {
+            precondition(index >= 0 && index < count, "lookup digest index out of range")
+            return index == 0 ? first : second
+        }
+
+        mutating func append(_ digest: Int) {
+            switch count {
+            case 0: first = digest
+            case 1: second = digest
+            default: preconditionFailure("a class with more than \(Self.capacity) lookup definitions")
+            }
+            count += 1
+        }
+    }
+
+    /// The digests of the index keys of an item with `attributes`.
+    static func digests(of attributes: ItemAttributes) -> Digests {
+        var digests = Digests()
+        forEachDigest(of: attributes) { digests.append($0) }
+        return digests
     }
 
     /// Takes the item at `position` out from under each of its digests.

@@ -9,18 +9,53 @@ struct PrimaryKeyMap: Sendable {
     /// Digest → positions of the holders in the ``ItemIndex``'s pages.
     private var buckets = DigestTable()
     private let digest: @Sendable (PrimaryKey) -> Int
+    /// Whether `digest` is the standard library's hash value, which ``ItemDigests`` computes in advance.
+    private let usesStandardDigest: Bool
+
+    /// A map keyed by the keys' standard hash values.
+    init() {
+        digest = { $0.hashValue }
+        usesStandardDigest = true
+    }
 
     /// A map whose digests `digest` computes (tests pass one that collides).
-    init(digest: @escaping @Sendable (PrimaryKey) -> Int = { $0.hashValue }) {
+    init(digest: @escaping @Sendable (PrimaryKey) -> Int) {
         self.digest = digest
+        usesStandardDigest = false
+    }
+
+    /// The digest this map keys the primary key of an item with `attributes` by: the one `digests` computed in
+    /// advance when the map uses the standard hash value, else its own.
+    func digest(of digests: ItemDigests, attributes: ItemAttributes) -> Int {
+        usesStandardDigest ? digests.standardPrimaryKeyDigest : digest(attributes.primaryKey)
     }
 
     /// The position of the live item whose primary key is `key`, if any; `item` gives the live item at a
     /// position.
     func holder(of key: PrimaryKey, among item: (Int) -> StoredItem) -> Int? {
+        holder(of: key, digest: digest(key), among: item)
+    }
+
+    /// As ``holder(of:among:)``, with the key's digest in this map given.
+    func holder(of key: PrimaryKey, digest keyDigest: Int, among item: (Int) -> StoredItem) -> Int? {
         var found: Int? = nil
-        buckets.forEachPosition(digest(key)) { position in
+        buckets.forEachPosition(keyDigest) { position in
             if item(position).attributes.primaryKey == key { found = position }
+            return found == nil
+        }
+        return found
+    }
+
+    /// The position of the live item whose primary key is that of an item with `attributes`, given that key's
+    /// digest in this map (``digest(of:attributes:)``); the key itself is made only if the digest names a
+    /// candidate.
+    func holder(ofKeyOf attributes: ItemAttributes, digest keyDigest: Int, among item: (Int) -> StoredItem) -> Int? {
+        var key: PrimaryKey? = nil
+        var found: Int? = nil
+        buckets.forEachPosition(keyDigest) { position in
+            let wanted = key ?? attributes.primaryKey
+            key = wanted
+            if item(position).attributes.primaryKey == wanted { found = position }
             return found == nil
         }
         return found
@@ -29,6 +64,11 @@ struct PrimaryKeyMap: Sendable {
     /// Records that the item at `position` holds `key`.
     mutating func insert(_ key: PrimaryKey, holder position: Int) {
         buckets.insert(digest(key), position)
+    }
+
+    /// Records that the item at `position` holds the key whose digest in this map is `keyDigest`.
+    mutating func insert(digest keyDigest: Int, holder position: Int) {
+        buckets.insert(keyDigest, position)
     }
 
     /// Forgets that the item at `position` holds `key`.

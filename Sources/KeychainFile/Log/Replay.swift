@@ -87,7 +87,9 @@ struct Replay {
             do {
                 let decoded = try RecordDecoder.decode(
                     &body, expectedSequence: head.sequence + 1, previousChain: head.chainValue, context: context,
-                    delivering: { piece, entryCount in index.applyPiece(piece, ofRecordOf: entryCount, to: &application) })
+                    delivering: { piece, digests, entryCount in
+                        index.applyPiece(piece, digests: digests, ofRecordOf: entryCount, to: &application)
+                    })
                 do {
                     try index.finishApplying(&application)
                 } catch {
