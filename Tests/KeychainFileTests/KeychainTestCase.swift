@@ -43,6 +43,19 @@ func writeFileBytes(_ bytes: [UInt8], to path: String) throws {
     try Data(bytes).write(to: URL(fileURLWithPath: path))
 }
 
+/// Writes `frame` (a record's frame header and body) to `path` and calls `body` with a reader over the body
+/// through windows of `windowSize` bytes, as replay reads a record.
+func withFrameBodyReader<Result>(
+    overFrame frame: [UInt8], writtenTo path: String, windowSize: Int, _ body: (inout FrameBodyReader) throws -> Result
+) throws -> Result {
+    try writeFileBytes(frame, to: path)
+    let file = try PosixFileSystem().openExisting(path)
+    defer { file.close() }
+    var reader = FrameBodyReader(
+        file: file, bodyOffset: Format.frameHeaderSize, bodyLength: frame.count - Format.frameHeaderSize, windowSize: windowSize)
+    return try body(&reader)
+}
+
 /// Offsets of every record frame in a keychain file (lengths are in clear), for damaging tests.
 func recordOffsets(of bytes: [UInt8]) -> [Range<Int>] {
     guard bytes.count >= 16 else { return [] }

@@ -89,20 +89,15 @@ struct ParallelReplayTests {
 
     /// Decodes the frame (whose bytes are `bytes`, written to a file) with `tuning`, as replay does.
     static func decode(_ sealed: SealedFrame, bytes: [UInt8]? = nil, tuning: ParallelTuning) throws -> DecodeResult {
-        let path = sealed.path + ".copy"
-        try writeFileBytes(bytes ?? sealed.frame, to: path)
-        let file = try PosixFileSystem().openExisting(path)
-        defer { file.close() }
-        var reader = FrameBodyReader(
-            file: file, bodyOffset: Format.frameHeaderSize, bodyLength: sealed.frame.count - Format.frameHeaderSize,
-            windowSize: tuning.windowSize)
-        return ParallelTuning.$current.withValue(tuning) {
-            do throws(FrameProblem) {
-                let decoded = try RecordDecoder.decode(
-                    &reader, expectedSequence: 1, previousChain: sealed.previousChain, context: sealed.context)
-                return .entries(decoded.entries.map(EntrySummary.init), chainValue: decoded.chainValue, boxCount: decoded.boxCount)
-            } catch {
-                return .problem(offset: error.offset, reason: error.reason, isSemantic: error.isSemantic)
+        try withFrameBodyReader(overFrame: bytes ?? sealed.frame, writtenTo: sealed.path + ".copy", windowSize: tuning.windowSize) { reader in
+            ParallelTuning.$current.withValue(tuning) {
+                do throws(FrameProblem) {
+                    let decoded = try RecordDecoder.decode(
+                        &reader, expectedSequence: 1, previousChain: sealed.previousChain, context: sealed.context)
+                    return .entries(decoded.entries.map(EntrySummary.init), chainValue: decoded.chainValue, boxCount: decoded.boxCount)
+                } catch {
+                    return .problem(offset: error.offset, reason: error.reason, isSemantic: error.isSemantic)
+                }
             }
         }
     }
@@ -129,32 +124,29 @@ struct ParallelReplayTests {
         // A deletion every seventh entry, so that a digest slot shifted by one would name another item.
         let sealed = try Self.sealFrame(count: 1_500, in: directory)
         for tuning in Self.parallelTunings {
-            let path = sealed.path + ".copy"
-            try writeFileBytes(sealed.frame, to: path)
-            let file = try PosixFileSystem().openExisting(path)
-            defer { file.close() }
-            var reader = FrameBodyReader(
-                file: file, bodyOffset: Format.frameHeaderSize, bodyLength: sealed.frame.count - Format.frameHeaderSize,
-                windowSize: tuning.windowSize)
             var entries: [DecodedEntry] = []
             var digests: [ItemDigests?] = []
             var piecesWithoutDigests = 0
-            let problem: FrameProblem? = ParallelTuning.$current.withValue(tuning) {
-                do throws(FrameProblem) {
-                    _ = try RecordDecoder.decode(
-                        &reader, expectedSequence: 1, previousChain: sealed.previousChain, context: sealed.context
-                    ) { piece, pieceDigests, _ in
-                        entries += piece
-                        guard let pieceDigests else {
-                            piecesWithoutDigests += 1
-                            return
+            let problem: FrameProblem? = try withFrameBodyReader(
+                overFrame: sealed.frame, writtenTo: sealed.path + ".copy", windowSize: tuning.windowSize
+            ) { reader in
+                ParallelTuning.$current.withValue(tuning) {
+                    do throws(FrameProblem) {
+                        _ = try RecordDecoder.decode(
+                            &reader, expectedSequence: 1, previousChain: sealed.previousChain, context: sealed.context
+                        ) { piece, pieceDigests, _ in
+                            entries += piece
+                            guard let pieceDigests else {
+                                piecesWithoutDigests += 1
+                                return
+                            }
+                            #expect(pieceDigests.count == piece.count)
+                            digests += pieceDigests
                         }
-                        #expect(pieceDigests.count == piece.count)
-                        digests += pieceDigests
+                        return nil
+                    } catch {
+                        return error
                     }
-                    return nil
-                } catch {
-                    return error
                 }
             }
             #expect(problem == nil, "window \(tuning.windowSize)")

@@ -98,14 +98,11 @@ struct ParallelSealingTests {
 
         // And the frame is a record a reader accepts, with the secrets the encoder reports.
         let directory = TemporaryDirectory()
-        let path = directory.file("frame.bin")
-        try writeFileBytes(sequential.frame, to: path)
-        let file = try PosixFileSystem().openExisting(path)
-        defer { file.close() }
-        var reader = FrameBodyReader(
-            file: file, bodyOffset: Format.frameHeaderSize, bodyLength: sequential.frame.count - Format.frameHeaderSize,
-            windowSize: RecordEncoder.chunkSize)
-        let decoded = try RecordDecoder.decode(&reader, expectedSequence: 9, previousChain: previousChain, context: context)
+        let decoded = try withFrameBodyReader(
+            overFrame: sequential.frame, writtenTo: directory.file("frame.bin"), windowSize: RecordEncoder.chunkSize
+        ) { reader in
+            try RecordDecoder.decode(&reader, expectedSequence: 9, previousChain: previousChain, context: context)
+        }
         #expect(decoded.chainValue == sequential.chainValue)
         #expect(decoded.boxCount == sequential.boxCount)
         let original = try Self.entries(count: count)

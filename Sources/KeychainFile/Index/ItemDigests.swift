@@ -13,7 +13,7 @@ struct ItemDigests: Sendable, Equatable {
     /// The digest the id table keys the item by.
     let id: Int
     /// The primary key's digest with the standard library's `Hasher`: the digest of a ``PrimaryKeyMap`` that
-    /// was not given another (``PrimaryKeyMap/digest(of:)`` decides).
+    /// was not given another (``PrimaryKeyMap/digest(of:attributes:)`` decides).
     let standardPrimaryKeyDigest: Int
     /// The digests of the item's lookup keys.
     let lookup: LookupIndex.Digests
