@@ -16,12 +16,39 @@ extension AES.GCM {
     @_spi(KeychainFileInternals)
     public struct PreparedKey: Sendable {
         let context: AESGCMContext
+        /// The GHASH state after associated data that many of this key's messages begin with, if any.
+        let prefix: AESGCMAssociatedDataPrefix?
 
         /// Prepares `key` (16, 24 or 32 bytes).
         ///
         /// - Throws: `CryptoKitError.incorrectKeySize` for other sizes.
         public init(_ key: SymmetricKey) throws(CryptoKitError) {
             context = try key.storage.gcmContext()
+            prefix = nil
+        }
+
+        private init(context: AESGCMContext, prefix: AESGCMAssociatedDataPrefix?) {
+            self.context = context
+            self.prefix = prefix
+        }
+
+        /// This key, holding as well the GHASH state after the whole 16-byte blocks at the start of `prefix`:
+        /// sealing, opening or verifying a message whose associated data begins with those bytes then starts
+        /// GHASH there instead of absorbing them again. Tags are bit for bit the same; a message whose
+        /// associated data does not begin with them is hashed from the start as usual.
+        ///
+        /// For example, the boxes of one record, whose associated data shares its first 32 bytes:
+        /// ```swift
+        /// let recordKey = firstBoxAAD.withUnsafeBytes { key.sharingAssociatedDataPrefix(UnsafeRawBufferPointer(rebasing: $0[..<32])) }
+        /// try AES.GCM.verify(box, using: recordKey, authenticating: aad)
+        /// ```
+        ///
+        /// - Parameter prefix: Associated data the messages begin with; only its whole blocks are used, and
+        ///   the key is returned unchanged if it has none.
+        /// - Returns: The key with the prefix's state (replacing any it held).
+        public func sharingAssociatedDataPrefix(_ prefix: UnsafeRawBufferPointer) -> PreparedKey {
+            guard prefix.count >= 16 else { return PreparedKey(context: context, prefix: nil) }
+            return PreparedKey(context: context, prefix: AESGCMAssociatedDataPrefix(context: context, prefix: prefix))
         }
     }
 
@@ -50,7 +77,7 @@ extension AES.GCM {
         let context = key.context
         nonce.withUnsafeBytes { base.copyMemory(from: $0.baseAddress!, byteCount: nonceByteCount) }
         context.seal(
-            plaintext: plaintext, nonce: UnsafeRawPointer(base), authenticating: aad,
+            plaintext: plaintext, nonce: UnsafeRawPointer(base), authenticating: aad, prefix: key.prefix,
             ciphertext: base + nonceByteCount, tag: base + nonceByteCount + plaintext.count)
     }
 
@@ -83,7 +110,7 @@ extension AES.GCM {
         let output = plaintext.baseAddress ?? UnsafeMutableRawPointer(mutating: base)
         let verified = context.open(
             ciphertext: UnsafeRawBufferPointer(start: base + nonceByteCount, count: textCount), nonce: base,
-            tag: base + nonceByteCount + textCount, authenticating: aad, plaintext: output)
+            tag: base + nonceByteCount + textCount, authenticating: aad, prefix: key.prefix, plaintext: output)
         guard verified else { throw .authenticationFailure }
     }
 
@@ -144,7 +171,7 @@ extension AES.GCM {
         count: Int, using key: PreparedKey, box: (Int) -> UnsafeRawBufferPointer,
         authenticating aad: (Int) -> UnsafeRawBufferPointer
     ) -> Int? {
-        key.context.firstFailingTag(count: count, box: box, authenticating: aad)
+        key.context.firstFailingTag(count: count, box: box, authenticating: aad, prefix: key.prefix)
     }
 
     /// The most boxes ``firstFailingTag(count:using:box:authenticating:)`` takes.
@@ -161,7 +188,7 @@ extension AES.GCM {
         let textCount = box.count - boxOverhead
         let verified = context.verify(
             ciphertext: UnsafeRawBufferPointer(start: base + nonceByteCount, count: textCount), nonce: base,
-            tag: base + nonceByteCount + textCount, authenticating: aad)
+            tag: base + nonceByteCount + textCount, authenticating: aad, prefix: key.prefix)
         guard verified else { throw .authenticationFailure }
     }
 }

@@ -41,12 +41,11 @@ final class AESGCMContext: @unchecked Sendable {
     /// - Precondition: `nonce` is 12 bytes; the plaintext is at most `maximumPlaintextByteCount` bytes.
     func seal(
         plaintext: UnsafeRawBufferPointer, nonce: UnsafeRawPointer, authenticating aad: UnsafeRawBufferPointer,
-        ciphertext: UnsafeMutableRawPointer, tag: UnsafeMutableRawPointer
+        prefix: AESGCMAssociatedDataPrefix? = nil, ciphertext: UnsafeMutableRawPointer, tag: UnsafeMutableRawPointer
     ) {
         var stream = CounterStream(context: self, nonce: nonce)
-        var hash = GHASH()
+        var hash = hashAssociatedData(aad, prefix: prefix)
         let key = ghashKey
-        if let aadBase = aad.baseAddress { hash.update(bytes: aadBase, count: aad.count, key: key) }
         if let input = plaintext.baseAddress {
             var offset = 0
             while offset < plaintext.count {
@@ -62,15 +61,16 @@ final class AESGCMContext: @unchecked Sendable {
     }
 
     /// Verifies `tag` over `ciphertext` and `aad`, then decrypts into `plaintext` (same length; may be the
-    /// same buffer). Returns `false`, having written nothing, if the tag does not verify.
+    /// same buffer). Returns `false`, having written nothing, if the tag does not verify. GHASH starts from
+    /// `prefix`'s state when `aad` begins with its bytes.
     ///
     /// - Precondition: `nonce` is 12 bytes.
     func open(
         ciphertext: UnsafeRawBufferPointer, nonce: UnsafeRawPointer, tag: UnsafeRawPointer,
-        authenticating aad: UnsafeRawBufferPointer, plaintext: UnsafeMutableRawPointer
+        authenticating aad: UnsafeRawBufferPointer, prefix: AESGCMAssociatedDataPrefix? = nil, plaintext: UnsafeMutableRawPointer
     ) -> Bool {
         var stream = CounterStream(context: self, nonce: nonce)
-        guard tagMatches(ciphertext: ciphertext, tag: tag, authenticating: aad, stream: stream) else {
+        guard tagMatches(ciphertext: ciphertext, tag: tag, authenticating: aad, prefix: prefix, stream: stream) else {
             stream.wipe()
             return false
         }
@@ -98,11 +98,11 @@ extension AESGCMContext {
     /// decrypting anything: GHASH over the inputs and E(J0) only. Compares in constant time.
     func verify(
         ciphertext: UnsafeRawBufferPointer, nonce: UnsafeRawPointer, tag: UnsafeRawPointer,
-        authenticating aad: UnsafeRawBufferPointer
+        authenticating aad: UnsafeRawBufferPointer, prefix: AESGCMAssociatedDataPrefix? = nil
     ) -> Bool {
         var stream = CounterStream(context: self, nonce: nonce)
         defer { stream.wipe() }
-        return tagMatches(ciphertext: ciphertext, tag: tag, authenticating: aad, stream: stream)
+        return tagMatches(ciphertext: ciphertext, tag: tag, authenticating: aad, prefix: prefix, stream: stream)
     }
 
     /// The most boxes ``firstFailingTag(count:box:authenticating:)`` checks at once: one run of the batch cipher.
@@ -112,9 +112,11 @@ extension AESGCMContext {
     /// would one by one, but with their E(J0) masks from one run of the batch cipher: one message computes one
     /// block there and the other seven lanes went unused. Returns the index of the first box that is shorter
     /// than a nonce and a tag or whose tag does not verify, `nil` when all verify. The pointers `box` and `aad`
-    /// return must stay valid for the call.
+    /// return must stay valid for the call. GHASH starts from `prefix`'s state for the boxes whose associated data
+    /// begins with its bytes.
     func firstFailingTag(
-        count: Int, box: (Int) -> UnsafeRawBufferPointer, authenticating aad: (Int) -> UnsafeRawBufferPointer
+        count: Int, box: (Int) -> UnsafeRawBufferPointer, authenticating aad: (Int) -> UnsafeRawBufferPointer,
+        prefix: AESGCMAssociatedDataPrefix? = nil
     ) -> Int? {
         precondition(count >= 1 && count <= Self.tagBatchLimit, "1 … 8 boxes")
         return withUnsafeTemporaryAllocation(byteCount: 16 * Self.tagBatchLimit, alignment: 16) { scratch in
@@ -140,9 +142,8 @@ extension AESGCMContext {
                 let textCount = bytes.count - 28
                 let ciphertext = UnsafeRawBufferPointer(start: base + 12, count: textCount)
                 let associated = aad(index)
-                var hash = GHASH()
+                var hash = hashAssociatedData(associated, prefix: prefix)
                 let key = ghashKey
-                if let aadBase = associated.baseAddress { hash.update(bytes: aadBase, count: associated.count, key: key) }
                 if let input = ciphertext.baseAddress { hash.update(bytes: input, count: textCount, key: key) }
                 hash.updateLengths(authenticatedByteCount: associated.count, ciphertextByteCount: textCount, key: key)
                 // The expected tag, GHASH ⊕ E(J0), overwrites the mask it used.
@@ -164,11 +165,10 @@ extension AESGCMContext {
     /// GHASH of `aad` and `ciphertext`, masked with the stream's E(J0), compared with `tag` in constant time.
     fileprivate func tagMatches(
         ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawPointer, authenticating aad: UnsafeRawBufferPointer,
-        stream: CounterStream
+        prefix: AESGCMAssociatedDataPrefix?, stream: CounterStream
     ) -> Bool {
-        var hash = GHASH()
+        var hash = hashAssociatedData(aad, prefix: prefix)
         let key = ghashKey
-        if let aadBase = aad.baseAddress { hash.update(bytes: aadBase, count: aad.count, key: key) }
         if let input = ciphertext.baseAddress { hash.update(bytes: input, count: ciphertext.count, key: key) }
         hash.updateLengths(authenticatedByteCount: aad.count, ciphertextByteCount: ciphertext.count, key: key)
         return withUnsafeTemporaryAllocation(byteCount: 16, alignment: 16) { expected in

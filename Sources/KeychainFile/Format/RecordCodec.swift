@@ -54,6 +54,22 @@ struct RecordContext: Sendable {
         guard let boxKey = try? AES.GCM.PreparedKey(recordKey) else { preconditionFailure("a record key is not an AES key") }
         self.boxKey = boxKey
     }
+
+    /// The bytes of associated data that every box of one record begins with: magic, file id, epoch and the
+    /// sequence number's first half (SPEC.md §7.2), two GHASH blocks.
+    static let sharedAADPrefixSize = 32
+
+    /// ``boxKey`` holding the GHASH state after the first ``sharedAADPrefixSize`` bytes of associated data of
+    /// the boxes of one record: each box's GHASH starts there and absorbs two blocks fewer (of six or more: five
+    /// of associated data, the ciphertext's and the lengths). Tags are the same as with ``boxKey``.
+    func boxKey(forRecord sequence: UInt64, kind: RecordKind, entryCount: UInt32) -> AES.GCM.PreparedKey {
+        withUnsafeTemporaryAllocation(byteCount: BoxAAD.size, alignment: 8) { aad in
+            BoxAAD.writeWithZeroChain(
+                fileID: fileID, epoch: epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: 0,
+                role: .attributes, itemID: nil, into: aad)
+            return boxKey.sharingAssociatedDataPrefix(UnsafeRawBufferPointer(rebasing: aad[..<Self.sharedAADPrefixSize]))
+        }
+    }
 }
 
 /// Encodes records into frames (SPEC.md §7), sealing every box.
@@ -337,6 +353,17 @@ enum RecordDecoder {
         let kind: RecordKind
         let entryCount: UInt32
         let context: RecordContext
+        /// The record key holding the GHASH state after the associated data all the record's boxes begin with
+        /// (``RecordContext/boxKey(forRecord:kind:entryCount:)``).
+        let boxKey: AES.GCM.PreparedKey
+
+        init(sequence: UInt64, kind: RecordKind, entryCount: UInt32, context: RecordContext) {
+            self.sequence = sequence
+            self.kind = kind
+            self.entryCount = entryCount
+            self.context = context
+            boxKey = context.boxKey(forRecord: sequence, kind: kind, entryCount: entryCount)
+        }
 
         func aad(entryIndex: UInt32, role: BoxRole, itemID: ItemID?, previousChain: [UInt8]) -> [UInt8] {
             BoxAAD.make(
@@ -501,7 +528,7 @@ enum RecordDecoder {
         _ window: [UInt8], _ range: Range<Int>, at offset: Int, record: RecordFields, entryIndex: UInt32, previousChain: [UInt8]
     ) throws(FrameProblem) -> (id: ItemID, attributes: ItemAttributes) {
         let aad = record.aad(entryIndex: entryIndex, role: .attributes, itemID: nil, previousChain: previousChain)
-        let plaintext = try open(window, range, aad: aad, key: record.context.boxKey, at: offset)
+        let plaintext = try open(window, range, aad: aad, key: record.boxKey, at: offset)
         do {
             return try plaintext.withBytes { (raw) throws(AttributeDecodingError) in try AttributeCoding.decode(raw) }
         } catch {
@@ -516,7 +543,7 @@ enum RecordDecoder {
         previousChain: [UInt8]
     ) throws(FrameProblem) {
         let aad = record.aad(entryIndex: entryIndex, role: .secret, itemID: itemID, previousChain: previousChain)
-        try verify(window, range, aad: aad, key: record.context.boxKey, at: offset)
+        try verify(window, range, aad: aad, key: record.boxKey, at: offset)
     }
 
     /// Opens a deletion box: its plaintext is the id of the item it deletes.
@@ -524,7 +551,7 @@ enum RecordDecoder {
         _ window: [UInt8], _ range: Range<Int>, at offset: Int, record: RecordFields, entryIndex: UInt32, previousChain: [UInt8]
     ) throws(FrameProblem) -> ItemID {
         let aad = record.aad(entryIndex: entryIndex, role: .deletion, itemID: nil, previousChain: previousChain)
-        let plaintext = try open(window, range, aad: aad, key: record.context.boxKey, at: offset)
+        let plaintext = try open(window, range, aad: aad, key: record.boxKey, at: offset)
         guard plaintext.count == 16, let id = try? ItemID(bytes: plaintext) else {
             throw FrameProblem(offset: offset, reason: "a deletion must hold a 16-byte item id")
         }

@@ -25,6 +25,17 @@ struct RecordSealer {
         let sequence: UInt64
         let kind: RecordKind
         let entryCount: UInt32
+        /// The record key holding the GHASH state after the associated data all the record's boxes begin with
+        /// (``RecordContext/boxKey(forRecord:kind:entryCount:)``).
+        let boxKey: AES.GCM.PreparedKey
+
+        init(context: RecordContext, sequence: UInt64, kind: RecordKind, entryCount: UInt32) {
+            self.context = context
+            self.sequence = sequence
+            self.kind = kind
+            self.entryCount = entryCount
+            boxKey = context.boxKey(forRecord: sequence, kind: kind, entryCount: entryCount)
+        }
     }
 
     let record: Record
@@ -151,7 +162,7 @@ struct RecordSealer {
     }
 
     private static func sealWithZeroChain(_ job: Job, _ record: Record, _ boxes: UnsafeMutableRawBufferPointer) throws(KeychainError) {
-        let key = record.context.boxKey
+        let key = record.boxKey
         let box = UnsafeMutableRawBufferPointer(rebasing: boxes[job.boxOffset..<(job.boxOffset + job.boxByteCount)])
         let plaintext = UnsafeMutableRawBufferPointer(rebasing: box[Format.nonceSize..<(box.count - Format.tagSize)])
         switch job.entry {

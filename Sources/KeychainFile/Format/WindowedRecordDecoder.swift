@@ -281,7 +281,7 @@ enum WindowedRecordDecoder {
             defer { pending.removeAll(keepingCapacity: true) }
             let count = pending.count
             let failing = SecretTagBatch.firstFailing(
-                count: count, in: window, box: { pending[$0].box.range }, aad: { pending[$0].aad }, key: record.context.boxKey)
+                count: count, in: window, box: { pending[$0].box.range }, aad: { pending[$0].aad }, key: record.boxKey)
             for position in 0..<count {
                 if position == failing {
                     store(pending[position].index, .failed(RecordDecoder.secretBoxProblem(at: pending[position].box.offset)))

@@ -130,6 +130,7 @@ final class RecordLog {
                     boxes.append(boxStart..<(boxStart + boxCount))
                 }
                 func previousChain(_ box: Range<Int>) -> [UInt8] { Array(bytes[(box.lowerBound - 4 - Format.tagSize)..<(box.lowerBound - 4)]) }
+                let recordKey = context.boxKey(forRecord: record.sequence, kind: record.kind, entryCount: record.entryCount)
                 for group in stride(from: 0, to: boxes.count, by: SecretTagBatch.limit) {
                     let puts = group..<min(group + SecretTagBatch.limit, boxes.count)
                     let failing = SecretTagBatch.firstFailing(
@@ -140,7 +141,7 @@ final class RecordLog {
                                 entryCount: record.entryCount, entryIndex: record.writtenPuts[group + $0].entryIndex, role: .secret,
                                 itemID: itemID(rank + $0), previousChain: previousChain(boxes[group + $0]))
                         },
-                        key: context.boxKey)
+                        key: recordKey)
                     if let failing {
                         throw .corrupted(
                             offset: offset + start + boxes[group + failing].lowerBound,

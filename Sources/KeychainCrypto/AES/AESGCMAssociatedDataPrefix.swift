@@ -1,0 +1,72 @@
+// The GHASH state after the first whole blocks of associated data that many messages under one key share, so
+// that each message's GHASH starts there instead of absorbing those blocks again.
+//
+// GHASH absorbs the associated data block by block from a zero state: Y ← (Y ⊕ X)·H. When the first k blocks
+// of two messages' associated data are equal, so is Y after them; a message whose associated data begins with
+// the prefix's bytes can start from the stored Y and absorb only the rest. Its tag is bit for bit the one
+// computed from the start, since the length block still counts the whole associated data.
+//
+// The stored state is key material. It is X₁·Hᵏ ⊕ … ⊕ Xₖ·H for public blocks X, a polynomial in H of degree k
+// whose roots an attacker could find: knowing it is as good as knowing H, which forges tags. It is kept in
+// memory of its own and zeroed when the prefix goes, like the GHASH key it derives from.
+
+/// The GHASH state after `bytes`, whole blocks of associated data, under one context's hash key.
+///
+/// `@unchecked Sendable`: every stored property is written in `init` and only read afterwards.
+final class AESGCMAssociatedDataPrefix: @unchecked Sendable {
+    /// The context whose hash key the state was computed with: another context's messages ignore the prefix.
+    let context: AESGCMContext
+    /// The prefix: public associated data, a whole number of 16-byte blocks, at least one.
+    private let bytes: [UInt8]
+    private let state: UnsafeMutablePointer<GHASH>
+
+    /// Absorbs the whole 16-byte blocks at the start of `prefix` (at least one) under `context`'s hash key.
+    init(context: AESGCMContext, prefix: UnsafeRawBufferPointer) {
+        let blockCount = prefix.count / 16
+        precondition(blockCount > 0, "a prefix is at least one whole block")
+        self.context = context
+        bytes = Array(UnsafeRawBufferPointer(rebasing: prefix[..<(16 * blockCount)]))
+        state = .allocate(capacity: 1)
+        var hash = GHASH()
+        hash.update(blocks: prefix.baseAddress!, count: blockCount, key: context.ghashKey)
+        state.initialize(to: hash)
+        hash = GHASH()
+    }
+
+    deinit {
+        secureZero(UnsafeMutableRawPointer(state), count: MemoryLayout<GHASH>.size)
+        state.deallocate()
+    }
+
+    /// The GHASH state to absorb `aad` from and how many of its bytes that state has absorbed already: the
+    /// stored state and the prefix's length when `aad` begins with the prefix and `context` is the one the
+    /// state was computed under, a zero state and 0 otherwise.
+    @inline(__always)
+    func start(for aad: UnsafeRawBufferPointer, under context: AESGCMContext) -> (hash: GHASH, absorbed: Int) {
+        guard context === self.context, aad.count >= bytes.count, let base = aad.baseAddress else { return (GHASH(), 0) }
+        // The associated data is public: an ordinary comparison is fine here.
+        let matches = bytes.withUnsafeBytes { prefix in
+            var difference: UInt64 = 0
+            var offset = 0
+            while offset < prefix.count {
+                difference |= prefix.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    ^ base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                offset += 8
+            }
+            return difference == 0
+        }
+        return matches ? (state.pointee, bytes.count) : (GHASH(), 0)
+    }
+}
+
+extension AESGCMContext {
+    /// GHASH after absorbing `aad` (zero-padded to a whole block), started from `prefix`'s state when `aad`
+    /// begins with it.
+    @inline(__always)
+    func hashAssociatedData(_ aad: UnsafeRawBufferPointer, prefix: AESGCMAssociatedDataPrefix?) -> GHASH {
+        guard let aadBase = aad.baseAddress else { return GHASH() }
+        var (hash, absorbed) = prefix?.start(for: aad, under: self) ?? (GHASH(), 0)
+        hash.update(bytes: aadBase + absorbed, count: aad.count - absorbed, key: ghashKey)
+        return hash
+    }
+}
