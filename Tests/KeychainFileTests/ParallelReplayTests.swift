@@ -12,10 +12,11 @@ import KeychainCrypto
 /// two threads.
 @Suite("Parallel replay of large records")
 struct ParallelReplayTests {
-    /// Parallel tunings: small windows (a field per window, a few entries, a few hundred entries) and the default.
+    /// Parallel tunings: small windows (a field per window, a few entries, a few hundred entries) and the default,
+    /// with one worker beside the calling thread; and with three, which share each window (``WindowWorkers``).
     static let parallelTunings: [ParallelTuning] = [1, 97, 4_096, 65_536, RecordEncoder.chunkSize].map {
         ParallelTuning(workerCount: 2, minimumParallelEntries: 2, windowSize: $0)
-    }
+    } + [97, 4_096].map { ParallelTuning(workerCount: 4, minimumParallelEntries: 2, windowSize: $0) }
 
     // MARK: - Decoding one frame
 

@@ -1,8 +1,7 @@
-import Dispatch
 @_spi(KeychainFileInternals) import KeychainCrypto
 
-/// The boxes of one window of a large transaction, opened by worker threads while the calling thread goes
-/// on; the calling thread joins in when it needs the outcomes (``finish()``).
+/// The boxes of one window of a large transaction, opened by worker threads (``WindowWorkers``) while the
+/// calling thread goes on; the calling thread joins in when it needs the outcomes (``finish()``).
 ///
 /// ``WindowedRecordDecoder`` starts a window's opening as soon as the window is walked, then turns the
 /// outcomes of the window before into entries and applies them to the index, and walks the next window, all
@@ -34,8 +33,8 @@ final class WindowOpening: @unchecked Sendable {
     private var nextShare = 0
     private var unfinishedShares: Int
 
-    /// Prepares the opening of `jobs` and starts up to `tuning.workerCount − 1` worker threads on it (none
-    /// when the jobs make one share: ``finish()`` opens them on the calling thread).
+    /// Prepares the opening of `jobs`, cut into shares for `tuning.workerCount` threads. Nothing is opened
+    /// until a thread calls ``openShares()`` or ``finish()``.
     init(jobs: [Job], in window: [UInt8], after chain: [UInt8], record: RecordDecoder.RecordFields, tuning: ParallelTuning) {
         self.window = window
         self.jobs = jobs
@@ -45,11 +44,11 @@ final class WindowOpening: @unchecked Sendable {
         slots = .allocate(capacity: jobs.count)
         slots.initialize(repeating: nil)
         unfinishedShares = shares.count - 1
-        guard shares.count > 2 else { return }
-        for _ in 0..<min(tuning.workerCount - 1, shares.count - 1) {
-            DispatchQueue.global().async { self.openShares() }
-        }
     }
+
+    /// Whether other threads are worth waking for these jobs: false when they make one share, which
+    /// ``finish()`` opens on the calling thread.
+    var wantsHelpers: Bool { shares.count > 2 }
 
     deinit {
         slots.deinitialize()
@@ -83,8 +82,8 @@ final class WindowOpening: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Claims shares one at a time and opens each, until none is left.
-    private func openShares() {
+    /// Claims shares one at a time and opens each, until none is left: what a worker does with a window.
+    func openShares() {
         while let share = claimShare() {
             _ = WindowedRecordDecoder.open(jobs, shares[share]..<shares[share + 1], in: window, after: chain, record: record) {
                 slots[$0] = $1

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// Verifies and decodes the entries of a large transaction window by window, opening the boxes of each
 /// window on several threads (SPEC.md §9.2 step 4).
 ///
@@ -79,6 +77,7 @@ enum WindowedRecordDecoder {
     ) throws(FrameProblem) -> RecordDecoder.Summary {
         try withoutActuallyEscaping(deliver) { (deliver) throws(FrameProblem) -> RecordDecoder.Summary in
             var walk = Walk(record: record, tuning: tuning, chain: previousChain, deliver: deliver)
+            defer { walk.workers?.close() }
             do throws(FrameProblem) {
                 try walk.readEntries(&reader)
             } catch {
@@ -122,6 +121,9 @@ enum WindowedRecordDecoder {
         /// The window whose boxes are being opened, and the secret box at its start that needs the attributes
         /// the window before it opened (see ``WindowOpening``).
         var inFlight: (opening: WindowOpening, carriedSecret: (entryIndex: UInt32, secret: Box)?)? = nil
+        /// The threads opening windows beside the calling one, started with the first window worth sharing;
+        /// closed when the record's walk ends.
+        var workers: WindowWorkers? = nil
 
         init(
             record: RecordDecoder.RecordFields, tuning: ParallelTuning, chain: [UInt8],
@@ -193,6 +195,10 @@ enum WindowedRecordDecoder {
             carriedSecret = nil
             guard !batch.isEmpty || secret != nil else { return }
             let opening = WindowOpening(jobs: batch, in: window, after: chain, record: record, tuning: tuning)
+            if opening.wantsHelpers {
+                if workers == nil { workers = WindowWorkers(count: tuning.workerCount - 1) }
+                workers?.post(opening)
+            }
             if let end = lastTagEnd { chain = Array(window[(end - 16)..<end]) }
             lastTagEnd = nil
             let previous = inFlight
