@@ -15,7 +15,12 @@ import Dispatch
 /// (``WindowOpening/finish()``). A window a worker never reaches is opened by the calling thread; the outcomes
 /// do not depend on which thread opened what.
 ///
-/// `@unchecked Sendable`: `newest`, `generation`, `closed` and `running` are only touched under `condition`'s lock.
+/// ``close()`` waits only for workers that are opening a share, never for one that has not started: a worker
+/// is a block on Dispatch's global queue, and if every thread of that pool were taken (by opens waiting in
+/// `close()`, say), waiting for blocks still queued would never end. A worker that starts after `close()`
+/// returns at once and touches no window.
+///
+/// `@unchecked Sendable`: `newest`, `generation`, `closed` and `busy` are only touched under `condition`'s lock.
 final class WindowWorkers: @unchecked Sendable {
     private let condition = Condition()
     /// The window posted last, until the workers stop.
@@ -23,15 +28,18 @@ final class WindowWorkers: @unchecked Sendable {
     /// How many windows have been posted: a worker takes `newest` when this passes the count it last saw.
     private var generation = 0
     private var closed = false
-    /// Workers that have not stopped.
-    private var running: Int
+    /// Workers that hold a window: opening its shares, or about to find none left.
+    private var busy = 0
 
-    /// Starts `count` worker threads (at least one), which wait for windows.
-    init(count: Int) {
+    /// Starts `count` workers (at least one), which wait for windows.
+    ///
+    /// - Parameters:
+    ///   - count: How many workers.
+    ///   - start: Runs a worker's loop on a thread of its own; by default a block on Dispatch's global queue.
+    init(count: Int, start: (@escaping @Sendable () -> Void) -> Void = { DispatchQueue.global().async(execute: $0) }) {
         precondition(count >= 1, "at least one worker")
-        running = count
         for _ in 0..<count {
-            DispatchQueue.global().async { self.work() }
+            start { self.work() }
         }
     }
 
@@ -44,14 +52,15 @@ final class WindowWorkers: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Stops the workers and waits until every one has finished the share it was opening and returned: no
-    /// thread touches a window after this.
+    /// Stops the workers: waits until each that holds a window has finished the share it was opening; those
+    /// waiting for a window, and those not started yet, return without touching one. No thread touches a
+    /// window after this.
     func close() {
         condition.lock()
         closed = true
         newest = nil
         condition.broadcast()
-        while running > 0 { condition.wait() }
+        while busy > 0 { condition.wait() }
         condition.unlock()
     }
 
@@ -63,14 +72,17 @@ final class WindowWorkers: @unchecked Sendable {
             condition.lock()
             while generation == seen && !closed { condition.wait() }
             guard !closed, let opening = newest else {
-                running -= 1
-                condition.broadcast()
                 condition.unlock()
                 return
             }
             seen = generation
+            busy += 1
             condition.unlock()
             opening.openShares()
+            condition.lock()
+            busy -= 1
+            if busy == 0 && closed { condition.broadcast() }
+            condition.unlock()
         }
     }
 }
