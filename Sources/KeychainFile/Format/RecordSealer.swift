@@ -18,25 +18,9 @@ import Dispatch
 /// The boxes are byte for byte those that sealing one after another with the same generator gives, whatever
 /// the tuning: the nonces are drawn in the same order and nothing else is random.
 struct RecordSealer {
-    /// What every box of a record is bound to: the file's context and the record's fields (Sendable: step 2's
-    /// threads read them).
-    struct Record: Sendable {
-        let context: RecordContext
-        let sequence: UInt64
-        let kind: RecordKind
-        let entryCount: UInt32
-        /// The record key holding the GHASH state after the associated data all the record's boxes begin with
-        /// (``RecordContext/boxKey(forRecord:kind:entryCount:)``).
-        let boxKey: AES.GCM.PreparedKey
-
-        init(context: RecordContext, sequence: UInt64, kind: RecordKind, entryCount: UInt32) {
-            self.context = context
-            self.sequence = sequence
-            self.kind = kind
-            self.entryCount = entryCount
-            boxKey = context.boxKey(forRecord: sequence, kind: kind, entryCount: entryCount)
-        }
-    }
+    /// What every box of a record is bound to: the file's context and the record's fields, as a reader sees them
+    /// (Sendable: step 2's threads read them).
+    typealias Record = RecordDecoder.RecordFields
 
     let record: Record
     let tuning: ParallelTuning
@@ -49,7 +33,7 @@ struct RecordSealer {
     static let windowByteLimit = 1 << 18
 
     init(context: RecordContext, sequence: UInt64, kind: RecordKind, entryCount: UInt32, tuning: ParallelTuning) throws(KeychainError) {
-        record = Record(context: context, sequence: sequence, kind: kind, entryCount: entryCount)
+        record = Record(sequence: sequence, kind: kind, entryCount: entryCount, context: context)
         self.tuning = tuning
         do {
             slot = try AES.GCM.DeferredSlot(key: context.recordKey, slotOffset: BoxAAD.previousChainOffset, authenticatedByteCount: BoxAAD.size)
