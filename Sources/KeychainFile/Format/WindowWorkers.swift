@@ -44,8 +44,11 @@ final class WindowWorkers: @unchecked Sendable {
     }
 
     /// Hands `opening` to the workers: each that is waiting wakes and claims its shares.
+    ///
+    /// - Precondition: ``close()`` has not been called.
     func post(_ opening: WindowOpening) {
         condition.lock()
+        precondition(!closed, "a window posted to closed workers")
         newest = opening
         generation += 1
         condition.broadcast()
@@ -71,14 +74,19 @@ final class WindowWorkers: @unchecked Sendable {
         while true {
             condition.lock()
             while generation == seen && !closed { condition.wait() }
-            guard !closed, let opening = newest else {
+            // Optional so that it can be dropped before `busy` falls (below).
+            var opening: WindowOpening? = closed ? nil : newest
+            guard opening != nil else {
                 condition.unlock()
                 return
             }
             seen = generation
             busy += 1
             condition.unlock()
-            opening.openShares()
+            opening?.openShares()
+            // Dropped before `busy` falls, so that a window's last reference never goes (and its memory is never
+            // freed) on this thread after `close()` has returned.
+            opening = nil
             condition.lock()
             busy -= 1
             if busy == 0 && closed { condition.broadcast() }
