@@ -43,9 +43,9 @@ extension AES.GCM {
         /// try AES.GCM.verify(box, using: recordKey, authenticating: aad)
         /// ```
         ///
-        /// - Parameter prefix: Associated data the messages begin with; only its whole blocks are used, and
-        ///   the key is returned unchanged if it has none.
-        /// - Returns: The key with the prefix's state (replacing any it held).
+        /// - Parameter prefix: Associated data the messages begin with; only its whole blocks are used.
+        /// - Returns: The key with the prefix's state, replacing any it held; with no prefix at all when `prefix`
+        ///   is shorter than a block.
         public func sharingAssociatedDataPrefix(_ prefix: UnsafeRawBufferPointer) -> PreparedKey {
             guard prefix.count >= 16 else { return PreparedKey(context: context, prefix: nil) }
             return PreparedKey(context: context, prefix: AESGCMAssociatedDataPrefix(context: context, prefix: prefix))
