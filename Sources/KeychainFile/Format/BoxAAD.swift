@@ -22,6 +22,19 @@ struct BoxAAD {
         }
     }
 
+    /// Writes the AAD into `out` (``size`` bytes) with `previousChain` as its previous chain value, without
+    /// allocating: what a reader verifies each box with.
+    static func write(
+        fileID: [UInt8], epoch: UInt64, sequence: UInt64, kind: RecordKind, entryCount: UInt32, entryIndex: UInt32,
+        role: BoxRole, itemID: ItemID?, previousChain: ChainValue, into out: UnsafeMutableRawBufferPointer
+    ) {
+        precondition(out.count == size, "a box's associated data is \(size) bytes")
+        write(
+            fileID: fileID, epoch: epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex, role: role,
+            itemID: itemID, into: out)
+        previousChain.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[previousChainOffset...]).copyMemory(from: $0) }
+    }
+
     /// Writes the AAD into `out` (``size`` bytes) with a zero previous chain value: what the record sealer
     /// seals with before the value is known (see ``RecordSealer``), without allocating.
     static func writeWithZeroChain(

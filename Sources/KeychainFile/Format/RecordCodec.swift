@@ -365,10 +365,24 @@ enum RecordDecoder {
             boxKey = context.boxKey(forRecord: sequence, kind: kind, entryCount: entryCount)
         }
 
-        func aad(entryIndex: UInt32, role: BoxRole, itemID: ItemID?, previousChain: [UInt8]) -> [UInt8] {
-            BoxAAD.make(
+        /// Writes the associated data of one of the record's boxes into `out` (``BoxAAD/size`` bytes).
+        func writeAAD(
+            entryIndex: UInt32, role: BoxRole, itemID: ItemID?, previousChain: ChainValue, into out: UnsafeMutableRawBufferPointer
+        ) {
+            BoxAAD.write(
                 fileID: context.fileID, epoch: context.epoch, sequence: sequence, kind: kind, entryCount: entryCount, entryIndex: entryIndex,
-                role: role, itemID: itemID, previousChain: previousChain)
+                role: role, itemID: itemID, previousChain: previousChain, into: out)
+        }
+
+        /// Calls `body` with the associated data of one of the record's boxes, written into scratch memory rather
+        /// than an allocation of its own.
+        func withAAD<Result>(
+            entryIndex: UInt32, role: BoxRole, itemID: ItemID?, previousChain: ChainValue, _ body: (UnsafeRawBufferPointer) -> Result
+        ) -> Result {
+            withUnsafeTemporaryAllocation(byteCount: BoxAAD.size, alignment: 8) { out in
+                writeAAD(entryIndex: entryIndex, role: role, itemID: itemID, previousChain: previousChain, into: out)
+                return body(UnsafeRawBufferPointer(out))
+            }
         }
     }
 
@@ -435,7 +449,7 @@ enum RecordDecoder {
                 return decoded
             }
         }
-        var chain = previousChain
+        var chain = ChainValue(previousChain)
         var entries: [DecodedEntry] = []
         entries.reserveCapacity(min(Int(entryCount), piece))
         var boxCount = 0
@@ -451,13 +465,13 @@ enum RecordDecoder {
                 let attributesBox = try readBoxField(&reader, "attributes box")
                 let decoded = try openAttributesBox(
                     reader.window, attributesBox.range, at: attributesBox.offset, record: record, entryIndex: entryIndex, previousChain: chain)
-                let attributesTag = Array(reader.window[(attributesBox.range.upperBound - 16)..<attributesBox.range.upperBound])
+                let attributesTag = ChainValue(reader.window, endingAt: attributesBox.range.upperBound)
                 let secretBox = try readBoxField(&reader, "secret box")
                 try checkSecretBoxSize(secretBox)
                 try verifySecretBox(
                     reader.window, secretBox.range, at: secretBox.offset, record: record, entryIndex: entryIndex, itemID: decoded.id,
                     previousChain: attributesTag)
-                chain = Array(reader.window[(secretBox.range.upperBound - 16)..<secretBox.range.upperBound])
+                chain = ChainValue(reader.window, endingAt: secretBox.range.upperBound)
                 boxCount += 2
                 entries.append(putEntry(
                     decoded, window: reader.window, secretBox: secretBox.range, record: record, entryIndex: entryIndex,
@@ -466,7 +480,7 @@ enum RecordDecoder {
                 let box = try readBoxField(&reader, "deletion box")
                 try checkDeletionBoxSize(box)
                 let id = try openDeletionBox(reader.window, box.range, at: box.offset, record: record, entryIndex: entryIndex, previousChain: chain)
-                chain = Array(reader.window[(box.range.upperBound - 16)..<box.range.upperBound])
+                chain = ChainValue(reader.window, endingAt: box.range.upperBound)
                 boxCount += 1
                 entries.append(.delete(id: id))
             default:
@@ -475,7 +489,7 @@ enum RecordDecoder {
         }
         guard reader.isAtEnd else { throw problem("\(reader.remaining) unexpected bytes after the last box") }
         deliver(entries, nil, Int(entryCount))
-        return Summary(chainValue: chain, boxCount: boxCount)
+        return Summary(chainValue: chain.bytes, boxCount: boxCount)
     }
 
     /// Entries handed on at a time by the sequential loop.
@@ -525,34 +539,52 @@ enum RecordDecoder {
     /// Opens an attributes box (at `offset` in the file, `range` in `window`) and decodes its plaintext; a
     /// plaintext that does not decode is a semantic problem (SPEC.md §9.2 step 5).
     static func openAttributesBox(
-        _ window: [UInt8], _ range: Range<Int>, at offset: Int, record: RecordFields, entryIndex: UInt32, previousChain: [UInt8]
+        _ window: [UInt8], _ range: Range<Int>, at offset: Int, record: RecordFields, entryIndex: UInt32, previousChain: ChainValue
     ) throws(FrameProblem) -> (id: ItemID, attributes: ItemAttributes) {
-        let aad = record.aad(entryIndex: entryIndex, role: .attributes, itemID: nil, previousChain: previousChain)
-        let plaintext = try open(window, range, aad: aad, key: record.boxKey, at: offset)
-        do {
-            return try plaintext.withBytes { (raw) throws(AttributeDecodingError) in try AttributeCoding.decode(raw) }
-        } catch {
-            throw FrameProblem(
-                offset: offset, reason: "attributes: \(error.reason) (at byte \(error.offset) of the plaintext)", isSemantic: true)
+        let count = range.count - Format.boxOverhead
+        // The plaintext goes to scratch memory (on the stack for the usual few hundred bytes): the attributes are
+        // copied into an object of their own once they decode.
+        let opened: Result<(id: ItemID, attributes: ItemAttributes), FrameProblem> = withUnsafeTemporaryAllocation(
+            byteCount: max(count, 1), alignment: 16
+        ) { scratch in
+            let plaintext = UnsafeMutableRawBufferPointer(rebasing: scratch[..<count])
+            let authentic = record.withAAD(entryIndex: entryIndex, role: .attributes, itemID: nil, previousChain: previousChain) {
+                open(window, range, aad: $0, key: record.boxKey, into: plaintext)
+            }
+            guard authentic else { return .failure(boxProblem(at: offset)) }
+            do throws(AttributeDecodingError) {
+                return .success(try AttributeCoding.decode(UnsafeRawBufferPointer(plaintext)))
+            } catch {
+                return .failure(FrameProblem(
+                    offset: offset, reason: "attributes: \(error.reason) (at byte \(error.offset) of the plaintext)", isSemantic: true))
+            }
         }
+        return try opened.get()
     }
 
     /// Checks a secret box's tag (it is decrypted only when the secret is read).
     static func verifySecretBox(
         _ window: [UInt8], _ range: Range<Int>, at offset: Int, record: RecordFields, entryIndex: UInt32, itemID: ItemID,
-        previousChain: [UInt8]
+        previousChain: ChainValue
     ) throws(FrameProblem) {
-        let aad = record.aad(entryIndex: entryIndex, role: .secret, itemID: itemID, previousChain: previousChain)
-        try verify(window, range, aad: aad, key: record.boxKey, at: offset)
+        let authentic = record.withAAD(entryIndex: entryIndex, role: .secret, itemID: itemID, previousChain: previousChain) { aad in
+            window.withUnsafeBytes { all in
+                (try? AES.GCM.verify(UnsafeRawBufferPointer(rebasing: all[range]), using: record.boxKey, authenticating: aad)) != nil
+            }
+        }
+        guard authentic else { throw secretBoxProblem(at: offset) }
     }
 
     /// Opens a deletion box: its plaintext is the id of the item it deletes.
     static func openDeletionBox(
-        _ window: [UInt8], _ range: Range<Int>, at offset: Int, record: RecordFields, entryIndex: UInt32, previousChain: [UInt8]
+        _ window: [UInt8], _ range: Range<Int>, at offset: Int, record: RecordFields, entryIndex: UInt32, previousChain: ChainValue
     ) throws(FrameProblem) -> ItemID {
-        let aad = record.aad(entryIndex: entryIndex, role: .deletion, itemID: nil, previousChain: previousChain)
-        let plaintext = try open(window, range, aad: aad, key: record.boxKey, at: offset)
-        guard plaintext.count == 16, let id = try? ItemID(bytes: plaintext) else {
+        var plaintext = [UInt8](repeating: 0, count: range.count - Format.boxOverhead)
+        let authentic = record.withAAD(entryIndex: entryIndex, role: .deletion, itemID: nil, previousChain: previousChain) { aad in
+            plaintext.withUnsafeMutableBytes { open(window, range, aad: aad, key: record.boxKey, into: $0) }
+        }
+        guard authentic else { throw boxProblem(at: offset) }
+        guard plaintext.count == ItemID.byteCount, let id = try? ItemID(bytes: plaintext) else {
             throw FrameProblem(offset: offset, reason: "a deletion must hold a 16-byte item id")
         }
         return id
@@ -563,7 +595,7 @@ enum RecordDecoder {
     /// the index keeps for the item.
     static func putEntry(
         _ decoded: (id: ItemID, attributes: ItemAttributes), window: [UInt8], secretBox: Range<Int>, record: RecordFields,
-        entryIndex: UInt32, attributesTag: [UInt8], attributesBoxCount: Int
+        entryIndex: UInt32, attributesTag: ChainValue, attributesBoxCount: Int
     ) -> DecodedEntry {
         let object = decoded.attributes.encoded.withUnsafeBytes { attributes in
             attributesTag.withUnsafeBytes { chain in
@@ -578,36 +610,18 @@ enum RecordDecoder {
             entryIndex: entryIndex, entryByteCount: RecordCodec.putEntryByteCount(record.kind, attributesBoxCount, secretBox.count)))
     }
 
+    /// Opens the box at `range` in `body` into `plaintext` (its size); false when it does not authenticate.
     private static func open(
-        _ body: [UInt8], _ range: Range<Int>, aad: [UInt8], key: AES.GCM.PreparedKey, at offset: Int
-    ) throws(FrameProblem) -> [UInt8] {
-        var plaintext = [UInt8](repeating: 0, count: range.count - Format.boxOverhead)
-        do {
-            try body.withBytes { (all) throws(CryptoKitError) in
-                try aad.withBytes { (associated) throws(CryptoKitError) in
-                    try plaintext.withMutableBytes { (output) throws(CryptoKitError) in
-                        try AES.GCM.open(UnsafeRawBufferPointer(rebasing: all[range]), using: key, authenticating: associated, into: output)
-                    }
-                }
-            }
-        } catch {
-            throw FrameProblem(offset: offset, reason: "box does not authenticate (altered, reordered or from another file)")
+        _ body: [UInt8], _ range: Range<Int>, aad: UnsafeRawBufferPointer, key: AES.GCM.PreparedKey, into plaintext: UnsafeMutableRawBufferPointer
+    ) -> Bool {
+        body.withUnsafeBytes { all in
+            (try? AES.GCM.open(UnsafeRawBufferPointer(rebasing: all[range]), using: key, authenticating: aad, into: plaintext)) != nil
         }
-        return plaintext
     }
 
-    private static func verify(
-        _ body: [UInt8], _ range: Range<Int>, aad: [UInt8], key: AES.GCM.PreparedKey, at offset: Int
-    ) throws(FrameProblem) {
-        do {
-            try body.withBytes { (all) throws(CryptoKitError) in
-                try aad.withBytes { (associated) throws(CryptoKitError) in
-                    try AES.GCM.verify(UnsafeRawBufferPointer(rebasing: all[range]), using: key, authenticating: associated)
-                }
-            }
-        } catch {
-            throw secretBoxProblem(at: offset)
-        }
+    /// The problem of an attributes or deletion box at `offset` in the file that does not authenticate.
+    static func boxProblem(at offset: Int) -> FrameProblem {
+        FrameProblem(offset: offset, reason: "box does not authenticate (altered, reordered or from another file)")
     }
 
     /// The problem of a secret box at `offset` in the file whose tag does not verify.

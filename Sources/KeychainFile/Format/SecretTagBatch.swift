@@ -15,20 +15,19 @@ enum SecretTagBatch {
     ///   - count: How many boxes.
     ///   - bytes: The buffer the boxes lie in.
     ///   - box: Where the box at an index (nonce ‖ ciphertext ‖ tag) is in `bytes`.
-    ///   - aad: The associated data of the box at an index.
+    ///   - writeAAD: Writes the associated data of the box at an index into the ``BoxAAD/size`` bytes given.
     ///   - key: The record key.
     static func firstFailing(
-        count: Int, in bytes: [UInt8], box: (Int) -> Range<Int>, aad: (Int) -> [UInt8], key: AES.GCM.PreparedKey
+        count: Int, in bytes: [UInt8], box: (Int) -> Range<Int>, writeAAD: (Int, UnsafeMutableRawBufferPointer) -> Void,
+        key: AES.GCM.PreparedKey
     ) -> Int? {
         precondition(count >= 1 && count <= limit, "1 … 8 boxes")
-        // Every box's associated data is 78 bytes (its previous chain value is a 16-byte tag): they go side by
-        // side in one scratch block, so that every pointer outlives the call.
+        // Every box's associated data is 78 bytes (its previous chain value is a 16-byte tag): they are written
+        // side by side into one scratch block, so that every pointer outlives the call.
         let size = BoxAAD.size
         return withUnsafeTemporaryAllocation(byteCount: size * count, alignment: 8) { packed in
             for position in 0..<count {
-                let associated = aad(position)
-                precondition(associated.count == size, "a box's associated data is \(size) bytes")
-                associated.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: packed[(size * position)...]).copyMemory(from: $0) }
+                writeAAD(position, UnsafeMutableRawBufferPointer(rebasing: packed[(size * position)..<(size * (position + 1))]))
             }
             let all = UnsafeRawBufferPointer(packed)
             return bytes.withUnsafeBytes { window in

@@ -21,7 +21,7 @@ enum WindowedRecordDecoder {
         let id: ItemID
         let attributes: ItemAttributes
         /// The attributes box's tag, which the secret box is chained to.
-        let tag: [UInt8]
+        let tag: ChainValue
         let boxByteCount: Int
         /// What the index enters the item under, computed here on the opening thread rather than on the
         /// calling thread, which applies every entry in turn (see ``ItemDigests``).
@@ -279,7 +279,7 @@ enum WindowedRecordDecoder {
         _ jobs: [Job], _ range: Range<Int>, in window: [UInt8], after chain: [UInt8], record: RecordDecoder.RecordFields,
         storing store: (Int, Outcome) -> Void
     ) -> Bool {
-        var pending: [(index: Int, put: OpenedPut, box: Box, aad: [UInt8])] = []
+        var pending: [(index: Int, put: OpenedPut, box: Box)] = []
         pending.reserveCapacity(SecretTagBatch.limit)
         /// Checks the pending secret boxes and stores their puts up to the first that fails; false if one failed.
         func checkPending() -> Bool {
@@ -287,7 +287,13 @@ enum WindowedRecordDecoder {
             defer { pending.removeAll(keepingCapacity: true) }
             let count = pending.count
             let failing = SecretTagBatch.firstFailing(
-                count: count, in: window, box: { pending[$0].box.range }, aad: { pending[$0].aad }, key: record.boxKey)
+                count: count, in: window, box: { pending[$0].box.range },
+                writeAAD: {
+                    record.writeAAD(
+                        entryIndex: pending[$0].put.entryIndex, role: .secret, itemID: pending[$0].put.attributes.id,
+                        previousChain: pending[$0].put.attributes.tag, into: $1)
+                },
+                key: record.boxKey)
             for position in 0..<count {
                 if position == failing {
                     store(pending[position].index, .failed(RecordDecoder.secretBoxProblem(at: pending[position].box.offset)))
@@ -303,8 +309,7 @@ enum WindowedRecordDecoder {
                 do throws(FrameProblem) {
                     let opened = try openAttributes(
                         attributes, entryIndex: entryIndex, previousTagEnd: previousTagEnd, in: window, after: chain, record: record)
-                    let aad = record.aad(entryIndex: entryIndex, role: .secret, itemID: opened.id, previousChain: opened.tag)
-                    pending.append((index, OpenedPut(entryIndex: entryIndex, attributes: opened, secretBox: secret.range), secret, aad))
+                    pending.append((index, OpenedPut(entryIndex: entryIndex, attributes: opened, secretBox: secret.range), secret))
                     if pending.count == SecretTagBatch.limit, !checkPending() { return false }
                     continue
                 } catch {
@@ -329,10 +334,10 @@ enum WindowedRecordDecoder {
         _ attributes: Box, entryIndex: UInt32, previousTagEnd: Int?, in window: [UInt8], after chain: [UInt8],
         record: RecordDecoder.RecordFields
     ) throws(FrameProblem) -> OpenedAttributes {
-        let previous = previousTagEnd.map { Array(window[($0 - 16)..<$0]) } ?? chain
+        let previous = previousTagEnd.map { ChainValue(window, endingAt: $0) } ?? ChainValue(chain)
         let decoded = try RecordDecoder.openAttributesBox(
             window, attributes.range, at: attributes.offset, record: record, entryIndex: entryIndex, previousChain: previous)
-        let tag = Array(window[(attributes.range.upperBound - 16)..<attributes.range.upperBound])
+        let tag = ChainValue(window, endingAt: attributes.range.upperBound)
         return OpenedAttributes(
             id: decoded.id, attributes: decoded.attributes, tag: tag, boxByteCount: attributes.range.count,
             digests: ItemDigests(id: decoded.id, attributes: decoded.attributes))
@@ -340,7 +345,7 @@ enum WindowedRecordDecoder {
 
     /// Opens one job's boxes with ``RecordDecoder``'s checks and messages.
     static func open(_ job: Job, in window: [UInt8], after chain: [UInt8], record: RecordDecoder.RecordFields) -> Outcome {
-        func previousChain(_ end: Int?) -> [UInt8] { end.map { Array(window[($0 - 16)..<$0]) } ?? chain }
+        func previousChain(_ end: Int?) -> ChainValue { end.map { ChainValue(window, endingAt: $0) } ?? ChainValue(chain) }
         do throws(FrameProblem) {
             switch job {
             case .put(let entryIndex, let attributes, let previousTagEnd, let secret):

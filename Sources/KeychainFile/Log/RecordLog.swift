@@ -129,17 +129,17 @@ final class RecordLog {
                     }
                     boxes.append(boxStart..<(boxStart + boxCount))
                 }
-                func previousChain(_ box: Range<Int>) -> [UInt8] { Array(bytes[(box.lowerBound - 4 - Format.tagSize)..<(box.lowerBound - 4)]) }
+                func previousChain(_ box: Range<Int>) -> ChainValue { ChainValue(bytes, endingAt: box.lowerBound - 4) }
                 let recordKey = context.boxKey(forRecord: record.sequence, kind: record.kind, entryCount: record.entryCount)
                 for group in stride(from: 0, to: boxes.count, by: SecretTagBatch.limit) {
                     let puts = group..<min(group + SecretTagBatch.limit, boxes.count)
                     let failing = SecretTagBatch.firstFailing(
                         count: puts.count, in: bytes, box: { boxes[group + $0] },
-                        aad: {
-                            BoxAAD.make(
+                        writeAAD: {
+                            BoxAAD.write(
                                 fileID: context.fileID, epoch: context.epoch, sequence: record.sequence, kind: record.kind,
                                 entryCount: record.entryCount, entryIndex: record.writtenPuts[group + $0].entryIndex, role: .secret,
-                                itemID: itemID(rank + $0), previousChain: previousChain(boxes[group + $0]))
+                                itemID: itemID(rank + $0), previousChain: previousChain(boxes[group + $0]), into: $1)
                         },
                         key: recordKey)
                     if let failing {
@@ -151,7 +151,7 @@ final class RecordLog {
                         let box = boxes[put]
                         body(rank, SealedSecret(
                             box: Array(bytes[box]), sequence: record.sequence, kind: record.kind, entryCount: record.entryCount,
-                            entryIndex: record.writtenPuts[put].entryIndex, previousChain: previousChain(box),
+                            entryIndex: record.writtenPuts[put].entryIndex, previousChain: previousChain(box).bytes,
                             entryByteCount: Int(record.writtenPuts[put].entryByteCount)))
                         rank += 1
                     }
