@@ -316,6 +316,35 @@ struct ItemAttributesTests {
         #expect(attributes.primaryKey.hashValue == direct.primaryKey.hashValue)
     }
 
+    @Test("The primary key's encoding is the class code and each key attribute as stored or as its default, and its hash is the key's hash value",
+          arguments: ItemClass.allCases)
+    func primaryKeyEncodingAndHash(itemClass: ItemClass) throws {
+        let keyAttributes = ItemAttributes.keyAttributes(of: itemClass)
+        let every = try ItemAttributes(itemClass: itemClass, values: everyAttribute(of: itemClass, variant: 2))
+        var cases = [try ItemAttributes(itemClass: itemClass), every, every.withDefaults()]
+        // Each key attribute missing in turn, and every other one missing: defaults between stored values.
+        for attribute in keyAttributes { cases.append(try every.setting(attribute, to: nil)) }
+        var alternate = every
+        for (index, attribute) in keyAttributes.enumerated() where index % 2 == 0 { alternate = try alternate.setting(attribute, to: nil) }
+        cases.append(alternate)
+        for attributes in cases {
+            // The key as the format defines it, built by looking each key attribute up on its own.
+            var expected: [UInt8] = [itemClass.rawValue]
+            for attribute in keyAttributes {
+                if let entry = attributes.entry(attribute.tag) {
+                    attributes.encoded.withUnsafeBytes { expected.append(contentsOf: $0[entry.start..<entry.value.upperBound]) }
+                } else {
+                    AttributeCoding.appendAttribute(tag: attribute.tag, value: ItemAttributes.defaultValue(of: attribute), to: &expected)
+                }
+            }
+            #expect(attributes.primaryKey.encoded == expected)
+            #expect(attributes.primaryKeyHashValue == attributes.primaryKey.hashValue)
+            var hasher = Hasher()
+            expected.withUnsafeBytes { hasher.combine(bytes: $0) }
+            #expect(attributes.primaryKeyHashValue == hasher.finalize())
+        }
+    }
+
     // MARK: The attribute table
 
     @Test("The attribute table has every row of SPEC.md §8.2, with the names and tags given there")

@@ -7,8 +7,8 @@
 /// tables; an item added or replayed one by one computes them once where it is inserted.
 ///
 /// Only integers: nothing here is allocated by the thread that computes it and freed by the one that enters
-/// it, which glibc's per-thread arenas make costly (the primary key made to hash it is dropped where it was
-/// made; the index makes it again only to compare with a holder the digest names).
+/// it, which glibc's per-thread arenas make costly (the primary key is hashed from scratch memory, never made
+/// into a ``PrimaryKey``; the index makes one only to compare with a holder the digest names).
 struct ItemDigests: Sendable, Equatable {
     /// The digest the id table keys the item by.
     let id: Int
@@ -20,7 +20,9 @@ struct ItemDigests: Sendable, Equatable {
 
     /// The digests of the item `id` with `attributes`.
     init(id: ItemID, attributes: ItemAttributes) {
-        self.init(id: id, attributes: attributes, primaryKey: attributes.primaryKey)
+        self.id = ItemIndex.digest(id)
+        standardPrimaryKeyDigest = attributes.primaryKeyHashValue
+        lookup = LookupIndex.digests(of: attributes)
     }
 
     /// The digests of the item `id` with `attributes`, whose primary key the caller has made already.

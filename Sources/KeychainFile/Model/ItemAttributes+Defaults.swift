@@ -36,14 +36,72 @@ extension ItemAttributes {
     /// assert(a.primaryKey == b.primaryKey)  // label is not part of the key; "" is account's default
     /// ```
     public var primaryKey: PrimaryKey {
-        var encoded: [UInt8] = []
-        encoded.reserveCapacity(128)
-        encoded.append(itemClass.rawValue)
-        for attribute in Self.keyAttributes(of: itemClass) {
-            appendEncoded(attribute.tag, orElse: Self.defaultValue(of: attribute), to: &encoded)
-        }
-        return PrimaryKey(itemClass: itemClass, encoded: encoded)
+        withPrimaryKeyEncoding { key in PrimaryKey(itemClass: itemClass, encoded: Array(key)) }
     }
+
+    /// `primaryKey.hashValue`, without making the key: its encoding is written into scratch memory and hashed
+    /// as ``PrimaryKey/hash(into:)`` hashes it. What opening a file computes for every item it reads.
+    var primaryKeyHashValue: Int {
+        withPrimaryKeyEncoding { key in
+            var hasher = Hasher()
+            hasher.combine(bytes: key)
+            return hasher.finalize()
+        }
+    }
+
+    /// Calls `body` with the primary key's canonical encoding (``PrimaryKey``): the class code, then each key
+    /// attribute as stored, or as its default when absent, in tag order. The encoding is written in one walk over
+    /// the attributes (they are in tag order, as the key attributes are) into scratch memory, on the stack for
+    /// the usual few hundred bytes.
+    func withPrimaryKeyEncoding<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        let plan = Self.keyPlan(of: itemClass)
+        return encoded.withUnsafeBytes { raw in
+            // The key is at most the class code, every stored attribute and every default.
+            let capacity = 1 + raw.count + plan.reduce(0) { $0 + $1.fallback.count }
+            return withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 1) { out in
+                out[0] = itemClass.rawValue
+                var written = 1
+                func append(_ bytes: UnsafeRawBufferPointer) {
+                    UnsafeMutableRawBufferPointer(rebasing: out[written..<(written + bytes.count)]).copyMemory(from: bytes)
+                    written += bytes.count
+                }
+                var next = Self.entry(in: raw, at: 0)
+                for key in plan {
+                    while let entry = next, entry.tag < key.tag { next = Self.entry(in: raw, at: entry.value.upperBound) }
+                    if let entry = next, entry.tag == key.tag {
+                        append(UnsafeRawBufferPointer(rebasing: raw[entry.start..<entry.value.upperBound]))
+                    } else {
+                        key.fallback.withUnsafeBytes { append($0) }
+                    }
+                }
+                return body(UnsafeRawBufferPointer(rebasing: out[..<written]))
+            }
+        }
+    }
+
+    /// A class's key attributes in tag order, each with the encoding (`tag ‖ type ‖ length ‖ value`) of its
+    /// default, which stands in for it in the key when an item does not have it.
+    private static func keyPlan(of itemClass: ItemClass) -> [(tag: UInt16, fallback: [UInt8])] {
+        switch itemClass {
+        case .genericPassword: return keyPlanGeneric
+        case .internetPassword: return keyPlanInternet
+        case .certificate: return keyPlanCertificate
+        case .key: return keyPlanKey
+        }
+    }
+
+    private static func makeKeyPlan(_ itemClass: ItemClass) -> [(tag: UInt16, fallback: [UInt8])] {
+        keyAttributes(of: itemClass).map { attribute in
+            var fallback: [UInt8] = []
+            AttributeCoding.appendAttribute(tag: attribute.tag, value: defaultValue(of: attribute), to: &fallback)
+            return (attribute.tag, fallback)
+        }
+    }
+
+    private static let keyPlanGeneric = makeKeyPlan(.genericPassword)
+    private static let keyPlanInternet = makeKeyPlan(.internetPassword)
+    private static let keyPlanCertificate = makeKeyPlan(.certificate)
+    private static let keyPlanKey = makeKeyPlan(.key)
 
     /// The attributes a writer stores explicitly for `itemClass`, in increasing tag order.
     static func explicitAttributes(of itemClass: ItemClass) -> [Attribute] {

@@ -46,7 +46,9 @@ extension ItemAttributes {
         }
     }
 
-    private static func entry(in raw: UnsafeRawBufferPointer, at offset: Int) -> EncodedEntry? {
+    /// The attribute whose tag starts at `offset` in `raw`, or `nil` at the end (or where a length would
+    /// overrun `raw`).
+    static func entry(in raw: UnsafeRawBufferPointer, at offset: Int) -> EncodedEntry? {
         let header = AttributeCoding.attributeHeaderByteCount
         guard offset >= 0, raw.count - offset >= header else { return nil }
         let tag = UInt16(raw[offset]) << 8 | UInt16(raw[offset + 1])
