@@ -141,11 +141,7 @@ extension AESGCMContext {
                 }
                 let textCount = bytes.count - 28
                 let ciphertext = UnsafeRawBufferPointer(start: base + 12, count: textCount)
-                let associated = aad(index)
-                var hash = hashAssociatedData(associated, prefix: prefix)
-                let key = ghashKey
-                if let input = ciphertext.baseAddress { hash.update(bytes: input, count: textCount, key: key) }
-                hash.updateLengths(authenticatedByteCount: associated.count, ciphertextByteCount: textCount, key: key)
+                let hash = authenticationHash(aad: aad(index), prefix: prefix, ciphertext: ciphertext)
                 // The expected tag, GHASH ⊕ E(J0), overwrites the mask it used.
                 let mask = UnsafeMutableRawPointer(masks + 16 * index)
                 mask.storeBigEndian(hash.high ^ UnsafeRawPointer(mask).loadBigEndianUInt64(at: 0), at: 0)
@@ -167,10 +163,7 @@ extension AESGCMContext {
         ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawPointer, authenticating aad: UnsafeRawBufferPointer,
         prefix: AESGCMAssociatedDataPrefix?, stream: CounterStream
     ) -> Bool {
-        var hash = hashAssociatedData(aad, prefix: prefix)
-        let key = ghashKey
-        if let input = ciphertext.baseAddress { hash.update(bytes: input, count: ciphertext.count, key: key) }
-        hash.updateLengths(authenticatedByteCount: aad.count, ciphertextByteCount: ciphertext.count, key: key)
+        let hash = authenticationHash(aad: aad, prefix: prefix, ciphertext: ciphertext)
         return withUnsafeTemporaryAllocation(byteCount: 16, alignment: 16) { expected in
             stream.writeTag(hash, to: expected.baseAddress!)
             let result = constantTimeEquals(UnsafeRawBufferPointer(expected), UnsafeRawBufferPointer(start: tag, count: 16))

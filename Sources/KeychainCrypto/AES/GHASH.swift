@@ -14,7 +14,8 @@
 // or indexes memory with it.
 //
 // Speed. The 128-bit products use Karatsuba (three 64-bit products), and four blocks are multiplied by
-// H⁴, H³, H², H and summed before a single reduction, which also lets the four multiplications overlap.
+// H⁴, H³, H², H and summed before a single reduction, which also lets the four multiplications overlap; a
+// last group of one to three blocks likewise, with the powers it needs.
 
 /// The masks selecting every fourth bit: mask k keeps bit positions ≡ k (mod 4).
 private let fourthBitMask0: UInt64 = 0x1111_1111_1111_1111
@@ -181,11 +182,22 @@ struct GHASH {
             p += 64
             remaining -= 4
         }
-        while remaining > 0 {
-            (high, low) = GHASHKey.multiply(high ^ p.loadBigEndianUInt64(at: 0), low ^ p.loadBigEndianUInt64(at: 8), key.h1)
-            p += 16
-            remaining -= 1
+        // The last one to three blocks as one group too, with the powers of H their count needs, reduced once.
+        var product = GHASHProduct()
+        switch remaining {
+        case 3:
+            product.accumulate(high: high ^ p.loadBigEndianUInt64(at: 0), low: low ^ p.loadBigEndianUInt64(at: 8), key.h3)
+            product.accumulate(high: p.loadBigEndianUInt64(at: 16), low: p.loadBigEndianUInt64(at: 24), key.h2)
+            product.accumulate(high: p.loadBigEndianUInt64(at: 32), low: p.loadBigEndianUInt64(at: 40), key.h1)
+        case 2:
+            product.accumulate(high: high ^ p.loadBigEndianUInt64(at: 0), low: low ^ p.loadBigEndianUInt64(at: 8), key.h2)
+            product.accumulate(high: p.loadBigEndianUInt64(at: 16), low: p.loadBigEndianUInt64(at: 24), key.h1)
+        case 1:
+            product.accumulate(high: high ^ p.loadBigEndianUInt64(at: 0), low: low ^ p.loadBigEndianUInt64(at: 8), key.h1)
+        default:
+            return
         }
+        (high, low) = product.reduced()
     }
 
     /// Absorbs `count` bytes, zero-padding a final partial block as GCM requires.
