@@ -1,7 +1,7 @@
 @_spi(KeychainFileInternals) import KeychainCrypto
 
 /// The boxes of one window of a large transaction, opened by worker threads (``WindowWorkers``) while the
-/// calling thread goes on; the calling thread joins in when it needs the outcomes (``finish()``).
+/// calling thread goes on; the calling thread joins in when it needs the outcomes (``finish(_:)``).
 ///
 /// ``WindowedRecordDecoder`` starts a window's opening as soon as the window is walked, then turns the
 /// outcomes of the window before into entries and applies them to the index, and walks the next window, all
@@ -14,9 +14,9 @@
 /// file order, are those of opening the jobs one after another.
 ///
 /// `@unchecked Sendable`: the jobs, window and chain are immutable; `slots` is written by the thread that
-/// claimed each share, at that share's indices only, and read by ``finish()`` after every share is done,
-/// which the condition's lock orders after those writes; `nextShare` and `unfinishedShares` are only touched
-/// under that lock.
+/// claimed each share, at that share's indices only, and read by ``finish(_:)`` after every share is done,
+/// which the condition's lock orders after those writes; `consumed` belongs to the thread calling
+/// ``finish(_:)``; `nextShare` and `unfinishedShares` are only touched under that lock.
 final class WindowOpening: @unchecked Sendable {
     typealias Job = WindowedRecordDecoder.Job
     typealias Outcome = WindowedRecordDecoder.Outcome
@@ -29,12 +29,14 @@ final class WindowOpening: @unchecked Sendable {
     private let record: RecordDecoder.RecordFields
     private let shares: [Int]
     private let slots: UnsafeMutableBufferPointer<Outcome?>
+    /// How many slots, from the first, ``finish(_:)`` has moved out (they are uninitialized now).
+    private var consumed = 0
     private let condition = Condition()
     private var nextShare = 0
     private var unfinishedShares: Int
 
     /// Prepares the opening of `jobs`, cut into shares for `tuning.workerCount` threads. Nothing is opened
-    /// until a thread calls ``openShares()`` or ``finish()``.
+    /// until a thread calls ``openShares()`` or ``finish(_:)``.
     init(jobs: [Job], in window: [UInt8], after chain: [UInt8], record: RecordDecoder.RecordFields, tuning: ParallelTuning) {
         self.window = window
         self.jobs = jobs
@@ -47,29 +49,32 @@ final class WindowOpening: @unchecked Sendable {
     }
 
     /// Whether other threads are worth waking for these jobs: false when they make one share, which
-    /// ``finish()`` opens on the calling thread.
+    /// ``finish(_:)`` opens on the calling thread.
     var wantsHelpers: Bool { shares.count > 2 }
 
     deinit {
-        slots.deinitialize()
+        _ = UnsafeMutableBufferPointer(rebasing: slots[consumed...]).deinitialize()
         slots.deallocate()
     }
 
-    /// Opens the shares not yet claimed, waits for those other threads are opening, and returns the outcomes
-    /// in order, up to and including the first failure.
-    func finish() -> [Outcome] {
+    /// Opens the shares not yet claimed, waits for those other threads are opening, and hands the outcomes to
+    /// `body` in order, up to and including the first failure, moving each out of its slot rather than copying
+    /// it. Stops at the first error `body` throws, and rethrows it. Called once.
+    func finish(_ body: (consuming Outcome) throws(FrameProblem) -> Void) throws(FrameProblem) {
         openShares()
         condition.lock()
         while unfinishedShares > 0 { condition.wait() }
         condition.unlock()
-        var outcomes: [Outcome] = []
-        outcomes.reserveCapacity(jobs.count)
-        for slot in slots {
-            guard let outcome = slot else { preconditionFailure("a job skipped without an earlier failure") }
-            outcomes.append(outcome)
-            if case .failed = outcome { break }
+        precondition(consumed == 0, "a window's outcomes are handed on once")
+        let base = slots.baseAddress!
+        while consumed < slots.count {
+            guard let outcome = (base + consumed).move() else { preconditionFailure("a job skipped without an earlier failure") }
+            consumed += 1
+            var failed = false
+            if case .failed = outcome { failed = true }
+            try body(outcome)
+            if failed { break }
         }
-        return outcomes
     }
 
     /// Waits for the shares other threads are opening and leaves the rest unopened: the outcomes are not
@@ -85,8 +90,9 @@ final class WindowOpening: @unchecked Sendable {
     /// Claims shares one at a time and opens each, until none is left: what a worker does with a window.
     func openShares() {
         while let share = claimShare() {
+            let base = slots.baseAddress!
             _ = WindowedRecordDecoder.open(jobs, shares[share]..<shares[share + 1], in: window, after: chain, record: record) {
-                slots[$0] = $1
+                (base + $0).pointee = $1
             }
             condition.lock()
             unfinishedShares -= 1

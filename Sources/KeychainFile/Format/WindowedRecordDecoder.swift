@@ -242,17 +242,15 @@ enum WindowedRecordDecoder {
                 }
                 try append(outcome, window: window)
             }
-            for outcome in opened.opening.finish() {
-                try append(outcome, window: window)
-            }
+            try opened.opening.finish { (outcome) throws(FrameProblem) in try append(outcome, window: window) }
             deliver(entries, digests, Int(record.entryCount))
             entries.removeAll(keepingCapacity: true)
             digests.removeAll(keepingCapacity: true)
         }
 
         /// Makes an outcome of `window`'s jobs an entry (or the attributes carried to the next window).
-        private mutating func append(_ outcome: Outcome, window: [UInt8]) throws(FrameProblem) {
-            switch outcome {
+        private mutating func append(_ outcome: consuming Outcome, window: [UInt8]) throws(FrameProblem) {
+            switch consume outcome {
             case .put(let put):
                 entries.append(RecordDecoder.putEntry(
                     (put.attributes.id, put.attributes.attributes), window: window, secretBox: put.secretBox, record: record,
