@@ -84,17 +84,28 @@ extension KeychainFileHandle {
     /// - Throws: `KeychainError.corrupted` if the file ends first (the caller checked the size, so a short
     ///   file here means it changed underneath us); `.io` on a failed read.
     func readExactly(count: Int, at offset: Int) throws(KeychainError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let got = try bytes.withMutableBytes { (buffer) throws(KeychainError) -> Int in
-                try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), at: offset + done)
+        // The array is filled by the reads, not zeroed first (a large open reads every byte of the file): on a
+        // failure, nothing uninitialized is kept — the array holds the bytes read so far, then is dropped.
+        var failure: KeychainError? = nil
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            while initialized < count {
+                let done = initialized
+                do throws(KeychainError) {
+                    let got = try read(into: UnsafeMutableRawBufferPointer(rebasing: raw[done...]), at: offset + done)
+                    guard got > 0 else {
+                        failure = KeychainError.corrupted(offset: offset + done, reason: "file ended \(count - done) bytes early")
+                        return
+                    }
+                    precondition(got <= count - done, "a read returned more bytes than it was given room for")
+                    initialized += got
+                } catch {
+                    failure = error
+                    return
+                }
             }
-            guard got > 0 else {
-                throw KeychainError.corrupted(offset: offset + done, reason: "file ended \(count - done) bytes early")
-            }
-            done += got
         }
+        if let failure { throw failure }
         return bytes
     }
 
