@@ -44,8 +44,9 @@ extension AttributeCoding {
         var hasCreationDate = false
         var hasModificationDate = false
         let creationDateTag = Attribute.creationDate.tag, modificationDateTag = Attribute.modificationDate.tag
+        let shapes = AttributeShape.table
         for _ in 0..<count {
-            let shape = try decodeAttributeHeader(bytes, at: offset, itemClass: itemClass, afterTag: previousTag)
+            let shape = try decodeAttributeHeader(bytes, at: offset, itemClass: itemClass, afterTag: previousTag, shapes: shapes)
             offset = try checkValue(bytes, of: shape, at: offset)
             if shape.tag == creationDateTag { hasCreationDate = true }
             if shape.tag == modificationDateTag { hasModificationDate = true }
@@ -66,7 +67,8 @@ extension AttributeCoding {
 
     /// Reads and checks the tag and type of the attribute at `offset`, which must follow `previousTag`.
     private static func decodeAttributeHeader(
-        _ bytes: UnsafeRawBufferPointer, at offset: Int, itemClass: ItemClass, afterTag previousTag: UInt16?
+        _ bytes: UnsafeRawBufferPointer, at offset: Int, itemClass: ItemClass, afterTag previousTag: UInt16?,
+        shapes: AttributeShape.Table
     ) throws(AttributeDecodingError) -> AttributeShape {
         let remaining = bytes.count - offset
         guard remaining >= attributeHeaderByteCount else {
@@ -79,7 +81,7 @@ extension AttributeCoding {
                 offset: offset,
                 reason: "tag \(hexTag(tag)) after \(hexTag(previousTag)): tags must strictly increase")
         }
-        guard let shape = AttributeShape.withTag(tag) else {
+        guard let shape = shapes.shape(withTag: tag) else {
             throw AttributeDecodingError(offset: offset, reason: "unknown tag \(hexTag(tag))")
         }
         guard shape.isAllowed(in: itemClass) else {

@@ -31,25 +31,40 @@ struct AttributeShape: Sendable {
     /// Returns the shape of the attribute with the given tag, or `nil` for a tag SPEC.md §8.2 does not define.
     @inline(__always)
     static func withTag(_ tag: UInt16) -> AttributeShape? {
-        let group = Int(tag >> 8), member = Int(tag & 0xFF)
-        guard group < groupCount, member < membersPerGroup else { return nil }
-        return table[group &* membersPerGroup &+ member]
+        table.shape(withTag: tag)
     }
 
-    /// Tags are `group << 8 | member`; SPEC.md §8.2 numbers the members of each group from 1, below 16.
-    private static let membersPerGroup = 16
-    private static let groupCount = Int(Attribute.all.map(\.tag).max()! >> 8) + 1
+    /// Every shape, by tag: what ``withTag(_:)`` reads. A decoder takes it once per item rather than once per
+    /// attribute (each access to a global checks that it was initialised).
+    static let table = Table()
 
-    /// Every shape at `group · 16 + member`, `nil` where no attribute has that tag.
-    private static let table: [AttributeShape?] = {
-        var table = [AttributeShape?](repeating: nil, count: groupCount * membersPerGroup)
-        for (index, attribute) in Attribute.all.enumerated() {
-            let member = Int(attribute.tag & 0xFF)
-            precondition(member < membersPerGroup, "attribute tag \(attribute.tag) outside the shape table")
-            table[Int(attribute.tag >> 8) * membersPerGroup + member] = AttributeShape(
-                tag: attribute.tag, type: attribute.type, classMask: attribute.classMask,
-                integerRange: attribute.integerRange, catalogueIndex: index)
+    /// The shapes in a flat array indexed by the tag's two bytes.
+    struct Table: Sendable {
+        /// Tags are `group << 8 | member`; SPEC.md §8.2 numbers the members of each group from 1, below 16.
+        private static let membersPerGroup = 16
+        private let groupCount: Int
+        /// Every shape at `group · 16 + member`, `nil` where no attribute has that tag.
+        private let shapes: [AttributeShape?]
+
+        fileprivate init() {
+            groupCount = Int(Attribute.all.map(\.tag).max()! >> 8) + 1
+            var shapes = [AttributeShape?](repeating: nil, count: groupCount * Self.membersPerGroup)
+            for (index, attribute) in Attribute.all.enumerated() {
+                let member = Int(attribute.tag & 0xFF)
+                precondition(member < Self.membersPerGroup, "attribute tag \(attribute.tag) outside the shape table")
+                shapes[Int(attribute.tag >> 8) * Self.membersPerGroup + member] = AttributeShape(
+                    tag: attribute.tag, type: attribute.type, classMask: attribute.classMask,
+                    integerRange: attribute.integerRange, catalogueIndex: index)
+            }
+            self.shapes = shapes
         }
-        return table
-    }()
+
+        /// The shape of the attribute with `tag`, or `nil` for a tag SPEC.md §8.2 does not define.
+        @inline(__always)
+        func shape(withTag tag: UInt16) -> AttributeShape? {
+            let group = Int(tag >> 8), member = Int(tag & 0xFF)
+            guard group < groupCount, member < Self.membersPerGroup else { return nil }
+            return shapes[group &* Self.membersPerGroup &+ member]
+        }
+    }
 }
