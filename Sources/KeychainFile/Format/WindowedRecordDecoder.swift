@@ -277,30 +277,8 @@ enum WindowedRecordDecoder {
         _ jobs: [Job], _ range: Range<Int>, in window: [UInt8], after chain: [UInt8], record: RecordDecoder.RecordFields,
         storing store: (Int, Outcome) -> Void
     ) -> Bool {
-        var pending: [(index: Int, put: OpenedPut, box: Box)] = []
+        var pending: [PendingSecret] = []
         pending.reserveCapacity(SecretTagBatch.limit)
-        /// Checks the pending secret boxes and stores their puts up to the first that fails; false if one failed.
-        func checkPending() -> Bool {
-            guard !pending.isEmpty else { return true }
-            defer { pending.removeAll(keepingCapacity: true) }
-            let count = pending.count
-            let failing = SecretTagBatch.firstFailing(
-                count: count, in: window, box: { pending[$0].box.range },
-                writeAAD: {
-                    record.writeAAD(
-                        entryIndex: pending[$0].put.entryIndex, role: .secret, itemID: pending[$0].put.attributes.id,
-                        previousChain: pending[$0].put.attributes.tag, into: $1)
-                },
-                key: record.boxKey)
-            for position in 0..<count {
-                if position == failing {
-                    store(pending[position].index, .failed(RecordDecoder.secretBoxProblem(at: pending[position].box.offset)))
-                    return false
-                }
-                store(pending[position].index, .put(pending[position].put))
-            }
-            return true
-        }
         for index in range {
             let outcome: Outcome
             if case .put(let entryIndex, let attributes, let previousTagEnd, let secret?) = jobs[index] {
@@ -308,7 +286,9 @@ enum WindowedRecordDecoder {
                     let opened = try openAttributes(
                         attributes, entryIndex: entryIndex, previousTagEnd: previousTagEnd, in: window, after: chain, record: record)
                     pending.append((index, OpenedPut(entryIndex: entryIndex, attributes: opened, secretBox: secret.range), secret))
-                    if pending.count == SecretTagBatch.limit, !checkPending() { return false }
+                    if pending.count == SecretTagBatch.limit, !checkPending(&pending, in: window, record: record, storing: store) {
+                        return false
+                    }
                     continue
                 } catch {
                     outcome = .failed(error)
@@ -317,13 +297,44 @@ enum WindowedRecordDecoder {
                 outcome = open(jobs[index], in: window, after: chain, record: record)
             }
             if case .failed = outcome {
-                guard checkPending() else { return false }
+                guard checkPending(&pending, in: window, record: record, storing: store) else { return false }
                 store(index, outcome)
                 return false
             }
             store(index, outcome)
         }
-        return checkPending()
+        return checkPending(&pending, in: window, record: record, storing: store)
+    }
+
+    /// A put whose attributes were opened and whose secret box waits to be checked with others (see
+    /// ``open(_:_:in:after:record:storing:)``): its job's index, the put and its secret box.
+    private typealias PendingSecret = (index: Int, put: OpenedPut, box: Box)
+
+    /// Checks the pending secret boxes and stores their puts up to the first that fails; false if one failed.
+    /// Empties `pending`. (A function of its own rather than one nested in the loop that fills `pending`: a
+    /// nested one captures the array, which then has every access checked for exclusivity at run time.)
+    private static func checkPending(
+        _ pending: inout [PendingSecret], in window: [UInt8], record: RecordDecoder.RecordFields, storing store: (Int, Outcome) -> Void
+    ) -> Bool {
+        guard !pending.isEmpty else { return true }
+        defer { pending.removeAll(keepingCapacity: true) }
+        let count = pending.count
+        let failing = SecretTagBatch.firstFailing(
+            count: count, in: window, box: { pending[$0].box.range },
+            writeAAD: {
+                record.writeAAD(
+                    entryIndex: pending[$0].put.entryIndex, role: .secret, itemID: pending[$0].put.attributes.id,
+                    previousChain: pending[$0].put.attributes.tag, into: $1)
+            },
+            key: record.boxKey)
+        for position in 0..<count {
+            if position == failing {
+                store(pending[position].index, .failed(RecordDecoder.secretBoxProblem(at: pending[position].box.offset)))
+                return false
+            }
+            store(pending[position].index, .put(pending[position].put))
+        }
+        return true
     }
 
     /// Opens and decodes a put's attributes box, chained to the tag that ends at `previousTagEnd` in `window`
