@@ -4,7 +4,9 @@ struct BoxAAD {
     /// Where the previous chain value starts: the last 16 bytes.
     static let previousChainOffset = 62
 
-    /// Builds the AAD.
+    /// Builds the AAD, in an array: what the tests check boxes against. The reader and the record sealer write it
+    /// into scratch memory instead (``write(fileID:epoch:sequence:kind:entryCount:entryIndex:role:itemID:previousChain:into:)``,
+    /// ``writeWithZeroChain(fileID:epoch:sequence:kind:entryCount:entryIndex:role:itemID:into:)``).
     static func make(
         fileID: [UInt8], epoch: UInt64, sequence: UInt64, kind: RecordKind, entryCount: UInt32, entryIndex: UInt32,
         role: BoxRole, itemID: ItemID?, previousChain: [UInt8]
