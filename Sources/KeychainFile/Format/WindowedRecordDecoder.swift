@@ -285,7 +285,8 @@ enum WindowedRecordDecoder {
                 do throws(FrameProblem) {
                     let opened = try openAttributes(
                         attributes, entryIndex: entryIndex, previousTagEnd: previousTagEnd, in: window, after: chain, record: record)
-                    pending.append((index, OpenedPut(entryIndex: entryIndex, attributes: opened, secretBox: secret.range), secret))
+                    pending.append(PendingSecret(
+                        index: index, put: OpenedPut(entryIndex: entryIndex, attributes: opened, secretBox: secret.range), box: secret))
                     if pending.count == SecretTagBatch.limit, !checkPending(&pending, in: window, record: record, storing: store) {
                         return false
                     }
@@ -307,8 +308,14 @@ enum WindowedRecordDecoder {
     }
 
     /// A put whose attributes were opened and whose secret box waits to be checked with others (see
-    /// ``open(_:_:in:after:record:storing:)``): its job's index, the put and its secret box.
-    private typealias PendingSecret = (index: Int, put: OpenedPut, box: Box)
+    /// ``open(_:_:in:after:record:storing:)``). A struct, not a tuple: an array of tuples copies and destroys its
+    /// elements through the runtime's generic tuple functions.
+    private struct PendingSecret {
+        /// The job's index.
+        let index: Int
+        let put: OpenedPut
+        let box: Box
+    }
 
     /// Checks the pending secret boxes and stores their puts up to the first that fails; false if one failed.
     /// Empties `pending`. (A function of its own rather than one nested in the loop that fills `pending`: a
