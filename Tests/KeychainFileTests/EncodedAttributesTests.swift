@@ -69,10 +69,30 @@ struct EncodedAttributesTests {
         #expect(attributes.value(Attribute.accessible.tag, equals: .integer(3)) == true)
         #expect(attributes.value(Attribute.accessible.tag, equals: .integer(4)) == false)
         #expect(attributes.value(Attribute.comment.tag, equals: .string("")) == nil)
+        // An attribute is hashed as its encoding, whether stored or given as a value.
         var hashed = Hasher()
-        attributes.combineValue(Attribute.label.tag, orElse: .string(""), into: &hashed)
+        attributes.combineAttribute(Attribute.label.tag, orElse: [], into: &hashed)
         var expected = Hasher()
-        StoredAttributeValue.string("Läbel ✓").combineEncoded(into: &expected)
+        StoredAttributeValue.string("Läbel ✓").combineEncoded(tag: Attribute.label.tag, into: &expected)
         #expect(hashed.finalize() == expected.finalize())
+        var encoding = Hasher()
+        var bytes: [UInt8] = []
+        AttributeCoding.appendAttribute(tag: Attribute.label.tag, value: .string("Läbel ✓"), to: &bytes)
+        bytes.withUnsafeBytes { encoding.combine(bytes: $0) }
+        #expect(hashed.finalize() == encoding.finalize())
+        // An absent attribute is hashed as the fallback encoding given.
+        let fallback = [UInt8](repeating: 7, count: 9)
+        var absent = Hasher()
+        attributes.combineAttribute(Attribute.comment.tag, orElse: fallback, into: &absent)
+        var fallbackHash = Hasher()
+        fallback.withUnsafeBytes { fallbackHash.combine(bytes: $0) }
+        #expect(absent.finalize() == fallbackHash.finalize())
+        // Another value or another attribute with the same value hashes differently.
+        var other = Hasher()
+        StoredAttributeValue.string("Läbel").combineEncoded(tag: Attribute.label.tag, into: &other)
+        var otherTag = Hasher()
+        StoredAttributeValue.string("Läbel ✓").combineEncoded(tag: Attribute.comment.tag, into: &otherTag)
+        let labelHash = hashed.finalize()
+        #expect(other.finalize() != labelHash && otherTag.finalize() != labelHash)
     }
 }

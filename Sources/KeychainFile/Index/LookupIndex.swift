@@ -30,7 +30,9 @@ struct LookupIndex: Sendable {
     /// definition of a class is a prefix of it), each with the value an item without it is taken to have,
     /// and where each definition ends in it, shortest first.
     private struct DigestPlan {
-        let keys: [(tag: UInt16, fallback: StoredAttributeValue)]
+        /// Each attribute's tag, with the encoding (`tag ‖ type ‖ length ‖ value`) of the value an item without it
+        /// is taken to have.
+        let keys: [(tag: UInt16, fallback: [UInt8])]
         let ends: [(attributeCount: Int, number: Int)]
 
         init(_ definitions: [[Attribute]]) {
@@ -39,7 +41,11 @@ struct LookupIndex: Sendable {
             for definition in definitions {
                 precondition(Array(longest.prefix(definition.count)) == definition, "each definition is a prefix of the longest")
             }
-            keys = longest.map { ($0.tag, ItemAttributes.defaultValue(of: $0)) }
+            keys = longest.map { attribute in
+                var fallback: [UInt8] = []
+                AttributeCoding.appendAttribute(tag: attribute.tag, value: ItemAttributes.defaultValue(of: attribute), to: &fallback)
+                return (attribute.tag, fallback)
+            }
             ends = definitions.enumerated().map { ($0.element.count, $0.offset) }.sorted { $0.attributeCount < $1.attributeCount }
         }
     }
@@ -137,8 +143,7 @@ struct LookupIndex: Sendable {
             var hasher = Self.startDigest(itemClass)
             for attribute in attributes {
                 guard let stored = value(attribute) else { continue definitions }
-                hasher.combine(attribute.tag)
-                stored.combineEncoded(into: &hasher)
+                stored.combineEncoded(tag: attribute.tag, into: &hasher)
             }
             switch buckets.positions(Self.finishDigest(hasher, number)) {
             case .none: return .none
@@ -159,16 +164,15 @@ struct LookupIndex: Sendable {
         for end in plan.ends {
             while taken < end.attributeCount {
                 let key = plan.keys[taken]
-                hasher.combine(key.tag)
-                attributes.combineValue(key.tag, orElse: key.fallback, into: &hasher)
+                attributes.combineAttribute(key.tag, orElse: key.fallback, into: &hasher)
                 taken += 1
             }
             body(finishDigest(hasher, end.number))
         }
     }
 
-    /// A hasher that has taken in the class; each attribute's tag and stored value (which hashes its type and
-    /// bytes, the same for equal values) follow, then ``finishDigest(_:_:)`` with the definition's number.
+    /// A hasher that has taken in the class; each attribute as the file encodes it (`tag ‖ type ‖ length ‖ value`,
+    /// the same bytes for equal values) follows, then ``finishDigest(_:_:)`` with the definition's number.
     private static func startDigest(_ itemClass: ItemClass) -> Hasher {
         var hasher = Hasher()
         hasher.combine(itemClass.rawValue)

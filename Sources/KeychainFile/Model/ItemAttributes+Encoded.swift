@@ -94,18 +94,16 @@ extension ItemAttributes {
         }
     }
 
-    /// Feeds the attribute with `tag` (or, when the item does not have it, `fallback`) to `hasher`, as
-    /// ``StoredAttributeValue/combineEncoded(into:)`` feeds the same value.
-    func combineValue(_ tag: UInt16, orElse fallback: StoredAttributeValue, into hasher: inout Hasher) {
+    /// Feeds the attribute with `tag` as the file encodes it (`tag ‖ type ‖ length ‖ value`) to `hasher`, in one
+    /// call: the stored bytes, or `fallback` (an encoding made by ``AttributeCoding/writeAttribute(tag:value:into:)``)
+    /// when the item does not have it. ``StoredAttributeValue/combineEncoded(tag:into:)`` feeds the same bytes for
+    /// the same value.
+    func combineAttribute(_ tag: UInt16, orElse fallback: [UInt8], into hasher: inout Hasher) {
         guard let entry = entry(tag) else {
-            fallback.combineEncoded(into: &hasher)
+            fallback.withUnsafeBytes { hasher.combine(bytes: $0) }
             return
         }
-        hasher.combine(entry.type)
-        encoded.withUnsafeBytes { raw in
-            hasher.combine(entry.value.count)
-            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: raw[entry.value]))
-        }
+        encoded.withUnsafeBytes { raw in hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: raw[entry.start..<entry.value.upperBound])) }
     }
 
     /// Appends the attribute with `tag` as the file encodes it (`tag ‖ type ‖ length ‖ value`), or `fallback`
@@ -209,13 +207,14 @@ extension StoredAttributeValue {
         }
     }
 
-    /// Feeds the value's type and encoded bytes to `hasher`: the same input as
-    /// ``ItemAttributes/combineValue(_:orElse:into:)`` gives for an attribute stored with this value.
-    func combineEncoded(into hasher: inout Hasher) {
-        hasher.combine(type.rawValue)
-        withEncodedValue { bytes in
-            hasher.combine(bytes.count)
-            hasher.combine(bytes: bytes)
+    /// Feeds the attribute `tag` with this value, as the file encodes it (`tag ‖ type ‖ length ‖ value`), to
+    /// `hasher`: the same input as ``ItemAttributes/combineAttribute(_:orElse:into:)`` gives for an attribute
+    /// stored with this value.
+    func combineEncoded(tag: UInt16, into hasher: inout Hasher) {
+        let count = AttributeCoding.attributeHeaderByteCount + AttributeCoding.valueByteCount(self)
+        withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { out in
+            let written = AttributeCoding.writeAttribute(tag: tag, value: self, into: out)
+            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: out[..<written]))
         }
     }
 }
