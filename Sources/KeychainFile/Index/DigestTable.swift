@@ -45,6 +45,11 @@ struct DigestTable: Sendable {
         return .one(Int(value) - 1)
     }
 
+    /// Whether `digest` has any position.
+    func contains(_ digest: Int) -> Bool {
+        slot(of: UInt64(bitPattern: Int64(digest))) != nil
+    }
+
     /// Calls `body` with each position `digest` has (in no particular order) until it returns false.
     func forEachPosition(_ digest: Int, _ body: (Int) -> Bool) {
         switch positions(digest) {

@@ -314,8 +314,11 @@ struct ItemIndex: Sendable {
             }
             let item = digests?[index] ?? ItemDigests(id: id, attributes: attributes)
             let keyDigest = primaryKeys.digest(of: item, attributes: attributes)
+            // The holder is looked for only when some key has the digest: the call's closure reads `storage`
+            // while `primaryKeys` is being read, which makes the compiler copy the map for it.
             guard position(of: id, digest: item.id) == nil,
-                primaryKeys.holder(ofKeyOf: attributes, digest: keyDigest, among: { storage[$0] }) == nil
+                !primaryKeys.hasCandidates(digest: keyDigest)
+                    || primaryKeys.holder(ofKeyOf: attributes, digest: keyDigest, among: { storage[$0] }) == nil
             else {
                 _ = takeBackNewItems(inserted)
                 return false

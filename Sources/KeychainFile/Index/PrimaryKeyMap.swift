@@ -30,6 +30,12 @@ struct PrimaryKeyMap: Sendable {
         usesStandardDigest ? digests.standardPrimaryKeyDigest : digest(attributes.primaryKey)
     }
 
+    /// Whether any live item's primary key has the digest `keyDigest` in this map: when none has, no item holds
+    /// a key with that digest, and no holder need be looked for.
+    func hasCandidates(digest keyDigest: Int) -> Bool {
+        buckets.contains(keyDigest)
+    }
+
     /// The position of the live item whose primary key is `key`, if any; `item` gives the live item at a
     /// position.
     func holder(of key: PrimaryKey, among item: (Int) -> StoredItem) -> Int? {
