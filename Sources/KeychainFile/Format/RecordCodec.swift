@@ -548,18 +548,37 @@ enum RecordDecoder {
             byteCount: max(count, 1), alignment: 16
         ) { scratch in
             let plaintext = UnsafeMutableRawBufferPointer(rebasing: scratch[..<count])
-            let authentic = record.withAAD(entryIndex: entryIndex, role: .attributes, itemID: nil, previousChain: previousChain) {
-                open(window, range, aad: $0, key: record.boxKey, into: plaintext)
-            }
-            guard authentic else { return .failure(boxProblem(at: offset)) }
-            do throws(AttributeDecodingError) {
-                return .success(try AttributeCoding.decode(UnsafeRawBufferPointer(plaintext)))
+            do throws(FrameProblem) {
+                let checked = try openAttributesBox(
+                    window, range, at: offset, record: record, entryIndex: entryIndex, previousChain: previousChain, into: plaintext)
+                let encoded = ByteView(copying: UnsafeRawBufferPointer(rebasing: plaintext[AttributeCoding.headerByteCount...]))
+                return .success((checked.id, ItemAttributes(itemClass: checked.itemClass, count: checked.count, encoded: encoded)))
             } catch {
-                return .failure(FrameProblem(
-                    offset: offset, reason: "attributes: \(error.reason) (at byte \(error.offset) of the plaintext)", isSemantic: true))
+                return .failure(error)
             }
         }
         return try opened.get()
+    }
+
+    /// ``openAttributesBox(_:_:at:record:entryIndex:previousChain:)`` into `plaintext` (exactly the box's plaintext
+    /// size), copying nothing: returns what the plaintext's header holds, its attributes being bytes
+    /// `AttributeCoding.headerByteCount...` of `plaintext`, checked. What `plaintext` holds when this throws is
+    /// unspecified (and not to be read).
+    static func openAttributesBox(
+        _ window: [UInt8], _ range: Range<Int>, at offset: Int, record: RecordFields, entryIndex: UInt32, previousChain: ChainValue,
+        into plaintext: UnsafeMutableRawBufferPointer
+    ) throws(FrameProblem) -> (id: ItemID, itemClass: ItemClass, count: Int) {
+        precondition(plaintext.count == range.count - Format.boxOverhead, "the box's plaintext size")
+        let authentic = record.withAAD(entryIndex: entryIndex, role: .attributes, itemID: nil, previousChain: previousChain) {
+            open(window, range, aad: $0, key: record.boxKey, into: plaintext)
+        }
+        guard authentic else { throw boxProblem(at: offset) }
+        do throws(AttributeDecodingError) {
+            return try AttributeCoding.check(UnsafeRawBufferPointer(plaintext))
+        } catch {
+            throw FrameProblem(
+                offset: offset, reason: "attributes: \(error.reason) (at byte \(error.offset) of the plaintext)", isSemantic: true)
+        }
     }
 
     /// Checks a secret box's tag (it is decrypted only when the secret is read).

@@ -1,7 +1,7 @@
 @_spi(KeychainFileInternals) import KeychainCrypto
 
 /// The boxes of one window of a large transaction, opened by worker threads (``WindowWorkers``) while the
-/// calling thread goes on; the calling thread joins in when it needs the outcomes (``finish(_:)``).
+/// calling thread goes on; the calling thread joins in when it needs the outcomes (``finish(helping:_:)``).
 ///
 /// ``WindowedRecordDecoder`` starts a window's opening as soon as the window is walked, then turns the
 /// outcomes of the window before into entries and applies them to the index, and walks the next window, all
@@ -14,31 +14,39 @@
 /// file order, are those of opening the jobs one after another.
 ///
 /// `@unchecked Sendable`: the jobs, window and chain are immutable; `slots` is written by the thread that
-/// claimed each share, at that share's indices only, and read by ``finish(_:)`` after every share is done,
-/// which the condition's lock orders after those writes; `consumed` belongs to the thread calling
-/// ``finish(_:)``; `nextShare` and `unfinishedShares` are only touched under that lock.
+/// claimed each share, at that share's indices only, and read by ``finish(helping:_:)`` after every share is
+/// done, which the condition's lock orders after those writes; so are the parts of `plaintexts` each share's
+/// puts are decrypted into (each put has a part of its own, and a view of it is made only once it is written);
+/// `consumed` belongs to the thread calling ``finish(helping:_:)``; `nextShare` and `unfinishedShares` are only
+/// touched under that lock.
 final class WindowOpening: @unchecked Sendable {
     typealias Job = WindowedRecordDecoder.Job
     typealias Outcome = WindowedRecordDecoder.Outcome
 
     /// The window the jobs' ranges index into (kept alive here while the reader loads the next).
     let window: [UInt8]
+    /// The arena the puts' attributes are decrypted into, made on the calling thread (see ``ItemBytes``).
+    let plaintexts: ItemBytes
     private let jobs: [Job]
     /// The tag of the box before the first job's first box.
     private let chain: [UInt8]
     private let record: RecordDecoder.RecordFields
     private let shares: [Int]
     private let slots: UnsafeMutableBufferPointer<Outcome?>
-    /// How many slots, from the first, ``finish(_:)`` has moved out (they are uninitialized now).
+    /// How many slots, from the first, ``finish(helping:_:)`` has moved out (they are uninitialized now).
     private var consumed = 0
     private let condition = Condition()
     private var nextShare = 0
     private var unfinishedShares: Int
 
     /// Prepares the opening of `jobs`, cut into shares for `tuning.workerCount` threads. Nothing is opened
-    /// until a thread calls ``openShares()`` or ``finish(_:)``.
-    init(jobs: [Job], in window: [UInt8], after chain: [UInt8], record: RecordDecoder.RecordFields, tuning: ParallelTuning) {
+    /// until a thread calls ``openShares()``, ``openOneShare()`` or ``finish(helping:_:)``.
+    init(
+        jobs: [Job], in window: [UInt8], plaintexts: ItemBytes, after chain: [UInt8], record: RecordDecoder.RecordFields,
+        tuning: ParallelTuning
+    ) {
         self.window = window
+        self.plaintexts = plaintexts
         self.jobs = jobs
         self.chain = chain
         self.record = record
@@ -49,7 +57,7 @@ final class WindowOpening: @unchecked Sendable {
     }
 
     /// Whether other threads are worth waking for these jobs: false when they make one share, which
-    /// ``finish(_:)`` opens on the calling thread.
+    /// ``finish(helping:_:)`` opens on the calling thread.
     var wantsHelpers: Bool { shares.count > 2 }
 
     deinit {
@@ -60,10 +68,24 @@ final class WindowOpening: @unchecked Sendable {
     /// Opens the shares not yet claimed, waits for those other threads are opening, and hands the outcomes to
     /// `body` in order, up to and including the first failure, moving each out of its slot rather than copying
     /// it. Stops at the first error `body` throws, and rethrows it. Called once.
-    func finish(_ body: (consuming Outcome) throws(FrameProblem) -> Void) throws(FrameProblem) {
+    ///
+    /// While another thread still opens a share of this window, the calling thread opens shares of `next` (the
+    /// window walked after this one) instead of sleeping, one at a time, checking in between; it sleeps only
+    /// when `next` has none left to claim. The total work is the same, and the calling thread, which alone makes
+    /// the entries and applies them, is not idle while the workers have work it could take.
+    func finish(helping next: WindowOpening? = nil, _ body: (consuming Outcome) throws(FrameProblem) -> Void) throws(FrameProblem) {
         openShares()
         condition.lock()
-        while unfinishedShares > 0 { condition.wait() }
+        var helping = next
+        while unfinishedShares > 0 {
+            if let other = helping {
+                condition.unlock()
+                if !other.openOneShare() { helping = nil }
+                condition.lock()
+                continue
+            }
+            condition.wait()
+        }
         condition.unlock()
         precondition(consumed == 0, "a window's outcomes are handed on once")
         let base = slots.baseAddress!
@@ -89,16 +111,23 @@ final class WindowOpening: @unchecked Sendable {
 
     /// Claims shares one at a time and opens each, until none is left: what a worker does with a window.
     func openShares() {
-        while let share = claimShare() {
-            let base = slots.baseAddress!
-            _ = WindowedRecordDecoder.open(jobs, shares[share]..<shares[share + 1], in: window, after: chain, record: record) {
-                (base + $0).pointee = $1
-            }
-            condition.lock()
-            unfinishedShares -= 1
-            if unfinishedShares == 0 { condition.broadcast() }
-            condition.unlock()
+        while openOneShare() {}
+    }
+
+    /// Claims one share and opens it; false if none was left to claim.
+    func openOneShare() -> Bool {
+        guard let share = claimShare() else { return false }
+        let base = slots.baseAddress!
+        _ = WindowedRecordDecoder.open(
+            jobs, shares[share]..<shares[share + 1], in: window, plaintexts: plaintexts, after: chain, record: record
+        ) {
+            (base + $0).pointee = $1
         }
+        condition.lock()
+        unfinishedShares -= 1
+        if unfinishedShares == 0 { condition.broadcast() }
+        condition.unlock()
+        return true
     }
 
     private func claimShare() -> Int? {

@@ -12,7 +12,7 @@ import Dispatch
 ///
 /// A worker always takes the newest window posted: by the time it has claimed the last share of one window,
 /// the calling thread has usually posted the next and will open what is left of the older one itself
-/// (``WindowOpening/finish(_:)``). A window a worker never reaches is opened by the calling thread; the outcomes
+/// (``WindowOpening/finish(helping:_:)``). A window a worker never reaches is opened by the calling thread; the outcomes
 /// do not depend on which thread opened what.
 ///
 /// ``close()`` waits only for workers that are opening a share, never for one that has not started: a worker

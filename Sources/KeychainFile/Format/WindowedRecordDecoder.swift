@@ -19,6 +19,8 @@ enum WindowedRecordDecoder {
     /// A put whose attributes box was opened in an earlier window, its secret box not yet read.
     struct OpenedAttributes: Sendable {
         let id: ItemID
+        /// A view of the window's arena (``WindowOpening/plaintexts``), copied into the item's block when the
+        /// put is made an entry.
         let attributes: ItemAttributes
         /// The attributes box's tag, which the secret box is chained to.
         let tag: ChainValue
@@ -32,7 +34,8 @@ enum WindowedRecordDecoder {
     /// that box was in an earlier window (its tag is the chain value the window starts from).
     enum Job: Sendable {
         /// A put; without `secret` when the secret box is not in this window (only the attributes are opened).
-        case put(entryIndex: UInt32, attributes: Box, previousTagEnd: Int?, secret: Box?)
+        /// Its attributes are decrypted into the window's arena (``WindowOpening/plaintexts``) at `plaintextAt`.
+        case put(entryIndex: UInt32, attributes: Box, plaintextAt: Int, previousTagEnd: Int?, secret: Box?)
         /// The secret box of a put whose attributes were opened with the window before: the first job of its
         /// window, opened on the calling thread once that window's outcomes give the attributes.
         case secret(entryIndex: UInt32, opened: OpenedAttributes, secret: Box)
@@ -41,7 +44,7 @@ enum WindowedRecordDecoder {
         /// About the work of opening the job's boxes: their bytes plus a share for each box.
         var weight: Int {
             switch self {
-            case .put(_, let attributes, _, let secret): return 256 + attributes.range.count + (secret.map { 128 + $0.range.count } ?? 0)
+            case .put(_, let attributes, _, _, let secret): return 256 + attributes.range.count + (secret.map { 128 + $0.range.count } ?? 0)
             case .secret(_, _, let secret): return 128 + secret.range.count
             case .delete(_, let box, _): return 128 + box.range.count
             }
@@ -60,7 +63,12 @@ enum WindowedRecordDecoder {
     /// What opening a job gave. A put is not made into the block its item keeps (see ``OpenedPut``) on the
     /// thread that opened it: the items a keychain keeps would otherwise be allocated by threads other than the
     /// caller's, in allocator arenas of their own (glibc keeps one per thread), where memory the caller's arena
-    /// has free is never reused — 16 MB more resident after a 100,000-item bulk load and a reopen.
+    /// has free is never reused — 16 MB more resident after a 100,000-item bulk load and a reopen. Nor does
+    /// that thread allocate a block for the attributes it decrypts: they go into the window's arena, which the
+    /// calling thread made (``WindowOpening/plaintexts``). A block per item made there and freed by the calling
+    /// thread had glibc take the opening thread's arena lock for every free, and the two threads contended for
+    /// it: about 5,000 futex sleeps and wakes an open of 100,000 items, and 90 ms of the calling thread's time
+    /// in the kernel on the Intel machine.
     enum Outcome: Sendable {
         case put(OpenedPut)
         case entry(DecodedEntry)
@@ -112,7 +120,10 @@ enum WindowedRecordDecoder {
         /// Where, in the window, the tag of the last box walked ends; `nil` if that box is not in the batch.
         var lastTagEnd: Int? = nil
         /// A put whose attributes box has been walked and whose secret box is being read.
-        var pendingPut: (entryIndex: UInt32, attributes: Box, previousTagEnd: Int?)? = nil
+        var pendingPut: (entryIndex: UInt32, attributes: Box, plaintextAt: Int, previousTagEnd: Int?)? = nil
+        /// The bytes of the attribute plaintexts of the puts in `jobs` (and `pendingPut`): the size of the arena
+        /// their window's opening decrypts them into.
+        var plaintextBytes = 0
         /// The secret box of a put whose attributes box ended the window before, read in this one; it is opened
         /// once that window's outcomes give the put's attributes.
         var carriedSecret: (entryIndex: UInt32, secret: Box)? = nil
@@ -143,13 +154,16 @@ enum WindowedRecordDecoder {
                 switch entryKind {
                 case 1:
                     let attributes = try readBoxField(&reader, "attributes box")
-                    pendingPut = (entryIndex, attributes, lastTagEnd)
+                    pendingPut = (entryIndex, attributes, plaintextBytes, lastTagEnd)
+                    plaintextBytes += attributes.range.count - Format.boxOverhead
                     lastTagEnd = attributes.range.upperBound
                     // If this reads a new window, the batch opened before it takes the pending put's attributes.
                     let secret = try readBoxField(&reader, "secret box")
                     try RecordDecoder.checkSecretBoxSize(secret)
                     if let put = pendingPut {
-                        jobs.append(.put(entryIndex: entryIndex, attributes: put.attributes, previousTagEnd: put.previousTagEnd, secret: secret))
+                        jobs.append(.put(
+                            entryIndex: entryIndex, attributes: put.attributes, plaintextAt: put.plaintextAt,
+                            previousTagEnd: put.previousTagEnd, secret: secret))
                     } else {
                         // Reading the secret box started a new window: the attributes box went with the one before.
                         carriedSecret = (entryIndex, secret)
@@ -188,13 +202,18 @@ enum WindowedRecordDecoder {
             var batch: [Job] = []
             swap(&batch, &jobs)
             if let put = pendingPut {
-                batch.append(.put(entryIndex: put.entryIndex, attributes: put.attributes, previousTagEnd: put.previousTagEnd, secret: nil))
+                batch.append(.put(
+                    entryIndex: put.entryIndex, attributes: put.attributes, plaintextAt: put.plaintextAt,
+                    previousTagEnd: put.previousTagEnd, secret: nil))
                 pendingPut = nil
             }
             let secret = carriedSecret
             carriedSecret = nil
+            let plaintextByteCount = plaintextBytes
+            plaintextBytes = 0
             guard !batch.isEmpty || secret != nil else { return }
-            let opening = WindowOpening(jobs: batch, in: window, after: chain, record: record, tuning: tuning)
+            let plaintexts = ItemBytes.makeArena(byteCount: plaintextByteCount)
+            let opening = WindowOpening(jobs: batch, in: window, plaintexts: plaintexts, after: chain, record: record, tuning: tuning)
             if opening.wantsHelpers {
                 if workers == nil { workers = WindowWorkers(count: tuning.workerCount - 1) }
                 workers?.post(opening)
@@ -205,7 +224,7 @@ enum WindowedRecordDecoder {
             inFlight = (opening, secret)
             if let previous {
                 do throws(FrameProblem) {
-                    try finish(previous)
+                    try finish(previous, helping: opening)
                 } catch {
                     opening.abandon()
                     inFlight = nil
@@ -225,7 +244,7 @@ enum WindowedRecordDecoder {
         /// and hands its entries on; leaves `carried` set to the attributes of a put whose secret box is in the
         /// next window.
         private mutating func finish(
-            _ opened: (opening: WindowOpening, carriedSecret: (entryIndex: UInt32, secret: Box)?)
+            _ opened: (opening: WindowOpening, carriedSecret: (entryIndex: UInt32, secret: Box)?), helping next: WindowOpening? = nil
         ) throws(FrameProblem) {
             let window = opened.opening.window
             if let carriedSecret = opened.carriedSecret {
@@ -235,14 +254,14 @@ enum WindowedRecordDecoder {
                 carried = nil
                 let outcome = WindowedRecordDecoder.open(
                     .secret(entryIndex: carriedSecret.entryIndex, opened: attributes, secret: carriedSecret.secret),
-                    in: window, after: [], record: record)
+                    in: window, plaintexts: opened.opening.plaintexts, after: [], record: record)
                 if case .failed(let problem) = outcome {
                     opened.opening.abandon()
                     throw problem
                 }
                 try append(outcome, window: window)
             }
-            try opened.opening.finish { (outcome) throws(FrameProblem) in try append(outcome, window: window) }
+            try opened.opening.finish(helping: next) { (outcome) throws(FrameProblem) in try append(outcome, window: window) }
             deliver(entries, digests, Int(record.entryCount))
             entries.removeAll(keepingCapacity: true)
             digests.removeAll(keepingCapacity: true)
@@ -274,17 +293,18 @@ enum WindowedRecordDecoder {
     /// puts after it are opened, so before a failure is handed on, the secret boxes of the puts before it are
     /// checked: of the two, the earlier failure in file order is the one handed on.
     static func open(
-        _ jobs: [Job], _ range: Range<Int>, in window: [UInt8], after chain: [UInt8], record: RecordDecoder.RecordFields,
-        storing store: (Int, Outcome) -> Void
+        _ jobs: [Job], _ range: Range<Int>, in window: [UInt8], plaintexts: ItemBytes, after chain: [UInt8],
+        record: RecordDecoder.RecordFields, storing store: (Int, Outcome) -> Void
     ) -> Bool {
         var pending: [PendingSecret] = []
         pending.reserveCapacity(SecretTagBatch.limit)
         for index in range {
             let outcome: Outcome
-            if case .put(let entryIndex, let attributes, let previousTagEnd, let secret?) = jobs[index] {
+            if case .put(let entryIndex, let attributes, let plaintextAt, let previousTagEnd, let secret?) = jobs[index] {
                 do throws(FrameProblem) {
                     let opened = try openAttributes(
-                        attributes, entryIndex: entryIndex, previousTagEnd: previousTagEnd, in: window, after: chain, record: record)
+                        attributes, entryIndex: entryIndex, previousTagEnd: previousTagEnd, in: window,
+                        into: plaintexts, at: plaintextAt, after: chain, record: record)
                     pending.append(PendingSecret(
                         index: index, put: OpenedPut(entryIndex: entryIndex, attributes: opened, secretBox: secret.range), box: secret))
                     if pending.count == SecretTagBatch.limit, !checkPending(&pending, in: window, record: record, storing: store) {
@@ -295,7 +315,7 @@ enum WindowedRecordDecoder {
                     outcome = .failed(error)
                 }
             } else {
-                outcome = open(jobs[index], in: window, after: chain, record: record)
+                outcome = open(jobs[index], in: window, plaintexts: plaintexts, after: chain, record: record)
             }
             if case .failed = outcome {
                 guard checkPending(&pending, in: window, record: record, storing: store) else { return false }
@@ -345,28 +365,40 @@ enum WindowedRecordDecoder {
     }
 
     /// Opens and decodes a put's attributes box, chained to the tag that ends at `previousTagEnd` in `window`
-    /// (`chain` when that box was in an earlier window).
+    /// (`chain` when that box was in an earlier window), into the window's arena `plaintexts` at `plaintextAt`:
+    /// the attributes are a view of that part, which the calling thread copies into the item's block.
     private static func openAttributes(
-        _ attributes: Box, entryIndex: UInt32, previousTagEnd: Int?, in window: [UInt8], after chain: [UInt8],
-        record: RecordDecoder.RecordFields
+        _ attributes: Box, entryIndex: UInt32, previousTagEnd: Int?, in window: [UInt8], into plaintexts: ItemBytes,
+        at plaintextAt: Int, after chain: [UInt8], record: RecordDecoder.RecordFields
     ) throws(FrameProblem) -> OpenedAttributes {
         let previous = previousTagEnd.map { ChainValue(window, endingAt: $0) } ?? ChainValue(chain)
-        let decoded = try RecordDecoder.openAttributesBox(
-            window, attributes.range, at: attributes.offset, record: record, entryIndex: entryIndex, previousChain: previous)
+        let count = attributes.range.count - Format.boxOverhead
+        let decoded = try plaintexts.writeInArena(plaintextAt..<(plaintextAt + count)) { (plaintext) throws(FrameProblem) in
+            try RecordDecoder.openAttributesBox(
+                window, attributes.range, at: attributes.offset, record: record, entryIndex: entryIndex, previousChain: previous,
+                into: plaintext)
+        }
+        let header = AttributeCoding.headerByteCount
+        let itemAttributes = ItemAttributes(
+            itemClass: decoded.itemClass, count: decoded.count,
+            encoded: ByteView(plaintexts, offset: plaintextAt + header, count: count - header))
         let tag = ChainValue(window, endingAt: attributes.range.upperBound)
         return OpenedAttributes(
-            id: decoded.id, attributes: decoded.attributes, tag: tag, boxByteCount: attributes.range.count,
-            digests: ItemDigests(id: decoded.id, attributes: decoded.attributes))
+            id: decoded.id, attributes: itemAttributes, tag: tag, boxByteCount: attributes.range.count,
+            digests: ItemDigests(id: decoded.id, attributes: itemAttributes))
     }
 
-    /// Opens one job's boxes with ``RecordDecoder``'s checks and messages.
-    static func open(_ job: Job, in window: [UInt8], after chain: [UInt8], record: RecordDecoder.RecordFields) -> Outcome {
+    /// Opens one job's boxes with ``RecordDecoder``'s checks and messages, a put's attributes into `plaintexts`.
+    static func open(
+        _ job: Job, in window: [UInt8], plaintexts: ItemBytes, after chain: [UInt8], record: RecordDecoder.RecordFields
+    ) -> Outcome {
         func previousChain(_ end: Int?) -> ChainValue { end.map { ChainValue(window, endingAt: $0) } ?? ChainValue(chain) }
         do throws(FrameProblem) {
             switch job {
-            case .put(let entryIndex, let attributes, let previousTagEnd, let secret):
+            case .put(let entryIndex, let attributes, let plaintextAt, let previousTagEnd, let secret):
                 let opened = try openAttributes(
-                    attributes, entryIndex: entryIndex, previousTagEnd: previousTagEnd, in: window, after: chain, record: record)
+                    attributes, entryIndex: entryIndex, previousTagEnd: previousTagEnd, in: window, into: plaintexts,
+                    at: plaintextAt, after: chain, record: record)
                 guard let secret else { return .attributesOpened(opened) }
                 try RecordDecoder.verifySecretBox(
                     window, secret.range, at: secret.offset, record: record, entryIndex: entryIndex, itemID: opened.id,

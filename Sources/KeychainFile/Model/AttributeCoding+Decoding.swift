@@ -17,6 +17,20 @@ extension AttributeCoding {
     static func decode(
         _ bytes: UnsafeRawBufferPointer
     ) throws(AttributeDecodingError) -> (id: ItemID, attributes: ItemAttributes) {
+        let checked = try check(bytes)
+        // Checked: the attributes are kept in the encoding they arrived in.
+        let encoded = ByteView(copying: UnsafeRawBufferPointer(rebasing: bytes[headerByteCount...]))
+        return (checked.id, ItemAttributes(itemClass: checked.itemClass, count: checked.count, encoded: encoded))
+    }
+
+    /// What ``decode(_:)`` checks, without copying anything: the plaintext's item id, item class and attribute
+    /// count, its attributes being bytes `headerByteCount...` of `bytes` exactly as ``ItemAttributes`` keeps them.
+    ///
+    /// - Parameter bytes: The decrypted plaintext.
+    /// - Throws: ``AttributeDecodingError`` for the first problem found, as ``decode(_:)`` does.
+    static func check(
+        _ bytes: UnsafeRawBufferPointer
+    ) throws(AttributeDecodingError) -> (id: ItemID, itemClass: ItemClass, count: Int) {
         let total = bytes.count
         guard total >= 1 else { throw AttributeDecodingError(offset: 0, reason: "truncated: the plaintext is empty") }
         guard bytes[0] == version else {
@@ -56,13 +70,12 @@ extension AttributeCoding {
             throw AttributeDecodingError(
                 offset: offset, reason: "\(total - offset) trailing bytes after the last attribute")
         }
-        for (required, present) in [(Attribute.creationDate, hasCreationDate), (.modificationDate, hasModificationDate)]
-        where !present {
-            throw AttributeDecodingError(offset: 18, reason: "\(required.name) missing")
+        // Two checks rather than a loop over an array of pairs, which would be an allocation per item.
+        guard hasCreationDate else { throw AttributeDecodingError(offset: 18, reason: "\(Attribute.creationDate.name) missing") }
+        guard hasModificationDate else {
+            throw AttributeDecodingError(offset: 18, reason: "\(Attribute.modificationDate.name) missing")
         }
-        // Checked: the attributes are kept in the encoding they arrived in.
-        let encoded = ByteView(copying: UnsafeRawBufferPointer(rebasing: bytes[headerByteCount...]))
-        return (id, ItemAttributes(itemClass: itemClass, count: count, encoded: encoded))
+        return (id, itemClass, count)
     }
 
     /// Reads and checks the tag and type of the attribute at `offset`, which must follow `previousTag`.

@@ -24,7 +24,9 @@
 /// (``wipeReserved()``). The other exception is an *arena* (``makeArena(byteCount:)``): the record encoder
 /// seals the secrets of puts that have no reserved block (an update's; a rewrite only writes its boxes) into one object per
 /// record, each as chain value ‖ box in a part of its own, in the same two steps, and hands out views of them
-/// only once the record is sealed.
+/// only once the record is sealed; and the threads opening a window of a large record decrypt each put's
+/// attributes into a part of the window's arena (``writeInArena(_:_:)``), and make a view of a part only once
+/// it is written and checked.
 final class ItemBytes: ManagedBuffer<ItemBytes.Layout, UInt8> {
     /// The sizes of the parts (8 bytes, so that the bytes start 24 bytes into the object).
     struct Layout {
@@ -207,18 +209,29 @@ final class ItemBytes: ManagedBuffer<ItemBytes.Layout, UInt8> {
         withUnsafeMutablePointerToHeader { $0.pointee.markSealed() }
     }
 
+    /// Has `body` write the part `range` of an arena and returns what it returns: how the threads opening a
+    /// window of a large record decrypt each put's attributes into the window's arena (``WindowOpening``), each
+    /// part on one thread, before any view of that part is made and handed on. No allocation per item, on threads
+    /// whose allocator arenas would otherwise hold the blocks and take a lock for every one the calling thread frees.
+    func writeInArena<Value, Failure: Error>(
+        _ range: Range<Int>, _ body: (UnsafeMutableRawBufferPointer) throws(Failure) -> Value
+    ) throws(Failure) -> Value {
+        precondition(header.attributesByteCount == 0 && !header.hasChain, "an arena")
+        return try write(at: range, body)
+    }
+
     /// Has `body` write bytes `range` of the object: the one place the record encoder writes a reserved
-    /// object or an arena (see ``ItemBytes``).
-    private func write<Failure: Error>(
-        at range: Range<Int>, _ body: (UnsafeMutableRawBufferPointer) throws(Failure) -> Void
-    ) throws(Failure) {
+    /// object or an arena, and a window's opening an arena (see ``ItemBytes``).
+    private func write<Value, Failure: Error>(
+        at range: Range<Int>, _ body: (UnsafeMutableRawBufferPointer) throws(Failure) -> Value
+    ) throws(Failure) -> Value {
         let total = header.totalByteCount
         precondition(range.lowerBound >= 0 && range.upperBound <= total, "within the object")
-        let outcome: Result<Void, Failure> = withUnsafeMutablePointerToElements { elements in
+        let outcome: Result<Value, Failure> = withUnsafeMutablePointerToElements { elements in
             let part = UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(elements) + range.lowerBound, count: range.count)
             return Result { () throws(Failure) in try body(part) }
         }
-        try outcome.get()
+        return try outcome.get()
     }
 
     /// Copies the 16-byte `chain` to `offset` of the object (see ``write(at:_:)``).
