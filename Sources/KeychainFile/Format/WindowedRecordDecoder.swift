@@ -201,6 +201,9 @@ enum WindowedRecordDecoder {
         mutating func openBatch(in window: [UInt8]) throws(FrameProblem) {
             var batch: [Job] = []
             swap(&batch, &jobs)
+            // Room for as many jobs as this window had (a pending put's too): grown from empty, the array was
+            // copied a dozen times a window, its last copies missing the cache on every job.
+            jobs.reserveCapacity(batch.count + 1)
             if let put = pendingPut {
                 batch.append(.put(
                     entryIndex: put.entryIndex, attributes: put.attributes, plaintextAt: put.plaintextAt,
@@ -212,7 +215,7 @@ enum WindowedRecordDecoder {
             let plaintextByteCount = plaintextBytes
             plaintextBytes = 0
             guard !batch.isEmpty || secret != nil else { return }
-            let plaintexts = ItemBytes.makeArena(byteCount: plaintextByteCount)
+            let plaintexts = ItemBytes.makeUnzeroedArena(byteCount: plaintextByteCount)
             let opening = WindowOpening(jobs: batch, in: window, plaintexts: plaintexts, after: chain, record: record, tuning: tuning)
             if opening.wantsHelpers {
                 if workers == nil { workers = WindowWorkers(count: tuning.workerCount - 1) }

@@ -130,6 +130,14 @@ final class ItemBytes: ManagedBuffer<ItemBytes.Layout, UInt8> {
         }
     }
 
+    /// An arena of `byteCount` bytes left as the allocator gave them, for parts that are each written whole
+    /// (``writeInArena(_:_:)``) before anything reads them: a window's attribute plaintexts, where zeroing first
+    /// cost the calling thread a pass over every attribute byte of the file. Only the parts written are ever read.
+    static func makeUnzeroedArena(byteCount: Int) -> ItemBytes {
+        let layout = Layout(attributesByteCount: 0, hasChain: false, boxByteCount: byteCount)
+        return unsafeDowncast(create(minimumCapacity: byteCount) { _ in layout }, to: ItemBytes.self)
+    }
+
     /// Has `seal` write a `boxByteCount`-byte box at `offset + 16` of an arena, leaving the 16 bytes at `offset`
     /// (where the chain value goes) at zero; ``completeInArena(at:chain:boxByteCount:complete:)`` finishes it.
     /// The caller (the record encoder) writes each part of an arena once, possibly on several threads, each
