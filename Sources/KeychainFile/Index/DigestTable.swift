@@ -23,7 +23,7 @@ struct DigestTable: Sendable {
     enum Positions: Equatable {
         case none
         case one(Int)
-        case many(Set<UInt32>)
+        case many(PositionSet)
     }
 
     /// The most positions the table can tell apart: slot values keep the top bit for "see the overflow set".
@@ -33,7 +33,7 @@ struct DigestTable: Sendable {
     /// `position + 1` or `overflowFlag | k` for `overflow[k]` (never 0, so an occupied slot is never 0).
     private var slots: [UInt64] = []
     /// The sets of keys with more than one position; emptied sets are reused through `freeOverflow`.
-    private var overflow: [Set<UInt32>] = []
+    private var overflow: [PositionSet] = []
     private var freeOverflow: [Int] = []
     /// Occupied slots (distinct keys).
     private(set) var digestCount = 0
@@ -165,7 +165,7 @@ struct DigestTable: Sendable {
             return
         }
         guard value - 1 != position else { return }
-        let set: Set<UInt32> = [value - 1, position]
+        let set: PositionSet = [value - 1, position]
         let index: Int
         if let free = freeOverflow.popLast() {
             overflow[free] = set

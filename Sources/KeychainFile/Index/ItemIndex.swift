@@ -12,7 +12,7 @@ struct StoredItem: Sendable {
     private let sequence: UInt64
     private let entryCount: UInt32
     private let entryIndex: UInt32
-    private let entryByteCount: UInt32
+    private let storedEntryByteCount: UInt32
     private let kind: RecordKind
     private let itemClass: ItemClass
     private let attributeCount: UInt8
@@ -39,7 +39,7 @@ struct StoredItem: Sendable {
         sequence = secret.sequence
         entryCount = secret.entryCount
         entryIndex = secret.entryIndex
-        entryByteCount = UInt32(clamping: secret.entryByteCount)
+        storedEntryByteCount = UInt32(clamping: secret.entryByteCount)
         kind = secret.kind
         itemClass = attributes.itemClass
         attributeCount = UInt8(truncatingIfNeeded: attributes.count)
@@ -49,10 +49,14 @@ struct StoredItem: Sendable {
         ItemAttributes(itemClass: itemClass, count: Int(attributeCount), encoded: bytes.attributesView)
     }
 
+    /// The file bytes of the put that wrote this item (``SealedSecret/entryByteCount``), without making the
+    /// ``secret`` view (a retain and a release) to read it.
+    var entryByteCount: Int { Int(storedEntryByteCount) }
+
     var secret: SealedSecret {
         SealedSecret(
             box: bytes.boxView, hasChain: bytes.layout.hasChain, sequence: sequence, kind: kind, entryCount: entryCount,
-            entryIndex: entryIndex, entryByteCount: Int(entryByteCount))
+            entryIndex: entryIndex, entryByteCount: entryByteCount)
     }
 
     /// This item with the sealed secret `secret` (its attributes and order unchanged).
@@ -75,7 +79,7 @@ enum IndexConflict: Error, Equatable {
 /// their positions there: item ids, lookup digests (``LookupIndex``) and primary-key digests
 /// (``PrimaryKeyMap``); every position found through a digest is confirmed against the item itself. A
 /// dictionary of whole items would keep a slot of an item's size for every bucket (up to 2.6 per item at the
-/// load factors a large dictionary runs at); these keep 12 bytes per slot. Removing an item moves the last
+/// load factors a large dictionary runs at); these keep 8 bytes per slot. Removing an item moves the last
 /// one into its place, and the tables follow it.
 struct ItemIndex: Sendable {
     private var storage = PagedItems()
@@ -134,7 +138,7 @@ struct ItemIndex: Sendable {
 
     /// Gives the live item at `position` the sealed secret it was rewritten with.
     mutating func replaceSecret(atPosition position: Int, with secret: SealedSecret) {
-        liveEntryBytes += secret.entryByteCount - storage[position].secret.entryByteCount
+        liveEntryBytes += secret.entryByteCount - storage[position].entryByteCount
         storage[position] = storage[position].replacingSecret(with: secret)
     }
 
@@ -194,7 +198,7 @@ struct ItemIndex: Sendable {
         positions.insert(digests.id, position)
         lookup.insert(position, digests.lookup)
         primaryKeys.insert(digest: primaryKeyDigest, holder: position)
-        liveEntryBytes += item.secret.entryByteCount
+        liveEntryBytes += item.entryByteCount
         return position
     }
 
@@ -204,7 +208,7 @@ struct ItemIndex: Sendable {
         let old = storage[position]
         lookup.remove(position, old.attributes)
         primaryKeys.remove(old.attributes.primaryKey, holder: position)
-        liveEntryBytes += item.secret.entryByteCount - old.secret.entryByteCount
+        liveEntryBytes += item.entryByteCount - old.entryByteCount
         storage[position] = item
         lookup.insert(position, item.attributes)
         primaryKeys.insert(key, holder: position)
@@ -220,7 +224,7 @@ struct ItemIndex: Sendable {
         positions.remove(Self.digest(id), position)
         lookup.remove(position, removed.attributes)
         primaryKeys.remove(removed.attributes.primaryKey, holder: position)
-        liveEntryBytes -= removed.secret.entryByteCount
+        liveEntryBytes -= removed.entryByteCount
         let last = storage.removeLast()
         let lastPosition = storage.count
         if position < lastPosition {
@@ -394,7 +398,7 @@ struct ItemIndex: Sendable {
     /// placeholder until the record is sealed).
     mutating func replaceSecret(of id: ItemID, with secret: SealedSecret) {
         guard let position = position(of: id) else { return }
-        liveEntryBytes += secret.entryByteCount - storage[position].secret.entryByteCount
+        liveEntryBytes += secret.entryByteCount - storage[position].entryByteCount
         storage[position] = storage[position].replacingSecret(with: secret)
     }
 

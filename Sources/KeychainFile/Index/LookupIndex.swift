@@ -131,7 +131,7 @@ struct LookupIndex: Sendable {
         /// The index has no item with the query's values.
         case none
         case one(Int)
-        case many(Set<UInt32>)
+        case many(PositionSet)
     }
 
     /// The positions of the items a query can only match, from the most specific index whose attributes the
