@@ -58,6 +58,18 @@ struct PositionSetTests {
         }
     }
 
+    @Test("An empty set has no slots; one emptied of most positions shrinks, so that iterating it stays cheap")
+    func capacityFollowsCount() {
+        var set = PositionSet()
+        #expect(set.capacity == 0 && set.first == nil && !set.contains(0))
+        for position in UInt32(0)..<100_000 { set.insert(position) }
+        #expect(set.capacity >= 100_000 * 4 / 3)
+        for position in UInt32(2)..<100_000 { set.remove(position) }
+        #expect(set.count == 2 && set.contains(0) && set.contains(1))
+        #expect(set.capacity <= 16, "capacity \(set.capacity) for two positions")
+        #expect(Set(set) == [0, 1])
+    }
+
     @Test("Equal when the positions are, in whatever order they went in; an array literal makes a set")
     func equality() {
         var forward = PositionSet()

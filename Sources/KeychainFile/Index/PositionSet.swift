@@ -9,9 +9,11 @@
 /// process, which spreads any set of positions (an arithmetic progression, as a service's items often are)
 /// without letting a file choose positions that pile up in one run of slots.
 ///
-/// Open addressing with linear probing over a power-of-two capacity kept at most three quarters full;
-/// deletion shifts the following entries back instead of leaving tombstones. Equal when the positions are,
-/// whatever their order; iteration is in no particular order.
+/// Open addressing with linear probing over a power-of-two capacity kept at most three quarters full and, once
+/// positions are taken out, at least an eighth full (iterating reads every slot: a service emptied of most of
+/// its items should not cost a scan of the slots it once needed); deletion shifts the following entries back
+/// instead of leaving tombstones. An empty set allocates nothing. Equal when the positions are, whatever their
+/// order; iteration is in no particular order.
 struct PositionSet: Sequence, Equatable, Sendable, ExpressibleByArrayLiteral {
     /// Each slot: 0 when empty, else `position + 1`.
     private var slots: [UInt32]
@@ -28,10 +30,10 @@ struct PositionSet: Sequence, Equatable, Sendable, ExpressibleByArrayLiteral {
     /// The smallest capacity; a set starts with two positions.
     private static let minimumCapacity = 8
 
-    /// An empty set.
+    /// An empty set, with no slots until a position goes in.
     init() {
-        slots = [UInt32](repeating: 0, count: Self.minimumCapacity)
-        shift = 32 - UInt32(Self.minimumCapacity.trailingZeroBitCount)
+        slots = []
+        shift = 32
     }
 
     init(arrayLiteral positions: UInt32...) {
@@ -40,6 +42,9 @@ struct PositionSet: Sequence, Equatable, Sendable, ExpressibleByArrayLiteral {
     }
 
     var isEmpty: Bool { count == 0 }
+
+    /// The slots, which iteration reads: 0 for an empty set, else a power of two at least 8.
+    var capacity: Int { slots.count }
 
     /// Some position of the set (`nil` when it is empty).
     var first: UInt32? {
@@ -57,7 +62,7 @@ struct PositionSet: Sequence, Equatable, Sendable, ExpressibleByArrayLiteral {
     mutating func insert(_ position: UInt32) -> Bool {
         precondition(position < UInt32.max, "a position leaves room for the empty slot's 0")
         if slot(of: position) != nil { return false }
-        if (count + 1) * 4 > slots.count * 3 { resize(capacity: slots.count * 2) }
+        if (count + 1) * 4 > slots.count * 3 { resize(capacity: Swift.max(Self.minimumCapacity, slots.count * 2)) }
         var slot = home(position)
         while slots[slot] != 0 { slot = (slot + 1) & (slots.count - 1) }
         slots[slot] = position + 1
@@ -84,6 +89,7 @@ struct PositionSet: Sequence, Equatable, Sendable, ExpressibleByArrayLiteral {
         }
         slots[hole] = 0
         count -= 1
+        if slots.count > Self.minimumCapacity && count * 8 < slots.count { resize(capacity: slots.count / 2) }
         return position
     }
 
@@ -118,6 +124,7 @@ struct PositionSet: Sequence, Equatable, Sendable, ExpressibleByArrayLiteral {
     }
 
     private func slot(of position: UInt32) -> Int? {
+        guard !slots.isEmpty else { return nil }
         let mask = slots.count - 1
         var slot = home(position)
         while true {
