@@ -551,8 +551,7 @@ enum RecordDecoder {
             do throws(FrameProblem) {
                 let checked = try openAttributesBox(
                     window, range, at: offset, record: record, entryIndex: entryIndex, previousChain: previousChain, into: plaintext)
-                let encoded = ByteView(copying: UnsafeRawBufferPointer(rebasing: plaintext[AttributeCoding.headerByteCount...]))
-                return .success((checked.id, ItemAttributes(itemClass: checked.itemClass, count: checked.count, encoded: encoded)))
+                return .success(AttributeCoding.keep(checked, of: UnsafeRawBufferPointer(plaintext)))
             } catch {
                 return .failure(error)
             }

@@ -81,8 +81,9 @@ struct DigestTable: Sendable {
     mutating func insert(_ digest: Int, _ position: Int) {
         precondition(position >= 0 && position <= Self.maximumPosition, "an item position fits in 31 bits")
         let key = Self.key(digest)
-        if let slot = slot(of: key) {
-            add(UInt32(position), toSlot: slot)
+        var probe = capacity > 0 ? self.probe(key) : nil
+        if let found = probe, found.found {
+            add(UInt32(position), toSlot: found.slot)
             return
         }
         if Double(digestCount + 1) > Double(capacity) * Self.maximumLoad {
@@ -90,10 +91,10 @@ struct DigestTable: Sendable {
             // need not be a power of two), and the old and new slots held while rehashing are 2.5 times the old
             // ones rather than 3.
             rehash(capacity: max(16, capacity + capacity / 2))
+            probe = self.probe(key)
         }
-        var slot = home(key)
-        while slots[slot] != 0 { slot = slot + 1 == capacity ? 0 : slot + 1 }
-        slots[slot] = Self.slot(key: key, value: UInt32(position) + 1)
+        guard let empty = probe else { preconditionFailure("a table that has grown has slots") }
+        slots[empty.slot] = Self.slot(key: key, value: UInt32(position) + 1)
         digestCount += 1
     }
 
@@ -145,11 +146,18 @@ struct DigestTable: Sendable {
     /// The slot holding `key`, if any.
     private func slot(of key: UInt32) -> Int? {
         guard capacity > 0 else { return nil }
+        let probe = self.probe(key)
+        return probe.found ? probe.slot : nil
+    }
+
+    /// The slot holding `key` (`found`), or else the empty slot where its probe sequence ends (there is one:
+    /// the table is never full). Only when the table has slots.
+    private func probe(_ key: UInt32) -> (found: Bool, slot: Int) {
         var slot = home(key)
         while true {
             let word = slots[slot]
-            if word == 0 { return nil }
-            if Self.key(ofSlot: word) == key { return slot }
+            if word == 0 { return (false, slot) }
+            if Self.key(ofSlot: word) == key { return (true, slot) }
             slot = slot + 1 == capacity ? 0 : slot + 1
         }
     }
@@ -183,10 +191,7 @@ struct DigestTable: Sendable {
         var hole = slot
         var next = slot + 1 == capacity ? 0 : slot + 1
         while slots[next] != 0 {
-            let wanted = home(Self.key(ofSlot: slots[next]))
-            // The entry at `next` may fill the hole unless its home lies cyclically in (hole, next].
-            let homeAfterHole = hole <= next ? (wanted > hole && wanted <= next) : (wanted > hole || wanted <= next)
-            if !homeAfterHole {
+            if backwardShiftMayFill(hole: hole, from: next, home: home(Self.key(ofSlot: slots[next]))) {
                 slots[hole] = slots[next]
                 hole = next
             }

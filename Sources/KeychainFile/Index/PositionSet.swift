@@ -61,11 +61,14 @@ struct PositionSet: Sequence, Equatable, Sendable, ExpressibleByArrayLiteral {
     @discardableResult
     mutating func insert(_ position: UInt32) -> Bool {
         precondition(position < UInt32.max, "a position leaves room for the empty slot's 0")
-        if slot(of: position) != nil { return false }
-        if (count + 1) * 4 > slots.count * 3 { resize(capacity: Swift.max(Self.minimumCapacity, slots.count * 2)) }
-        var slot = home(position)
-        while slots[slot] != 0 { slot = (slot + 1) & (slots.count - 1) }
-        slots[slot] = position + 1
+        if slots.isEmpty { resize(capacity: Self.minimumCapacity) }
+        var probe = self.probe(position)
+        if probe.found { return false }
+        if (count + 1) * 4 > slots.count * 3 {
+            resize(capacity: slots.count * 2)
+            probe = self.probe(position)
+        }
+        slots[probe.slot] = position + 1
         count += 1
         return true
     }
@@ -74,14 +77,11 @@ struct PositionSet: Sequence, Equatable, Sendable, ExpressibleByArrayLiteral {
     @discardableResult
     mutating func remove(_ position: UInt32) -> UInt32? {
         guard var hole = slot(of: position) else { return nil }
-        // Backward-shift deletion: move back each following entry whose home does not lie cyclically in
-        // (hole, next], so that no probe sequence has a gap.
+        // Backward-shift deletion, so that no probe sequence has a gap.
         let mask = slots.count - 1
         var next = (hole + 1) & mask
         while slots[next] != 0 {
-            let wanted = home(slots[next] - 1)
-            let homeAfterHole = hole <= next ? (wanted > hole && wanted <= next) : (wanted > hole || wanted <= next)
-            if !homeAfterHole {
+            if backwardShiftMayFill(hole: hole, from: next, home: home(slots[next] - 1)) {
                 slots[hole] = slots[next]
                 hole = next
             }
@@ -125,12 +125,19 @@ struct PositionSet: Sequence, Equatable, Sendable, ExpressibleByArrayLiteral {
 
     private func slot(of position: UInt32) -> Int? {
         guard !slots.isEmpty else { return nil }
+        let probe = self.probe(position)
+        return probe.found ? probe.slot : nil
+    }
+
+    /// The slot holding `position` (`found`), or else the empty slot where its probe sequence ends (there is one:
+    /// the set is never full). Only when the set has slots.
+    private func probe(_ position: UInt32) -> (found: Bool, slot: Int) {
         let mask = slots.count - 1
         var slot = home(position)
         while true {
             let value = slots[slot]
-            if value == 0 { return nil }
-            if value == position &+ 1 { return slot }
+            if value == 0 { return (false, slot) }
+            if value == position &+ 1 { return (true, slot) }
             slot = (slot + 1) & mask
         }
     }
@@ -146,4 +153,13 @@ struct PositionSet: Sequence, Equatable, Sendable, ExpressibleByArrayLiteral {
             slots[slot] = value
         }
     }
+}
+
+/// Backward-shift deletion in a linear-probing table (``DigestTable``, ``PositionSet``): whether the entry at
+/// `next`, whose home slot is `home`, may move back into the empty slot `hole` before it. It may unless its home
+/// lies cyclically in (hole, next], where moving it would put it before its home and out of its probe sequence.
+@inline(__always)
+func backwardShiftMayFill(hole: Int, from next: Int, home: Int) -> Bool {
+    let homeAfterHole = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next)
+    return !homeAfterHole
 }

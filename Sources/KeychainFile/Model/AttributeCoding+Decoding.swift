@@ -17,8 +17,14 @@ extension AttributeCoding {
     static func decode(
         _ bytes: UnsafeRawBufferPointer
     ) throws(AttributeDecodingError) -> (id: ItemID, attributes: ItemAttributes) {
-        let checked = try check(bytes)
-        // Checked: the attributes are kept in the encoding they arrived in.
+        keep(try check(bytes), of: bytes)
+    }
+
+    /// The id and a copy of the attributes of the plaintext `bytes`, which ``check(_:)`` gave `checked` for:
+    /// the attributes are kept in the encoding they arrived in.
+    static func keep(
+        _ checked: (id: ItemID, itemClass: ItemClass, count: Int), of bytes: UnsafeRawBufferPointer
+    ) -> (id: ItemID, attributes: ItemAttributes) {
         let encoded = ByteView(copying: UnsafeRawBufferPointer(rebasing: bytes[headerByteCount...]))
         return (checked.id, ItemAttributes(itemClass: checked.itemClass, count: checked.count, encoded: encoded))
     }
