@@ -31,6 +31,7 @@ final class AESGCMContext: @unchecked Sendable {
     }
 
     deinit {
+        ghashKeyStorage.pointee.wipeAndDeallocate()
         secureZero(UnsafeMutableRawPointer(ghashKeyStorage), count: MemoryLayout<GHASHKey>.size)
         ghashKeyStorage.deallocate()
     }

@@ -13,9 +13,11 @@
 // multiplication runs in constant time on the processors Swift targets, and nothing here branches on data
 // or indexes memory with it.
 //
-// Speed. The 128-bit products use Karatsuba (three 64-bit products), and four blocks are multiplied by
-// H⁴, H³, H², H and summed before a single reduction, which also lets the four multiplications overlap; a
-// last group of one to three blocks likewise, with the powers it needs.
+// Two kernels. The one here multiplies by any element with 64 × 64-bit products on ordinary `mul` instructions,
+// Karatsuba making three of them a block: it computes the powers of H, the lengths block and the deferred-slot
+// corrections (AESGCMDeferredSlot.swift). Runs of blocks — nearly all the work — go through the pair kernel
+// (GHASHPairKernel.swift), which does the same arithmetic on 32-bit pieces with SSE2's `pmuludq`, two blocks at
+// a time, four blocks to a reduction.
 
 /// The masks selecting every fourth bit: mask k keeps bit positions ≡ k (mod 4).
 private let fourthBitMask0: UInt64 = 0x1111_1111_1111_1111
@@ -136,9 +138,12 @@ struct GHASHProduct {
     }
 }
 
-/// GHASH keyed with H: the powers H, H², H³, H⁴ prepared as multipliers.
+/// GHASH keyed with H: H prepared as a multiplier, and H, H², H³, H⁴ laid out for the pair kernel.
+///
+/// A value that shares its table: the context that made it frees the table, wiped, with ``wipeAndDeallocate()``.
 struct GHASHKey {
-    var h1, h2, h3, h4: GHASHMultiplier
+    var h1: GHASHMultiplier
+    let table: GHASHPairTable
 
     /// Prepares the key from H = AES_K(0¹²⁸), given as its 16 bytes.
     init(hashSubkey: UnsafeRawPointer) {
@@ -146,11 +151,14 @@ struct GHASHKey {
         let low = hashSubkey.loadBigEndianUInt64(at: 8)
         h1 = GHASHMultiplier(high: high, low: low)
         let p2 = GHASHKey.multiply(high, low, h1)
-        h2 = GHASHMultiplier(high: p2.high, low: p2.low)
         let p3 = GHASHKey.multiply(p2.high, p2.low, h1)
-        h3 = GHASHMultiplier(high: p3.high, low: p3.low)
         let p4 = GHASHKey.multiply(p3.high, p3.low, h1)
-        h4 = GHASHMultiplier(high: p4.high, low: p4.low)
+        table = GHASHPairTable(h1: (high, low), h2: p2, h3: p3, h4: p4)
+    }
+
+    /// Wipes and frees the pair kernel's table. The key must not be used afterwards.
+    func wipeAndDeallocate() {
+        table.wipeAndDeallocate()
     }
 
     @inline(__always)
@@ -169,35 +177,7 @@ struct GHASH {
     /// Absorbs `count` whole 16-byte blocks from `blocks`.
     @inline(__always)
     mutating func update(blocks: UnsafeRawPointer, count: Int, key: GHASHKey) {
-        var p = blocks
-        var remaining = count
-        while remaining >= 4 {
-            // Y' = (Y ⊕ X1)·H⁴ ⊕ X2·H³ ⊕ X3·H² ⊕ X4·H, reduced once.
-            var product = GHASHProduct()
-            product.accumulate(high: high ^ p.loadBigEndianUInt64(at: 0), low: low ^ p.loadBigEndianUInt64(at: 8), key.h4)
-            product.accumulate(high: p.loadBigEndianUInt64(at: 16), low: p.loadBigEndianUInt64(at: 24), key.h3)
-            product.accumulate(high: p.loadBigEndianUInt64(at: 32), low: p.loadBigEndianUInt64(at: 40), key.h2)
-            product.accumulate(high: p.loadBigEndianUInt64(at: 48), low: p.loadBigEndianUInt64(at: 56), key.h1)
-            (high, low) = product.reduced()
-            p += 64
-            remaining -= 4
-        }
-        // The last one to three blocks as one group too, with the powers of H their count needs, reduced once.
-        var product = GHASHProduct()
-        switch remaining {
-        case 3:
-            product.accumulate(high: high ^ p.loadBigEndianUInt64(at: 0), low: low ^ p.loadBigEndianUInt64(at: 8), key.h3)
-            product.accumulate(high: p.loadBigEndianUInt64(at: 16), low: p.loadBigEndianUInt64(at: 24), key.h2)
-            product.accumulate(high: p.loadBigEndianUInt64(at: 32), low: p.loadBigEndianUInt64(at: 40), key.h1)
-        case 2:
-            product.accumulate(high: high ^ p.loadBigEndianUInt64(at: 0), low: low ^ p.loadBigEndianUInt64(at: 8), key.h2)
-            product.accumulate(high: p.loadBigEndianUInt64(at: 16), low: p.loadBigEndianUInt64(at: 24), key.h1)
-        case 1:
-            product.accumulate(high: high ^ p.loadBigEndianUInt64(at: 0), low: low ^ p.loadBigEndianUInt64(at: 8), key.h1)
-        default:
-            return
-        }
-        (high, low) = product.reduced()
+        absorbInPairs(blocks, count: count, table: key.table)
     }
 
     /// Absorbs `count` bytes, zero-padding a final partial block as GCM requires.
