@@ -192,13 +192,13 @@ struct ItemIndex: Sendable {
     /// As ``insertItem(_:primaryKey:)``, with the item's digests and its primary key's digest in
     /// `primaryKeys` (``PrimaryKeyMap/digest(of:attributes:)``) computed already.
     @discardableResult
-    private mutating func insertItem(_ item: StoredItem, digests: ItemDigests, primaryKeyDigest: Int) -> Int {
+    private mutating func insertItem(_ item: consuming StoredItem, digests: ItemDigests, primaryKeyDigest: Int) -> Int {
         let position = storage.count
+        liveEntryBytes += item.entryByteCount
         storage.append(item)
         positions.insert(digests.id, position)
         lookup.insert(position, digests.lookup)
         primaryKeys.insert(digest: primaryKeyDigest, holder: position)
-        liveEntryBytes += item.entryByteCount
         return position
     }
 
@@ -311,8 +311,10 @@ struct ItemIndex: Sendable {
     private mutating func insertNewItems(_ entries: [DecodedEntry], digests: [ItemDigests?]? = nil) -> Bool {
         precondition(digests == nil || digests!.count == entries.count, "one digests slot per entry")
         var inserted = 0
-        for (index, entry) in entries.enumerated() {
-            guard case .put(let id, let attributes, let secret) = entry else {
+        // By index, each entry read in place: `enumerated()` hands out copies, and a copy of a put retains and
+        // releases its item's block twice.
+        for index in entries.indices {
+            guard case .put(let id, let attributes, let secret) = entries[index] else {
                 _ = takeBackNewItems(inserted)
                 return false
             }

@@ -19,7 +19,7 @@ struct PagedItems: Sendable {
     }
 
     /// Adds `item` at position `count`.
-    mutating func append(_ item: StoredItem) {
+    mutating func append(_ item: consuming StoredItem) {
         if count % Self.pageSize == 0 {
             var page = ContiguousArray<StoredItem>()
             page.reserveCapacity(Self.pageSize)
