@@ -55,6 +55,22 @@ func runLeakageCheck(callsPerClass: Int, json: Bool) throws {
         })
     gcmResult.add(to: &report, name: "AES-256-GCM open, wrong tag: near-miss vs random")
 
+    // AES-GCM seal of 256 bytes: a fixed plaintext (all zeros) vs a random one per call, under one key and
+    // nonce. The ciphertext GHASH multiplies by the powers of H changes with the plaintext, so this times the
+    // GHASH kernels on data of both classes (and the CTR XOR).
+    // Both classes get a freshly allocated plaintext, so that they differ only in its bytes.
+    let sealResult = measureLeakage(
+        callsPerClass: callsPerClass, using: &random,
+        makeInput: { (isRandomClass, generator) -> [UInt8] in
+            var plaintext = [UInt8](repeating: 0, count: 256)
+            if isRandomClass {
+                for index in 0..<256 { plaintext[index] = UInt8.random(in: 0...255, using: &generator) }
+            }
+            return plaintext
+        },
+        operation: { plaintext in blackHole(try! AES.GCM.seal(plaintext, using: gcmKey, nonce: nonce).tag) })
+    sealResult.add(to: &report, name: "AES-256-GCM seal 256 B: zero vs random plaintext")
+
     // Positive control: the same two classes of tags compared with an early-exit loop, which returns at
     // the first differing byte. It must be flagged; if it is not, the measurement cannot see leaks here.
     let controlResult = measureLeakage(
