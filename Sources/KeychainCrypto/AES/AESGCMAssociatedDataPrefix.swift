@@ -19,12 +19,18 @@ final class AESGCMAssociatedDataPrefix: @unchecked Sendable {
     /// The prefix: public associated data, a whole number of 16-byte blocks, at least one.
     private let bytes: [UInt8]
     private let state: UnsafeMutablePointer<GHASH>
+    /// Associated data of one layout that many of the messages have whole, varying only in public bytes: the
+    /// state after all of it (AESGCMPublicFields.swift).
+    private let template: AESGCMAssociatedDataTemplate?
 
-    /// Absorbs the whole 16-byte blocks at the start of `prefix` (at least one) under `context`'s hash key.
-    init(context: AESGCMContext, prefix: UnsafeRawBufferPointer) {
+    /// Absorbs the whole 16-byte blocks at the start of `prefix` (at least one) under `context`'s hash key; with
+    /// `template`, messages whose associated data matches it start after the whole of it instead.
+    init(context: AESGCMContext, prefix: UnsafeRawBufferPointer, template: AESGCMAssociatedDataTemplate? = nil) {
         let blockCount = prefix.count / 16
         precondition(blockCount > 0, "a prefix is at least one whole block")
+        precondition(template == nil || template!.tables.context === context, "a template under the prefix's key")
         self.context = context
+        self.template = template
         bytes = Array(UnsafeRawBufferPointer(rebasing: prefix[..<(16 * blockCount)]))
         state = .allocate(capacity: 1)
         var hash = GHASH()
@@ -38,11 +44,13 @@ final class AESGCMAssociatedDataPrefix: @unchecked Sendable {
         state.deallocate()
     }
 
-    /// The GHASH state to absorb `aad` from and how many of its bytes that state has absorbed already: the
-    /// stored state and the prefix's length when `aad` begins with the prefix and `context` is the one the
-    /// state was computed under, a zero state and 0 otherwise.
+    /// The GHASH state to absorb `aad` from and how many of its bytes that state has absorbed already: the state
+    /// after all of `aad` when it matches the template; the stored state and the prefix's length when `aad`
+    /// begins with the prefix; a zero state and 0 otherwise, or when `context` is not the one the states were
+    /// computed under.
     @inline(__always)
     func start(for aad: UnsafeRawBufferPointer, under context: AESGCMContext) -> (hash: GHASH, absorbed: Int) {
+        if let template, let whole = template.state(after: aad, under: context) { return (whole, aad.count) }
         guard context === self.context, aad.count >= bytes.count, let base = aad.baseAddress else { return (GHASH(), 0) }
         // The associated data is public: an ordinary comparison is fine here.
         let matches = bytes.withUnsafeBytes { prefix in

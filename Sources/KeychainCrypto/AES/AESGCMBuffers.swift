@@ -50,6 +50,56 @@ extension AES.GCM {
             guard prefix.count >= 16 else { return PreparedKey(context: context, prefix: nil) }
             return PreparedKey(context: context, prefix: AESGCMAssociatedDataPrefix(context: context, prefix: prefix))
         }
+
+        /// ``sharingAssociatedDataPrefix(_:)``, and besides: a message whose associated data equals `template`
+        /// except in the bytes `publicFields` names starts GHASH after the whole of it, the varying bytes' share
+        /// read from `publicFields`' tables. Tags are bit for bit the same.
+        ///
+        /// Only for varying bytes that are public (see ``PublicFieldTables``). For example, the attributes boxes of
+        /// one record, whose associated data differ only in the entry index and the previous box's tag:
+        /// ```swift
+        /// let fields = try AES.GCM.PublicFieldTables(key: key, associatedDataByteCount: 78, varying: [41..<45, 62..<78])
+        /// let recordKey = templateAAD.withUnsafeBytes {
+        ///     key.sharingAssociatedData(prefix: UnsafeRawBufferPointer(rebasing: $0[..<32]), template: $0, publicFields: fields)
+        /// }
+        /// ```
+        ///
+        /// - Parameters:
+        ///   - prefix: Associated data most messages begin with; only its whole blocks are used (at least one).
+        ///   - template: Associated data of `publicFields`' length; its bytes at the varying positions are ignored.
+        ///   - publicFields: Tables made for this key.
+        public func sharingAssociatedData(
+            prefix: UnsafeRawBufferPointer, template: UnsafeRawBufferPointer, publicFields: PublicFieldTables
+        ) -> PreparedKey {
+            precondition(prefix.count >= 16, "a prefix of at least one block")
+            precondition(publicFields.tables.context === context, "public-field tables made for this key")
+            let made = AESGCMAssociatedDataTemplate(tables: publicFields.tables, template: template)
+            return PreparedKey(context: context, prefix: AESGCMAssociatedDataPrefix(context: context, prefix: prefix, template: made))
+        }
+    }
+
+    /// What the public bytes of associated data of one layout add to its GHASH state, as tables under one key:
+    /// see ``PreparedKey/sharingAssociatedData(prefix:template:publicFields:)``.
+    ///
+    /// The tables are read at addresses given by the varying bytes, so those bytes must be public (a timing
+    /// attacker could learn them); they are multiples of powers of the GHASH key and are zeroed when released.
+    /// About 0.5 KiB a varying byte.
+    @_spi(KeychainFileInternals)
+    public final class PublicFieldTables: Sendable {
+        let tables: AESGCMPublicFieldTables
+
+        /// Prepares the tables for associated data of `associatedDataByteCount` bytes whose bytes in `varying`
+        /// (within the data, not overlapping) change from message to message, under `key`.
+        ///
+        /// - Throws: `CryptoKitError.invalidParameter` for a length under 8 bytes or ranges outside the data or
+        ///   overlapping.
+        public init(key: PreparedKey, associatedDataByteCount: Int, varying: [Range<Int>]) throws(CryptoKitError) {
+            let positions = varying.flatMap { Array($0) }
+            guard associatedDataByteCount >= 8, Set(positions).count == positions.count,
+                positions.allSatisfy({ (0..<associatedDataByteCount).contains($0) })
+            else { throw .invalidParameter }
+            tables = AESGCMPublicFieldTables(context: key.context, byteCount: associatedDataByteCount, varying: varying)
+        }
     }
 
     /// Seals `plaintext` into `box`, which must hold exactly `plaintext.count + 28` bytes:

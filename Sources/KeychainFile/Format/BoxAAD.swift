@@ -3,6 +3,9 @@ struct BoxAAD {
     static let size = 78
     /// Where the previous chain value starts: the last 16 bytes.
     static let previousChainOffset = 62
+    /// The entry index (u32) and the previous chain value: what differs between the attributes boxes of one record.
+    static let entryIndexRange = 41..<45
+    static let previousChainRange = previousChainOffset..<size
 
     /// Builds the AAD, in an array: what the tests check boxes against. The reader and the record sealer write it
     /// into scratch memory instead (``write(fileID:epoch:sequence:kind:entryCount:entryIndex:role:itemID:previousChain:into:)``,
