@@ -96,19 +96,23 @@ struct AESTests {
             let counterBlock = vector.initial_counter.bytes
             let context = try vector.key.bytes.withUnsafeBytes { try AESGCMContext(key: $0) }
             let firstCounter = counterBlock[12...].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            var output = [UInt8](repeating: 0, count: vector.plaintext.bytes.count)
-            // The stream views the schedule without keeping it: the context must outlive it.
-            withExtendedLifetime(context) {
-                counterBlock.withUnsafeBytes { nonce in
-                    var stream = CounterStream(keys: context.keys.unretained, nonce: nonce.baseAddress!, firstCounter: firstCounter)
-                    vector.plaintext.bytes.withUnsafeBytes { input in
-                        output.withUnsafeMutableBytes { out in
-                            stream.apply(to: input.baseAddress!, into: out.baseAddress!, count: input.count)
+            // Announced as short (runs of eight blocks) and as long (runs of sixteen, two batches at once).
+            for announced in [0, 1024] {
+                var output = [UInt8](repeating: 0, count: vector.plaintext.bytes.count)
+                // The stream views the schedule without keeping it: the context must outlive it.
+                withExtendedLifetime(context) {
+                    counterBlock.withUnsafeBytes { nonce in
+                        var stream = CounterStream(
+                            keys: context.keys.unretained, nonce: nonce.baseAddress!, firstCounter: firstCounter, byteCount: announced)
+                        vector.plaintext.bytes.withUnsafeBytes { input in
+                            output.withUnsafeMutableBytes { out in
+                                stream.apply(to: input.baseAddress!, into: out.baseAddress!, count: input.count)
+                            }
                         }
                     }
                 }
+                #expect(output == vector.ciphertext.bytes, "\(vector.name), \(announced) bytes announced")
             }
-            #expect(output == vector.ciphertext.bytes, "\(vector.name)")
         }
     }
 
@@ -129,6 +133,31 @@ struct AESTests {
             #expect(blocks == singly)
             blocks.withUnsafeMutableBytes { transformBlocks($0.baseAddress!, count: 8, keys: decryptionKeys, direction: .decryption) }
             #expect(blocks == original)
+        }
+    }
+
+    @Test("Two batches encrypted together give what each gives alone, for every key size")
+    func pairMatchesTwoBatches() throws {
+        var generator = SeededGenerator(seed: 0x9a1e)
+        for trial in 0..<300 {
+            let keyBytes = [16, 24, 32][trial % 3]
+            let key = (0..<keyBytes).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let keys = try key.withUnsafeBytes { try AESRoundKeys(key: $0, direction: .encryption) }
+            let input = (0..<256).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            var alone = [UInt8](repeating: 0, count: 256), together = [UInt8](repeating: 0, count: 256)
+            input.withUnsafeBytes { raw in
+                var first = AESPlanes(transposing: raw.baseAddress!), second = AESPlanes(transposing: raw.baseAddress! + 128)
+                var pair = AESPlanesPair(first: first, second: second)
+                first.encrypt(with: keys)
+                second.encrypt(with: keys)
+                pair.encrypt(with: keys.unretained)
+                alone.withUnsafeMutableBytes { first.storeTransposed(to: $0.baseAddress!); second.storeTransposed(to: $0.baseAddress! + 128) }
+                together.withUnsafeMutableBytes {
+                    pair.first.storeTransposed(to: $0.baseAddress!)
+                    pair.second.storeTransposed(to: $0.baseAddress! + 128)
+                }
+            }
+            #expect(together == alone, "trial \(trial), \(keyBytes)-byte key")
         }
     }
 

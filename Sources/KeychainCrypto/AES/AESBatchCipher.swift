@@ -58,6 +58,42 @@ extension AESPlanes {
     }
 }
 
+/// Two batches of eight states encrypted together: sixteen blocks.
+///
+/// The S-box circuit is deep (28 gates, with levels of only one to four gates in the middle), so one batch leaves
+/// the vector units idle for part of every round; two independent batches in one loop give the out-of-order core a
+/// second chain to fill them with. A prototype measured 12–15% less time for sixteen blocks than two runs of eight
+/// on the Intel Xeon VM (the two circuits interleaved by hand gate by gate did no better, with twice the spills; a
+/// fully unrolled loop was twice as slow, too large for the instruction cache).
+struct AESPlanesPair {
+    var first: AESPlanes
+    var second: AESPlanes
+
+    /// Encrypts both batches in place with the schedule `keys` views, as ``AESPlanes/encrypt(with:)`` does each.
+    @inline(__always)
+    mutating func encrypt(with keys: AESRoundKeys.Unretained) {
+        let roundKeys = keys.planes
+        let rounds = keys.rounds
+        let start = keys.inputOffset
+        first.addRoundKey(roundKeys)
+        second.addRoundKey(roundKeys)
+        for round in 1...rounds {
+            first.subBytes()
+            second.subBytes()
+            if round < rounds {
+                switch (start + round) & 3 {
+                case 0: first.mixColumns(offset: 0); second.mixColumns(offset: 0)
+                case 1: first.mixColumns(offset: 1); second.mixColumns(offset: 1)
+                case 2: first.mixColumns(offset: 2); second.mixColumns(offset: 2)
+                default: first.mixColumns(offset: 3); second.mixColumns(offset: 3)
+                }
+            }
+            first.addRoundKey(roundKeys + 8 * round)
+            second.addRoundKey(roundKeys + 8 * round)
+        }
+    }
+}
+
 /// Encrypts or decrypts up to eight independent 16-byte blocks in natural (FIPS 197) byte order.
 ///
 /// Used for single blocks and ECB-style calls, where the byte shuffling into and out of the batch layout

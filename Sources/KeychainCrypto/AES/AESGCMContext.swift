@@ -44,7 +44,7 @@ final class AESGCMContext: @unchecked Sendable {
         plaintext: UnsafeRawBufferPointer, nonce: UnsafeRawPointer, authenticating aad: UnsafeRawBufferPointer,
         prefix: AESGCMAssociatedDataPrefix? = nil, ciphertext: UnsafeMutableRawPointer, tag: UnsafeMutableRawPointer
     ) {
-        var stream = CounterStream(context: self, nonce: nonce)
+        var stream = CounterStream(context: self, nonce: nonce, byteCount: plaintext.count)
         var hash = hashAssociatedData(aad, prefix: prefix)
         let key = ghashKey
         if let input = plaintext.baseAddress {
@@ -70,7 +70,7 @@ final class AESGCMContext: @unchecked Sendable {
         ciphertext: UnsafeRawBufferPointer, nonce: UnsafeRawPointer, tag: UnsafeRawPointer,
         authenticating aad: UnsafeRawBufferPointer, prefix: AESGCMAssociatedDataPrefix? = nil, plaintext: UnsafeMutableRawPointer
     ) -> Bool {
-        var stream = CounterStream(context: self, nonce: nonce)
+        var stream = CounterStream(context: self, nonce: nonce, byteCount: ciphertext.count)
         guard tagMatches(ciphertext: ciphertext, tag: tag, authenticating: aad, prefix: prefix, stream: stream) else {
             stream.wipe()
             return false
@@ -89,7 +89,7 @@ extension AESGCMContext {
     ///
     /// - Precondition: `nonce` is 12 bytes.
     func decryptVerified(ciphertext: UnsafeRawBufferPointer, nonce: UnsafeRawPointer, plaintext: UnsafeMutableRawPointer) {
-        var stream = CounterStream(context: self, nonce: nonce)
+        var stream = CounterStream(context: self, nonce: nonce, byteCount: ciphertext.count)
         // `apply` refills the key stream as it goes: no GHASH to interleave here.
         if let input = ciphertext.baseAddress { stream.apply(to: input, into: plaintext, count: ciphertext.count) }
         stream.wipe()
@@ -101,7 +101,7 @@ extension AESGCMContext {
         ciphertext: UnsafeRawBufferPointer, nonce: UnsafeRawPointer, tag: UnsafeRawPointer,
         authenticating aad: UnsafeRawBufferPointer, prefix: AESGCMAssociatedDataPrefix? = nil
     ) -> Bool {
-        var stream = CounterStream(context: self, nonce: nonce)
+        var stream = CounterStream(context: self, nonce: nonce, byteCount: 0)
         defer { stream.wipe() }
         return tagMatches(ciphertext: ciphertext, tag: tag, authenticating: aad, prefix: prefix, stream: stream)
     }
@@ -175,8 +175,9 @@ extension AESGCMContext {
 }
 
 /// The CTR key stream of one message: E(J0) for the tag, then E(J0 + 1), E(J0 + 2), …, produced eight
-/// blocks per batch. The first batch yields the tag mask and seven blocks of key stream, so a message of up
-/// to 112 bytes costs one run of the cipher.
+/// blocks per run of the batch cipher, or sixteen (``AESPlanesPair``) while more than eight blocks of the message
+/// are still to come. The first run yields the tag mask as well, so a message of up to 112 bytes costs one run of
+/// eight blocks, and one of up to 240 bytes one run of sixteen.
 struct CounterStream {
     static let batchByteCount = 128
 
@@ -190,22 +191,27 @@ struct CounterStream {
     private let counterPositions: (Int, Int, Int, Int)
     /// The counter value of the first block of the next batch.
     private var counter: UInt32
-    /// Key stream not used yet: bytes `position ..< 128` of `buffer`.
-    private var buffer: Batch
+    /// Key stream not used yet: bytes `position ..< limit` of `buffer`.
+    private var buffer: KeyStreamBuffer
     private var position: Int
+    private var limit: Int
+    /// The bytes of key stream the message still needs after the buffer's, as far as the caller said.
+    private var needed: Int
     private var tagMask: SIMD16<UInt8>
 
     /// Starts the GCM stream for a 96-bit nonce: J0 = nonce ‖ 0x00000001 masks the tag, and the key
-    /// stream starts at J0 + 1.
-    init(context: AESGCMContext, nonce: UnsafeRawPointer) {
-        self.init(keys: context.keys.unretained, nonce: nonce, firstCounter: 1)
-        tagMask = buffer.b0
+    /// stream starts at J0 + 1. `byteCount`, the message's length, only decides how many blocks each run of the
+    /// cipher makes.
+    init(context: AESGCMContext, nonce: UnsafeRawPointer, byteCount: Int) {
+        self.init(keys: context.keys.unretained, nonce: nonce, firstCounter: 1, byteCount: 16 + byteCount)
+        tagMask = buffer.first.b0
         position = 16
     }
 
     /// Starts a plain CTR key stream whose counter blocks are the 12 bytes at `nonce` followed by a
-    /// big-endian 32-bit counter starting at `firstCounter` (incremented modulo 2³², as GCM's inc32).
-    init(keys: AESRoundKeys.Unretained, nonce: UnsafeRawPointer, firstCounter: UInt32) {
+    /// big-endian 32-bit counter starting at `firstCounter` (incremented modulo 2³², as GCM's inc32);
+    /// `byteCount` bytes of it are expected.
+    init(keys: AESRoundKeys.Unretained, nonce: UnsafeRawPointer, firstCounter: UInt32, byteCount: Int) {
         self.keys = keys
         let offset = keys.inputOffset
         counterPositions = (storedPosition(ofNatural: 12, offset: offset), storedPosition(ofNatural: 13, offset: offset),
@@ -215,16 +221,17 @@ struct CounterStream {
             block[storedPosition(ofNatural: natural, offset: offset)] = nonce.load(fromByteOffset: natural, as: UInt8.self)
         }
         template = Batch(repeating: block)
-        buffer = Batch(repeating: .zero)
+        buffer = KeyStreamBuffer()
         counter = firstCounter
         position = 0
+        limit = 0
+        needed = byteCount
         tagMask = .zero
         refill()
     }
 
-    /// Replaces the buffer with the next eight blocks of key stream.
-    private mutating func refill() {
-        let start = counter
+    /// Writes the counters `start` … `start + 7` into the template.
+    private mutating func writeCounters(from start: UInt32) {
         let positions = counterPositions
         withUnsafeMutableBytes(of: &template) { batch in
             let base = batch.baseAddress!
@@ -239,10 +246,32 @@ struct CounterStream {
                 first &+= 16
             }
         }
-        var state = withUnsafeBytes(of: &template) { AESPlanes(transposing: $0.baseAddress!) }
-        state.encrypt(with: keys)
-        withUnsafeMutableBytes(of: &buffer) { state.writeNaturalBlocks(to: $0.baseAddress!) }
-        counter = start &+ 8
+    }
+
+    /// Replaces the buffer with the next eight blocks of key stream, or sixteen while more than eight are needed.
+    private mutating func refill() {
+        let start = counter
+        writeCounters(from: start)
+        let first = withUnsafeBytes(of: &template) { AESPlanes(transposing: $0.baseAddress!) }
+        if needed > Self.batchByteCount {
+            writeCounters(from: start &+ 8)
+            let second = withUnsafeBytes(of: &template) { AESPlanes(transposing: $0.baseAddress!) }
+            var pair = AESPlanesPair(first: first, second: second)
+            pair.encrypt(with: keys)
+            withUnsafeMutableBytes(of: &buffer) { raw in
+                pair.first.writeNaturalBlocks(to: raw.baseAddress!)
+                pair.second.writeNaturalBlocks(to: raw.baseAddress! + Self.batchByteCount)
+            }
+            counter = start &+ 16
+            limit = 2 * Self.batchByteCount
+        } else {
+            var state = first
+            state.encrypt(with: keys)
+            withUnsafeMutableBytes(of: &buffer) { state.writeNaturalBlocks(to: $0.baseAddress!) }
+            counter = start &+ 8
+            limit = Self.batchByteCount
+        }
+        needed = max(0, needed - limit)
         position = 0
     }
 
@@ -251,8 +280,8 @@ struct CounterStream {
     mutating func apply(to input: UnsafeRawPointer, into output: UnsafeMutableRawPointer, count: Int) {
         var done = 0
         while done < count {
-            if position == Self.batchByteCount { refill() }
-            let take = min(count - done, Self.batchByteCount - position)
+            if position == limit { refill() }
+            let take = min(count - done, limit - position)
             let start = position
             withUnsafeBytes(of: &buffer) { keyStream in
                 let stream = keyStream.baseAddress! + start
@@ -286,10 +315,16 @@ struct CounterStream {
 
     /// Overwrites the key stream and tag mask; called when the message is done.
     mutating func wipe() {
-        buffer = Batch(repeating: .zero)
+        buffer = KeyStreamBuffer()
         tagMask = .zero
         withUnsafeMutableBytes(of: &buffer) { secureZero($0.baseAddress!, count: $0.count) }
     }
+}
+
+/// Sixteen blocks of key stream stored inline: a batch, and the one after it when the cipher made two.
+struct KeyStreamBuffer {
+    var first = Batch(repeating: .zero)
+    var second = Batch(repeating: .zero)
 }
 
 /// Eight 16-byte blocks stored inline.
