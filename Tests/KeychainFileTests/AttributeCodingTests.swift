@@ -263,6 +263,53 @@ struct AttributeCodingTests {
         }
     }
 
+    @Test("The quick check accepts every valid plaintext and only what the full check accepts, with its result",
+          arguments: ItemClass.allCases)
+    func quickCheckAgreesWithFullCheck(itemClass: ItemClass) throws {
+        var generator = TestRandom(seed: 0x7175_6963_6b00 | UInt64(itemClass.rawValue))
+        var valid: [[UInt8]] = []
+        for variant in 0..<3 {
+            let every = try ItemAttributes(itemClass: itemClass, values: everyAttribute(of: itemClass, variant: variant))
+            valid.append(AttributeCoding.encode(id: ItemID(using: &generator), attributes: every))
+        }
+        valid.append(plaintext(itemClass: itemClass.rawValue, [created, modified]))
+        // The malformed plaintexts written out by hand above, and random corruptions and truncations of valid ones.
+        var candidates = malformed.map(\.bytes)
+        for bytes in valid {
+            for _ in 0..<3_000 {
+                var corrupted = bytes
+                for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                    let index = Int.random(in: 0..<corrupted.count, using: &generator)
+                    corrupted[index] = Bool.random(using: &generator) ? corrupted[index] ^ (1 << UInt8.random(in: 0...7, using: &generator))
+                        : UInt8.random(in: 0...255, using: &generator)
+                }
+                candidates.append(corrupted)
+            }
+            candidates.append(contentsOf: (0..<bytes.count).map { Array(bytes.prefix($0)) })
+            candidates.append(bytes + [0])
+        }
+        for bytes in valid {
+            bytes.withUnsafeBytes { raw in #expect(AttributeCoding.quickCheck(raw) != nil, "a valid plaintext left to the full check") }
+        }
+        var disagreements = 0, quickAccepted = 0
+        for bytes in candidates + valid {
+            bytes.withUnsafeBytes { raw in
+                let full = Result { () throws(AttributeDecodingError) in try AttributeCoding.fullCheck(raw) }
+                guard let quick = AttributeCoding.quickCheck(raw) else { return }
+                quickAccepted += 1
+                guard case .success(let checked) = full, checked.id == quick.id, checked.itemClass == quick.itemClass,
+                    checked.count == quick.count
+                else {
+                    disagreements += 1
+                    if disagreements <= 5 { Issue.record("the quick check accepted what the full check gives as \(full)") }
+                    return
+                }
+            }
+        }
+        #expect(disagreements == 0)
+        #expect(quickAccepted >= valid.count)
+    }
+
     @Test("Random corruption never traps, and every error points inside the plaintext")
     func randomCorruption() throws {
         let attributes = try ItemAttributes(itemClass: .key, values: everyAttribute(of: .key))

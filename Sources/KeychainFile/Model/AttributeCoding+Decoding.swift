@@ -37,6 +37,16 @@ extension AttributeCoding {
     static func check(
         _ bytes: UnsafeRawBufferPointer
     ) throws(AttributeDecodingError) -> (id: ItemID, itemClass: ItemClass, count: Int) {
+        // A valid plaintext passes the quick check (AttributeCoding+QuickCheck.swift); the full one below finds
+        // what is wrong with the others.
+        if let checked = quickCheck(bytes) { return checked }
+        return try fullCheck(bytes)
+    }
+
+    /// ``check(_:)`` without the quick pass: every check, with the offset and message of the first that fails.
+    static func fullCheck(
+        _ bytes: UnsafeRawBufferPointer
+    ) throws(AttributeDecodingError) -> (id: ItemID, itemClass: ItemClass, count: Int) {
         let total = bytes.count
         guard total >= 1 else { throw AttributeDecodingError(offset: 0, reason: "truncated: the plaintext is empty") }
         guard bytes[0] == version else {
