@@ -21,10 +21,16 @@ struct AESGCMPrefixTests {
             }
         }
         #expect(box == published, comment)
+        try expectOpens(published, aad: aad, key: key, plaintext: plaintext, comment)
+    }
+
+    /// Verifies, opens and batch-checks `box` with `key`, expecting `plaintext`; and expects the box with its tag's
+    /// last bit flipped to fail verification and the batch check.
+    static func expectOpens(_ box: [UInt8], aad: [UInt8], key: AES.GCM.PreparedKey, plaintext: [UInt8], _ comment: Comment) throws {
         var opened = [UInt8](repeating: 0, count: plaintext.count)
-        var altered = published
-        altered[published.count - 1] ^= 1
-        try published.withUnsafeBytes { b in
+        var altered = box
+        altered[box.count - 1] ^= 1
+        try box.withUnsafeBytes { b in
             try aad.withUnsafeBytes { a in
                 try AES.GCM.verify(b, using: key, authenticating: a)
                 try opened.withUnsafeMutableBytes { try AES.GCM.open(b, using: key, authenticating: a, into: $0) }

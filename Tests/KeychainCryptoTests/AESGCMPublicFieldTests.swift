@@ -7,7 +7,7 @@ import Testing
 @Suite("AES-GCM keys with a template of associated data and public fields")
 struct AESGCMPublicFieldTests {
     /// Seals `plaintext` under `key` and `plain` and expects the same box; then opens, verifies and batch-checks
-    /// the box with `key`, and expects a wrong tag to fail each way.
+    /// the box with `key`, and expects a wrong tag to fail each way (``AESGCMPrefixTests/expectOpens(_:aad:key:plaintext:_:)``).
     static func expectSameBoxes(
         _ plaintext: [UInt8], aad: [UInt8], key: AES.GCM.PreparedKey, plain: AES.GCM.PreparedKey, nonce: [UInt8], _ comment: Comment
     ) throws {
@@ -22,21 +22,7 @@ struct AESGCMPublicFieldTests {
         }
         let box = try seal(plain)
         #expect(try seal(key) == box, comment)
-        var altered = box
-        altered[box.count - 1] ^= 0x10
-        var opened = [UInt8](repeating: 0, count: plaintext.count)
-        try box.withUnsafeBytes { b in
-            try aad.withUnsafeBytes { a in
-                try AES.GCM.verify(b, using: key, authenticating: a)
-                try opened.withUnsafeMutableBytes { try AES.GCM.open(b, using: key, authenticating: a, into: $0) }
-                #expect(AES.GCM.firstFailingTag(count: 1, using: key, box: { _ in b }, authenticating: { _ in a }) == nil, comment)
-                altered.withUnsafeBytes { wrong in
-                    #expect(throws: CryptoKitError.authenticationFailure, comment) { try AES.GCM.verify(wrong, using: key, authenticating: a) }
-                    #expect(AES.GCM.firstFailingTag(count: 1, using: key, box: { _ in wrong }, authenticating: { _ in a }) == 0, comment)
-                }
-            }
-        }
-        #expect(opened == plaintext, comment)
+        try AESGCMPrefixTests.expectOpens(box, aad: aad, key: key, plaintext: plaintext, comment)
     }
 
     @Test("Data matching the template in any varying bytes, and data that does not match, give the plain key's boxes")

@@ -18,7 +18,7 @@ final class AESGCMAssociatedDataPrefix: @unchecked Sendable {
     let context: AESGCMContext
     /// The prefix: public associated data, a whole number of 16-byte blocks, at least one.
     private let bytes: [UInt8]
-    private let state: UnsafeMutablePointer<GHASH>
+    private let state: GHASHStateStorage
     /// Associated data of one layout that many of the messages have whole, varying only in public bytes: the
     /// state after all of it (AESGCMPublicFields.swift).
     private let template: AESGCMAssociatedDataTemplate?
@@ -32,16 +32,7 @@ final class AESGCMAssociatedDataPrefix: @unchecked Sendable {
         self.context = context
         self.template = template
         bytes = Array(UnsafeRawBufferPointer(rebasing: prefix[..<(16 * blockCount)]))
-        state = .allocate(capacity: 1)
-        var hash = GHASH()
-        hash.update(blocks: prefix.baseAddress!, count: blockCount, key: context.ghashKey)
-        state.initialize(to: hash)
-        hash = GHASH()
-    }
-
-    deinit {
-        secureZero(UnsafeMutableRawPointer(state), count: MemoryLayout<GHASH>.size)
-        state.deallocate()
+        state = GHASHStateStorage(absorbing: prefix.baseAddress!, blockCount: blockCount, key: context.ghashKey)
     }
 
     /// The GHASH state to absorb `aad` from and how many of its bytes that state has absorbed already: the state
@@ -63,7 +54,7 @@ final class AESGCMAssociatedDataPrefix: @unchecked Sendable {
             }
             return difference == 0
         }
-        return matches ? (state.pointee, bytes.count) : (GHASH(), 0)
+        return matches ? (state.value, bytes.count) : (GHASH(), 0)
     }
 }
 
@@ -116,5 +107,29 @@ extension AESGCMContext {
         var (hash, absorbed) = prefix?.start(for: aad, under: self) ?? (GHASH(), 0)
         hash.update(bytes: aadBase + absorbed, count: aad.count - absorbed, key: ghashKey)
         return hash
+    }
+}
+
+/// A GHASH state derived from H, in memory of its own that is zeroed when released: such a state is key material
+/// (see the top of this file).
+///
+/// `@unchecked Sendable`: the state is written in `init` and only read afterwards.
+final class GHASHStateStorage: @unchecked Sendable {
+    private let pointer: UnsafeMutablePointer<GHASH>
+
+    /// The state after absorbing `blockCount` whole blocks at `blocks` from zero under `key`.
+    init(absorbing blocks: UnsafeRawPointer, blockCount: Int, key: GHASHKey) {
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: GHASH())
+        pointer.pointee.update(blocks: blocks, count: blockCount, key: key)
+    }
+
+    var value: GHASH {
+        @inline(__always) get { pointer.pointee }
+    }
+
+    deinit {
+        secureZero(UnsafeMutableRawPointer(pointer), count: MemoryLayout<GHASH>.size)
+        pointer.deallocate()
     }
 }

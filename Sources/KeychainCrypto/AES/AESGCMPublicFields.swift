@@ -138,7 +138,7 @@ final class AESGCMAssociatedDataTemplate: @unchecked Sendable {
     /// The template with its varying bytes zeroed, as the 8-byte words ``AESGCMPublicFieldTables/fixedMask`` masks.
     private let template: [UInt64]
     /// S(template with its varying bytes zeroed).
-    private let state: UnsafeMutablePointer<GHASH>
+    private let state: GHASHStateStorage
 
     /// Prepares `template` (``AESGCMPublicFieldTables/byteCount`` bytes; its varying bytes are ignored).
     init(tables: AESGCMPublicFieldTables, template bytes: UnsafeRawBufferPointer) {
@@ -148,20 +148,11 @@ final class AESGCMAssociatedDataTemplate: @unchecked Sendable {
             bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & tables.fixedMask[index]
         }
         let blockCount = (bytes.count + 15) / 16
-        state = .allocate(capacity: 1)
-        var hash = GHASH()
-        withUnsafeTemporaryAllocation(byteCount: 16 * blockCount, alignment: 16) { zeroed in
+        state = withUnsafeTemporaryAllocation(byteCount: 16 * blockCount, alignment: 16) { zeroed in
             zeroed.initializeMemory(as: UInt8.self, repeating: 0)
             for index in 0..<bytes.count where !tables.isVarying(index) { zeroed[index] = bytes[index] }
-            hash.update(blocks: UnsafeRawPointer(zeroed.baseAddress!), count: blockCount, key: tables.context.ghashKey)
+            return GHASHStateStorage(absorbing: UnsafeRawPointer(zeroed.baseAddress!), blockCount: blockCount, key: tables.context.ghashKey)
         }
-        state.initialize(to: hash)
-        hash = GHASH()
-    }
-
-    deinit {
-        secureZero(UnsafeMutableRawPointer(state), count: MemoryLayout<GHASH>.size)
-        state.deallocate()
     }
 
     /// The GHASH state after the whole of `aad` when it matches the template under `context`'s key; `nil` otherwise.
@@ -181,7 +172,7 @@ final class AESGCMAssociatedDataTemplate: @unchecked Sendable {
             }
         }
         guard matches else { return nil }
-        var hash = state.pointee
+        var hash = state.value
         let varying = tables.contribution(of: base)
         hash.high ^= varying.high
         hash.low ^= varying.low
