@@ -114,8 +114,7 @@ extension AES.GCM {
         /// H^exponent (exponent ≥ 1) as a multiplier, from the cache or computed (and cached while there is room).
         private func power(_ exponent: Int) -> GHASHMultiplier {
             if let index = cachedExponents.firstIndex(of: exponent) { return cachedPowers[index] }
-            let subkey = context.ghashKey.h1
-            let (high, low) = Self.raise(subkey.high.value, subkey.low.value, to: exponent)
+            let (high, low) = context.ghashKey.power(exponent)
             let multiplier = GHASHMultiplier(high: high, low: low)
             if cachedCount < Self.cachedPowerLimit {
                 (cachedPowers + cachedCount).initialize(to: multiplier)
@@ -123,26 +122,6 @@ extension AES.GCM {
                 cachedCount += 1
             }
             return multiplier
-        }
-
-        /// (high, low)^exponent by square-and-multiply, for exponent ≥ 1 (a public length, not a secret).
-        private static func raise(_ high: UInt64, _ low: UInt64, to exponent: Int) -> (high: UInt64, low: UInt64) {
-            precondition(exponent >= 1, "a power of H")
-            var result: (high: UInt64, low: UInt64)? = nil
-            var base = (high: high, low: low)
-            var remaining = exponent
-            while remaining > 0 {
-                if remaining & 1 == 1 {
-                    if let current = result {
-                        result = GHASHKey.multiply(current.high, current.low, GHASHMultiplier(high: base.high, low: base.low))
-                    } else {
-                        result = base
-                    }
-                }
-                remaining >>= 1
-                if remaining > 0 { base = GHASHKey.multiply(base.high, base.low, GHASHMultiplier(high: base.high, low: base.low)) }
-            }
-            return result!
         }
 
         private func shiftedRight(_ high: UInt64, _ low: UInt64, byBits bits: Int) -> (UInt64, UInt64) {
@@ -154,9 +133,4 @@ extension AES.GCM {
             bits >= 64 ? (low << (bits - 64), 0) : ((high << bits) | (low >> (64 - bits)), low << bits)
         }
     }
-}
-
-extension SplitMultiplier {
-    /// The 64-bit value this was split from.
-    var value: UInt64 { p0 | p1 | p2 | p3 | top }
 }

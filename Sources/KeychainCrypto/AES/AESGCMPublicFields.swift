@@ -72,12 +72,16 @@ final class AESGCMPublicFieldTables: @unchecked Sendable {
         values.initialize(repeating: GHASHLanes(), count: 32 * positions.count)
         let blockCount = (byteCount + 15) / 16
         let key = context.ghashKey
+        // The multiplier of the block the last position was in (positions increase: each block's power is made once).
+        var multiplier: (block: Int, value: GHASHMultiplier)? = nil
         for (number, position) in positions.enumerated() {
             // Byte `position` sits in block position / 16, which the state multiplies by H^(blockCount − block).
             let block = position / 16, inBlock = position % 16
-            var power = (high: key.h1.high.value, low: key.h1.low.value)
-            for _ in 0..<(blockCount - 1 - block) { power = GHASHKey.multiply(power.high, power.low, key.h1) }
-            let multiplier = GHASHMultiplier(high: power.high, low: power.low)
+            if multiplier?.block != block {
+                let power = key.power(blockCount - block)
+                multiplier = (block, GHASHMultiplier(high: power.high, low: power.low))
+            }
+            let multiplier = multiplier!.value
             // What each of the byte's eight bits contributes alone (bit 7 is the byte's most significant), in scratch
             // memory that is zeroed after: multiples of a power of H are key material.
             withUnsafeTemporaryAllocation(of: GHASH.self, capacity: 8) { bits in
@@ -99,7 +103,6 @@ final class AESGCMPublicFieldTables: @unchecked Sendable {
                 }
                 secureZero(UnsafeMutableRawPointer(bits.baseAddress!), count: 8 * MemoryLayout<GHASH>.stride)
             }
-            power = (0, 0)
         }
     }
 

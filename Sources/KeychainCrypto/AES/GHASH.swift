@@ -42,6 +42,9 @@ struct SplitMultiplier {
         p3 = low & fourthBitMask3
         top = value & ~lowSixtyBits
     }
+
+    /// The 64-bit value this was split from.
+    var value: UInt64 { p0 | p1 | p2 | p3 | top }
 }
 
 /// The full 128-bit carry-less product of `x` and the 64-bit value split in `y`.
@@ -159,6 +162,26 @@ struct GHASHKey {
     /// Wipes and frees the pair kernel's table. The key must not be used afterwards.
     func wipeAndDeallocate() {
         table.wipeAndDeallocate()
+    }
+
+    /// H^exponent, by square-and-multiply, for exponent ≥ 1 (a public length or position, not a secret).
+    func power(_ exponent: Int) -> (high: UInt64, low: UInt64) {
+        precondition(exponent >= 1, "a power of H")
+        var result: (high: UInt64, low: UInt64)? = nil
+        var base = (high: h1.high.value, low: h1.low.value)
+        var remaining = exponent
+        while remaining > 0 {
+            if remaining & 1 == 1 {
+                if let current = result {
+                    result = GHASHKey.multiply(current.high, current.low, GHASHMultiplier(high: base.high, low: base.low))
+                } else {
+                    result = base
+                }
+            }
+            remaining >>= 1
+            if remaining > 0 { base = GHASHKey.multiply(base.high, base.low, GHASHMultiplier(high: base.high, low: base.low)) }
+        }
+        return result!
     }
 
     @inline(__always)
