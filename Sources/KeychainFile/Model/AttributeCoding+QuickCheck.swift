@@ -7,37 +7,8 @@
 // took about 200 instructions an attribute.
 
 extension AttributeCoding {
-    /// What the quick check needs to know of each tag, in a flat array indexed like ``AttributeShape/Table``
-    /// (`group · 16 + member`): 0 for a tag SPEC.md §8.2 does not define; otherwise bit 0 set, bits 1 … 3 the
-    /// type code, bits 4 … 7 the class mask, and bits 8 … 15 one more than the index of the tag's integer range
-    /// in `ranges` (0 when any value is allowed).
-    struct QuickTable: Sendable {
-        let groupCount: Int
-        let entries: [UInt16]
-        let ranges: [ClosedRange<Int64>]
-
-        init() {
-            groupCount = Int(Attribute.all.map(\.tag).max()! >> 8) + 1
-            var entries = [UInt16](repeating: 0, count: groupCount * 16)
-            var ranges: [ClosedRange<Int64>] = []
-            for attribute in Attribute.all {
-                var entry = UInt16(1) | UInt16(attribute.type.rawValue) << 1 | UInt16(attribute.classMask) << 4
-                if let range = attribute.integerRange {
-                    ranges.append(range)
-                    entry |= UInt16(ranges.count) << 8
-                }
-                precondition(attribute.type.rawValue < 8 && attribute.classMask < 16 && ranges.count < 256, "a quick-table entry")
-                entries[Int(attribute.tag >> 8) * 16 + Int(attribute.tag & 0xFF)] = entry
-            }
-            self.entries = entries
-            self.ranges = ranges
-        }
-    }
-
-    static let quickTable = QuickTable()
-
     /// ``check(_:)``'s result for `bytes` when it is a valid plaintext; `nil` when it may not be (the caller then
-    /// runs ``check(_:)``, which reports what is wrong). Never accepts a plaintext ``check(_:)`` rejects.
+    /// runs ``fullCheck(_:)``, which reports what is wrong). Never accepts a plaintext ``fullCheck(_:)`` rejects.
     static func quickCheck(_ bytes: UnsafeRawBufferPointer) -> (id: ItemID, itemClass: ItemClass, count: Int)? {
         guard let base = bytes.baseAddress, bytes.count >= headerByteCount, bytes[0] == version,
             let itemClass = ItemClass(rawValue: bytes[17])
@@ -45,19 +16,19 @@ extension AttributeCoding {
         let count = Int(UInt16(bigEndian: base.loadUnaligned(fromByteOffset: 18, as: UInt16.self)))
         guard count >= minimumCount, count <= ItemAttributes.maximumCount else { return nil }
         let classBit = UInt16(Attribute.bit(for: itemClass)) << 4
-        let table = quickTable
+        // Each tag's type, classes and integer range, packed (``AttributeShape/Table/compact``).
+        let table = AttributeShape.table
         let creationDate = Attribute.creationDate.tag, modificationDate = Attribute.modificationDate.tag
         let total = bytes.count
         var offset = headerByteCount
         var previous = -1
         var dates = 0
-        let accepted: Bool = table.entries.withUnsafeBufferPointer { entries in
+        let accepted: Bool = table.compact.withUnsafeBufferPointer { entries in
             for _ in 0..<count {
                 guard total - offset >= attributeHeaderByteCount else { return false }
                 let tag = UInt16(bigEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
-                let group = Int(tag >> 8), member = Int(tag & 0xFF)
-                guard Int(tag) > previous, group < table.groupCount, member < 16 else { return false }
-                let entry = entries[group &* 16 &+ member]
+                guard Int(tag) > previous, let slot = table.slot(ofTag: tag) else { return false }
+                let entry = entries[slot]
                 let type = UInt8(truncatingIfNeeded: entry >> 1) & 7
                 guard entry & 1 != 0, entry & classBit != 0, base.load(fromByteOffset: offset + 2, as: UInt8.self) == type else {
                     return false
@@ -79,7 +50,7 @@ extension AttributeCoding {
                     let range = Int(entry >> 8)
                     if range > 0 {
                         let number = Int64(bigEndian: base.loadUnaligned(fromByteOffset: value, as: Int64.self))
-                        guard table.ranges[range - 1].contains(number) else { return false }
+                        guard table.integerRanges[range - 1].contains(number) else { return false }
                     }
                 case .date?:
                     guard length == 8 else { return false }

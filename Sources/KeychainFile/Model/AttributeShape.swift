@@ -45,26 +45,52 @@ struct AttributeShape: Sendable {
         private let groupCount: Int
         /// Every shape at `group · 16 + member`, `nil` where no attribute has that tag.
         private let shapes: [AttributeShape?]
+        /// The same, packed in 16 bits for ``AttributeCoding/quickCheck(_:)``: 0 where no attribute has the tag;
+        /// otherwise bit 0 set, bits 1 … 3 the type code, bits 4 … 7 the class mask, and bits 8 … 15 one more than
+        /// the index of the tag's integer range in ``integerRanges`` (0 when any value is allowed).
+        let compact: [UInt16]
+        /// The integer ranges ``compact`` refers to.
+        let integerRanges: [ClosedRange<Int64>]
 
         fileprivate init() {
             groupCount = Int(Attribute.all.map(\.tag).max()! >> 8) + 1
             var shapes = [AttributeShape?](repeating: nil, count: groupCount * Self.membersPerGroup)
+            var compact = [UInt16](repeating: 0, count: groupCount * Self.membersPerGroup)
+            var ranges: [ClosedRange<Int64>] = []
             for (index, attribute) in Attribute.all.enumerated() {
                 let member = Int(attribute.tag & 0xFF)
                 precondition(member < Self.membersPerGroup, "attribute tag \(attribute.tag) outside the shape table")
-                shapes[Int(attribute.tag >> 8) * Self.membersPerGroup + member] = AttributeShape(
+                let slot = Int(attribute.tag >> 8) * Self.membersPerGroup + member
+                shapes[slot] = AttributeShape(
                     tag: attribute.tag, type: attribute.type, classMask: attribute.classMask,
                     integerRange: attribute.integerRange, catalogueIndex: index)
+                var entry = UInt16(1) | UInt16(attribute.type.rawValue) << 1 | UInt16(attribute.classMask) << 4
+                if let range = attribute.integerRange {
+                    ranges.append(range)
+                    entry |= UInt16(ranges.count) << 8
+                }
+                precondition(attribute.type.rawValue < 8 && attribute.classMask < 16 && ranges.count < 256, "a compact entry")
+                compact[slot] = entry
             }
             self.shapes = shapes
+            self.compact = compact
+            integerRanges = ranges
+        }
+
+        /// Where the attribute with `tag` would be in ``compact`` (and the shapes), or `nil` for a tag outside the
+        /// table; the slot of a tag inside it may still be empty.
+        @inline(__always)
+        func slot(ofTag tag: UInt16) -> Int? {
+            let group = Int(tag >> 8), member = Int(tag & 0xFF)
+            guard group < groupCount, member < Self.membersPerGroup else { return nil }
+            return group &* Self.membersPerGroup &+ member
         }
 
         /// The shape of the attribute with `tag`, or `nil` for a tag SPEC.md §8.2 does not define.
         @inline(__always)
         func shape(withTag tag: UInt16) -> AttributeShape? {
-            let group = Int(tag >> 8), member = Int(tag & 0xFF)
-            guard group < groupCount, member < Self.membersPerGroup else { return nil }
-            return shapes[group &* Self.membersPerGroup &+ member]
+            guard let slot = slot(ofTag: tag) else { return nil }
+            return shapes[slot]
         }
     }
 }
