@@ -22,15 +22,19 @@ extension AESPlanes {
         for round in 1...rounds {
             subBytes()
             // ShiftRows is skipped: the stored offset is now start + round.
-            if round < rounds {
-                switch (start + round) & 3 {
-                case 0: mixColumns(offset: 0)
-                case 1: mixColumns(offset: 1)
-                case 2: mixColumns(offset: 2)
-                default: mixColumns(offset: 3)
-                }
-            }
+            if round < rounds { mixColumns(storedOffset: start + round) }
             addRoundKey(roundKeys + 8 * round)
+        }
+    }
+
+    /// MixColumns on a state stored with column offset `offset` mod 4, with the offset a constant in each case.
+    @inline(__always)
+    mutating func mixColumns(storedOffset offset: Int) {
+        switch offset & 3 {
+        case 0: mixColumns(offset: 0)
+        case 1: mixColumns(offset: 1)
+        case 2: mixColumns(offset: 2)
+        default: mixColumns(offset: 3)
         }
     }
 
@@ -81,12 +85,8 @@ struct AESPlanesPair {
             first.subBytes()
             second.subBytes()
             if round < rounds {
-                switch (start + round) & 3 {
-                case 0: first.mixColumns(offset: 0); second.mixColumns(offset: 0)
-                case 1: first.mixColumns(offset: 1); second.mixColumns(offset: 1)
-                case 2: first.mixColumns(offset: 2); second.mixColumns(offset: 2)
-                default: first.mixColumns(offset: 3); second.mixColumns(offset: 3)
-                }
+                first.mixColumns(storedOffset: start + round)
+                second.mixColumns(storedOffset: start + round)
             }
             first.addRoundKey(roundKeys + 8 * round)
             second.addRoundKey(roundKeys + 8 * round)
