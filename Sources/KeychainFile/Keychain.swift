@@ -147,6 +147,8 @@ public final class Keychain: @unchecked Sendable {
         let (log, index) = try RecordLog.create(
             at: path, credentials: credentials, iterations: options.passwordIterations, fileSystem: fileSystem,
             using: &generator)
+        // A new file's acknowledgement replaces whatever a lock file left there by an earlier keychain says.
+        try? lockFile.writeAcknowledgement(log.acknowledgementBytes())
         return Keychain(log: log, index: index, random: generator, clock: clock, lockFile: lockFile,
                         autoCompaction: options.autoCompaction)
     }
@@ -161,7 +163,9 @@ public final class Keychain: @unchecked Sendable {
         _ = try lockFile.lock(exclusive: false, wait: true)
         let opened: (RecordLog, ItemIndex)
         do {
-            opened = try RecordLog.open(at: path, credential: credential, expectedHead: options.expectedHead, fileSystem: fileSystem)
+            opened = try RecordLog.open(
+                at: path, credential: credential, expectedHead: options.expectedHead,
+                acknowledgement: lockFile.readAcknowledgement(), fileSystem: fileSystem)
         } catch {
             lockFile.unlock()
             throw error
@@ -408,7 +412,7 @@ public final class Keychain: @unchecked Sendable {
             if try log.hasChanged() {
                 _ = try lockFile.lock(exclusive: false, wait: true)
                 defer { lockFile.unlock() }
-                try log.refresh(&index)
+                try log.refresh(&index, acknowledgement: lockFile.readAcknowledgement())
             }
             log.noteCurrent(counter: counter, at: now)
         }
@@ -424,7 +428,11 @@ public final class Keychain: @unchecked Sendable {
         defer { lockFile.unlock() }
         // Random bytes drawn ahead for this operation go with it (see RandomSource).
         defer { random.discardPool() }
-        try log.refresh(&index)
+        try log.refresh(&index, acknowledgement: lockFile.readAcknowledgement())
+        let before = (log.head, log.end)
+        // Whatever this call made durable is acknowledged in the lock file before the lock is released — also when
+        // the call throws after its change took effect (SPEC.md §16.1).
+        defer { acknowledgeIfChanged(since: before) }
         return try body()
     }
 
@@ -434,6 +442,15 @@ public final class Keychain: @unchecked Sendable {
     /// retaining and then releasing each of its buffers: a tenth of a lookup's time. An `inout` access lends
     /// it without a copy. `body` must not change the index, and must not reach `self.index` in any other way
     /// (such as `statisticsLocked()` or `makeBatch()`): the property's accesses are not checked at run time.
+    /// Writes the acknowledgement of the log's head to the lock file if the head or end moved since `before`
+    /// (SPEC.md §16.1). Its failure is not the call's: the change is durable already, and a stale
+    /// acknowledgement only makes a later reader treat damage to it as possible damage, never as a crash
+    /// remnant.
+    private func acknowledgeIfChanged(since before: (Head, Int)) {
+        guard log.head != before.0 || log.end != before.1 else { return }
+        try? lockFile.writeAcknowledgement(log.acknowledgementBytes())
+    }
+
     func withIndexInPlace<Result>(_ body: (inout ItemIndex) throws(KeychainError) -> Result) throws(KeychainError) -> Result {
         try body(&index)
     }

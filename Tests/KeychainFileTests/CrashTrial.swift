@@ -197,10 +197,15 @@ struct CrashTrial {
         resolved.password = observed.opensWith[0]
         resolved.epoch = observed.epoch
 
-        // Sometimes tear what the killed step appended after the last acknowledged record.
-        guard let end = transcript.acknowledged.last?.end ?? transcript.opening?.end, observed.epoch == acknowledged.epoch,
-              random.next() % 2 == 0, let size = Self.fileSize(path), size > end
+        // Sometimes tear what the killed step appended after the last acknowledged record — as a power loss
+        // could, unless the step made it durable and acknowledged it in the lock file (SPEC.md §16.1) before the
+        // kill, and only the worker's "ack" line was lost: a power loss cannot take back what was synced.
+        guard let reported = transcript.acknowledged.last?.end ?? transcript.opening?.end, observed.epoch == acknowledged.epoch,
+              random.next() % 2 == 0, let size = Self.fileSize(path)
         else { return resolved }
+        let end = max(reported, Self.lockFileAcknowledgedEnd(path, epoch: observed.epoch) ?? reported)
+        let pendingDurable = end > reported
+        guard size > end else { return resolved }
         // Cutting keeps 1 … n-1 of the n bytes after the end; zeroing overwrites 1 … n of them.
         let span = size - end
         let zeroes = span < 2 || random.next() % 2 == 0
@@ -209,7 +214,7 @@ struct CrashTrial {
         tally.tears += 1
         let torn = Self.observe(path)
         tally.reopenChecks += 1
-        let tornVerdict = CrashChecker.check(acknowledged: acknowledged, pending: pending, observed: torn, pendingMayApply: false)
+        let tornVerdict = CrashChecker.check(acknowledged: acknowledged, pending: pending, observed: torn, pendingMayApply: pendingDurable)
         guard record(tornVerdict, in: &tally) else {
             return fail("after \(zeroes ? "zeroing" : "cutting") the file from byte \(cut) of \(size) (last acknowledged end \(end)): "
                 + tornVerdict.problems.joined(separator: "\n  "), outcome.lines)
@@ -217,6 +222,16 @@ struct CrashTrial {
         guard torn.tornTail else { return fail("the file was torn at byte \(cut) of \(size) but opens without reporting a torn tail") }
         tally.tornTailsReported += 1
         return acknowledged
+    }
+
+    /// The end offset the lock file's acknowledgement block (SPEC.md §16.1) gives for `epoch`, read without
+    /// checking its MAC (the test only needs to know how far the worker synced); `nil` if it has none.
+    static func lockFileAcknowledgedEnd(_ path: String, epoch: UInt64) -> Int? {
+        guard let lock = try? fileBytes(path + ".lock"), lock.count >= Acknowledgement.offset + Acknowledgement.size else { return nil }
+        let block = Array(lock[Acknowledgement.offset..<(Acknowledgement.offset + Acknowledgement.size)])
+        func u64(_ at: Int) -> UInt64 { block[at..<(at + 8)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        guard Array(block[0..<4]) == Acknowledgement.magic, u64(20) == epoch else { return nil }
+        return Int(u64(36))
     }
 
     /// Adds a verdict's findings to the tally; false if it found anything.

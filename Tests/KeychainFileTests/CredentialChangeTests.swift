@@ -202,8 +202,14 @@ struct RollbackTests {
         #expect(throws: KeychainError.rolledBack(expected: keychain.head, found: keychain.head)) {
             try keychain.add(GenericPassword(service: "svc", account: "c", password: "3"))
         }
-        // Cut in place below what was verified: refused too.
+        // A fresh open refuses the older copy too: the lock file acknowledged more (SPEC.md §16.1).
+        #expect(throws: KeychainError.rolledBack(expected: keychain.head, found: keychain.head)) {
+            _ = try Keychain.open(at: path, credential: TestKeychain.password)
+        }
+        // Cut in place below what was verified: refused too. (The lock file's acknowledgement is removed, as
+        // someone who restored the older copy on purpose would, so that `other` can start from it.)
         try restore(try copy(path), at: path)
+        try FileManager.default.removeItem(atPath: path + ".lock")
         let other = try Keychain.open(at: path, credential: TestKeychain.password)
         try other.add(GenericPassword(service: "svc", account: "z", password: "z"))
         let handle = try #require(FileHandle(forWritingAtPath: path))

@@ -246,6 +246,10 @@ final class FaultyLockHandle: KeychainLockHandle, @unchecked Sendable {
     func unlock() { base.unlock() }
 
     var changeCounter: UInt64? { base.changeCounter }
+
+    func readAcknowledgement() -> [UInt8]? { base.readAcknowledgement() }
+
+    func writeAcknowledgement(_ bytes: [UInt8]) throws(KeychainError) { try base.writeAcknowledgement(bytes) }
 }
 
 extension Keychain {

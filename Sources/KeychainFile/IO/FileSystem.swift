@@ -76,6 +76,12 @@ protocol KeychainLockHandle: AnyObject, Sendable {
     /// The lock file's change counter (SPEC.md §16), read without a system call; `nil` when this handle cannot
     /// (its mapping failed), and then every read looks the path up.
     var changeCounter: UInt64? { get }
+    /// The bytes of the acknowledgement block after the counter (SPEC.md §16.1, ``Acknowledgement``), or `nil`
+    /// when the lock file holds none (too short) or cannot be read. Read under the lock, shared or exclusive.
+    func readAcknowledgement() -> [UInt8]?
+    /// Writes the acknowledgement block after the counter and makes the lock file durable (`fdatasync`). Only
+    /// under the exclusive lock, after the keychain file's changes are durable.
+    func writeAcknowledgement(_ bytes: [UInt8]) throws(KeychainError)
 }
 
 extension KeychainFileHandle {
@@ -295,6 +301,38 @@ final class PosixLockHandle: KeychainLockHandle, @unchecked Sendable {
             if code == EWOULDBLOCK && !wait { return false }
             throw KeychainError.io(operation: "flock", errno: code, path: path)
         }
+    }
+
+    func readAcknowledgement() -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: Acknowledgement.size)
+        var got = 0
+        while got < bytes.count {
+            let count = bytes.withUnsafeMutableBytes {
+                pread(descriptor, $0.baseAddress! + got, $0.count - got, off_t(Acknowledgement.offset + got))
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            got += count
+        }
+        return bytes
+    }
+
+    func writeAcknowledgement(_ bytes: [UInt8]) throws(KeychainError) {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes {
+                pwrite(descriptor, $0.baseAddress! + written, $0.count - written, off_t(Acknowledgement.offset + written))
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw KeychainError.io(operation: "pwrite (acknowledgement)", errno: count < 0 ? errno : EIO, path: path) }
+            written += count
+        }
+        #if canImport(Darwin)
+        if fcntl(descriptor, F_FULLFSYNC) == 0 { return }
+        _ = try retrying("fsync (lock file)", path) { Int(fsync(descriptor)) }
+        #else
+        _ = try retrying("fdatasync (lock file)", path) { Int(fdatasync(descriptor)) }
+        #endif
     }
 
     func unlock() {

@@ -189,6 +189,21 @@ final class MemoryLock: @unchecked Sendable {
     private var readers = 0
     private var writer = false
     private var changes: UInt64 = 0
+    private var acknowledgementBytes: [UInt8]? = nil
+
+    /// The acknowledgement block standing in for the lock file's (SPEC.md §16.1).
+    var acknowledgement: [UInt8]? {
+        get {
+            condition.lock()
+            defer { condition.unlock() }
+            return acknowledgementBytes
+        }
+        set {
+            condition.lock()
+            defer { condition.unlock() }
+            acknowledgementBytes = newValue
+        }
+    }
 
     /// The change counter standing in for the lock file's (SPEC.md §16).
     var changeCounter: UInt64 {
@@ -231,6 +246,10 @@ final class MemoryLockHandle: KeychainLockHandle, @unchecked Sendable {
     init(lock: MemoryLock) { shared = lock }
 
     var changeCounter: UInt64? { shared.changeCounter }
+
+    func readAcknowledgement() -> [UInt8]? { shared.acknowledgement }
+
+    func writeAcknowledgement(_ bytes: [UInt8]) throws(KeychainError) { shared.acknowledgement = bytes }
 
     func lock(exclusive: Bool, wait: Bool) throws(KeychainError) -> Bool {
         guard held == nil else { return true }

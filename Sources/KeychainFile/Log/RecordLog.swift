@@ -60,6 +60,8 @@ final class RecordLog {
         let headerLength: Int
         let context: RecordContext
         let masterKey: SymmetricKey
+        /// The epoch's header key, which also authenticates the lock file's acknowledgement (SPEC.md §16.1).
+        let headerKey: SymmetricKey
         var end: Int
         var head: Head
         var tornTail: TornTail?
@@ -215,7 +217,7 @@ final class RecordLog {
     /// Opens, unlocks and replays a keychain file (SPEC.md §9), refusing it if it does not contain
     /// `expectedHead` (§15.4).
     static func open(
-        at path: String, credential: Credential, expectedHead: Head?, fileSystem: any FileSystem
+        at path: String, credential: Credential, expectedHead: Head?, acknowledgement: [UInt8]?, fileSystem: any FileSystem
     ) throws(KeychainError) -> (RecordLog, ItemIndex) {
         try credential.validate()
         let file = try fileSystem.openExisting(path)
@@ -223,7 +225,8 @@ final class RecordLog {
             let (header, headerBytes, size) = try readHeader(file)
             guard let masterKey = try unlock(header, with: credential) else { throw KeychainError.wrongCredentials }
             let state = try load(
-                file: file, header: header, headerBytes: headerBytes, size: size, masterKey: masterKey, pin: expectedHead)
+                file: file, header: header, headerBytes: headerBytes, size: size, masterKey: masterKey, pin: expectedHead,
+                acknowledgement: acknowledgement)
             return (RecordLog(path: path, fileSystem: fileSystem, credential: credential, state: state.state), state.index)
         } catch {
             file.close()
@@ -261,7 +264,7 @@ final class RecordLog {
     /// Verifies the header MAC and replays every record (§9.1 steps 4–5), then checks the pin.
     private static func load(
         file: any KeychainFileHandle, header: FileHeader, headerBytes: [UInt8], size: Int, masterKey: SymmetricKey,
-        pin: Head?
+        pin: Head?, acknowledgement: [UInt8]?
     ) throws(KeychainError) -> LoadedFile {
         let keys = try EpochKeys(masterKey: masterKey, fileID: header.fileID, epoch: header.epoch, epochSalt: header.epochSalt)
         guard FileHeader.verifyMAC(headerBytes, headerKey: keys.header) else {
@@ -271,12 +274,15 @@ final class RecordLog {
         var replay = Replay(
             file: file, fileSize: size, start: headerBytes.count, context: context,
             initialChain: FileHeader.initialChainValue(of: headerBytes),
-            watching: pin.flatMap { $0.epoch == header.epoch ? $0.sequence : nil })
+            watching: pin.flatMap { $0.epoch == header.epoch ? $0.sequence : nil },
+            acknowledged: acknowledgement.flatMap {
+                Acknowledgement.read($0, fileID: header.fileID, epoch: header.epoch, headerKey: keys.header)
+            })
         try replay.run()
         if let pin { try checkContains(pin, epoch: header.epoch, head: replay.head, chainAtPin: replay.watchedChain) }
         let state = FileState(
             file: file, identity: try file.identity(), header: header, headerLength: headerBytes.count, context: context,
-            masterKey: masterKey, end: replay.end, head: replay.head, tornTail: replay.tornTail,
+            masterKey: masterKey, headerKey: keys.header, end: replay.end, head: replay.head, tornTail: replay.tornTail,
             boxesSealed: replay.boxCount)
         return LoadedFile(state: state, index: replay.index)
     }
@@ -328,7 +334,9 @@ final class RecordLog {
     /// was renamed over the path (a compaction or credential change by another process) — reloads it, which
     /// must be the same keychain (file id) at this head or later. The caller holds the lock file, shared or
     /// exclusive. On a throw, `index` and this log still describe every record verified before the damage.
-    func refresh(_ index: inout ItemIndex) throws(KeychainError) {
+    ///
+    /// - Parameter acknowledgement: The lock file's acknowledgement block (SPEC.md §16.1), read under the lock.
+    func refresh(_ index: inout ItemIndex, acknowledgement: [UInt8]?) throws(KeychainError) {
         guard let current = try fileSystem.identity(of: path) else {
             throw .io(operation: "stat (the keychain file is gone)", errno: ENOENT, path: path)
         }
@@ -336,7 +344,7 @@ final class RecordLog {
         // Another file at the path, or this one cut below records already verified (which no writer following
         // SPEC.md §16 does): read it again from the start, checking that it still contains this head.
         if mustReload || current != state.identity || size < end {
-            try reload(&index)
+            try reload(&index, acknowledgement: acknowledgement)
             mustReload = false
             return
         }
@@ -346,7 +354,10 @@ final class RecordLog {
         }
         var replay = Replay(
             file: file, fileSize: size, end: end, context: context, head: head, index: ItemIndex(),
-            boxCount: boxesSealed)
+            boxCount: boxesSealed,
+            acknowledged: acknowledgement.flatMap {
+                Acknowledgement.read($0, fileID: header.fileID, epoch: header.epoch, headerKey: state.headerKey)
+            })
         swap(&replay.index, &index)
         defer {
             // Keep whatever verified, even if a later record did not.
@@ -360,7 +371,7 @@ final class RecordLog {
     }
 
     /// Opens the file now at the path and replaces this log's state with it.
-    private func reload(_ index: inout ItemIndex) throws(KeychainError) {
+    private func reload(_ index: inout ItemIndex, acknowledgement: [UInt8]?) throws(KeychainError) {
         let newFile = try fileSystem.openExisting(path)
         do throws(KeychainError) {
             let (newHeader, headerBytes, size) = try Self.readHeader(newFile)
@@ -375,13 +386,37 @@ final class RecordLog {
                 guard let unlocked = try Self.unlock(newHeader, with: credential) else { throw KeychainError.wrongCredentials }
                 key = unlocked
             }
-            let state = try Self.load(file: newFile, header: newHeader, headerBytes: headerBytes, size: size, masterKey: key, pin: head)
+            let state = try Self.load(
+                file: newFile, header: newHeader, headerBytes: headerBytes, size: size, masterKey: key, pin: head,
+                acknowledgement: acknowledgement)
             adopt(state.state)
             index = state.index
         } catch {
             newFile.close()
             throw error
         }
+    }
+
+    /// Throws unless whatever follows the last verified record is a known crash remnant, which an append may cut
+    /// off and a rewrite may leave behind (SPEC.md §10, §16.1): a whole final record that may hold acknowledged
+    /// data needs an explicit repair first.
+    func checkTailMayBeDropped() throws(KeychainError) {
+        guard let tail = tornTail, tail.offset == end else {
+            throw .corrupted(
+                offset: end, reason: "bytes after the last verified record were not recognised as a crash remnant; nothing is written over them")
+        }
+        guard !tail.mayHoldAcknowledgedData else {
+            throw .corrupted(
+                offset: tail.offset,
+                reason: "the final record (\(tail.byteCount) bytes) does not verify and may hold committed items, so this keychain is "
+                    + "not changed until it is repaired: open it with recovery (kcf --recover) to read what still authenticates, "
+                    + "salvage it, or run `kcf repair`, which keeps a copy of the file before dropping that record")
+        }
+    }
+
+    /// The acknowledgement of this log's head and end (SPEC.md §16.1), for the lock file.
+    func acknowledgementBytes() -> [UInt8] {
+        Acknowledgement(fileID: header.fileID, head: head, end: end).encode(headerKey: state.headerKey)
     }
 
     // MARK: Appending
@@ -398,8 +433,10 @@ final class RecordLog {
         guard boxesSealed + boxes <= Format.maximumBoxesPerEpoch else {
             throw .limitReached("2³¹ boxes have been sealed under this file's record key; compact the keychain")
         }
-        // A torn tail from a crash is cut off before the new record is written over it.
+        // A torn tail from a crash is cut off before the new record is written over it. Only a tail replay
+        // classified as a crash remnant: anything else after the last record may hold acknowledged data.
         if try file.size() != end {
+            try checkTailMayBeDropped()
             try file.truncate(to: end)
         }
         let encoded: RecordEncoder.Encoded
@@ -458,6 +495,8 @@ final class RecordLog {
         using generator: inout Generator
     ) throws(KeychainError) {
         guard header.epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
+        // A rewrite keeps only the verified records: it must not drop a tail that may hold acknowledged ones.
+        if try file.size() != end { try checkTailMayBeDropped() }
         let oldContext = context
         let order = index.positionsInAddedOrder()
         var placed: WrittenSecrets? = nil
@@ -573,7 +612,8 @@ final class RecordLog {
             let loaded = WrittenFile(
                 state: FileState(
                     file: staging, identity: identity, header: header, headerLength: headerBytes.count,
-                    context: context, masterKey: masterKey, end: end, head: head, tornTail: nil, boxesSealed: boxes),
+                    context: context, masterKey: masterKey, headerKey: keys.header, end: end, head: head, tornTail: nil,
+                    boxesSealed: boxes),
                 secrets: secrets)
             afterRename(loaded)
             try fileSystem.syncDirectory(containing: path)

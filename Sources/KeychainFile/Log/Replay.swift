@@ -18,22 +18,27 @@ struct Replay {
     /// found for it, if the replay passed it.
     private let watchedSequence: UInt64?
     private(set) var watchedChain: [UInt8]?
+    /// The lock file's acknowledgement for this epoch (SPEC.md §16.1) while it agrees with the records replayed:
+    /// dropped if replay reaches its end with another head, or passes it between two records.
+    private var acknowledged: Acknowledgement?
+    /// Whether replay reached the acknowledged end with the acknowledged head.
+    private var acknowledgementConfirmed = false
 
     /// A replay from the first record of a file.
     init(
         file: any KeychainFileHandle, fileSize: Int, start: Int, context: RecordContext, initialChain: [UInt8],
-        watching watchedSequence: UInt64? = nil
+        watching watchedSequence: UInt64? = nil, acknowledged: Acknowledgement? = nil
     ) {
         self.init(
             file: file, fileSize: fileSize, end: start, context: context,
             head: Head(epoch: context.epoch, sequence: 0, chainValue: initialChain), index: ItemIndex(), boxCount: 0,
-            watching: watchedSequence)
+            watching: watchedSequence, acknowledged: acknowledged)
     }
 
     /// A replay that continues after `end`, where `head`, `index` and `boxCount` describe the records before.
     init(
         file: any KeychainFileHandle, fileSize: Int, end: Int, context: RecordContext, head: Head, index: ItemIndex,
-        boxCount: UInt64, watching watchedSequence: UInt64? = nil
+        boxCount: UInt64, watching watchedSequence: UInt64? = nil, acknowledged: Acknowledgement? = nil
     ) {
         self.file = file
         self.fileSize = fileSize
@@ -44,14 +49,17 @@ struct Replay {
         self.boxCount = boxCount
         self.watchedSequence = watchedSequence
         if watchedSequence == head.sequence { watchedChain = head.chainValue }
+        self.acknowledged = acknowledged?.epoch == context.epoch ? acknowledged : nil
+        checkAcknowledgement()
     }
 
     mutating func run() throws(KeychainError) {
         while end < fileSize {
+            checkAcknowledgement()
             let remaining = fileSize - end
             // Step 1: an incomplete frame header.
             guard remaining >= Format.frameHeaderSize else {
-                tornTail = TornTail(offset: end, byteCount: remaining, reason: "incomplete frame header")
+                try tail(byteCount: remaining, wholeFrame: false, reason: "incomplete frame header")
                 return
             }
             let frameHeader = try file.readExactly(count: Format.frameHeaderSize, at: end)
@@ -65,7 +73,15 @@ struct Replay {
                     throw KeychainError.corrupted(
                         offset: end, reason: "frame length check does not match, and a record follows at \(next)")
                 }
-                tornTail = TornTail(offset: end, byteCount: remaining, reason: "damaged or unwritten frame header after the last record")
+                // Either length, the one stored or the one its check implies, that ends the frame exactly at the end
+                // of the file makes it a whole frame whose header was damaged, not bytes a crash left.
+                let endsFile = [length, ~check].contains { candidate in
+                    candidate >= Format.minimumBodyLength && candidate <= Format.maximumBodyLength
+                        && Format.frameHeaderSize + Int(candidate) == remaining
+                }
+                try tail(
+                    byteCount: remaining, wholeFrame: endsFile,
+                    reason: endsFile ? "the final record's frame length check does not match" : "damaged or unwritten frame header after the last record")
                 return
             }
             // Step 3: the length's range, and a frame that runs past the end of the file.
@@ -74,7 +90,7 @@ struct Replay {
             }
             let frameEnd = end + Format.frameHeaderSize + Int(length)
             guard frameEnd <= fileSize else {
-                tornTail = TornTail(offset: end, byteCount: remaining, reason: "incomplete record (\(remaining) of \(frameEnd - end) bytes)")
+                try tail(byteCount: remaining, wholeFrame: false, reason: "incomplete record (\(remaining) of \(frameEnd - end) bytes)")
                 return
             }
             // Step 4: verify; a failure is a torn tail only for the final frame. The body is read box by box,
@@ -112,7 +128,7 @@ struct Replay {
                 index.abandonApplying(&application)
                 if let ioError = problem.ioError { throw ioError }
                 if frameEnd == fileSize && !problem.isSemantic {
-                    tornTail = TornTail(offset: end, byteCount: remaining, reason: "final record does not verify: \(problem.reason)")
+                    try tail(byteCount: remaining, wholeFrame: true, reason: "final record does not verify: \(problem.reason)")
                     return
                 }
                 throw KeychainError.corrupted(offset: problem.offset, reason: problem.reason)
@@ -121,6 +137,52 @@ struct Replay {
                 throw KeychainError.corrupted(offset: end, reason: "\(error)")
             }
         }
+        // Every record verified: the file must still hold everything acknowledged.
+        checkAcknowledgement()
+        // (The lock file's acknowledgement is a pin, SPEC.md §15.4: a file without it was cut short or rolled back.)
+        if let acknowledged, acknowledged.end > end {
+            throw KeychainError.rolledBack(
+                expected: Head(epoch: acknowledged.epoch, sequence: acknowledged.sequence, chainValue: acknowledged.chainValue), found: head)
+        }
+    }
+
+    /// Follows the acknowledgement as replay moves on: confirmed when replay stands at its end with its head,
+    /// dropped (it says nothing about this file's records) when the head there differs or replay passed its end
+    /// between two records.
+    private mutating func checkAcknowledgement() {
+        guard let acknowledgement = acknowledged, !acknowledgementConfirmed else { return }
+        if end == acknowledgement.end {
+            if head.sequence == acknowledgement.sequence && head.chainValue == acknowledgement.chainValue {
+                acknowledgementConfirmed = true
+            } else {
+                acknowledged = nil
+            }
+        } else if end > acknowledgement.end {
+            acknowledged = nil
+        }
+    }
+
+    /// Decides what the unverifiable bytes from `end` to the end of the file are (SPEC.md §9.2, §16.1): damage
+    /// if the acknowledgement covers them (thrown as `corrupted`); otherwise a torn tail, which is a known crash
+    /// remnant — cut off by the next append — when the acknowledgement ends exactly here or the bytes are not a
+    /// whole frame, and may hold acknowledged data when they are a whole frame ending at the end of the file
+    /// with nothing to show it was never acknowledged: no writer cuts that off without an explicit repair.
+    private mutating func tail(byteCount: Int, wholeFrame: Bool, reason: String) throws(KeychainError) {
+        checkAcknowledgement()
+        if let acknowledged {
+            if acknowledged.end > end {
+                throw KeychainError.corrupted(
+                    offset: end,
+                    reason: "\(reason); records up to offset \(acknowledged.end) were acknowledged as committed, so this is damage, "
+                        + "not a crash remnant (open with recovery, or salvage, to read every item that still authenticates)")
+            }
+            if acknowledgementConfirmed {
+                tornTail = TornTail(
+                    offset: end, byteCount: byteCount, reason: "\(reason) (never acknowledged: a crash remnant)", mayHoldAcknowledgedData: false)
+                return
+            }
+        }
+        tornTail = TornTail(offset: end, byteCount: byteCount, reason: reason, mayHoldAcknowledgedData: wholeFrame)
     }
 
     /// The first offset after `offset` holding a plausible frame header (SPEC.md §9.2 step 2): a matching
