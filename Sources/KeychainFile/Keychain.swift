@@ -72,20 +72,31 @@ public final class Keychain: @unchecked Sendable {
         public var expectedHead: Head?
         /// When commits compact the file on their own. Default: when half the file is dead.
         public var autoCompaction: AutoCompaction
+        /// Open a damaged file for reading what still authenticates (SPEC.md §17): every item whose boxes
+        /// authenticate is served, and ``Keychain/recovery`` lists what could not be read. The keychain is
+        /// read-only (writes throw `invalidParameter`) and does not follow later changes to the file; a file
+        /// that is not damaged opens as usual. Default: `false`, where damage fails the open.
+        public var recover: Bool
 
         /// - Parameters:
         ///   - expectedHead: A head the file must contain, to detect a rollback.
         ///   - autoCompaction: When commits compact the file on their own.
-        public init(expectedHead: Head? = nil, autoCompaction: AutoCompaction = .standard) {
+        ///   - recover: Whether to open a damaged file read-only with every item that still authenticates.
+        public init(expectedHead: Head? = nil, autoCompaction: AutoCompaction = .standard, recover: Bool = false) {
             self.expectedHead = expectedHead
             self.autoCompaction = autoCompaction
+            self.recover = recover
         }
     }
 
+    /// What a recovering open (``OpenOptions/recover``) could not read; `nil` for a keychain opened otherwise.
+    public let recovery: RecoveryReport?
+
     private init(
         log: RecordLog, index: ItemIndex, random: RandomSource, clock: @escaping @Sendable () -> Date,
-        lockFile: any KeychainLockHandle, autoCompaction: AutoCompaction
+        lockFile: any KeychainLockHandle, autoCompaction: AutoCompaction, recovery: RecoveryReport? = nil
     ) {
+        self.recovery = recovery
         self.log = log
         self.index = index
         self.random = random
@@ -161,6 +172,20 @@ public final class Keychain: @unchecked Sendable {
         let lockFile = try fileSystem.openLock(lockFilePath(for: path))
         // Opened under a shared lock so that no record is half-written while it is replayed (SPEC.md §16).
         _ = try lockFile.lock(exclusive: false, wait: true)
+        if options.recover {
+            defer { lockFile.unlock() }
+            let (log, index, damage) = try RecordLog.openRecovering(
+                at: path, credential: credential, acknowledgement: lockFile.readAcknowledgement(), fileSystem: fileSystem)
+            if let pin = options.expectedHead {
+                // The pin is checked against what was read; damage before it cannot be told from a rollback.
+                guard log.header.epoch > pin.epoch || (log.header.epoch == pin.epoch && log.head.sequence >= pin.sequence) else {
+                    throw .rolledBack(expected: pin, found: log.head)
+                }
+            }
+            return Keychain(
+                log: log, index: index, random: random, clock: clock, lockFile: lockFile, autoCompaction: .disabled,
+                recovery: RecoveryReport(damage: damage))
+        }
         let opened: (RecordLog, ItemIndex)
         do {
             opened = try RecordLog.open(
@@ -424,6 +449,7 @@ public final class Keychain: @unchecked Sendable {
     func withWrite<Result>(_ body: () throws(KeychainError) -> Result) throws(KeychainError) -> Result {
         lock.lock()
         defer { lock.unlock() }
+        try log.checkWritable()
         _ = try lockFile.lock(exclusive: true, wait: true)
         defer { lockFile.unlock() }
         // Random bytes drawn ahead for this operation go with it (see RandomSource).

@@ -221,7 +221,7 @@ struct RollbackTests {
 
 @Suite("Salvage (SPEC.md §17)")
 struct SalvageTests {
-    @Test("Salvage keeps every record before the damage and reports what it dropped")
+    @Test("Salvage keeps every item that authenticates, records after the damage too, and reports what it lost")
     func salvage() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("test.kcf")
@@ -240,15 +240,18 @@ struct SalvageTests {
         #expect(throws: KeychainError.corrupted(offset: 0, reason: "")) { try Keychain.open(at: path, credential: TestKeychain.password) }
 
         let report = try Keychain.salvage(from: path, credential: TestKeychain.password, to: directory.file("saved.kcf"))
-        #expect(report.itemCount == 1 && report.recordsKept == 1)
+        // The flip hits the first entry of the transaction (b): c and the record after it (d) are kept.
+        #expect(report.itemCount == 3 && report.recordsKept == 3)
         let damage = try #require(report.damage)
+        #expect(report.damages.count == 1 && damage.loss == .item)
         #expect(records[1].contains(damage.offset))
-        #expect(report.droppedByteCount == bytes.count - records[1].lowerBound)
+        #expect(damage.itemID == nil, "b's attributes box is hit: a new item, whose id nothing else names")
+        #expect(report.droppedByteCount == 0)
         #expect(try fileBytes(path) == bytes, "the damaged file is not changed")
         let saved = try Keychain.open(at: directory.file("saved.kcf"), credential: TestKeychain.password)
-        #expect(try liveSecrets(saved) == ["a": Array("1".utf8)])
+        #expect(try liveSecrets(saved) == ["a": Array("1".utf8), "c": Array("3".utf8), "d": Array("4".utf8)])
         #expect(saved.head == report.newHead && saved.head.epoch == 2)
-        #expect(report.keptHead.sequence == 1)
+        #expect(report.keptHead.sequence == 3)
     }
 
     @Test("Salvage of a whole file or a torn tail keeps everything; it refuses wrong credentials and an existing target")
@@ -263,6 +266,11 @@ struct SalvageTests {
 
         let bytes = try fileBytes(path)
         try writeFileBytes(Array(bytes.dropLast(5)), to: path)
+        // The lock file acknowledged the cut record: it is reported as damage.
+        let cut = try Keychain.salvage(from: path, credential: TestKeychain.password, to: directory.file("cut.kcf"))
+        #expect(cut.damage != nil && cut.itemCount == 1 && cut.droppedByteCount > 0)
+        // Without the lock file, the cut record is a crash remnant.
+        try FileManager.default.removeItem(atPath: path + ".lock")
         let torn = try Keychain.salvage(from: path, credential: TestKeychain.password, to: directory.file("torn.kcf"))
         #expect(torn.damage == nil && torn.tornTail != nil && torn.itemCount == 1 && torn.recordsKept == 1)
         #expect(try liveSecrets(try Keychain.open(at: directory.file("torn.kcf"), credential: TestKeychain.password)) == ["a": Array("1".utf8)])

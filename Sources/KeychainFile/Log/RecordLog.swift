@@ -28,6 +28,8 @@ final class RecordLog {
     /// loaded just before it, and when it began. A read within ``pathCheckInterval`` of it, with the counter
     /// unchanged, needs no `stat`.
     private(set) var lastCurrent: (counter: UInt64, at: UInt64)? = nil
+    /// Set for a log opened with recovery: what was read stays as it is, and nothing is written.
+    private(set) var isRecoveryView = false
 
     private var file: any KeychainFileHandle { state.file }
     var header: FileHeader { state.header }
@@ -234,6 +236,62 @@ final class RecordLog {
         }
     }
 
+    /// Opens a keychain file for reading whatever still authenticates (SPEC.md §17): the records as a normal open
+    /// reads them when nothing is damaged, otherwise every item whose boxes authenticate, with what could not be
+    /// read. The log never changes its view and writes nothing.
+    static func openRecovering(
+        at path: String, credential: Credential, acknowledgement: [UInt8]?, fileSystem: any FileSystem
+    ) throws(KeychainError) -> (RecordLog, ItemIndex, [Damage]) {
+        try credential.validate()
+        let file = try fileSystem.openExisting(path)
+        do throws(KeychainError) {
+            let (header, headerBytes, size) = try readHeader(file)
+            guard let masterKey = try unlock(header, with: credential) else { throw KeychainError.wrongCredentials }
+            let (state, index, damage) = try recover(
+                file: file, header: header, headerBytes: headerBytes, size: size, masterKey: masterKey, acknowledgement: acknowledgement)
+            let log = RecordLog(path: path, fileSystem: fileSystem, credential: credential, state: state)
+            log.isRecoveryView = true
+            return (log, index, damage)
+        } catch {
+            file.close()
+            throw error
+        }
+    }
+
+    /// The verified header's file read as far as it still authenticates: a normal replay when it succeeds
+    /// without a tail that may hold acknowledged data, the ``RecoveringReader`` otherwise.
+    private static func recover(
+        file: any KeychainFileHandle, header: FileHeader, headerBytes: [UInt8], size: Int, masterKey: SymmetricKey,
+        acknowledgement: [UInt8]?
+    ) throws(KeychainError) -> (FileState, ItemIndex, [Damage]) {
+        let keys = try EpochKeys(masterKey: masterKey, fileID: header.fileID, epoch: header.epoch, epochSalt: header.epochSalt)
+        guard FileHeader.verifyMAC(headerBytes, headerKey: keys.header) else {
+            throw KeychainError.corrupted(
+                offset: headerBytes.count - 32, reason: "header MAC does not verify; nothing can be read without the header")
+        }
+        if let loaded = try? load(
+            file: file, header: header, headerBytes: headerBytes, size: size, masterKey: masterKey, pin: nil,
+            acknowledgement: acknowledgement), loaded.state.tornTail?.mayHoldAcknowledgedData != true {
+            // Nothing damaged: at most a known crash remnant, reported as the torn tail.
+            return (loaded.state, loaded.index, [])
+        }
+        let context = RecordContext(fileID: header.fileID, epoch: header.epoch, recordKey: keys.record)
+        let acknowledged = acknowledgement.flatMap {
+            Acknowledgement.read($0, fileID: header.fileID, epoch: header.epoch, headerKey: keys.header)
+        }
+        var reader = RecoveringReader(
+            bytes: try file.readExactly(count: size, at: 0), headerLength: headerBytes.count, context: context,
+            initialChain: FileHeader.initialChainValue(of: headerBytes), acknowledgedEnd: acknowledged?.end)
+        reader.run()
+        if let acknowledged, acknowledged.end > size {
+            reader.noteMissing(from: size, upTo: acknowledged.end)
+        }
+        let state = FileState(
+            file: file, identity: try file.identity(), header: header, headerLength: headerBytes.count, context: context,
+            masterKey: masterKey, headerKey: keys.header, end: size, head: reader.head, tornTail: nil, boxesSealed: reader.boxCount)
+        return (state, reader.index, reader.damage)
+    }
+
     /// Reads and parses the header (SPEC.md §9.1 steps 1–2).
     private static func readHeader(_ file: any KeychainFileHandle) throws(KeychainError) -> (FileHeader, [UInt8], Int) {
         let size = try file.size()
@@ -325,6 +383,7 @@ final class RecordLog {
     /// path, which gives both; reads call it unless ``isKnownCurrent(counter:now:)``. (A check of the open
     /// file alone, with fstat, could not see a directory above it renamed or the file moved away.)
     func hasChanged() throws(KeychainError) -> Bool {
+        if isRecoveryView { return false }
         if mustReload { return true }
         guard let current = try fileSystem.identityAndSize(of: path) else { return true }
         return current.identity != state.identity || current.size != end
@@ -337,6 +396,7 @@ final class RecordLog {
     ///
     /// - Parameter acknowledgement: The lock file's acknowledgement block (SPEC.md §16.1), read under the lock.
     func refresh(_ index: inout ItemIndex, acknowledgement: [UInt8]?) throws(KeychainError) {
+        guard !isRecoveryView else { return }
         guard let current = try fileSystem.identity(of: path) else {
             throw .io(operation: "stat (the keychain file is gone)", errno: ENOENT, path: path)
         }
@@ -401,6 +461,7 @@ final class RecordLog {
     /// off and a rewrite may leave behind (SPEC.md §10, §16.1): a whole final record that may hold acknowledged
     /// data needs an explicit repair first.
     func checkTailMayBeDropped() throws(KeychainError) {
+        try checkWritable()
         guard let tail = tornTail, tail.offset == end else {
             throw .corrupted(
                 offset: end, reason: "bytes after the last verified record were not recognised as a crash remnant; nothing is written over them")
@@ -411,6 +472,14 @@ final class RecordLog {
                 reason: "the final record (\(tail.byteCount) bytes) does not verify and may hold committed items, so this keychain is "
                     + "not changed until it is repaired: open it with recovery (kcf --recover) to read what still authenticates, "
                     + "salvage it, or run `kcf repair`, which keeps a copy of the file before dropping that record")
+        }
+    }
+
+    /// Throws for a log opened with recovery, which must never write.
+    func checkWritable() throws(KeychainError) {
+        guard !isRecoveryView else {
+            throw .invalidParameter(
+                "this keychain was opened with recovery and is read-only: salvage it, or repair it (kcf repair), to write again")
         }
     }
 
@@ -427,6 +496,7 @@ final class RecordLog {
     func append<Entries: RandomAccessCollection<LogEntry>, Generator: RandomNumberGenerator>(
         _ entries: Entries, using generator: inout Generator
     ) throws(KeychainError) -> RecordEncoder.Encoded where Entries.Index == Int {
+        try checkWritable()
         let boxes = entries.reduce(UInt64(0)) { total, entry in
             if case .put = entry { return total + 2 } else { return total + 1 }
         }
@@ -494,6 +564,7 @@ final class RecordLog {
         slots: [KeySlot], masterKey newMasterKey: SymmetricKey, index: inout ItemIndex,
         using generator: inout Generator
     ) throws(KeychainError) {
+        try checkWritable()
         guard header.epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
         // A rewrite keeps only the verified records: it must not drop a tail that may hold acknowledged ones.
         if try file.size() != end { try checkTailMayBeDropped() }
@@ -648,10 +719,10 @@ final class RecordLog {
 
     // MARK: Salvage (SPEC.md §17)
 
-    /// Writes to `destination` a keychain holding the items of every record of `path` that verifies before
-    /// the first damage, and says what was dropped. The damaged file is not changed.
+    /// Writes to `destination` a keychain holding every item of `path` whose boxes still authenticate, and says
+    /// what could not be read (SPEC.md §17). The damaged file is not changed.
     static func salvage<Generator: RandomNumberGenerator>(
-        from path: String, credential: Credential, to destination: String, fileSystem: any FileSystem,
+        from path: String, credential: Credential, to destination: String, acknowledgement: [UInt8]?, fileSystem: any FileSystem,
         using generator: inout Generator
     ) throws(KeychainError) -> SalvageReport {
         try credential.validate()
@@ -659,32 +730,26 @@ final class RecordLog {
         defer { file.close() }
         let (header, headerBytes, size) = try readHeader(file)
         guard let masterKey = try unlock(header, with: credential) else { throw KeychainError.wrongCredentials }
-        let keys = try EpochKeys(masterKey: masterKey, fileID: header.fileID, epoch: header.epoch, epochSalt: header.epochSalt)
-        guard FileHeader.verifyMAC(headerBytes, headerKey: keys.header) else {
-            throw KeychainError.corrupted(offset: headerBytes.count - 32, reason: "header MAC does not verify; nothing can be salvaged without the header")
-        }
         guard header.epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
-        let context = RecordContext(fileID: header.fileID, epoch: header.epoch, recordKey: keys.record)
-        var replay = Replay(
-            file: file, fileSize: size, start: headerBytes.count, context: context,
-            initialChain: FileHeader.initialChainValue(of: headerBytes))
-        var damage: SalvageReport.Damage? = nil
-        do {
-            try replay.run()
-        } catch .corrupted(let offset, let reason) {
-            damage = SalvageReport.Damage(offset: offset, reason: reason)
-        }
-        let index = replay.index
+        let (state, index, damage) = try recover(
+            file: file, header: header, headerBytes: headerBytes, size: size, masterKey: masterKey, acknowledgement: acknowledgement)
         let order = index.positionsInAddedOrder()
+        let context = state.context
         let written = try writeFile(
             at: destination, replacing: false, fileID: header.fileID, epoch: header.epoch + 1, slots: header.slots,
             masterKey: masterKey, itemCount: order.count, item: { index.item(atPosition: Int(order[$0])) },
             decryptSecret: { (item) throws(KeychainError) in try decryptSecret(item.secret, context: context) },
             fileSystem: fileSystem, using: &generator)
         written.state.file.close()
+        let dropped = damage.reduce(0) { total, damage in
+            switch damage.loss {
+            case .region(let count), .crashRemnant(let count): return total + count
+            default: return total
+            }
+        }
         return SalvageReport(
-            itemCount: order.count, recordsKept: replay.head.sequence, keptHead: replay.head, damage: damage,
-            droppedByteCount: size - replay.end, tornTail: replay.tornTail, newHead: written.state.head)
+            itemCount: order.count, recordsKept: state.head.sequence, keptHead: state.head, damages: damage,
+            droppedByteCount: dropped, tornTail: state.tornTail, newHead: written.state.head)
     }
 }
 

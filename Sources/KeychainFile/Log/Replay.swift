@@ -74,7 +74,7 @@ struct Replay {
                         offset: end, reason: "frame length check does not match, and a record follows at \(next)")
                 }
                 // Either length, the one stored or the one its check implies, that ends the frame exactly at the end
-                // of the file makes it a whole frame whose header was damaged, not bytes a crash left.
+                // of the file makes it a whole frame whose header was damaged, not necessarily bytes a crash left.
                 let endsFile = [length, ~check].contains { candidate in
                     candidate >= Format.minimumBodyLength && candidate <= Format.maximumBodyLength
                         && Format.frameHeaderSize + Int(candidate) == remaining
@@ -162,11 +162,11 @@ struct Replay {
         }
     }
 
-    /// Decides what the unverifiable bytes from `end` to the end of the file are (SPEC.md §9.2, §16.1): damage
-    /// if the acknowledgement covers them (thrown as `corrupted`); otherwise a torn tail, which is a known crash
-    /// remnant — cut off by the next append — when the acknowledgement ends exactly here or the bytes are not a
-    /// whole frame, and may hold acknowledged data when they are a whole frame ending at the end of the file
-    /// with nothing to show it was never acknowledged: no writer cuts that off without an explicit repair.
+    /// Decides what the unverifiable bytes from `end` to the end of the file are (SPEC.md §9.3): damage if the
+    /// acknowledgement covers them (thrown as `corrupted`); otherwise a torn tail, which is a known crash remnant
+    /// — cut off by the next append — when the acknowledgement ends exactly here or the bytes are not a whole
+    /// frame, and may hold acknowledged data when they are a whole frame (one ending exactly at the end of the
+    /// file) and nothing shows it was never acknowledged: no writer cuts that off without an explicit repair.
     private mutating func tail(byteCount: Int, wholeFrame: Bool, reason: String) throws(KeychainError) {
         checkAcknowledgement()
         if let acknowledged {

@@ -1,0 +1,57 @@
+/// Something a recovering open or a salvage could not read in a damaged keychain file (SPEC.md §17): where,
+/// which item it costs when that is known, and why.
+///
+/// For example, after `Keychain.open(at:credential:options:)` with `options.recover = true`:
+/// ```swift
+/// for damage in keychain.recovery?.damage ?? [] { print(damage) }
+/// // "item 3f2a…: its latest version, at byte 4,210, does not authenticate: secret box"
+/// ```
+public struct Damage: Sendable, Equatable, CustomStringConvertible {
+    /// What the damage costs.
+    public enum Loss: Sendable, Equatable {
+        /// An item's latest version could not be read: the item is left out (an older version is never served
+        /// in its place). `itemID` says which item when its id could be authenticated, `nil` when not.
+        case item
+        /// A deletion could not be read: the item it deleted (``itemID`` when known) may be listed although it
+        /// was deleted.
+        case deletion
+        /// Bytes whose structure could not be read at all: the items they held are unknown.
+        case region(byteCount: Int)
+        /// An authentic entry that could not be applied after earlier damage (it conflicts with what was read).
+        case conflict
+        /// A final record that the lock file shows was never acknowledged: a crash remnant, not applied.
+        case crashRemnant(byteCount: Int)
+    }
+
+    /// The file offset of the damaged structure.
+    public let offset: Int
+    /// The item concerned, when its id could be authenticated.
+    public let itemID: ItemID?
+    /// What the damage costs.
+    public let loss: Loss
+    /// Why, in words.
+    public let reason: String
+
+    public init(offset: Int, itemID: ItemID? = nil, loss: Loss, reason: String) {
+        self.offset = offset
+        self.itemID = itemID
+        self.loss = loss
+        self.reason = reason
+    }
+
+    public var description: String {
+        let item = itemID.map { "item \($0)" }
+        switch loss {
+        case .item:
+            return "\(item ?? "an item of unknown id"): the version at byte \(offset) cannot be read (\(reason)); the item is left out"
+        case .deletion:
+            return "a deletion at byte \(offset) cannot be read (\(reason)); \(item ?? "the item it deleted") may still be listed"
+        case .region(let count):
+            return "\(count) bytes at byte \(offset) cannot be read (\(reason)); the items they held are unknown"
+        case .conflict:
+            return "\(item ?? "an entry") at byte \(offset) cannot be applied after earlier damage (\(reason))"
+        case .crashRemnant(let count):
+            return "\(count) bytes at byte \(offset) were never acknowledged (\(reason)); not applied"
+        }
+    }
+}

@@ -1,0 +1,589 @@
+@_spi(KeychainFileInternals) import KeychainCrypto
+
+/// Reads every box of a damaged keychain file that still authenticates, past any damage, and reports what it
+/// could not read (SPEC.md §17): what a recovering open serves and what salvage keeps.
+///
+/// Every box carries its own tag and chains from the stored tag of the box before it, so damage to one box
+/// costs that box alone. The reader also undoes what a single flipped bit does to the structure around the
+/// boxes, always letting tags decide: a damaged length (the stored one, the one its check implies, or any one
+/// bit different) is taken only if the box it delimits authenticates; a damaged record kind, sequence number
+/// or entry count only if the record's first box authenticates with it; a damaged tag is replaced by the tag
+/// computed from its box only if the next box authenticates against that tag, which proves the box authentic.
+/// An item whose box is damaged is named when its id can be authenticated: a secret box's associated data holds
+/// the id, and a deletion's tag covers it, so every id read elsewhere in the file is tried.
+///
+/// An item whose latest version cannot be read is left out rather than served at an older version. The whole
+/// file is held in memory (the caller bounds it), and the work a damaged box can cause is bounded too.
+struct RecoveringReader {
+    /// The file, with lengths and tags repaired in place where their box authenticated.
+    private(set) var bytes: [UInt8]
+    let headerLength: Int
+    let context: RecordContext
+    let initialChain: [UInt8]
+    /// The end of what the lock file acknowledged (SPEC.md §16.1): a final record after it that does not verify
+    /// is a crash remnant, not applied. `nil` when there is no acknowledgement.
+    let acknowledgedEnd: Int?
+
+    private(set) var damage: [Damage] = []
+    private(set) var index = ItemIndex()
+    /// The head of the last record read, and the end of the last record whose frame could be read.
+    private(set) var head: Head
+    private(set) var end: Int
+    private(set) var boxCount: UInt64 = 0
+
+    /// One box found in the file: where it is and everything its associated data needs (SPEC.md §7.2).
+    private struct Slot {
+        let range: Range<Int>
+        /// The previous chain value is the 16 bytes before this offset, or `C0` when it is the header's end.
+        let chainEnd: Int
+        let record: RecordDecoder.RecordFields
+        let entryIndex: UInt32
+        let role: BoxRole
+        var itemID: ItemID?
+        var verified: Bool
+    }
+
+    private enum Entry {
+        case put(attributes: Int, secret: Int?)
+        case delete(Int)
+    }
+
+    private struct Record {
+        let frameStart: Int
+        let frameEnd: Int
+        let fields: RecordDecoder.RecordFields
+        var entries: [Entry] = []
+        var complete = true
+        /// Whether a length, kind, sequence number, entry count, entry kind or tag had to be repaired.
+        var repaired = false
+    }
+
+    private var slots: [Slot] = []
+    /// The slots of each record, by record index.
+    private var slotRanges: [(slots: Range<Int>, record: Int)] = []
+    /// Slots whose length or tag was repaired.
+    private var repairedSlots: Set<Int> = []
+    /// The decoded attributes of each attributes slot that authenticated, by slot.
+    private var attributes: [Int: (id: ItemID, attributes: ItemAttributes)] = [:]
+    /// Why an authentic attributes box could not be used, by slot.
+    private var undecodable: [Int: String] = [:]
+    /// The ids of deletions, by slot.
+    private var deletedIDs: [Int: ItemID] = [:]
+    private var records: [Record] = []
+    /// Box verifications left for trying candidate ids and lengths: bounds the work hostile bytes can cause.
+    private var budget = 4_000_000
+
+    init(bytes: [UInt8], headerLength: Int, context: RecordContext, initialChain: [UInt8], acknowledgedEnd: Int?) {
+        self.bytes = bytes
+        self.headerLength = headerLength
+        self.context = context
+        self.initialChain = initialChain
+        self.acknowledgedEnd = acknowledgedEnd
+        head = Head(epoch: context.epoch, sequence: 0, chainValue: initialChain)
+        end = headerLength
+    }
+
+    // MARK: Reading
+
+    mutating func run() {
+        var position = headerLength
+        var expectedSequence: UInt64 = 1
+        while position < bytes.count {
+            if let record = readRecord(at: position, expectedSequence: expectedSequence) {
+                records.append(record)
+                position = record.frameEnd
+                end = position
+                expectedSequence = record.fields.sequence &+ 1
+                continue
+            }
+            let next = nextPlausibleFrame(after: position, minimumSequence: expectedSequence)
+            let stop = next ?? bytes.count
+            if next == nil, let acknowledgedEnd, position >= acknowledgedEnd {
+                damage.append(Damage(
+                    offset: position, loss: .crashRemnant(byteCount: stop - position), reason: "an incomplete final record"))
+            } else {
+                damage.append(Damage(
+                    offset: position, loss: .region(byteCount: stop - position), reason: "no readable record frame here"))
+            }
+            position = stop
+            if let next, let sequence = u64(next + 9) { expectedSequence = sequence }
+        }
+        repairTags()
+        identifyDamagedItems()
+        applyRecords()
+        boxCount = UInt64(slots.count)
+        if let last = records.last {
+            let chain = slots.last.map { Array(bytes[($0.range.upperBound - 16)..<$0.range.upperBound]) } ?? initialChain
+            head = Head(epoch: context.epoch, sequence: last.fields.sequence, chainValue: chain)
+        }
+    }
+
+    private func u32(_ offset: Int) -> UInt32? {
+        guard offset >= 0, offset + 4 <= bytes.count else { return nil }
+        return bytes[offset..<(offset + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    }
+
+    private func u64(_ offset: Int) -> UInt64? {
+        guard offset >= 0, offset + 8 <= bytes.count else { return nil }
+        return bytes[offset..<(offset + 8)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    }
+
+    private mutating func writeU32(_ value: UInt32, at offset: Int) {
+        for index in 0..<4 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (24 - 8 * index)) }
+    }
+
+    /// The record whose frame starts at `start`, with its boxes found and checked; `nil` when no frame can be
+    /// read there.
+    private mutating func readRecord(at start: Int, expectedSequence: UInt64) -> Record? {
+        guard let length = u32(start), let check = u32(start + 4) else { return nil }
+        var lengths = [length]
+        if check != ~length { lengths.append(~check) }
+        lengths = lengths.filter {
+            $0 >= Format.minimumBodyLength && $0 <= Format.maximumBodyLength && start + Format.frameHeaderSize + Int($0) <= bytes.count
+        }
+        // Of two lengths, the one after which the file ends or another plausible frame starts is tried first.
+        if lengths.count == 2, !framePlausiblyEnds(at: start + Format.frameHeaderSize + Int(lengths[0])),
+           framePlausiblyEnds(at: start + Format.frameHeaderSize + Int(lengths[1])) {
+            lengths.swapAt(0, 1)
+        }
+        var fallback: (frameEnd: Int, fields: (fields: RecordDecoder.RecordFields, payloadStart: Int, firstBoxVerifies: Bool))? = nil
+        for candidate in lengths {
+            let frameEnd = start + Format.frameHeaderSize + Int(candidate)
+            guard let fields = recordFields(frameStart: start, frameEnd: frameEnd, expectedSequence: expectedSequence) else { continue }
+            if fields.firstBoxVerifies {
+                let repaired = candidate != length || check != ~length
+                if repaired {
+                    writeU32(candidate, at: start)
+                    writeU32(~candidate, at: start + 4)
+                }
+                var record = readEntries(frameStart: start, frameEnd: frameEnd, fields: fields)
+                record.repaired = record.repaired || repaired
+                return record
+            }
+            if fallback == nil { fallback = (frameEnd, fields) }
+        }
+        guard let fallback else { return nil }
+        return readEntries(frameStart: start, frameEnd: fallback.frameEnd, fields: fallback.fields)
+    }
+
+    /// The record's kind, sequence number and entry count: those stored, unless other values (another kind, the
+    /// expected sequence number, an entry count one bit away) make the record's first box authenticate.
+    private mutating func recordFields(
+        frameStart: Int, frameEnd: Int, expectedSequence: UInt64
+    ) -> (fields: RecordDecoder.RecordFields, payloadStart: Int, firstBoxVerifies: Bool)? {
+        guard let storedSequence = u64(frameStart + 9) else { return nil }
+        let storedKind = bytes[frameStart + 8]
+        var kinds: [RecordKind] = RecordKind(rawValue: storedKind).map { [$0] } ?? []
+        kinds += [RecordKind.put, .delete, .transaction].filter { $0.rawValue != storedKind }
+        let sequences = storedSequence == expectedSequence ? [storedSequence] : [storedSequence, expectedSequence]
+        var first: (fields: RecordDecoder.RecordFields, payloadStart: Int, firstBoxVerifies: Bool)? = nil
+        for kind in kinds {
+            let payloadStart = frameStart + 17 + (kind == .transaction ? 4 : 0)
+            guard payloadStart < frameEnd else { continue }
+            var counts: [UInt32] = [1]
+            if kind == .transaction {
+                guard let stored = u32(frameStart + 17) else { continue }
+                counts = [stored] + (0..<32).map { stored ^ (1 << $0) }
+                counts = counts.filter { $0 >= 1 && $0 <= Format.maximumTransactionEntries }
+            }
+            for sequence in sequences {
+                for count in counts {
+                    let fields = RecordDecoder.RecordFields(sequence: sequence, kind: kind, entryCount: count, context: context)
+                    if first == nil, kind.rawValue == storedKind, sequence == storedSequence { first = (fields, payloadStart, false) }
+                    if firstBoxVerifies(fields, payloadStart: payloadStart, frameStart: frameStart, frameEnd: frameEnd) {
+                        return (fields, payloadStart, true)
+                    }
+                    if budget <= 0 { return first }
+                }
+            }
+        }
+        return first
+    }
+
+    /// Whether the first box of a record with `fields` authenticates as stored.
+    private mutating func firstBoxVerifies(
+        _ fields: RecordDecoder.RecordFields, payloadStart: Int, frameStart: Int, frameEnd: Int
+    ) -> Bool {
+        var roles: [BoxRole]
+        var fieldStart = payloadStart
+        switch fields.kind {
+        case .put: roles = [.attributes]
+        case .delete: roles = [.deletion]
+        case .transaction:
+            guard payloadStart < frameEnd else { return false }
+            switch bytes[payloadStart] {
+            case 1: roles = [.attributes]
+            case 2: roles = [.deletion]
+            default: roles = [.attributes, .deletion]
+            }
+            fieldStart += 1
+        }
+        guard let length = u32(fieldStart), length >= Format.boxOverhead, fieldStart + 4 + Int(length) <= frameEnd else { return false }
+        let range = (fieldStart + 4)..<(fieldStart + 4 + Int(length))
+        for role in roles {
+            let slot = Slot(range: range, chainEnd: frameStart, record: fields, entryIndex: 0, role: role, itemID: nil, verified: false)
+            if verify(slot) { return true }
+        }
+        return false
+    }
+
+    /// Finds the boxes of the record framed `frameStart ..< frameEnd`, checking each.
+    private mutating func readEntries(
+        frameStart: Int, frameEnd: Int, fields header: (fields: RecordDecoder.RecordFields, payloadStart: Int, firstBoxVerifies: Bool)
+    ) -> Record {
+        let fields = header.fields
+        var record = Record(frameStart: frameStart, frameEnd: frameEnd, fields: fields)
+        record.repaired = bytes[frameStart + 8] != fields.kind.rawValue || u64(frameStart + 9) != fields.sequence
+            || (fields.kind == .transaction && u32(frameStart + 17) != fields.entryCount)
+        let firstSlot = slots.count
+        defer {
+            // Lengths and tags repaired in place show as slots whose stored bytes changed; tags are repaired later.
+            if slots.count > firstSlot { slotRanges.append((firstSlot..<slots.count, records.count)) }
+        }
+        var position = header.payloadStart
+        var chainEnd = frameStart
+        for entryIndex in 0..<fields.entryCount {
+            let entryStart = position
+            var kind: UInt8 = fields.kind == .put ? 1 : 2
+            if fields.kind == .transaction {
+                guard position < frameEnd else { record.complete = false; break }
+                kind = bytes[position]
+                position += 1
+                if kind != 1 && kind != 2 {
+                    // One bit from either kind: the one whose first box authenticates, else give up on the record.
+                    let asPut = boxSlot(at: position, limit: frameEnd, chainEnd: chainEnd, fields, UInt32(entryIndex), .attributes, nil)
+                    let asDeletion = boxSlot(at: position, limit: frameEnd, chainEnd: chainEnd, fields, UInt32(entryIndex), .deletion, nil)
+                    if asPut?.verified == true { kind = 1 } else if asDeletion?.verified == true { kind = 2 } else {
+                        record.complete = false
+                        damage.append(Damage(offset: entryStart, loss: .region(byteCount: frameEnd - entryStart), reason: "unknown entry kind \(kind)"))
+                        break
+                    }
+                    bytes[entryStart] = kind
+                    record.repaired = true
+                }
+            }
+            if kind == 1 {
+                guard let attributesSlot = boxSlot(
+                    at: position, limit: frameEnd, chainEnd: chainEnd, fields, UInt32(entryIndex), .attributes, nil) else {
+                    record.complete = false
+                    damage.append(Damage(offset: entryStart, loss: .region(byteCount: frameEnd - entryStart), reason: "an unreadable box length"))
+                    break
+                }
+                let attributesIndex = append(attributesSlot)
+                position = attributesSlot.range.upperBound
+                guard let secretSlot = boxSlot(
+                    at: position, limit: frameEnd, chainEnd: position, fields, UInt32(entryIndex), .secret,
+                    attributes[attributesIndex]?.id) else {
+                    record.entries.append(.put(attributes: attributesIndex, secret: nil))
+                    record.complete = false
+                    damage.append(Damage(offset: position, loss: .region(byteCount: frameEnd - position), reason: "an unreadable box length"))
+                    break
+                }
+                let secretIndex = append(secretSlot)
+                record.entries.append(.put(attributes: attributesIndex, secret: secretIndex))
+                position = secretSlot.range.upperBound
+            } else {
+                guard let slot = boxSlot(at: position, limit: frameEnd, chainEnd: chainEnd, fields, UInt32(entryIndex), .deletion, nil) else {
+                    record.complete = false
+                    damage.append(Damage(offset: entryStart, loss: .region(byteCount: frameEnd - entryStart), reason: "an unreadable box length"))
+                    break
+                }
+                record.entries.append(.delete(append(slot)))
+                position = slot.range.upperBound
+            }
+            chainEnd = position
+        }
+        if record.complete && position != frameEnd {
+            damage.append(Damage(offset: position, loss: .region(byteCount: frameEnd - position), reason: "unexpected bytes after the last box"))
+        }
+        return record
+    }
+
+    /// Records a slot, decoding an authentic attributes or deletion box; returns its index.
+    private mutating func append(_ slot: Slot) -> Int {
+        slots.append(slot)
+        let index = slots.count - 1
+        if slot.verified { decode(index) }
+        return index
+    }
+
+    /// Decodes the authentic attributes or deletion box of slot `index`.
+    private mutating func decode(_ index: Int) {
+        let slot = slots[index]
+        let chain = previousChain(slot)
+        switch slot.role {
+        case .attributes:
+            do throws(FrameProblem) {
+                attributes[index] = try RecordDecoder.openAttributesBox(
+                    bytes, slot.range, at: slot.range.lowerBound, record: slot.record, entryIndex: slot.entryIndex, previousChain: chain)
+            } catch {
+                undecodable[index] = error.reason
+            }
+        case .deletion:
+            do throws(FrameProblem) {
+                deletedIDs[index] = try RecordDecoder.openDeletionBox(
+                    bytes, slot.range, at: slot.range.lowerBound, record: slot.record, entryIndex: slot.entryIndex, previousChain: chain)
+            } catch {
+                undecodable[index] = error.reason
+            }
+        case .secret:
+            break
+        }
+    }
+
+    /// The box field (`u32` length, box) at `position`, checked: its stored length, or one a bit away whose box
+    /// authenticates (repaired in place). `nil` when no length fits before `limit`.
+    private mutating func boxSlot(
+        at position: Int, limit: Int, chainEnd: Int, _ fields: RecordDecoder.RecordFields, _ entryIndex: UInt32, _ role: BoxRole,
+        _ itemID: ItemID?
+    ) -> Slot? {
+        guard let stored = u32(position), position + 4 <= limit else { return nil }
+        func slot(_ length: UInt32) -> Slot? {
+            guard length >= Format.boxOverhead, position + 4 + Int(length) <= limit else { return nil }
+            return Slot(
+                range: (position + 4)..<(position + 4 + Int(length)), chainEnd: chainEnd, record: fields, entryIndex: entryIndex,
+                role: role, itemID: itemID, verified: false)
+        }
+        if var candidate = slot(stored), verify(candidate) {
+            candidate.verified = true
+            return candidate
+        }
+        // A secret box of an unknown item cannot be checked: its length is taken as stored.
+        if role != .secret || itemID != nil {
+            for bit in 0..<32 {
+                let length = stored ^ (1 << bit)
+                if var candidate = slot(length), verify(candidate) {
+                    writeU32(length, at: position)
+                    candidate.verified = true
+                    repairedSlots.insert(slots.count)
+                    return candidate
+                }
+            }
+        }
+        return slot(stored)
+    }
+
+    // MARK: Checking boxes
+
+    private func previousChain(_ slot: Slot) -> ChainValue {
+        slot.chainEnd == headerLength ? ChainValue(initialChain) : ChainValue(bytes, endingAt: slot.chainEnd)
+    }
+
+    /// Whether the slot's box authenticates with its previous chain value as stored (or `chain`).
+    private mutating func verify(_ slot: Slot, chain: ChainValue? = nil) -> Bool {
+        guard slot.role != .secret || slot.itemID != nil else { return false }
+        budget -= 1
+        let previous = chain ?? previousChain(slot)
+        return slot.record.withAAD(entryIndex: slot.entryIndex, role: slot.role, itemID: slot.itemID, previousChain: previous) { aad in
+            bytes.withUnsafeBytes { all in
+                (try? AES.GCM.verify(UnsafeRawBufferPointer(rebasing: all[slot.range]), using: context.boxKey, authenticating: aad)) != nil
+            }
+        }
+    }
+
+    /// The plaintext of the slot's box, decrypted without its tag checked: only to compute candidate tags and ids
+    /// that another box's tag must then confirm.
+    private func unverifiedPlaintext(_ slot: Slot) -> [UInt8] {
+        var plaintext = [UInt8](repeating: 0, count: slot.range.count - Format.boxOverhead)
+        bytes.withUnsafeBytes { all in
+            plaintext.withUnsafeMutableBytes { output in
+                _ = try? AES.GCM.decryptVerified(UnsafeRawBufferPointer(rebasing: all[slot.range]), using: context.boxKey, into: output)
+            }
+        }
+        return plaintext
+    }
+
+    /// The tag the slot's box would have if its nonce and ciphertext are what was sealed: the plaintext sealed
+    /// again with the stored nonce and the slot's associated data.
+    private func computedTag(_ slot: Slot, plaintext: [UInt8]) -> [UInt8]? {
+        guard slot.role != .secret || slot.itemID != nil,
+              let nonce = try? AES.GCM.Nonce(data: bytes[slot.range.lowerBound..<(slot.range.lowerBound + 12)]) else { return nil }
+        var box = [UInt8](repeating: 0, count: slot.range.count)
+        let sealed: Bool = slot.record.withAAD(
+            entryIndex: slot.entryIndex, role: slot.role, itemID: slot.itemID, previousChain: previousChain(slot)
+        ) { aad in
+            plaintext.withUnsafeBytes { input in
+                box.withUnsafeMutableBytes { output in
+                    (try? AES.GCM.seal(input, using: context.boxKey, nonce: nonce, authenticating: aad, into: output)) != nil
+                }
+            }
+        }
+        return sealed ? Array(box.suffix(16)) : nil
+    }
+
+    /// A box that fails followed, in the chain, by one that fails: if the first one's computed tag makes the
+    /// second authenticate, only the first one's stored tag was damaged — both are authentic, and the tag is
+    /// repaired in place.
+    private mutating func repairTags() {
+        guard slots.count >= 2 else { return }
+        for index in 0..<(slots.count - 1) where !slots[index].verified && !slots[index + 1].verified {
+            guard slots[index + 1].chainEnd == slots[index].range.upperBound, budget > 0 else { continue }
+            var plaintext = unverifiedPlaintext(slots[index])
+            let tag = computedTag(slots[index], plaintext: plaintext)
+            var next = slots[index + 1]
+            if next.role == .secret && next.itemID == nil && slots[index].role == .attributes && plaintext.count >= 17 {
+                next.itemID = try? ItemID(bytes: plaintext[1..<17])
+            }
+            // Not yet authenticated, and possibly a secret: not kept.
+            plaintext.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+            guard let tag else { continue }
+            guard verify(next, chain: ChainValue(tag)) else { continue }
+            bytes.replaceSubrange((slots[index].range.upperBound - 16)..<slots[index].range.upperBound, with: tag)
+            repairedSlots.insert(index)
+            slots[index].verified = verify(slots[index])
+            next.verified = verify(next)
+            slots[index + 1] = next
+            if slots[index].verified { decode(index) }
+            if next.verified { decode(index + 1) }
+            // A secret box after attributes that now decode names their item.
+            if slots[index].role == .attributes, let id = attributes[index]?.id, index + 1 < slots.count, slots[index + 1].role == .secret {
+                slots[index + 1].itemID = id
+                if !slots[index + 1].verified { slots[index + 1].verified = verify(slots[index + 1]) }
+            }
+        }
+    }
+
+    /// Names the items of damaged boxes where an id read elsewhere in the file authenticates them: a secret box
+    /// whose attributes box is damaged, and a deletion whose ciphertext is damaged (its tag, over the ciphertext
+    /// of the id, still verifies when the id is sealed again with its nonce).
+    private mutating func identifyDamagedItems() {
+        var candidates = Set(attributes.values.map(\.id))
+        candidates.formUnion(deletedIDs.values)
+        let known = Array(candidates)
+        guard !known.isEmpty else { return }
+        for index in slots.indices where !slots[index].verified {
+            switch slots[index].role {
+            case .secret where slots[index].itemID == nil:
+                for id in known where budget > 0 {
+                    var slot = slots[index]
+                    slot.itemID = id
+                    if verify(slot) {
+                        slots[index].itemID = id
+                        break
+                    }
+                }
+            case .deletion:
+                for id in known where budget > 0 {
+                    budget -= 1
+                    if computedTag(slots[index], plaintext: id.bytes) == Array(bytes[(slots[index].range.upperBound - 16)..<slots[index].range.upperBound]) {
+                        deletedIDs[index] = id
+                        break
+                    }
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    // MARK: Applying
+
+    private mutating func applyRecords() {
+        var lost: Set<ItemID> = []
+        for (position, record) in records.enumerated() {
+            let isFinal = position == records.count - 1
+            var entries: [DecodedEntry] = []
+            var losses: [Damage] = []
+            for entry in record.entries {
+                switch entry {
+                case .put(let attributesIndex, let secretIndex):
+                    let attributesSlot = slots[attributesIndex]
+                    if let decoded = attributes[attributesIndex], let secretIndex, slots[secretIndex].verified {
+                        entries.append(RecordDecoder.putEntry(
+                            decoded, window: bytes, secretBox: slots[secretIndex].range, record: attributesSlot.record,
+                            entryIndex: attributesSlot.entryIndex,
+                            attributesTag: ChainValue(bytes, endingAt: attributesSlot.range.upperBound),
+                            attributesBoxCount: attributesSlot.range.count))
+                    } else {
+                        let id = attributes[attributesIndex]?.id ?? secretIndex.flatMap { slots[$0].itemID }
+                        let reason: String
+                        if let problem = undecodable[attributesIndex] {
+                            reason = "its attributes authenticate but do not decode: \(problem)"
+                        } else if attributes[attributesIndex] == nil {
+                            reason = "its attributes box does not authenticate"
+                        } else {
+                            reason = secretIndex == nil ? "its secret box cannot be found" : "its secret box does not authenticate"
+                        }
+                        losses.append(Damage(offset: attributesSlot.range.lowerBound - 4, itemID: id, loss: .item, reason: reason))
+                    }
+                case .delete(let slotIndex):
+                    if let id = deletedIDs[slotIndex] {
+                        entries.append(.delete(id: id))
+                    } else {
+                        losses.append(Damage(
+                            offset: slots[slotIndex].range.lowerBound - 4, loss: .deletion,
+                            reason: undecodable[slotIndex] ?? "its box does not authenticate"))
+                    }
+                }
+            }
+            // What a crash left after the acknowledged end is not applied (SPEC.md §9.3): a final record there that
+            // did not verify as stored.
+            let repaired = record.repaired || slotRanges.contains { $0.record == position && $0.slots.contains { repairedSlots.contains($0) } }
+            if isFinal, !losses.isEmpty || !record.complete || repaired, let acknowledgedEnd, record.frameStart >= acknowledgedEnd {
+                damage.append(Damage(
+                    offset: record.frameStart, loss: .crashRemnant(byteCount: record.frameEnd - record.frameStart),
+                    reason: "the final record does not verify and starts after the acknowledged end"))
+                continue
+            }
+            damage += losses
+            for loss in losses where loss.loss == .item {
+                guard let id = loss.itemID else { continue }
+                lost.insert(id)
+                if index[id] != nil { try? index.apply([.delete(id: id)]) }
+            }
+            do throws(IndexConflict) {
+                try index.apply(entries)
+            } catch {
+                for entry in entries {
+                    do throws(IndexConflict) {
+                        try index.apply([entry])
+                    } catch {
+                        if case .delete(let id) = entry, lost.contains(id) { continue }
+                        let id: ItemID
+                        switch entry {
+                        case .put(let putID, _, _): id = putID
+                        case .delete(let deleteID): id = deleteID
+                        }
+                        damage.append(Damage(offset: record.frameStart, itemID: id, loss: .conflict, reason: "\(error)"))
+                    }
+                }
+            }
+            for entry in entries {
+                if case .put(let id, _, _) = entry { lost.remove(id) }
+            }
+        }
+    }
+
+    /// Reports that the file ends at `size`, before what the lock file acknowledged.
+    mutating func noteMissing(from size: Int, upTo acknowledgedEnd: Int) {
+        damage.append(Damage(
+            offset: size, loss: .region(byteCount: acknowledgedEnd - size),
+            reason: "the file ends before the end the lock file acknowledged (\(acknowledgedEnd)): acknowledged records are missing"))
+    }
+
+    // MARK: Resynchronising
+
+    /// Whether a frame ending at `offset` is followed by the end of the file or by a plausible frame header.
+    private func framePlausiblyEnds(at offset: Int) -> Bool {
+        if offset == bytes.count { return true }
+        guard let length = u32(offset), let check = u32(offset + 4), offset + 17 <= bytes.count else { return false }
+        return check == ~length && length >= Format.minimumBodyLength && length <= Format.maximumBodyLength
+            && offset + Format.frameHeaderSize + Int(length) <= bytes.count && (1...3).contains(bytes[offset + 8])
+    }
+
+    /// The first offset after `offset` holding a plausible frame header (SPEC.md §9.2 step 2) with a sequence
+    /// number of at least `minimumSequence`; `nil` if there is none.
+    private func nextPlausibleFrame(after offset: Int, minimumSequence: UInt64) -> Int? {
+        var start = offset + 1
+        while start + 17 <= bytes.count {
+            if let length = u32(start), let check = u32(start + 4), check == ~length,
+               length >= Format.minimumBodyLength, length <= Format.maximumBodyLength,
+               start + Format.frameHeaderSize + Int(length) <= bytes.count, (1...3).contains(bytes[start + 8]),
+               let sequence = u64(start + 9), sequence >= minimumSequence {
+                return start
+            }
+            start += 1
+        }
+        return nil
+    }
+}
