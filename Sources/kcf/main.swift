@@ -10,4 +10,5 @@ import Darwin
 #endif
 import Foundation
 
+Output.prepare()
 exit(Runner.run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
