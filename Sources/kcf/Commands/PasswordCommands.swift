@@ -19,6 +19,7 @@ enum PasswordCommands {
                     OptionSpec(long: "secret-stdin", help: "read the secret from stdin, to its end (same as -w -)"),
                     OptionSpec(long: "keep-newline", help: "keep a final newline of a secret read from stdin"),
                     OptionSpec("U", help: "update the item if it exists (else it must not exist)"),
+                    OptionSpec.expectedHead,
                 ],
                 details: [addDetails],
                 run: { (context) throws(CommandError) in try add(itemClass, attributes, context) }),
@@ -29,6 +30,7 @@ enum PasswordCommands {
                     OptionSpec("w", help: "print only the secret, on stdout: its bytes exactly, then a newline"),
                     OptionSpec(long: "hex", help: "with -w: print the secret as lowercase hexadecimal"),
                     OptionSpec(long: "base64", help: "with -w: print the secret as base64"),
+                    OptionSpec.expectedHead,
                 ],
                 positionals: [PositionalSpec("keychain", optional: true)],
                 details: ["""
@@ -39,7 +41,7 @@ enum PasswordCommands {
                 run: { (context) throws(CommandError) in try find(itemClass, attributes, context) }),
             Command(
                 name: "delete-\(noun)", summary: "delete \(article) \(itemClass)",
-                options: specs,
+                options: specs + [OptionSpec.expectedHead],
                 positionals: [PositionalSpec("keychain", optional: true)],
                 details: ["Deletes the first item that matches every option given (as security does); exits 44 when none does."],
                 run: { (context) throws(CommandError) in try delete(itemClass, attributes, context) }),
