@@ -8,6 +8,13 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
 
-exit(Runner.run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
+Output.prepare()
+let environment: [String: String]
+do throws(CommandError) {
+    environment = try ProcessEnvironment.current()
+} catch {
+    Output.error("kcf: \(error.description)")
+    exit(error.status.rawValue)
+}
+exit(Runner.run(Array(CommandLine.arguments.dropFirst()), environment: environment))

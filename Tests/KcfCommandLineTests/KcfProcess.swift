@@ -72,12 +72,12 @@ struct KcfProcess {
 
     /// Ignores SIGPIPE in the test process, once, so that writing to a kcf that already exited fails with
     /// EPIPE instead of killing the test runner.
-    private static let ignoreBrokenPipes: Void = {
+    static let ignoreBrokenPipes: Void = {
         _ = signal(SIGPIPE, SIG_IGN)
     }()
 
     /// Output collected by two reader threads.
-    private final class Collected: @unchecked Sendable {
+    final class Collected: @unchecked Sendable {
         // `@unchecked Sendable`: `parts` is only touched under `lock`.
         private let lock = NSLock()
         private var parts: [Int: Data] = [:]

@@ -35,6 +35,16 @@ final class KcfSandbox {
                            directory: directory, sourceLocation: sourceLocation)
     }
 
+    /// Runs `kcf ARGUMENTS` with `stdin` as bytes and stdout and stderr where ``KcfProcess/Stream`` says, in the
+    /// sandbox's environment (plus `extra`).
+    @discardableResult
+    func run(_ arguments: [String], stdinBytes: [UInt8], extra: [String: String] = [:],
+             stdout: KcfProcess.Stream = .captured, stderr: KcfProcess.Stream = .captured,
+             sourceLocation: SourceLocation = #_sourceLocation) throws -> KcfProcess.Result {
+        try KcfProcess.run(arguments, stdin: stdinBytes, environment: environment.merging(extra) { $1 },
+                           stdout: stdout, stderr: stderr, sourceLocation: sourceLocation)
+    }
+
     /// Runs a command that needs the keychain password, giving it as stdin's first line, then `more`.
     @discardableResult
     func unlocked(_ arguments: [String], then more: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws -> KcfProcess.Result {

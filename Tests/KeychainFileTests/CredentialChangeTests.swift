@@ -127,16 +127,6 @@ struct RollbackTests {
         _ = rename(path + ".restore", path)
     }
 
-    @Test("The head round-trips through its text form")
-    func headText() throws {
-        let head = Head(epoch: 3, sequence: 42, chainValue: Array(0..<16))
-        #expect(Head(head.description) == head)
-        #expect(head.description == "3.42.000102030405060708090a0b0c0d0e0f")
-        #expect(Head("3.42.00") == nil)
-        #expect(Head("x.42.000102030405060708090a0b0c0d0e0f") == nil)
-        #expect(Head("3.42.+00102030405060708090a0b0c0d0e0f") == nil)
-    }
-
     @Test("An older copy, a cut-short file and a fork are refused against a pinned head; newer files are not")
     func pinned() throws {
         let directory = TemporaryDirectory()

@@ -38,7 +38,7 @@ struct ReadmeExampleTests {
 
         let pinned = keychain.head.description
         let reopened = try Keychain.open(at: secrets, credential: .password("a longer passphrase"),
-                                         options: .init(expectedHead: Head(pinned)))
+                                         options: .init(expectedHead: try Head(pinned)))
         #expect(reopened.count == 1)
 
         let report = try Keychain.salvage(from: secrets, credential: .password("a longer passphrase"),

@@ -45,6 +45,12 @@ struct OptionSpec: Sendable {
         }
     }
 
+    /// `--expected-head HEAD`, for the commands that open an existing keychain: refuse a file rolled back to an
+    /// older copy (SPEC.md §15.4).
+    static let expectedHead = OptionSpec(
+        long: "expected-head", .value("HEAD"),
+        help: "refuse the keychain unless it contains HEAD (epoch.sequence.chain, as verify prints it); 32 if rolled back")
+
     /// The options every command accepts (also before the command name).
     static let global: [OptionSpec] = [
         OptionSpec("k", long: "keychain", .value("PATH"),

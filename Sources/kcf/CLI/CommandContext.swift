@@ -20,10 +20,10 @@ struct CommandContext {
         return try KeychainLocation.path(explicit: arguments.value("keychain") ?? positional, environment: environment)
     }
 
-    /// Opens the keychain, asking for its password.
+    /// Opens the keychain, asking for its password, and checks it contains the `--expected-head` if given.
     ///
     /// - Throws: `CommandError` with status `.io` when there is no file (before asking for a password);
-    ///   what opening throws (`.wrongPassword`, `.corrupted`, …).
+    ///   `.usage` for a malformed `--expected-head`; what opening throws (`.wrongPassword`, `.rolledBack`, …).
     func openKeychain() throws(CommandError) -> Keychain {
         try openKeychainKeepingPassword().keychain
     }
@@ -31,11 +31,26 @@ struct CommandContext {
     /// Opens the keychain as ``openKeychain()`` does, and returns the password it was opened with.
     func openKeychainKeepingPassword() throws(CommandError) -> (keychain: Keychain, password: String) {
         let path = try existingKeychainPath()
+        let options = Keychain.OpenOptions(expectedHead: try expectedHead())
         let password = try secrets.keychainPassword(for: path)
         let keychain = try keychainCall { () throws(KeychainError) in
-            try Keychain.open(at: path, credential: .password(password))
+            try Keychain.open(at: path, credential: .password(password), options: options)
         }
         return (keychain, password)
+    }
+
+    /// The head given with `--expected-head`, or `nil` when the option was not given.
+    ///
+    /// - Throws: `CommandError.usage` saying what is wrong with a malformed head (never `nil` for one: a pin
+    ///   that cannot be read must not switch the rollback check off).
+    func expectedHead() throws(CommandError) -> Head? {
+        guard arguments.has("expected-head") else { return nil }
+        do throws(KeychainError) {
+            return try Head(arguments.value("expected-head") ?? "")
+        } catch {
+            guard case .invalidParameter(let reason) = error else { throw .keychain(error) }
+            throw .usage("--expected-head: \(reason)")
+        }
     }
 
     /// The keychain path, checked to exist.

@@ -4,8 +4,8 @@ import KeychainFile
 ///
 /// Keychain errors exit with the low byte of their OSStatus code, as macOS `security(1)` does — so "item not
 /// found" (errSecItemNotFound, −25300) is 44 in both tools. The few statuses that are not keychain errors
-/// (usage, interruption, a torn tail found by `verify`, anything else) use small numbers no OSStatus low
-/// byte of this library takes.
+/// (usage, interruption, a torn tail found by `verify`, output that could not be written, anything else) use
+/// small numbers no OSStatus low byte of this library takes.
 enum ExitStatus: Int32, CaseIterable {
     /// The command did what it was asked.
     case success = 0
@@ -16,6 +16,9 @@ enum ExitStatus: Int32, CaseIterable {
     /// `verify` only: the records verified, but the file ends in a torn tail — an incomplete or unverifiable
     /// last record, left by an interrupted write or by damage to that record (SPEC.md §9.2).
     case tornTail = 3
+    /// What the command printed could not all be written: stdout or stderr is a full disk, a closed pipe, or
+    /// was closed. Replaces 0 only: a command that failed keeps its own status.
+    case outputFailed = 4
     /// The file is older than what this keychain already saw (errSecVerifyFailed, −67808).
     case rolledBack = 32
     /// No item matched (errSecItemNotFound, −25300).
@@ -59,6 +62,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .failure: return "other error (unreadable input, confirmation mismatch, no terminal, …)"
         case .usage: return "usage error: unknown command or option, missing or bad value"
         case .tornTail: return "verify: the records verify, but the last one is torn (interrupted write or damage)"
+        case .outputFailed: return "output could not be written (full disk, closed pipe, closed stdout or stderr)"
         case .rolledBack: return "the file was rolled back to an older copy (errSecVerifyFailed)"
         case .itemNotFound: return "item not found (errSecItemNotFound, as security)"
         case .duplicateItem: return "duplicate item (errSecDuplicateItem)"

@@ -38,8 +38,9 @@ enum HelpText {
 
             passwords and secrets are never needed on the command line:
                 - asked on the terminal (/dev/tty) without echo; prompts go to stderr, results to stdout;
-                - or read one per line from stdin when stdin is not a terminal (or with --password-stdin):
-                  the keychain password first, then an item's secret (or the new password);
+                - or read from stdin when stdin is not a terminal (or with --password-stdin): the keychain
+                  password is the first line, a new password the next line, and an item's secret everything
+                  after, to the end of input, as bytes, less one final newline (--keep-newline keeps it);
                 - or, for the keychain password only, from $KCF_PASSWORD. Convenient for automation, but the
                   environment is inherited by child processes, readable by the same user and root
                   (/proc/PID/environ), and may end up in CI logs or shell history; prefer stdin from a secret

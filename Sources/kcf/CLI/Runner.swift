@@ -1,9 +1,20 @@
 /// Runs one `kcf` command line: global options, the command, its options, and the exit status.
 enum Runner {
     /// Runs `words` (the arguments after `kcf`) and returns the exit status. Every error is reported on
-    /// stderr as `kcf: COMMAND: message`; usage errors are followed by the command's usage.
+    /// stderr as `kcf: COMMAND: message`; usage errors are followed by the command's usage. Output that could
+    /// not be written turns success into ``ExitStatus/outputFailed`` (see ``Output``).
     static func run(_ words: [String], environment: [String: String]) -> Int32 {
         var commandName: String?
+        let status = run(words, environment: environment, commandName: &commandName)
+        let failures = Output.finish()
+        for failure in failures where failure.stream == .output {
+            Output.error(prefix(commandName) + failure.description)
+        }
+        guard !failures.isEmpty, status == ExitStatus.success.rawValue else { return status }
+        return ExitStatus.outputFailed.rawValue
+    }
+
+    private static func run(_ words: [String], environment: [String: String], commandName: inout String?) -> Int32 {
         do throws(CommandError) {
             let (global, rest) = try ArgumentParser.parse(words, specs: OptionSpec.global, stopAtPositional: true)
             var remaining = rest
@@ -37,8 +48,7 @@ enum Runner {
     }
 
     private static func report(_ error: CommandError, commandName: String?) -> Int32 {
-        let prefix = commandName.map { "kcf: \($0): " } ?? "kcf: "
-        Output.error(prefix + error.description)
+        Output.error(prefix(commandName) + error.description)
         if case .usage = error {
             if let commandName, let command = CommandTable.command(named: commandName) {
                 Output.error(command.usage)
@@ -47,5 +57,10 @@ enum Runner {
             }
         }
         return error.status.rawValue
+    }
+
+    /// `kcf: COMMAND: `, or `kcf: ` before the command is known.
+    private static func prefix(_ commandName: String?) -> String {
+        commandName.map { "kcf: \($0): " } ?? "kcf: "
     }
 }

@@ -10,6 +10,7 @@ enum CertificateCommands {
             OptionSpec("a", help: "print every match, not just the first"),
             OptionSpec("p", help: "print the certificate as PEM"),
             OptionSpec("Z", help: "print the certificate's SHA-256 and SHA-1 hashes"),
+            OptionSpec.expectedHead,
         ],
         positionals: [PositionalSpec("keychain", optional: true)],
         details: ["Exits 44 when no certificate matches."],
@@ -17,7 +18,10 @@ enum CertificateCommands {
 
     static let findIdentity = Command(
         name: "find-identity", summary: "list identities (certificates with their private keys)",
-        options: [OptionSpec("s", .value("STRING"), help: "only identities whose label or common name contains STRING")],
+        options: [
+            OptionSpec("s", .value("STRING"), help: "only identities whose label or common name contains STRING"),
+            OptionSpec.expectedHead,
+        ],
         positionals: [PositionalSpec("keychain", optional: true)],
         details: ["""
             Prints each identity's certificate SHA-1 hash and name, then the count, as security does (and, as
@@ -32,6 +36,7 @@ enum CertificateCommands {
             OptionSpec("l", .value("LABEL"), help: "match the label"),
             OptionSpec("t", .value("CLASS"), help: "match the key class: private, public or symmetric"),
             OptionSpec("a", help: "print every match, not just the first"),
+            OptionSpec.expectedHead,
         ],
         positionals: [PositionalSpec("keychain", optional: true)],
         details: ["Key bytes are never printed here (dump-keychain -d prints every secret). Exits 44 when no key matches."],

@@ -8,6 +8,7 @@ enum DumpKeychainCommand {
             OptionSpec(long: "json", help: "print JSON: {\"keychain\": PATH, \"items\": [{\"class\", \"id\", \"attributes\", …}]}"),
             OptionSpec("d", help: "include every secret (asks for confirmation on the terminal)"),
             OptionSpec(long: "yes", help: "with -d: do not ask (needed when there is no terminal)"),
+            OptionSpec.expectedHead,
         ],
         positionals: [PositionalSpec("keychain", optional: true)],
         details: ["""

@@ -8,6 +8,7 @@ enum ImportCommands {
         options: [
             OptionSpec("t", .value("TYPE"), help: "cert or priv (default: told from the file)"),
             OptionSpec("l", .value("LABEL"), help: "label (default: the certificate's common name; \"Imported Private Key\")"),
+            OptionSpec.expectedHead,
         ],
         positionals: [PositionalSpec("FILE")],
         details: ["""
@@ -20,7 +21,7 @@ enum ImportCommands {
 
     static let addCertificates = Command(
         name: "add-certificates", aliases: ["add-certificate"], summary: "add certificates (DER or PEM files)",
-        options: [],
+        options: [OptionSpec.expectedHead],
         positionals: [PositionalSpec("FILE", repeats: true)],
         run: { (context) throws(CommandError) in try addCertificates(context) })
 

@@ -24,7 +24,7 @@ enum KeychainPasswordCommands {
 
     static let changePassword = Command(
         name: "change-password", aliases: ["set-keychain-password"], summary: "change the keychain's password",
-        options: iterationOptions,
+        options: iterationOptions + [OptionSpec.expectedHead],
         positionals: [PositionalSpec("keychain", optional: true)],
         details: ["""
             The old password comes as for any command ($KCF_PASSWORD, stdin, or the terminal); the new one from

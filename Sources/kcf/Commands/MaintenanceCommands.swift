@@ -4,12 +4,14 @@ import KeychainFile
 enum MaintenanceCommands {
     static let compact = Command(
         name: "compact", summary: "rewrite the file with only its live items; print before and after",
+        options: [OptionSpec.expectedHead],
         positionals: [PositionalSpec("keychain", optional: true)],
         details: ["The file is rewritten in a new epoch and renamed into place (SPEC.md §15.1): overwritten and deleted items are gone from it."],
         run: { (context) throws(CommandError) in try compact(context) })
 
     static let verify = Command(
         name: "verify", summary: "verify every record and decrypt every secret; print counts, head and torn tail",
+        options: [OptionSpec.expectedHead],
         positionals: [PositionalSpec("keychain", optional: true)],
         details: ["""
             Exits 0 when everything verifies; 3 when the records verify but the file ends in a torn tail (an

@@ -15,9 +15,11 @@ enum PasswordCommands {
                 name: "add-\(noun)", summary: "add \(article) \(itemClass)",
                 options: specs + [
                     OptionSpec("w", .optionalValue("PASSWORD"),
-                               help: "the secret: alone (best last) to be prompted, `-w -` to read a line of stdin"),
-                    OptionSpec(long: "secret-stdin", help: "read the secret from stdin (same as -w -)"),
+                               help: "the secret: alone (best last) to be prompted, `-w -` to read all of stdin"),
+                    OptionSpec(long: "secret-stdin", help: "read the secret from stdin, to its end (same as -w -)"),
+                    OptionSpec(long: "keep-newline", help: "keep a final newline of a secret read from stdin"),
                     OptionSpec("U", help: "update the item if it exists (else it must not exist)"),
+                    OptionSpec.expectedHead,
                 ],
                 details: [addDetails],
                 run: { (context) throws(CommandError) in try add(itemClass, attributes, context) }),
@@ -25,14 +27,21 @@ enum PasswordCommands {
                 name: "find-\(noun)", summary: "find \(article) \(itemClass) and print its attributes (or its secret)",
                 options: specs + [
                     OptionSpec("g", help: "also print the secret (on stderr, as security does)"),
-                    OptionSpec("w", help: "print only the secret, on stdout"),
+                    OptionSpec("w", help: "print only the secret, on stdout: its bytes exactly, then a newline"),
+                    OptionSpec(long: "hex", help: "with -w: print the secret as lowercase hexadecimal"),
+                    OptionSpec(long: "base64", help: "with -w: print the secret as base64"),
+                    OptionSpec.expectedHead,
                 ],
                 positionals: [PositionalSpec("keychain", optional: true)],
-                details: ["Prints the first item that matches every option given; exits 44 when none does."],
+                details: ["""
+                    Prints the first item that matches every option given; exits 44 when none does. -w writes the
+                    secret's bytes exactly as stored, then one newline that is not part of it; for a secret that is
+                    not text, --hex or --base64 print it in that form (then a newline).
+                    """],
                 run: { (context) throws(CommandError) in try find(itemClass, attributes, context) }),
             Command(
                 name: "delete-\(noun)", summary: "delete \(article) \(itemClass)",
-                options: specs,
+                options: specs + [OptionSpec.expectedHead],
                 positionals: [PositionalSpec("keychain", optional: true)],
                 details: ["Deletes the first item that matches every option given (as security does); exits 44 when none does."],
                 run: { (context) throws(CommandError) in try delete(itemClass, attributes, context) }),
@@ -41,15 +50,21 @@ enum PasswordCommands {
 
     private static let addDetails = """
         The secret never has to appear on the command line. With -w alone it is asked for on the terminal
-        (twice), or read as one line from stdin when stdin is not a terminal; with `-w -` or --secret-stdin it
-        is read from stdin. When the keychain password also comes from stdin it is the first line and the
-        secret the second. `-w SECRET` is accepted for compatibility with security scripts, with a warning:
-        the command line is visible to other users (ps, /proc/PID/cmdline).
+        (twice), or read from stdin when stdin is not a terminal; with `-w -` or --secret-stdin it is read
+        from stdin. From stdin the secret is every byte to the end of input, as bytes (several lines, NUL,
+        not UTF-8: all kept), less one final newline (\n or \r\n) so that `echo pw | kcf …` stores pw;
+        --keep-newline keeps it. When the keychain password also comes from stdin it is the first line, and
+        the secret is everything after that line. `-w SECRET` is accepted for compatibility with security
+        scripts, with a warning: the command line is visible to other users (ps, /proc/PID/cmdline).
         """
 
     private static func add(_ itemClass: ItemClass, _ options: [AttributeOption], _ context: CommandContext) throws(CommandError) -> ExitStatus {
         let values = try AttributeOption.values(of: options, in: context)
         let attributes = try keychainCall { () throws(KeychainError) in try ItemAttributes(itemClass: itemClass, values: values) }
+        let readsSecret = context.has("secret-stdin") || (context.has("w") && [nil, "-"].contains(context.value("w")))
+        if context.has("keep-newline") && !readsSecret {
+            throw .usage("--keep-newline keeps the final newline of a secret read from stdin: use it with --secret-stdin or -w")
+        }
         let keychain = try context.openKeychain()
         let secret = try secret(context)
         let update = context.has("U")
@@ -70,11 +85,12 @@ enum PasswordCommands {
 
     /// The secret given with `-w`, or `nil` when `-w` was not given.
     private static func secret(_ context: CommandContext) throws(CommandError) -> [UInt8]? {
-        if context.has("secret-stdin") { return try context.secrets.itemSecret(fromStdin: true) }
+        let keepNewline = context.has("keep-newline")
+        if context.has("secret-stdin") { return try context.secrets.itemSecret(fromStdin: true, keepNewline: keepNewline) }
         guard context.has("w") else { return nil }
         switch context.value("w") {
-        case nil: return try context.secrets.itemSecret(fromStdin: false)
-        case "-": return try context.secrets.itemSecret(fromStdin: true)
+        case nil: return try context.secrets.itemSecret(fromStdin: false, keepNewline: keepNewline)
+        case "-": return try context.secrets.itemSecret(fromStdin: true, keepNewline: keepNewline)
         case let given?:
             Output.error("kcf: warning: a secret given on the command line is visible to other users of this system (ps, /proc/PID/cmdline) and may be kept in shell history; use -w alone to be prompted, or `-w -` to read it from stdin")
             return Array(given.utf8)
@@ -93,6 +109,7 @@ enum PasswordCommands {
 
     private static func find(_ itemClass: ItemClass, _ options: [AttributeOption], _ context: CommandContext) throws(CommandError) -> ExitStatus {
         let query = try matchQuery(itemClass, options, context)
+        let format = try SecretFormat.chosen(in: context)
         let keychain = try context.openKeychain()
         let wantsSecret = context.has("w") || context.has("g")
         let results = try keychainCall { () throws(KeychainError) in
@@ -100,7 +117,7 @@ enum PasswordCommands {
         }
         guard let found = results.first, let attributes = found.attributes else { throw .keychain(.itemNotFound) }
         if context.has("w") {
-            Output.bytes((found.value ?? []) + [0x0A])
+            Output.bytes(format.output(found.value ?? []))
             return .success
         }
         ItemPrinter.print(keychain: keychain.path, attributes: attributes)

@@ -32,7 +32,8 @@ enum KeychainLocation {
         #if canImport(Darwin)
         return try home(environment) + "/Library/Application Support/kcf/default.kcf"
         #else
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/kcf/default.kcf" }
+        // The first byte, not the first Character: "/" followed by a combining mark is one Character.
+        if let data = environment["XDG_DATA_HOME"], data.utf8.first == UInt8(ascii: "/") { return data + "/kcf/default.kcf" }
         return try home(environment) + "/.local/share/kcf/default.kcf"
         #endif
     }

@@ -7,7 +7,8 @@ import Darwin
 #endif
 
 /// Reads lines from a file descriptor with read(2), keeping what it read past a line for the next call, so
-/// that several secrets can come one per line from one pipe (the keychain password, then an item's).
+/// that several secrets can come from one pipe: the keychain password's line, then the new password's line,
+/// or everything after it as an item's secret (``readToEnd(limit:)``).
 final class LineReader {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
@@ -40,6 +41,22 @@ final class LineReader {
             }
             try fill()
         }
+    }
+
+    /// Every byte left until the end of input, lines and all; `nil` when more than `limit` bytes are left
+    /// (reading stops there, and what was read is wiped, so a huge input is never held whole).
+    ///
+    /// - Throws: `CommandError` with status `.io` if read(2) fails.
+    func readToEnd(limit: Int) throws(CommandError) -> [UInt8]? {
+        while !atEnd && buffer.count <= limit { try fill() }
+        guard buffer.count <= limit else {
+            wipe(&buffer)
+            buffer = []
+            return nil
+        }
+        let rest = buffer    // the caller owns (and wipes) these bytes now
+        buffer = []
+        return rest
     }
 
     private func fill() throws(CommandError) {

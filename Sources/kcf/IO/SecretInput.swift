@@ -10,14 +10,20 @@ import Darwin
 ///
 /// - The keychain password: `$KCF_PASSWORD` when set and not empty; else the next line of stdin when
 ///   `--password-stdin` is given or stdin is not a terminal; else a prompt on the terminal without echo.
-/// - An item secret (`-w`): the next line of stdin when `-w -` or `--secret-stdin` is given or stdin is
-///   not a terminal; else a prompt on the terminal, asked twice for a new secret.
+/// - A new keychain password (`change-password`): the next line of stdin, or asked twice on the terminal.
+/// - An item secret (`-w`): when `-w -` or `--secret-stdin` is given or stdin is not a terminal, every byte
+///   left on stdin up to the end of input, less one final `\n` or `\r\n` (kept with `--keep-newline`);
+///   else asked twice on the terminal.
 ///
-/// When both come from stdin, the keychain password is the first line and the item secret the second
-/// (for `change-password`: the old password, then the new one).
+/// A line ends at `\n`; a `\r` before it is dropped. So when the keychain password comes from stdin it is
+/// the first line, and an item's secret is everything after it (for `change-password`: the old password's
+/// line, then the new one's).
 final class SecretInput {
     /// The environment variable that may hold the keychain password.
     static let passwordVariable = "KCF_PASSWORD"
+
+    /// The largest secret an item holds (SPEC.md §11), so the most read from stdin for one.
+    static let maximumSecretSize = 1_048_576
 
     private let environment: [String: String]
     private let passwordFromStdin: Bool
@@ -48,15 +54,31 @@ final class SecretInput {
         return try text(try readLine(prompt: prompt, confirm: "retype \(prompt)"), what: "password")
     }
 
-    /// A new item's secret: a line of stdin, or asked twice on the terminal.
+    /// A new item's secret: the rest of stdin, or asked twice on the terminal.
     ///
-    /// - Parameter fromStdin: Read stdin even when it is a terminal (`-w -`, `--secret-stdin`).
-    func itemSecret(fromStdin: Bool) throws(CommandError) -> [UInt8] {
-        if fromStdin {
-            guard let line = try stdin.nextLine() else { throw .failed("no secret on stdin (expected one more line)") }
-            return line
+    /// From stdin, the secret is every byte up to the end of input (after the keychain password's line, when
+    /// that was read from stdin first): several lines, NUL bytes and bytes that are not UTF-8 included. One
+    /// final `\n` or `\r\n` is removed, so that `echo pw | kcf …` stores `pw`, unless `keepNewline`.
+    ///
+    /// - Parameters:
+    ///   - fromStdin: Read stdin even when it is a terminal (`-w -`, `--secret-stdin`).
+    ///   - keepNewline: Keep a final newline (`--keep-newline`).
+    /// - Throws: `CommandError` when stdin holds no byte at all, or more than ``maximumSecretSize`` bytes (plus a
+    ///   final newline); what the terminal prompt throws.
+    func itemSecret(fromStdin: Bool, keepNewline: Bool) throws(CommandError) -> [UInt8] {
+        guard fromStdin || !stdinIsTerminal else {
+            return try TerminalPrompt.readNewSecret(prompt: "password data for new item: ",
+                                                    confirmation: "retype password for new item: ")
         }
-        return try readLine(prompt: "password data for new item: ", confirm: "retype password for new item: ")
+        guard var secret = try stdin.readToEnd(limit: Self.maximumSecretSize + 2) else {
+            throw .failure("the secret on stdin is longer than 1,048,576 bytes, the most an item holds", .invalidParameter)
+        }
+        guard !secret.isEmpty else { throw .failed("no secret on stdin (it ended before any byte of the secret)") }
+        if !keepNewline && secret.last == 0x0A {
+            secret.removeLast()
+            if secret.last == 0x0D { secret.removeLast() }
+        }
+        return secret
     }
 
     private func readLine(prompt: String, confirm: String?) throws(CommandError) -> [UInt8] {

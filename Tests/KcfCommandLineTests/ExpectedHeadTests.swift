@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+/// `--expected-head`: refusing a keychain file rolled back to an older copy (SPEC.md §15.4).
+@Suite("kcf: --expected-head")
+struct ExpectedHeadTests {
+    /// The head `kcf verify` prints on its `records:` line.
+    static func head(_ sandbox: KcfSandbox, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let verified = try sandbox.unlocked(["verify"], sourceLocation: sourceLocation)
+        let line = try #require(verified.stdout.split(separator: "\n").first { $0.hasPrefix("records:") },
+                                sourceLocation: sourceLocation)
+        return String(try #require(line.split(separator: " ").last, sourceLocation: sourceLocation))
+    }
+
+    @Test("a rolled-back copy exits 32 against a pinned head, also one read back with its newline; a malformed pin exits 2")
+    func rolledBack() throws {
+        let sandbox = try KcfSandbox()
+        try sandbox.createKeychain()
+        try sandbox.addGeneric(account: "ann", service: "first", secret: "1")
+        let older = try sandbox.keychainBytes()
+        let olderHead = try Self.head(sandbox)
+        try sandbox.addGeneric(account: "ann", service: "second", secret: "2")
+        let pin = try Self.head(sandbox)
+        #expect(try sandbox.unlocked(["find-generic-password", "-s", "second", "--expected-head", pin]).status == 0)
+
+        try Data(older).write(to: URL(fileURLWithPath: sandbox.keychain))
+        for text in [pin, pin + "\n", " \t" + pin + "\r\n"] {
+            let refused = try sandbox.unlocked(["find-generic-password", "-s", "first", "--expected-head", text])
+            #expect(refused.status == 32, "\(text.debugDescription): \(refused.stderr)")
+            #expect(refused.stderr.contains("rolled back"))
+            #expect(refused.stdout.isEmpty)
+        }
+        #expect(try sandbox.unlocked(["dump-keychain", "--expected-head", pin]).status == 32)
+        #expect(try sandbox.unlocked(["find-generic-password", "-s", "first", "--expected-head", olderHead]).status == 0)
+
+        for malformed in ["", "garbage", pin + ".1", String(pin.dropLast()), String(pin.dropLast()) + "g", "+" + pin] {
+            let result = try sandbox.unlocked(["find-generic-password", "-s", "first", "--expected-head", malformed])
+            #expect(result.status == 2, "\(malformed.debugDescription): \(result.stderr)")
+            #expect(result.stderr.contains("--expected-head"), "\(result.stderr)")
+        }
+    }
+}
