@@ -32,7 +32,8 @@ let package = Package(
         .executableTarget(name: "kcf", dependencies: ["KeychainFile", "KeychainCrypto"]),
         .testTarget(name: "KeychainCryptoTests", dependencies: ["KeychainCrypto"]),
         // Runs the built kcf binary end to end; depends on it so that `swift test` builds it beside the tests.
-        .testTarget(name: "KcfCommandLineTests", dependencies: ["kcf"]),
+        // KeychainFile too: some tests make large or damaged keychains faster than the CLI would.
+        .testTarget(name: "KcfCommandLineTests", dependencies: ["kcf", "KeychainFile"]),
         .testTarget(name: "KeychainSecItemTests", dependencies: ["KeychainSecItem", "KeychainFile"]),
         .testTarget(
             name: "KeychainFileTests", dependencies: ["KeychainFile", "KeychainCrypto", "KeychainFileFixtures", "kcf-worker"],

@@ -1,4 +1,13 @@
-/// What ``Keychain/salvage(from:credential:to:)`` kept and could not read.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What ``Keychain/salvage(from:credential:to:)`` and ``Keychain/repair(at:credential:keepingCopyAt:)`` kept and
+/// could not read.
 public struct SalvageReport: Sendable, Equatable {
     /// Something the damaged file held that could not be read (``KeychainFile/Damage``).
     public typealias Damage = KeychainFile.Damage
@@ -55,8 +64,68 @@ extension Keychain {
         return try withAcknowledgement(of: source, fileSystem: fileSystem) { (acknowledgement) throws(KeychainError) in
             try RecordLog.salvage(
                 from: source, credential: credential, to: destination, acknowledgement: acknowledgement, fileSystem: fileSystem,
-                using: &random)
+                using: &random).report
         }
+    }
+
+    /// Repairs a damaged keychain in place: keeps a copy of the file at `backup`, then rewrites it with every
+    /// item that still authenticates, as ``salvage(from:credential:to:)`` would, and renames the new file over
+    /// it (SPEC.md §15.1, §17). The only way, besides salvage, to drop a torn tail that may hold acknowledged
+    /// data (``TornTail/mayHoldAcknowledgedData``), or to write again to a file damaged before its end.
+    ///
+    /// Runs under the lock file's exclusive lock; processes that have the keychain open reload the new file. The
+    /// credentials stay the same.
+    ///
+    /// For example:
+    /// ```swift
+    /// let report = try Keychain.repair(at: "secrets.kcf", credential: .password(pw), keepingCopyAt: "secrets.kcf.damaged")
+    /// for damage in report.damages { print("lost: \(damage)") }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: The damaged keychain file.
+    ///   - credential: A password or key that opens it.
+    ///   - backup: Where to keep the copy of the damaged file; nothing may exist there.
+    /// - Returns: What was kept and what could not be read.
+    /// - Throws: `KeychainError.wrongCredentials`; `.corrupted` if the header is damaged; `.invalidParameter` if
+    ///   `backup` exists; `.io`. Nothing is changed unless the copy was made durable first.
+    public static func repair(at path: String, credential: Credential, keepingCopyAt backup: String) throws(KeychainError) -> SalvageReport {
+        var random = RandomSource(SystemRandomNumberGenerator())
+        return try repair(at: path, credential: credential, keepingCopyAt: backup, fileSystem: PosixFileSystem(), using: &random)
+    }
+
+    static func repair<Generator: RandomNumberGenerator>(
+        at path: String, credential: Credential, keepingCopyAt backup: String, fileSystem: any FileSystem, using random: inout Generator
+    ) throws(KeychainError) -> SalvageReport {
+        try credential.validate()
+        guard fileSystem.exists(path) else { throw .io(operation: "open", errno: ENOENT, path: path) }
+        guard !fileSystem.exists(backup) else { throw .invalidParameter("a file already exists at \(backup)") }
+        let lockFile = try fileSystem.openLock(lockFilePath(for: path))
+        _ = try lockFile.lock(exclusive: true, wait: true)
+        defer { lockFile.unlock() }
+        try copyFile(path, to: backup, fileSystem: fileSystem)
+        let (report, acknowledgement) = try RecordLog.salvage(
+            from: path, credential: credential, to: path, replacing: true, acknowledgement: lockFile.readAcknowledgement(),
+            fileSystem: fileSystem, using: &random)
+        try? lockFile.writeAcknowledgement(acknowledgement)
+        return report
+    }
+
+    /// Copies `source` to a new file `destination` (mode 0600, failing if it exists) and makes it durable.
+    private static func copyFile(_ source: String, to destination: String, fileSystem: any FileSystem) throws(KeychainError) {
+        let input = try fileSystem.openExisting(source)
+        defer { input.close() }
+        let output = try fileSystem.createExclusive(destination)
+        defer { output.close() }
+        let size = try input.size()
+        var offset = 0
+        while offset < size {
+            let chunk = try input.readExactly(count: min(1 << 20, size - offset), at: offset)
+            try chunk.withBytes { (bytes) throws(KeychainError) in try output.writeAll(bytes, at: offset) }
+            offset += chunk.count
+        }
+        try output.sync()
+        try fileSystem.syncDirectory(containing: destination)
     }
 
     /// Calls `body` with the acknowledgement in the lock file beside `path` (SPEC.md §16.1), read under a shared

@@ -721,10 +721,14 @@ final class RecordLog {
 
     /// Writes to `destination` a keychain holding every item of `path` whose boxes still authenticate, and says
     /// what could not be read (SPEC.md §17). The damaged file is not changed.
+    ///
+    /// - Parameter replacing: Whether `destination` is `path` itself, renamed over (a repair, under the exclusive
+    ///   lock), rather than a new file linked into place.
+    /// - Returns: The report, and the acknowledgement of the new file (SPEC.md §16.1).
     static func salvage<Generator: RandomNumberGenerator>(
-        from path: String, credential: Credential, to destination: String, acknowledgement: [UInt8]?, fileSystem: any FileSystem,
-        using generator: inout Generator
-    ) throws(KeychainError) -> SalvageReport {
+        from path: String, credential: Credential, to destination: String, replacing: Bool = false, acknowledgement: [UInt8]?,
+        fileSystem: any FileSystem, using generator: inout Generator
+    ) throws(KeychainError) -> (report: SalvageReport, acknowledgement: [UInt8]) {
         try credential.validate()
         let file = try fileSystem.openExisting(path)
         defer { file.close() }
@@ -736,20 +740,23 @@ final class RecordLog {
         let order = index.positionsInAddedOrder()
         let context = state.context
         let written = try writeFile(
-            at: destination, replacing: false, fileID: header.fileID, epoch: header.epoch + 1, slots: header.slots,
+            at: destination, replacing: replacing, fileID: header.fileID, epoch: header.epoch + 1, slots: header.slots,
             masterKey: masterKey, itemCount: order.count, item: { index.item(atPosition: Int(order[$0])) },
             decryptSecret: { (item) throws(KeychainError) in try decryptSecret(item.secret, context: context) },
             fileSystem: fileSystem, using: &generator)
         written.state.file.close()
+        let newAcknowledgement = Acknowledgement(fileID: header.fileID, head: written.state.head, end: written.state.end)
+            .encode(headerKey: written.state.headerKey)
         let dropped = damage.reduce(0) { total, damage in
             switch damage.loss {
             case .region(let count), .crashRemnant(let count): return total + count
             default: return total
             }
         }
-        return SalvageReport(
+        let report = SalvageReport(
             itemCount: order.count, recordsKept: state.head.sequence, keptHead: state.head, damages: damage,
             droppedByteCount: dropped, tornTail: state.tornTail, newHead: written.state.head)
+        return (report, newAcknowledgement)
     }
 }
 

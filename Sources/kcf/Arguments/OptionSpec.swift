@@ -57,6 +57,8 @@ struct OptionSpec: Sendable {
                    help: "the keychain file (default: $KCF_KEYCHAIN, else the per-user default)"),
         OptionSpec(long: "password-stdin",
                    help: "read the keychain password from the first line of stdin, even from a terminal"),
+        OptionSpec(long: "recover",
+                   help: "read a damaged keychain: every item that still authenticates, read-only; what is lost is listed on stderr (exit 5)"),
         OptionSpec("h", long: "help", help: "print this command's usage"),
     ]
 }

@@ -31,11 +31,18 @@ struct CommandContext {
     /// Opens the keychain as ``openKeychain()`` does, and returns the password it was opened with.
     func openKeychainKeepingPassword() throws(CommandError) -> (keychain: Keychain, password: String) {
         let path = try existingKeychainPath()
-        let options = Keychain.OpenOptions(expectedHead: try expectedHead())
+        let options = Keychain.OpenOptions(expectedHead: try expectedHead(), recover: arguments.has("recover"))
         let password = try secrets.keychainPassword(for: path)
-        let keychain = try keychainCall { () throws(KeychainError) in
-            try Keychain.open(at: path, credential: .password(password), options: options)
+        let keychain: Keychain
+        do throws(KeychainError) {
+            keychain = try Keychain.open(at: path, credential: .password(password), options: options)
+        } catch {
+            if case .corrupted = error, !options.recover {
+                DamageNotice.suggestRecovery(command: command.name)
+            }
+            throw .keychain(error)
         }
+        try DamageNotice.report(keychain, command: command.name)
         return (keychain, password)
     }
 

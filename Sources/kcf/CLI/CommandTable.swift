@@ -15,6 +15,7 @@ enum CommandTable {
         MaintenanceCommands.compact,
         MaintenanceCommands.verify,
         MaintenanceCommands.salvage,
+        MaintenanceCommands.repair,
         DemoCommand.command,
         HelpText.helpCommand,
     ]

@@ -19,6 +19,7 @@ enum ExitStatus: Int32, CaseIterable {
     /// What the command printed could not all be written: stdout or stderr is a full disk, a closed pipe, or
     /// was closed. Replaces 0 only: a command that failed keeps its own status.
     case outputFailed = 4
+    case recoveredDamage = 5
     /// The file is older than what this keychain already saw (errSecVerifyFailed, −67808).
     case rolledBack = 32
     /// No item matched (errSecItemNotFound, −25300).
@@ -63,6 +64,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .usage: return "usage error: unknown command or option, missing or bad value"
         case .tornTail: return "verify: the records verify, but the last one is torn (interrupted write or damage)"
         case .outputFailed: return "output could not be written (full disk, closed pipe, closed stdout or stderr)"
+        case .recoveredDamage: return "--recover: the command ran on what still authenticates; damage was found and listed on stderr"
         case .rolledBack: return "the file was rolled back to an older copy (errSecVerifyFailed)"
         case .itemNotFound: return "item not found (errSecItemNotFound, as security)"
         case .duplicateItem: return "duplicate item (errSecDuplicateItem)"

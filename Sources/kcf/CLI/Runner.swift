@@ -5,7 +5,8 @@ enum Runner {
     /// not be written turns success into ``ExitStatus/outputFailed`` (see ``Output``).
     static func run(_ words: [String], environment: [String: String]) -> Int32 {
         var commandName: String?
-        let status = run(words, environment: environment, commandName: &commandName)
+        var status = run(words, environment: environment, commandName: &commandName)
+        if DamageNotice.found && status == ExitStatus.success.rawValue { status = ExitStatus.recoveredDamage.rawValue }
         let failures = Output.finish()
         for failure in failures where failure.stream == .output {
             Output.error(prefix(commandName) + failure.description)

@@ -1,6 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import KeychainFile
 
-/// `compact`, `verify` and `salvage`: commands about the file rather than its items.
+/// `compact`, `verify`, `salvage` and `repair`: commands about the file rather than its items.
 enum MaintenanceCommands {
     static let compact = Command(
         name: "compact", summary: "rewrite the file with only its live items; print before and after",
@@ -24,10 +31,24 @@ enum MaintenanceCommands {
         name: "salvage", summary: "copy every item that still verifies from a damaged keychain into DEST",
         positionals: [PositionalSpec("DEST"), PositionalSpec("keychain", optional: true)],
         details: ["""
-            Keeps the records before the first damage (SPEC.md §17) and writes them to DEST, a new file that
-            the same password opens. The damaged file is not changed. DEST must not exist.
+            Keeps every item whose boxes still authenticate, records after the damage included (SPEC.md §17),
+            and writes them to DEST, a new file that the same password opens. Everything that could not be read
+            is listed, with the item id where it is known. The damaged file is not changed. DEST must not exist.
+            Exits 0 when nothing was damaged, 5 when something was (listed).
             """],
         run: { (context) throws(CommandError) in try salvage(context) })
+
+    static let repair = Command(
+        name: "repair", summary: "keep a copy of a damaged keychain, then rewrite it with every item that still verifies",
+        options: [OptionSpec(long: "backup", .value("PATH"), help: "where to keep the copy (default: KEYCHAIN.damaged-YYYYMMDDTHHMMSSZ)")],
+        positionals: [PositionalSpec("keychain", optional: true)],
+        details: ["""
+            Copies the file to the backup path and makes the copy durable first; then rewrites the keychain in
+            place, under its lock, with every item whose boxes still authenticate (as salvage does), and lists
+            what could not be read. The way to drop a final record that does not verify and may hold committed
+            items, which no other command writes over. Exits 0 when nothing was damaged, 5 when something was.
+            """],
+        run: { (context) throws(CommandError) in try repair(context) })
 
     private static func compact(_ context: CommandContext) throws(CommandError) -> ExitStatus {
         let keychain = try context.openKeychain()
@@ -76,9 +97,13 @@ enum MaintenanceCommands {
         Output.line("file: \(statistics.fileSize) bytes, \(statistics.liveBytes) live, \(statistics.deadBytes) dead")
         if let torn = keychain.tornTail {
             Output.line("torn tail: \(torn)")
-            Output.line("    The last record is incomplete or does not verify: an interrupted write, or damage to the last")
-            Output.line("    record, which a reader cannot tell apart (SPEC.md §9.2). The next write to this keychain")
-            Output.line("    discards these bytes; if they may hold items you need, copy the file first.")
+            if torn.mayHoldAcknowledgedData {
+                Output.line("    The last record does not verify, and nothing shows it was never acknowledged (SPEC.md §9.3):")
+                Output.line("    it may hold committed items. No write discards it; `kcf repair` keeps a copy first.")
+            } else {
+                Output.line("    The last record is what an interrupted write left, never acknowledged (SPEC.md §9.3). The next")
+                Output.line("    write to this keychain discards these bytes.")
+            }
             Output.line("result: TORN TAIL")
             return .tornTail
         }
@@ -96,16 +121,39 @@ enum MaintenanceCommands {
             try Keychain.salvage(from: source, credential: .password(password), to: destination)
         }
         Output.line("salvaged \(SecurityText.quoted(Array(source.utf8))) into \(SecurityText.quoted(Array(destination.utf8)))")
+        return describe(report)
+    }
+
+    /// Prints a salvage or repair report; `.recoveredDamage` when anything could not be read.
+    private static func describe(_ report: SalvageReport) -> ExitStatus {
         Output.line("items written: \(report.itemCount)")
-        Output.line("records kept: \(report.recordsKept) (head \(report.keptHead))")
-        if let damage = report.damage {
-            Output.line("damage: at byte \(damage.offset): \(damage.reason)")
-        } else {
-            Output.line("damage: none")
-        }
-        Output.line("bytes dropped: \(report.droppedByteCount)")
+        Output.line("last record read: \(report.recordsKept) (head \(report.keptHead))")
+        if report.damages.isEmpty { Output.line("damage: none") }
+        for damage in report.damages { Output.line("damage: \(damage)") }
+        Output.line("bytes unreadable: \(report.droppedByteCount)")
         Output.line("torn tail: \(report.tornTail.map { "\($0)" } ?? "none")")
         Output.line("new head: \(report.newHead)")
-        return .success
+        return report.damages.isEmpty ? .success : .recoveredDamage
+    }
+
+    private static func repair(_ context: CommandContext) throws(CommandError) -> ExitStatus {
+        let path = try context.existingKeychainPath()
+        let backup = context.value("backup") ?? path + ".damaged-" + timestamp()
+        guard !KeychainLocation.exists(backup) else { throw .failed("a file already exists at \(backup)") }
+        let password = try context.secrets.keychainPassword(for: path)
+        let report = try keychainCall { () throws(KeychainError) in
+            try Keychain.repair(at: path, credential: .password(password), keepingCopyAt: backup)
+        }
+        Output.line("repaired \(SecurityText.quoted(Array(path.utf8))); the file as it was is kept at \(SecurityText.quoted(Array(backup.utf8)))")
+        return describe(report)
+    }
+
+    /// The current UTC time as `YYYYMMDDTHHMMSSZ`.
+    private static func timestamp() -> String {
+        var now = time(nil)
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
     }
 }
