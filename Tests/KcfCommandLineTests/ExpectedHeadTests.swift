@@ -31,7 +31,12 @@ struct ExpectedHeadTests {
             #expect(refused.stdout.isEmpty)
         }
         #expect(try sandbox.unlocked(["dump-keychain", "--expected-head", pin]).status == 32)
+        // The lock file's acknowledgement (SPEC.md §16.1) refuses the older copy even without a pin; whoever puts
+        // an older copy back on purpose removes the lock file with it.
+        #expect(try sandbox.unlocked(["find-generic-password", "-s", "first"]).status == 32)
+        try FileManager.default.removeItem(atPath: sandbox.keychain + ".lock")
         #expect(try sandbox.unlocked(["find-generic-password", "-s", "first", "--expected-head", olderHead]).status == 0)
+        #expect(try sandbox.unlocked(["find-generic-password", "-s", "first", "--expected-head", pin]).status == 32)
 
         for malformed in ["", "garbage", pin + ".1", String(pin.dropLast()), String(pin.dropLast()) + "g", "+" + pin] {
             let result = try sandbox.unlocked(["find-generic-password", "-s", "first", "--expected-head", malformed])
