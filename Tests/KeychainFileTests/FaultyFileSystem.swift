@@ -172,6 +172,8 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         try check(.openLock, path)
         return FaultyLockHandle(try base.openLock(path), fileSystem: self, path: path)
     }
+
+    func isRegularFile(_ path: String) -> Bool { base.isRegularFile(path) }
 }
 
 /// A file handle whose calls go through ``FaultyFileSystem/check(_:_:)``. A failing write writes nothing;

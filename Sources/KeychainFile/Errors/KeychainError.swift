@@ -41,6 +41,10 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
     /// continuation of that head. `expected` is the pinned head and `found` the file's. (errSecVerifyFailed,
     /// −67808)
     case rolledBack(expected: Head, found: Head)
+    /// Thrown when the lock file beside the keychain (`NAME.lock`) is a symbolic link or not a regular file (a
+    /// directory, a FIFO): following or using it could make the keychain write another file, or block. Nothing
+    /// was opened or written; `path` is the lock file's and `reason` says what is there. (errSecIO, −36)
+    case lockFileRefused(path: String, reason: String)
 
     /// The OSStatus-compatible code of the error.
     public var code: Int32 {
@@ -51,7 +55,7 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
         case .wrongCredentials: return -25293
         case .corrupted, .notAKeychain: return -26275
         case .unsupportedVersion: return -4
-        case .io: return -36
+        case .io, .lockFileRefused: return -36
         case .limitReached: return -108
         case .rolledBack: return -67808
         }
@@ -70,6 +74,7 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
         case .limitReached(let what): return "limit reached: \(what)"
         case .rolledBack(let expected, let found):
             return "the keychain file was rolled back: it holds head \(found), which does not contain the expected head \(expected)"
+        case .lockFileRefused(let path, let reason): return "refusing the lock file \(path): \(reason)"
         }
     }
 }
@@ -81,7 +86,7 @@ extension KeychainError: Equatable {
         switch (lhs, rhs) {
         case (.duplicateItem, .duplicateItem), (.itemNotFound, .itemNotFound), (.invalidParameter, .invalidParameter),
              (.wrongCredentials, .wrongCredentials), (.corrupted, .corrupted), (.notAKeychain, .notAKeychain),
-             (.io, .io), (.limitReached, .limitReached), (.rolledBack, .rolledBack):
+             (.io, .io), (.limitReached, .limitReached), (.rolledBack, .rolledBack), (.lockFileRefused, .lockFileRefused):
             return true
         case (.unsupportedVersion(let a), .unsupportedVersion(let b)):
             return a == b

@@ -26,8 +26,13 @@ protocol FileSystem: Sendable {
     func identityAndSize(of path: String) throws(KeychainError) -> (identity: FileIdentity, size: Int)?
     /// The names in a directory (without "." and "..").
     func contentsOfDirectory(_ path: String) throws(KeychainError) -> [String]
-    /// Opens, creating it with mode 0600 if needed, the lock file at `path` (SPEC.md §16).
+    /// Opens for reading and writing, creating it with mode 0600 if needed, the lock file at `path` (SPEC.md §16),
+    /// without following a symbolic link there.
+    ///
+    /// - Throws: `KeychainError.lockFileRefused` if a symbolic link or anything but a regular file is at `path`.
     func openLock(_ path: String) throws(KeychainError) -> any KeychainLockHandle
+    /// Whether a regular file is at `path` itself (lstat(2): a symbolic link is not followed).
+    func isRegularFile(_ path: String) -> Bool
     /// Makes the directory entry changes in the directory containing `path` durable (fsync of the directory).
     func syncDirectory(containing path: String) throws(KeychainError)
     /// Removes a file; a missing file is not an error.
@@ -183,8 +188,58 @@ struct PosixFileSystem: FileSystem {
     }
 
     func openLock(_ path: String) throws(KeychainError) -> any KeychainLockHandle {
-        let fd = try retrying("open (lock file)", path) { systemOpen(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
-        return PosixLockHandle(descriptor: fd, path: path)
+        PosixLockHandle(descriptor: try openLockDescriptor(path, flags: O_RDWR | O_CREAT), path: path)
+    }
+
+    /// Opens the lock file with `flags` (SPEC.md §16): never through a symbolic link (O_NOFOLLOW), which a
+    /// process that may write the directory could plant to make the keychain write the counter into another
+    /// file; never blocking (O_NONBLOCK), as opening a FIFO would; and only a regular file.
+    private func openLockDescriptor(_ path: String, flags: Int32) throws(KeychainError) -> Int32 {
+        let fd: Int32
+        do {
+            fd = try retrying("open (lock file)", path) { systemOpen(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600) }
+        } catch .io(let operation, let code, _) where code == ELOOP || code == EMLINK || code == EISDIR {
+            // O_NOFOLLOW fails at a symbolic link with ELOOP (EMLINK on FreeBSD); opening a directory for writing
+            // fails with EISDIR.
+            var info = stat()
+            guard lstat(path, &info) == 0 else { throw .io(operation: operation, errno: code, path: path) }
+            if info.st_mode & S_IFMT == S_IFLNK {
+                throw .lockFileRefused(
+                    path: path,
+                    reason: "it is a symbolic link (to \(KeychainPath.linkTarget(of: path))); a lock file is never followed, "
+                        + "so that a link cannot make the keychain write another file: remove the link")
+            }
+            throw .lockFileRefused(path: path, reason: Self.notRegularReason(info.st_mode))
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            _ = systemClose(fd)
+            throw .io(operation: "fstat (lock file)", errno: code, path: path)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            _ = systemClose(fd)
+            throw .lockFileRefused(path: path, reason: Self.notRegularReason(info.st_mode))
+        }
+        return fd
+    }
+
+    /// Why a lock path holding something other than a regular file is refused.
+    private static func notRegularReason(_ mode: mode_t) -> String {
+        let kind: String
+        switch mode & S_IFMT {
+        case S_IFDIR: kind = "a directory"
+        case S_IFIFO: kind = "a FIFO"
+        case S_IFSOCK: kind = "a socket"
+        case S_IFCHR, S_IFBLK: kind = "a device"
+        default: kind = "of file type \(mode & S_IFMT)"
+        }
+        return "it is not a regular file but \(kind): remove it, and the keychain makes a lock file there"
+    }
+
+    func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
     func removeIfPresent(_ path: String) throws(KeychainError) {

@@ -99,6 +99,8 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
             return MemoryLockHandle(lock: shared)
         }
     }
+
+    func isRegularFile(_ path: String) -> Bool { exists(path) }
 }
 
 /// The bytes and identity of one file in a ``MemoryFileSystem``.

@@ -46,7 +46,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .wrongCredentials: self = .wrongPassword
         case .corrupted, .notAKeychain: self = .corrupted
         case .unsupportedVersion: self = .unsupportedVersion
-        case .io: self = .io
+        case .io, .lockFileRefused: self = .io
         case .limitReached: self = .limitReached
         case .rolledBack: self = .rolledBack
         }
