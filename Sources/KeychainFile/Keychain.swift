@@ -39,6 +39,9 @@ public final class Keychain: @unchecked Sendable {
     private let clock: @Sendable () -> Date
     /// The lock file beside the keychain (`NAME.lock`), shared between processes (SPEC.md §16).
     private let lockFile: any KeychainLockHandle
+    /// Why no write may hold `lockFile` — it could be opened for reading only, or there is none and none can be
+    /// made (SPEC.md §16) — or `nil`.
+    private let lockReadOnly: ReadOnlyReason?
     /// When commits compact the file on their own.
     var autoCompactionSetting: AutoCompaction
 
@@ -84,7 +87,7 @@ public final class Keychain: @unchecked Sendable {
 
     private init(
         log: RecordLog, index: ItemIndex, random: RandomSource, clock: @escaping @Sendable () -> Date,
-        lockFile: any KeychainLockHandle, autoCompaction: AutoCompaction
+        lockFile: any KeychainLockHandle, lockReadOnly: ReadOnlyReason?, autoCompaction: AutoCompaction
     ) {
         self.log = log
         self.index = index
@@ -93,6 +96,7 @@ public final class Keychain: @unchecked Sendable {
         random.discardPool()
         self.clock = clock
         self.lockFile = lockFile
+        self.lockReadOnly = lockReadOnly
         self.autoCompactionSetting = autoCompaction
     }
 
@@ -109,6 +113,7 @@ public final class Keychain: @unchecked Sendable {
     ///   - options: Creation options, such as the PBKDF2 cost.
     /// - Returns: The open keychain.
     /// - Throws: `KeychainError.invalidParameter` if a file exists at `path` or the credential is unusable;
+    ///   `.lockFileRefused` if a symbolic link or a non-regular file is at `PATH.lock`;
     ///   `.io` if the file cannot be written.
     public static func create(
         at path: String, credential: Credential, options: CreationOptions = CreationOptions()
@@ -119,6 +124,10 @@ public final class Keychain: @unchecked Sendable {
 
     /// Opens a keychain file, verifying every record (SPEC.md §9).
     ///
+    /// A keychain that can only be read — a read-only mount, a file or lock file the process may not write, a
+    /// directory that cannot hold a lock file — opens and reads; every write throws `KeychainError.readOnly`
+    /// saying which (SPEC.md §16).
+    ///
     /// - Parameters:
     ///   - path: The keychain file.
     ///   - credential: Its password or key.
@@ -126,7 +135,8 @@ public final class Keychain: @unchecked Sendable {
     /// - Returns: The open keychain. If the file ended with an interrupted write, ``tornTail`` says what was
     ///   ignored.
     /// - Throws: `KeychainError.wrongCredentials`, `.corrupted(offset:reason:)`, `.notAKeychain`,
-    ///   `.unsupportedVersion`, `.rolledBack` if the file does not contain `options.expectedHead`, or `.io`.
+    ///   `.unsupportedVersion`, `.rolledBack` if the file does not contain `options.expectedHead`,
+    ///   `.lockFileRefused` if a symbolic link or a non-regular file is at the lock file's path, or `.io`.
     public static func open(
         at path: String, credential: Credential, options: OpenOptions = OpenOptions()
     ) throws(KeychainError) -> Keychain {
@@ -148,7 +158,7 @@ public final class Keychain: @unchecked Sendable {
             at: path, credentials: credentials, iterations: options.passwordIterations, fileSystem: fileSystem,
             using: &generator)
         return Keychain(log: log, index: index, random: generator, clock: clock, lockFile: lockFile,
-                        autoCompaction: options.autoCompaction)
+                        lockReadOnly: nil, autoCompaction: options.autoCompaction)
     }
 
     static func open(
@@ -156,7 +166,7 @@ public final class Keychain: @unchecked Sendable {
         clock: @escaping @Sendable () -> Date, fileSystem: any FileSystem
     ) throws(KeychainError) -> Keychain {
         guard fileSystem.exists(path) else { throw .io(operation: "open", errno: ENOENT, path: path) }
-        let lockFile = try fileSystem.openLock(lockFilePath(for: path))
+        let (lockFile, lockReadOnly) = try fileSystem.openLockForExistingKeychain(lockFilePath(for: path))
         // Opened under a shared lock so that no record is half-written while it is replayed (SPEC.md §16).
         _ = try lockFile.lock(exclusive: false, wait: true)
         let opened: (RecordLog, ItemIndex)
@@ -167,13 +177,13 @@ public final class Keychain: @unchecked Sendable {
             throw error
         }
         lockFile.unlock()
-        // Temporary files a crashed rewrite left behind go now, if no other process is writing.
-        if (try? lockFile.lock(exclusive: true, wait: false)) == true {
+        // Temporary files a crashed rewrite left behind go now, if no other process is writing (and this one could).
+        if lockReadOnly == nil, (try? lockFile.lock(exclusive: true, wait: false)) == true {
             opened.0.removeStrayTemporaryFiles()
             lockFile.unlock()
         }
         return Keychain(log: opened.0, index: opened.1, random: random, clock: clock, lockFile: lockFile,
-                        autoCompaction: options.autoCompaction)
+                        lockReadOnly: lockReadOnly, autoCompaction: options.autoCompaction)
     }
 
     /// Creates a keychain whose random values (keys, salts, nonces, item ids) come from `randomSource` and
@@ -417,15 +427,28 @@ public final class Keychain: @unchecked Sendable {
 
     /// Runs `body` under this object's lock and the lock file held exclusively, after catching up: every
     /// write, compaction and credential change (SPEC.md §16).
+    ///
+    /// - Throws: `KeychainError.readOnly` before anything is written if the keychain can only be read (its lock
+    ///   file, or its file: ``checkWritable()``).
     func withWrite<Result>(_ body: () throws(KeychainError) -> Result) throws(KeychainError) -> Result {
         lock.lock()
         defer { lock.unlock() }
+        if let lockReadOnly { throw .readOnly(path: path, reason: lockReadOnly.description) }
         _ = try lockFile.lock(exclusive: true, wait: true)
         defer { lockFile.unlock() }
         // Random bytes drawn ahead for this operation go with it (see RandomSource).
         defer { random.discardPool() }
         try log.refresh(&index)
+        try checkWritable()
         return try body()
+    }
+
+    /// Throws `KeychainError.readOnly` if the file now open (after catching up: it may be another than the one
+    /// opened) was opened for reading only (SPEC.md §16). Called in `withWrite`.
+    private func checkWritable() throws(KeychainError) {
+        if let refusal = log.file.writeRefusal {
+            throw .readOnly(path: path, reason: ReadOnlyReason.fileNotWritable(errno: refusal).description)
+        }
     }
 
     /// Calls `body` with the index in place. Called with the lock held, for reading.

@@ -10,8 +10,12 @@ import Darwin
 /// that fails with ENOSPC, an fsync that returns EIO, a short write) and check that nothing committed is
 /// lost. ``PosixFileSystem`` is the real implementation.
 protocol FileSystem: Sendable {
-    /// Opens an existing file for reading and writing.
-    func openExisting(_ path: String) throws(KeychainError) -> any KeychainFileHandle
+    /// Opens an existing file for reading and writing. (Callers use ``openExisting(_:)``, which falls back to
+    /// ``openReadOnly(_:refusal:)`` when writing is refused.)
+    func openReadWrite(_ path: String) throws(KeychainError) -> any KeychainFileHandle
+    /// Opens an existing file for reading only, because opening it for writing failed with `refusal` (EACCES,
+    /// EROFS, EPERM), which the handle keeps as its ``KeychainFileHandle/writeRefusal``.
+    func openReadOnly(_ path: String, refusal: Int32) throws(KeychainError) -> any KeychainFileHandle
     /// Creates a new file with mode 0600 for reading and writing; fails if it already exists.
     func createExclusive(_ path: String) throws(KeychainError) -> any KeychainFileHandle
     /// Atomically replaces `destination` with `source` (rename(2)).
@@ -31,6 +35,9 @@ protocol FileSystem: Sendable {
     ///
     /// - Throws: `KeychainError.lockFileRefused` if a symbolic link or anything but a regular file is at `path`.
     func openLock(_ path: String) throws(KeychainError) -> any KeychainLockHandle
+    /// Opens the existing lock file at `path` for reading only (its lock works as well), as ``openLock(_:)``
+    /// does otherwise; `nil` if there is none.
+    func openLockReadOnly(_ path: String) throws(KeychainError) -> (any KeychainLockHandle)?
     /// Whether a regular file is at `path` itself (lstat(2): a symbolic link is not followed).
     func isRegularFile(_ path: String) -> Bool
     /// Makes the directory entry changes in the directory containing `path` durable (fsync of the directory).
@@ -45,6 +52,9 @@ protocol FileSystem: Sendable {
 protocol KeychainFileHandle: AnyObject, Sendable {
     /// The path the file was opened with (for error messages).
     var path: String { get }
+    /// Why the file was opened for reading only (the errno that refused opening it for writing), or `nil` if it
+    /// is open for writing.
+    var writeRefusal: Int32? { get }
     /// Reads up to `buffer.count` bytes at `offset`; returns the number read (0 at end of file).
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(KeychainError) -> Int
     /// Writes up to `bytes.count` bytes at `offset`; returns the number written (possibly fewer).
@@ -129,9 +139,14 @@ extension KeychainFileHandle {
 
 /// The real file system, through POSIX calls. EINTR is retried in one place, `retrying`.
 struct PosixFileSystem: FileSystem {
-    func openExisting(_ path: String) throws(KeychainError) -> any KeychainFileHandle {
+    func openReadWrite(_ path: String) throws(KeychainError) -> any KeychainFileHandle {
         let fd = try retrying("open", path) { systemOpen(path, O_RDWR | O_CLOEXEC, 0) }
         return PosixFileHandle(descriptor: fd, path: path)
+    }
+
+    func openReadOnly(_ path: String, refusal: Int32) throws(KeychainError) -> any KeychainFileHandle {
+        let fd = try retrying("open (read-only)", path) { systemOpen(path, O_RDONLY | O_CLOEXEC, 0) }
+        return PosixFileHandle(descriptor: fd, path: path, writeRefusal: refusal)
     }
 
     func createExclusive(_ path: String) throws(KeychainError) -> any KeychainFileHandle {
@@ -189,6 +204,14 @@ struct PosixFileSystem: FileSystem {
 
     func openLock(_ path: String) throws(KeychainError) -> any KeychainLockHandle {
         PosixLockHandle(descriptor: try openLockDescriptor(path, flags: O_RDWR | O_CREAT), path: path)
+    }
+
+    func openLockReadOnly(_ path: String) throws(KeychainError) -> (any KeychainLockHandle)? {
+        do {
+            return PosixLockHandle(descriptor: try openLockDescriptor(path, flags: O_RDONLY), path: path)
+        } catch .io(_, let code, _) where code == ENOENT {
+            return nil
+        }
     }
 
     /// Opens the lock file with `flags` (SPEC.md §16): never through a symbolic link (O_NOFOLLOW), which a
@@ -262,10 +285,12 @@ struct PosixFileSystem: FileSystem {
 final class PosixFileHandle: KeychainFileHandle, @unchecked Sendable {
     private var descriptor: Int32
     let path: String
+    let writeRefusal: Int32?
 
-    init(descriptor: Int32, path: String) {
+    init(descriptor: Int32, path: String, writeRefusal: Int32? = nil) {
         self.descriptor = descriptor
         self.path = path
+        self.writeRefusal = writeRefusal
     }
 
     deinit { close() }

@@ -30,10 +30,17 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
         return try body()
     }
 
-    func openExisting(_ path: String) throws(KeychainError) -> any KeychainFileHandle {
+    func openReadWrite(_ path: String) throws(KeychainError) -> any KeychainFileHandle {
         try withLock { () throws(KeychainError) -> any KeychainFileHandle in
             guard let file = files[path] else { throw .io(operation: "open", errno: ENOENT, path: path) }
             return MemoryFileHandle(file: file, path: path)
+        }
+    }
+
+    func openReadOnly(_ path: String, refusal: Int32) throws(KeychainError) -> any KeychainFileHandle {
+        try withLock { () throws(KeychainError) -> any KeychainFileHandle in
+            guard let file = files[path] else { throw .io(operation: "open (read-only)", errno: ENOENT, path: path) }
+            return MemoryFileHandle(file: file, path: path, writeRefusal: refusal)
         }
     }
 
@@ -100,6 +107,10 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
         }
     }
 
+    func openLockReadOnly(_ path: String) throws(KeychainError) -> (any KeychainLockHandle)? {
+        try withLock { () throws(KeychainError) -> (any KeychainLockHandle)? in locks[path].map { MemoryLockHandle(lock: $0) } }
+    }
+
     func isRegularFile(_ path: String) -> Bool { exists(path) }
 }
 
@@ -121,11 +132,13 @@ final class MemoryFile: @unchecked Sendable {
 final class MemoryFileHandle: KeychainFileHandle, @unchecked Sendable {
     private let file: MemoryFile
     let path: String
+    let writeRefusal: Int32?
     private var isClosed = false
 
-    init(file: MemoryFile, path: String) {
+    init(file: MemoryFile, path: String, writeRefusal: Int32? = nil) {
         self.file = file
         self.path = path
+        self.writeRefusal = writeRefusal
     }
 
     private func withFile<Result>(_ operation: String, _ body: (inout [UInt8]) -> Result) throws(KeychainError) -> Result {
@@ -147,7 +160,9 @@ final class MemoryFileHandle: KeychainFileHandle, @unchecked Sendable {
     }
 
     func write(_ source: UnsafeRawBufferPointer, at offset: Int) throws(KeychainError) -> Int {
-        try withFile("write") { bytes in
+        // A file opened for reading only, as write(2) on such a descriptor does.
+        if writeRefusal != nil { throw .io(operation: "write", errno: EBADF, path: path) }
+        return try withFile("write") { bytes in
             if bytes.count < offset + source.count {
                 bytes.append(contentsOf: repeatElement(0, count: offset + source.count - bytes.count))
             }
@@ -163,6 +178,7 @@ final class MemoryFileHandle: KeychainFileHandle, @unchecked Sendable {
     }
 
     func truncate(to size: Int) throws(KeychainError) {
+        if writeRefusal != nil { throw .io(operation: "truncate", errno: EINVAL, path: path) }
         try withFile("truncate") { bytes in
             if size < bytes.count {
                 bytes.removeSubrange(size...)

@@ -29,7 +29,8 @@ final class RecordLog {
     /// unchanged, needs no `stat`.
     private(set) var lastCurrent: (counter: UInt64, at: UInt64)? = nil
 
-    private var file: any KeychainFileHandle { state.file }
+    /// The open file (read by `Keychain` to check that it may be written).
+    var file: any KeychainFileHandle { state.file }
     var header: FileHeader { state.header }
     var headerLength: Int { state.headerLength }
     var context: RecordContext { state.context }

@@ -1,0 +1,27 @@
+/// The lock of a keychain whose directory has no lock file and cannot hold one (a read-only mount, a directory
+/// the process may not write): reads go on without a lock, and nothing may write (SPEC.md §16).
+///
+/// A shared lock is granted at once: on a read-only mount no writer can exist; in a read-only directory a
+/// writer that can create the lock file may, and a read then sees its record being written as a torn tail until
+/// it is whole. An exclusive lock is never granted; ``Keychain`` refuses every write before asking for one.
+final class AbsentLockFile: KeychainLockHandle {
+    /// Where the lock file would be, and why it cannot be made (for the error of an exclusive lock).
+    let path: String
+    let errno: Int32
+
+    init(path: String, errno: Int32) {
+        self.path = path
+        self.errno = errno
+    }
+
+    func lock(exclusive: Bool, wait: Bool) throws(KeychainError) -> Bool {
+        guard exclusive else { return true }
+        guard wait else { return false }
+        throw .io(operation: "flock (no lock file can be created)", errno: errno, path: path)
+    }
+
+    func unlock() {}
+
+    /// No counter: every read looks the path up.
+    var changeCounter: UInt64? { nil }
+}
