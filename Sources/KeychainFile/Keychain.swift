@@ -86,9 +86,10 @@ public final class Keychain: @unchecked Sendable {
     }
 
     private init(
-        log: RecordLog, index: ItemIndex, random: RandomSource, clock: @escaping @Sendable () -> Date,
+        path: String, log: RecordLog, index: ItemIndex, random: RandomSource, clock: @escaping @Sendable () -> Date,
         lockFile: any KeychainLockHandle, lockReadOnly: ReadOnlyReason?, autoCompaction: AutoCompaction
     ) {
+        self.path = path
         self.log = log
         self.index = index
         self.random = random
@@ -100,20 +101,24 @@ public final class Keychain: @unchecked Sendable {
         self.autoCompactionSetting = autoCompaction
     }
 
-    /// The lock file of the keychain at `path` (SPEC.md §16).
+    /// The lock file of the keychain file at `path`, which has no symbolic link left to resolve (SPEC.md §16).
     static func lockFilePath(for path: String) -> String { path + ".lock" }
 
     // MARK: Creating and opening
 
     /// Creates a new, empty keychain file (mode 0600) protected by `credential`.
     ///
+    /// The directory's symbolic links are resolved; a symbolic link at `path` itself is not followed: creating
+    /// through one is refused, as a file exists there or, if it leads nowhere, as nothing should be created
+    /// where the caller did not name it (SPEC.md §10, §16).
+    ///
     /// - Parameters:
     ///   - path: Where to create it. Nothing may exist there yet.
     ///   - credential: The password or 32-byte key that will open it.
     ///   - options: Creation options, such as the PBKDF2 cost.
     /// - Returns: The open keychain.
-    /// - Throws: `KeychainError.invalidParameter` if a file exists at `path` or the credential is unusable;
-    ///   `.lockFileRefused` if a symbolic link or a non-regular file is at `PATH.lock`;
+    /// - Throws: `KeychainError.invalidParameter` if a file or a symbolic link exists at `path` or the
+    ///   credential is unusable; `.lockFileRefused` if a symbolic link or a non-regular file is at `PATH.lock`;
     ///   `.io` if the file cannot be written.
     public static func create(
         at path: String, credential: Credential, options: CreationOptions = CreationOptions()
@@ -124,9 +129,13 @@ public final class Keychain: @unchecked Sendable {
 
     /// Opens a keychain file, verifying every record (SPEC.md §9).
     ///
+    /// Symbolic links in `path` are resolved once, now: the keychain uses the file they lead to, and the lock
+    /// file and temporary files beside that file, so that every path to one file shares one lock, and a
+    /// rewrite through a link replaces the file and keeps the link (SPEC.md §16).
+    ///
     /// A keychain that can only be read — a read-only mount, a file or lock file the process may not write, a
-    /// directory that cannot hold a lock file — opens and reads; every write throws `KeychainError.readOnly`
-    /// saying which (SPEC.md §16).
+    /// directory that cannot hold a lock file, a file with more than one name (hard links) — opens and reads;
+    /// every write throws `KeychainError.readOnly` saying which.
     ///
     /// - Parameters:
     ///   - path: The keychain file.
@@ -151,13 +160,14 @@ public final class Keychain: @unchecked Sendable {
         var generator = random
         let credentials = [credential] + options.additionalCredentials
         guard credentials.count <= Format.maximumSlots else { throw .invalidParameter("at most 16 credentials (key slots)") }
-        let lockFile = try fileSystem.openLock(lockFilePath(for: path))
+        let file = try fileSystem.resolve(path, creating: true)
+        let lockFile = try fileSystem.openLock(lockFilePath(for: file))
         _ = try lockFile.lock(exclusive: true, wait: true)
         defer { lockFile.unlock() }
         let (log, index) = try RecordLog.create(
-            at: path, credentials: credentials, iterations: options.passwordIterations, fileSystem: fileSystem,
+            at: file, credentials: credentials, iterations: options.passwordIterations, fileSystem: fileSystem,
             using: &generator)
-        return Keychain(log: log, index: index, random: generator, clock: clock, lockFile: lockFile,
+        return Keychain(path: path, log: log, index: index, random: generator, clock: clock, lockFile: lockFile,
                         lockReadOnly: nil, autoCompaction: options.autoCompaction)
     }
 
@@ -165,13 +175,14 @@ public final class Keychain: @unchecked Sendable {
         at path: String, credential: Credential, options: OpenOptions = OpenOptions(), random: RandomSource,
         clock: @escaping @Sendable () -> Date, fileSystem: any FileSystem
     ) throws(KeychainError) -> Keychain {
-        guard fileSystem.exists(path) else { throw .io(operation: "open", errno: ENOENT, path: path) }
-        let (lockFile, lockReadOnly) = try fileSystem.openLockForExistingKeychain(lockFilePath(for: path))
+        let file = try fileSystem.resolve(path, creating: false)
+        guard fileSystem.exists(file) else { throw .io(operation: "open", errno: ENOENT, path: path) }
+        let (lockFile, lockReadOnly) = try fileSystem.openLockForExistingKeychain(lockFilePath(for: file))
         // Opened under a shared lock so that no record is half-written while it is replayed (SPEC.md §16).
         _ = try lockFile.lock(exclusive: false, wait: true)
         let opened: (RecordLog, ItemIndex)
         do {
-            opened = try RecordLog.open(at: path, credential: credential, expectedHead: options.expectedHead, fileSystem: fileSystem)
+            opened = try RecordLog.open(at: file, credential: credential, expectedHead: options.expectedHead, fileSystem: fileSystem)
         } catch {
             lockFile.unlock()
             throw error
@@ -182,7 +193,7 @@ public final class Keychain: @unchecked Sendable {
             opened.0.removeStrayTemporaryFiles()
             lockFile.unlock()
         }
-        return Keychain(log: opened.0, index: opened.1, random: random, clock: clock, lockFile: lockFile,
+        return Keychain(path: path, log: opened.0, index: opened.1, random: random, clock: clock, lockFile: lockFile,
                         lockReadOnly: lockReadOnly, autoCompaction: options.autoCompaction)
     }
 
@@ -210,8 +221,10 @@ public final class Keychain: @unchecked Sendable {
 
     // MARK: State
 
-    /// The file's path.
-    public var path: String { log.path }
+    /// The path the keychain was created or opened with, as given. The file it names — with every symbolic link
+    /// resolved when it was opened — is where the keychain reads and writes, with its lock file and temporary
+    /// files beside it (SPEC.md §16).
+    public let path: String
 
     /// The number of live items, as of the last call that read the file.
     public var count: Int { withLock { index.count } }
@@ -429,7 +442,7 @@ public final class Keychain: @unchecked Sendable {
     /// write, compaction and credential change (SPEC.md §16).
     ///
     /// - Throws: `KeychainError.readOnly` before anything is written if the keychain can only be read (its lock
-    ///   file, or its file: ``checkWritable()``).
+    ///   file, its file, or a second name for its file: ``checkWritable()``).
     func withWrite<Result>(_ body: () throws(KeychainError) -> Result) throws(KeychainError) -> Result {
         lock.lock()
         defer { lock.unlock() }
@@ -444,11 +457,15 @@ public final class Keychain: @unchecked Sendable {
     }
 
     /// Throws `KeychainError.readOnly` if the file now open (after catching up: it may be another than the one
-    /// opened) was opened for reading only (SPEC.md §16). Called in `withWrite`.
+    /// opened) was opened for reading only, or has more than one name. A second name (hard link) would take
+    /// another lock file, and a rewrite would split the names (SPEC.md §16); it can appear at any time, so it
+    /// is looked for (one fstat) before every write. Called in `withWrite`.
     private func checkWritable() throws(KeychainError) {
         if let refusal = log.file.writeRefusal {
             throw .readOnly(path: path, reason: ReadOnlyReason.fileNotWritable(errno: refusal).description)
         }
+        let names = try log.file.linkCount()
+        if names > 1 { throw .readOnly(path: path, reason: ReadOnlyReason.hardLinks(count: names).description) }
     }
 
     /// Calls `body` with the index in place. Called with the lock held, for reading.

@@ -207,6 +207,8 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     }
 
     func isRegularFile(_ path: String) -> Bool { base.isRegularFile(path) }
+
+    func resolve(_ path: String, creating: Bool) throws(KeychainError) -> String { try base.resolve(path, creating: creating) }
 }
 
 /// A file handle whose calls go through ``FaultyFileSystem/check(_:_:)``. A failing write writes nothing;
@@ -223,6 +225,8 @@ final class FaultyFileHandle: KeychainFileHandle, @unchecked Sendable {
     var path: String { base.path }
 
     var writeRefusal: Int32? { base.writeRefusal }
+
+    func linkCount() throws(KeychainError) -> Int { try base.linkCount() }
 
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(KeychainError) -> Int {
         let flips = try fileSystem.check(.read, path)

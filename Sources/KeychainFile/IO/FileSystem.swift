@@ -40,6 +40,9 @@ protocol FileSystem: Sendable {
     func openLockReadOnly(_ path: String) throws(KeychainError) -> (any KeychainLockHandle)?
     /// Whether a regular file is at `path` itself (lstat(2): a symbolic link is not followed).
     func isRegularFile(_ path: String) -> Bool
+    /// The path with its symbolic links resolved (``KeychainPath``): of the existing file at `path`, or, if
+    /// `creating`, of a new file there.
+    func resolve(_ path: String, creating: Bool) throws(KeychainError) -> String
     /// Makes the directory entry changes in the directory containing `path` durable (fsync of the directory).
     func syncDirectory(containing path: String) throws(KeychainError)
     /// Removes a file; a missing file is not an error.
@@ -55,6 +58,8 @@ protocol KeychainFileHandle: AnyObject, Sendable {
     /// Why the file was opened for reading only (the errno that refused opening it for writing), or `nil` if it
     /// is open for writing.
     var writeRefusal: Int32? { get }
+    /// How many names (hard links) the file has.
+    func linkCount() throws(KeychainError) -> Int
     /// Reads up to `buffer.count` bytes at `offset`; returns the number read (0 at end of file).
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(KeychainError) -> Int
     /// Writes up to `bytes.count` bytes at `offset`; returns the number written (possibly fewer).
@@ -265,6 +270,10 @@ struct PosixFileSystem: FileSystem {
         return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
+    func resolve(_ path: String, creating: Bool) throws(KeychainError) -> String {
+        creating ? try KeychainPath.resolveNew(path) : try KeychainPath.resolveExisting(path)
+    }
+
     func removeIfPresent(_ path: String) throws(KeychainError) {
         let result = unlink(path)
         if result != 0 && errno != ENOENT {
@@ -329,6 +338,12 @@ final class PosixFileHandle: KeychainFileHandle, @unchecked Sendable {
         var info = stat()
         _ = try retrying("fstat", path) { Int(fstat(descriptor, &info)) }
         return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    func linkCount() throws(KeychainError) -> Int {
+        var info = stat()
+        _ = try retrying("fstat", path) { Int(fstat(descriptor, &info)) }
+        return Int(info.st_nlink)
     }
 
     func close() {

@@ -57,7 +57,7 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
     func rename(_ source: String, to destination: String) throws(KeychainError) {
         try withLock { () throws(KeychainError) in
             guard let file = files.removeValue(forKey: source) else { throw .io(operation: "rename", errno: ENOENT, path: source) }
-            files[destination] = file
+            files.updateValue(file, forKey: destination)?.changeNames(by: -1)
         }
     }
 
@@ -66,13 +66,14 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
             guard let file = files[source] else { throw .io(operation: "link", errno: ENOENT, path: source) }
             guard files[destination] == nil else { throw .io(operation: "link", errno: EEXIST, path: destination) }
             files[destination] = file
+            file.changeNames(by: 1)
         }
     }
 
     func syncDirectory(containing path: String) throws(KeychainError) {}
 
     func removeIfPresent(_ path: String) throws(KeychainError) {
-        try withLock { () throws(KeychainError) in _ = files.removeValue(forKey: path) }
+        try withLock { () throws(KeychainError) in files.removeValue(forKey: path)?.changeNames(by: -1) }
     }
 
     func exists(_ path: String) -> Bool {
@@ -112,6 +113,9 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
     }
 
     func isRegularFile(_ path: String) -> Bool { exists(path) }
+
+    /// Paths here are names in a dictionary, without symbolic links: each resolves to itself.
+    func resolve(_ path: String, creating: Bool) throws(KeychainError) -> String { path }
 }
 
 /// The bytes and identity of one file in a ``MemoryFileSystem``.
@@ -121,8 +125,22 @@ final class MemoryFile: @unchecked Sendable {
     let inode: UInt64
     let lock = Lock()
     var bytes: [UInt8] = []
+    /// How many paths name this file (hard links); also under `lock`.
+    private var names = 1
 
     init(inode: UInt64) { self.inode = inode }
+
+    var linkCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return names
+    }
+
+    func changeNames(by change: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        names += change
+    }
 }
 
 /// An open ``MemoryFile``.
@@ -194,6 +212,11 @@ final class MemoryFileHandle: KeychainFileHandle, @unchecked Sendable {
 
     func identity() throws(KeychainError) -> FileIdentity {
         try withFile("identity") { _ in FileIdentity(device: 0, inode: file.inode) }
+    }
+
+    func linkCount() throws(KeychainError) -> Int {
+        guard !isClosed else { throw .io(operation: "linkCount", errno: EBADF, path: path) }
+        return file.linkCount
     }
 
     func close() { isClosed = true }

@@ -14,6 +14,8 @@ enum ReadOnlyReason: Sendable, Equatable, CustomStringConvertible {
     case lockFileNotWritable(path: String, errno: Int32)
     /// There is no lock file, and none can be created in the keychain's directory.
     case noLockFile(path: String, errno: Int32)
+    /// The keychain file has `count` names (hard links).
+    case hardLinks(count: Int)
 
     /// Whether a failed open for writing with `code` may still allow reading: the file system is read-only, or
     /// permission (or an immutable flag) refuses the write.
@@ -29,6 +31,9 @@ enum ReadOnlyReason: Sendable, Equatable, CustomStringConvertible {
             return "its lock file \(path) cannot be opened for writing (\(Self.name(of: code))), and every write must hold it"
         case .noLockFile(let path, let code):
             return "its lock file \(path) does not exist and cannot be created (\(Self.name(of: code))), and every write must hold it"
+        case .hardLinks(let count):
+            return "the file has \(count) names (hard links): writers through different names would not take the same lock file, "
+                + "and a rewrite would leave the other names on the old file; remove the other names to write to it"
         }
     }
 
