@@ -5,19 +5,19 @@
 /// writer that can create the lock file may, and a read then sees its record being written as a torn tail until
 /// it is whole. An exclusive lock is never granted; ``Keychain`` refuses every write before asking for one.
 final class AbsentLockFile: KeychainLockHandle {
-    /// Where the lock file would be, and why it cannot be made (for the error of an exclusive lock).
+    /// Where the lock file would be, and the errno that refused creating it (for the error of an exclusive lock).
     let path: String
-    let errno: Int32
+    let refusal: Int32
 
-    init(path: String, errno: Int32) {
+    init(path: String, refusal: Int32) {
         self.path = path
-        self.errno = errno
+        self.refusal = refusal
     }
 
     func lock(exclusive: Bool, wait: Bool) throws(KeychainError) -> Bool {
         guard exclusive else { return true }
         guard wait else { return false }
-        throw .io(operation: "flock (no lock file can be created)", errno: errno, path: path)
+        throw .io(operation: "flock (no lock file can be created)", errno: refusal, path: path)
     }
 
     func unlock() {}

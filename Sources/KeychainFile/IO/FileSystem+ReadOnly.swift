@@ -23,7 +23,7 @@ extension FileSystem {
             return (try openLock(path), nil)
         } catch .io(_, let code, _) where ReadOnlyReason.refusesOnlyWriting(code) {
             if let lock = try openLockReadOnly(path) { return (lock, .lockFileNotWritable(path: path, errno: code)) }
-            return (AbsentLockFile(path: path, errno: code), .noLockFile(path: path, errno: code))
+            return (AbsentLockFile(path: path, refusal: code), .noLockFile(path: path, errno: code))
         }
     }
 }
