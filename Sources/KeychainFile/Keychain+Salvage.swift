@@ -98,6 +98,8 @@ extension Keychain {
         at path: String, credential: Credential, keepingCopyAt backup: String, fileSystem: any FileSystem, using random: inout Generator
     ) throws(KeychainError) -> SalvageReport {
         try credential.validate()
+        // Through a symbolic link, the target is repaired (and the link kept), as a rewrite does (SPEC.md §15.1).
+        let path = try fileSystem.resolve(path, creating: false)
         guard fileSystem.exists(path) else { throw .io(operation: "open", errno: ENOENT, path: path) }
         guard !fileSystem.exists(backup) else { throw .invalidParameter("a file already exists at \(backup)") }
         let lockFile = try fileSystem.openLock(lockFilePath(for: path))
@@ -133,8 +135,8 @@ extension Keychain {
     static func withAcknowledgement<Result>(
         of path: String, fileSystem: any FileSystem, _ body: ([UInt8]?) throws(KeychainError) -> Result
     ) throws(KeychainError) -> Result {
-        let lockPath = lockFilePath(for: path)
-        guard fileSystem.exists(lockPath), let lockFile = try? fileSystem.openLock(lockPath),
+        let lockPath = lockFilePath(for: (try? fileSystem.resolve(path, creating: false)) ?? path)
+        guard fileSystem.exists(lockPath), let lockFile = try? fileSystem.openLockReadOnly(lockPath),
               (try? lockFile.lock(exclusive: false, wait: true)) == true else {
             return try body(nil)
         }

@@ -39,6 +39,9 @@ public final class Keychain: @unchecked Sendable {
     private let clock: @Sendable () -> Date
     /// The lock file beside the keychain (`NAME.lock`), shared between processes (SPEC.md §16).
     private let lockFile: any KeychainLockHandle
+    /// Why no write may hold `lockFile` — it could be opened for reading only, or there is none and none can be
+    /// made (SPEC.md §16) — or `nil`.
+    private let lockReadOnly: ReadOnlyReason?
     /// When commits compact the file on their own.
     var autoCompactionSetting: AutoCompaction
 
@@ -93,10 +96,12 @@ public final class Keychain: @unchecked Sendable {
     public let recovery: RecoveryReport?
 
     private init(
-        log: RecordLog, index: ItemIndex, random: RandomSource, clock: @escaping @Sendable () -> Date,
-        lockFile: any KeychainLockHandle, autoCompaction: AutoCompaction, recovery: RecoveryReport? = nil
+        path: String, log: RecordLog, index: ItemIndex, random: RandomSource, clock: @escaping @Sendable () -> Date,
+        lockFile: any KeychainLockHandle, lockReadOnly: ReadOnlyReason?, autoCompaction: AutoCompaction,
+        recovery: RecoveryReport? = nil
     ) {
         self.recovery = recovery
+        self.path = path
         self.log = log
         self.index = index
         self.random = random
@@ -104,22 +109,28 @@ public final class Keychain: @unchecked Sendable {
         random.discardPool()
         self.clock = clock
         self.lockFile = lockFile
+        self.lockReadOnly = lockReadOnly
         self.autoCompactionSetting = autoCompaction
     }
 
-    /// The lock file of the keychain at `path` (SPEC.md §16).
+    /// The lock file of the keychain file at `path`, which has no symbolic link left to resolve (SPEC.md §16).
     static func lockFilePath(for path: String) -> String { path + ".lock" }
 
     // MARK: Creating and opening
 
     /// Creates a new, empty keychain file (mode 0600) protected by `credential`.
     ///
+    /// The directory's symbolic links are resolved; a symbolic link at `path` itself is not followed: creating
+    /// through one is refused, as a file exists there or, if it leads nowhere, as nothing should be created
+    /// where the caller did not name it (SPEC.md §10, §16).
+    ///
     /// - Parameters:
     ///   - path: Where to create it. Nothing may exist there yet.
     ///   - credential: The password or 32-byte key that will open it.
     ///   - options: Creation options, such as the PBKDF2 cost.
     /// - Returns: The open keychain.
-    /// - Throws: `KeychainError.invalidParameter` if a file exists at `path` or the credential is unusable;
+    /// - Throws: `KeychainError.invalidParameter` if a file or a symbolic link exists at `path` or the
+    ///   credential is unusable; `.lockFileRefused` if a symbolic link or a non-regular file is at `PATH.lock`;
     ///   `.io` if the file cannot be written.
     public static func create(
         at path: String, credential: Credential, options: CreationOptions = CreationOptions()
@@ -130,6 +141,14 @@ public final class Keychain: @unchecked Sendable {
 
     /// Opens a keychain file, verifying every record (SPEC.md §9).
     ///
+    /// Symbolic links in `path` are resolved once, now: the keychain uses the file they lead to, and the lock
+    /// file and temporary files beside that file, so that every path to one file shares one lock, and a
+    /// rewrite through a link replaces the file and keeps the link (SPEC.md §16).
+    ///
+    /// A keychain that can only be read — a read-only mount, a file or lock file the process may not write, a
+    /// directory that cannot hold a lock file, a file with more than one name (hard links) — opens and reads;
+    /// every write throws `KeychainError.readOnly` saying which.
+    ///
     /// - Parameters:
     ///   - path: The keychain file.
     ///   - credential: Its password or key.
@@ -137,7 +156,8 @@ public final class Keychain: @unchecked Sendable {
     /// - Returns: The open keychain. If the file ended with an interrupted write, ``tornTail`` says what was
     ///   ignored.
     /// - Throws: `KeychainError.wrongCredentials`, `.corrupted(offset:reason:)`, `.notAKeychain`,
-    ///   `.unsupportedVersion`, `.rolledBack` if the file does not contain `options.expectedHead`, or `.io`.
+    ///   `.unsupportedVersion`, `.rolledBack` if the file does not contain `options.expectedHead`,
+    ///   `.lockFileRefused` if a symbolic link or a non-regular file is at the lock file's path, or `.io`.
     public static func open(
         at path: String, credential: Credential, options: OpenOptions = OpenOptions()
     ) throws(KeychainError) -> Keychain {
@@ -152,30 +172,32 @@ public final class Keychain: @unchecked Sendable {
         var generator = random
         let credentials = [credential] + options.additionalCredentials
         guard credentials.count <= Format.maximumSlots else { throw .invalidParameter("at most 16 credentials (key slots)") }
-        let lockFile = try fileSystem.openLock(lockFilePath(for: path))
+        let file = try fileSystem.resolve(path, creating: true)
+        let lockFile = try fileSystem.openLock(lockFilePath(for: file))
         _ = try lockFile.lock(exclusive: true, wait: true)
         defer { lockFile.unlock() }
         let (log, index) = try RecordLog.create(
-            at: path, credentials: credentials, iterations: options.passwordIterations, fileSystem: fileSystem,
+            at: file, credentials: credentials, iterations: options.passwordIterations, fileSystem: fileSystem,
             using: &generator)
         // A new file's acknowledgement replaces whatever a lock file left there by an earlier keychain says.
         try? lockFile.writeAcknowledgement(log.acknowledgementBytes())
-        return Keychain(log: log, index: index, random: generator, clock: clock, lockFile: lockFile,
-                        autoCompaction: options.autoCompaction)
+        return Keychain(path: path, log: log, index: index, random: generator, clock: clock, lockFile: lockFile,
+                        lockReadOnly: nil, autoCompaction: options.autoCompaction)
     }
 
     static func open(
         at path: String, credential: Credential, options: OpenOptions = OpenOptions(), random: RandomSource,
         clock: @escaping @Sendable () -> Date, fileSystem: any FileSystem
     ) throws(KeychainError) -> Keychain {
-        guard fileSystem.exists(path) else { throw .io(operation: "open", errno: ENOENT, path: path) }
-        let lockFile = try fileSystem.openLock(lockFilePath(for: path))
+        let file = try fileSystem.resolve(path, creating: false)
+        guard fileSystem.exists(file) else { throw .io(operation: "open", errno: ENOENT, path: path) }
+        let (lockFile, lockReadOnly) = try fileSystem.openLockForExistingKeychain(lockFilePath(for: file))
         // Opened under a shared lock so that no record is half-written while it is replayed (SPEC.md §16).
         _ = try lockFile.lock(exclusive: false, wait: true)
         if options.recover {
             defer { lockFile.unlock() }
             let (log, index, damage) = try RecordLog.openRecovering(
-                at: path, credential: credential, acknowledgement: lockFile.readAcknowledgement(), fileSystem: fileSystem)
+                at: file, credential: credential, acknowledgement: lockFile.readAcknowledgement(), fileSystem: fileSystem)
             if let pin = options.expectedHead {
                 // The pin is checked against what was read; damage before it cannot be told from a rollback.
                 guard log.header.epoch > pin.epoch || (log.header.epoch == pin.epoch && log.head.sequence >= pin.sequence) else {
@@ -183,26 +205,26 @@ public final class Keychain: @unchecked Sendable {
                 }
             }
             return Keychain(
-                log: log, index: index, random: random, clock: clock, lockFile: lockFile, autoCompaction: .disabled,
-                recovery: RecoveryReport(damage: damage))
+                path: path, log: log, index: index, random: random, clock: clock, lockFile: lockFile, lockReadOnly: lockReadOnly,
+                autoCompaction: .disabled, recovery: RecoveryReport(damage: damage))
         }
         let opened: (RecordLog, ItemIndex)
         do {
             opened = try RecordLog.open(
-                at: path, credential: credential, expectedHead: options.expectedHead,
+                at: file, credential: credential, expectedHead: options.expectedHead,
                 acknowledgement: lockFile.readAcknowledgement(), fileSystem: fileSystem)
         } catch {
             lockFile.unlock()
             throw error
         }
         lockFile.unlock()
-        // Temporary files a crashed rewrite left behind go now, if no other process is writing.
-        if (try? lockFile.lock(exclusive: true, wait: false)) == true {
+        // Temporary files a crashed rewrite left behind go now, if no other process is writing (and this one could).
+        if lockReadOnly == nil, (try? lockFile.lock(exclusive: true, wait: false)) == true {
             opened.0.removeStrayTemporaryFiles()
             lockFile.unlock()
         }
-        return Keychain(log: opened.0, index: opened.1, random: random, clock: clock, lockFile: lockFile,
-                        autoCompaction: options.autoCompaction)
+        return Keychain(path: path, log: opened.0, index: opened.1, random: random, clock: clock, lockFile: lockFile,
+                        lockReadOnly: lockReadOnly, autoCompaction: options.autoCompaction)
     }
 
     /// Creates a keychain whose random values (keys, salts, nonces, item ids) come from `randomSource` and
@@ -229,8 +251,10 @@ public final class Keychain: @unchecked Sendable {
 
     // MARK: State
 
-    /// The file's path.
-    public var path: String { log.path }
+    /// The path the keychain was created or opened with, as given. The file it names — with every symbolic link
+    /// resolved when it was opened — is where the keychain reads and writes, with its lock file and temporary
+    /// files beside it (SPEC.md §16).
+    public let path: String
 
     /// The number of live items, as of the last call that read the file.
     public var count: Int { withLock { index.count } }
@@ -446,20 +470,37 @@ public final class Keychain: @unchecked Sendable {
 
     /// Runs `body` under this object's lock and the lock file held exclusively, after catching up: every
     /// write, compaction and credential change (SPEC.md §16).
+    ///
+    /// - Throws: `KeychainError.readOnly` before anything is written if the keychain can only be read (its lock
+    ///   file, its file, or a second name for its file: ``checkWritable()``).
     func withWrite<Result>(_ body: () throws(KeychainError) -> Result) throws(KeychainError) -> Result {
         lock.lock()
         defer { lock.unlock() }
         try log.checkWritable()
+        if let lockReadOnly { throw .readOnly(path: path, reason: lockReadOnly.description) }
         _ = try lockFile.lock(exclusive: true, wait: true)
         defer { lockFile.unlock() }
         // Random bytes drawn ahead for this operation go with it (see RandomSource).
         defer { random.discardPool() }
         try log.refresh(&index, acknowledgement: lockFile.readAcknowledgement())
+        try checkWritable()
         let before = (log.head, log.end)
         // Whatever this call made durable is acknowledged in the lock file before the lock is released — also when
         // the call throws after its change took effect (SPEC.md §16.1).
         defer { acknowledgeIfChanged(since: before) }
         return try body()
+    }
+
+    /// Throws `KeychainError.readOnly` if the file now open (after catching up: it may be another than the one
+    /// opened) was opened for reading only, or has more than one name. A second name (hard link) would take
+    /// another lock file, and a rewrite would split the names (SPEC.md §16); it can appear at any time, so it
+    /// is looked for (one fstat) before every write. Called in `withWrite`.
+    private func checkWritable() throws(KeychainError) {
+        if let refusal = log.file.writeRefusal {
+            throw .readOnly(path: path, reason: ReadOnlyReason.fileNotWritable(errno: refusal).description)
+        }
+        let names = try log.file.linkCount()
+        if names > 1 { throw .readOnly(path: path, reason: ReadOnlyReason.hardLinks(count: names).description) }
     }
 
     /// Calls `body` with the index in place. Called with the lock held, for reading.

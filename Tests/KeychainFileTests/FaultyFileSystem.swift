@@ -47,6 +47,23 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     private var writesFailWith: Int32?
     /// Whether the armed failure has happened.
     private(set) var fired = false
+    /// While set, every change is refused with this errno, as on a read-only mount (EROFS) or where the process
+    /// may not write (EACCES): opening for writing, creating, renaming, linking and removing. Reads go through.
+    private var refusingChanges: Int32?
+
+    /// Refuses every change from now on with `code` (EROFS, EACCES), or stops refusing (`nil`).
+    func refuseChanges(_ code: Int32?) {
+        lock.lock()
+        defer { lock.unlock() }
+        refusingChanges = code
+    }
+
+    /// Throws as a read-only file system would if changes are being refused.
+    private func checkChange(_ operation: String, _ path: String) throws(KeychainError) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let code = refusingChanges { throw KeychainError.io(operation: operation, errno: code, path: path) }
+    }
 
     /// Arms a failure of the `call`-th `operation` from now on.
     func fail(_ operation: Operation, call: Int = 1, errno code: Int32 = EIO) {
@@ -121,23 +138,32 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         }
     }
 
-    func openExisting(_ path: String) throws(KeychainError) -> any KeychainFileHandle {
+    func openReadWrite(_ path: String) throws(KeychainError) -> any KeychainFileHandle {
         try check(.openExisting, path)
-        return FaultyFileHandle(try base.openExisting(path), fileSystem: self)
+        try checkChange("open", path)
+        return FaultyFileHandle(try base.openReadWrite(path), fileSystem: self)
+    }
+
+    /// Not a fault point: reached only after opening for writing was refused.
+    func openReadOnly(_ path: String, refusal: Int32) throws(KeychainError) -> any KeychainFileHandle {
+        FaultyFileHandle(try base.openReadOnly(path, refusal: refusal), fileSystem: self)
     }
 
     func createExclusive(_ path: String) throws(KeychainError) -> any KeychainFileHandle {
         try check(.createExclusive, path)
+        try checkChange("open (create)", path)
         return FaultyFileHandle(try base.createExclusive(path), fileSystem: self)
     }
 
     func rename(_ source: String, to destination: String) throws(KeychainError) {
         try check(.rename, destination)
+        try checkChange("rename", destination)
         try base.rename(source, to: destination)
     }
 
     func link(_ source: String, to destination: String) throws(KeychainError) {
         try check(.link, destination)
+        try checkChange("link", destination)
         try base.link(source, to: destination)
     }
 
@@ -148,6 +174,7 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
 
     func removeIfPresent(_ path: String) throws(KeychainError) {
         try check(.removeIfPresent, path)
+        try checkChange("unlink", path)
         try base.removeIfPresent(path)
     }
 
@@ -170,8 +197,18 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
 
     func openLock(_ path: String) throws(KeychainError) -> any KeychainLockHandle {
         try check(.openLock, path)
+        try checkChange("open (lock file)", path)
         return FaultyLockHandle(try base.openLock(path), fileSystem: self, path: path)
     }
+
+    /// Not a fault point: reached only after opening the lock file for writing was refused.
+    func openLockReadOnly(_ path: String) throws(KeychainError) -> (any KeychainLockHandle)? {
+        try base.openLockReadOnly(path).map { FaultyLockHandle($0, fileSystem: self, path: path) }
+    }
+
+    func isRegularFile(_ path: String) -> Bool { base.isRegularFile(path) }
+
+    func resolve(_ path: String, creating: Bool) throws(KeychainError) -> String { try base.resolve(path, creating: creating) }
 }
 
 /// A file handle whose calls go through ``FaultyFileSystem/check(_:_:)``. A failing write writes nothing;
@@ -186,6 +223,10 @@ final class FaultyFileHandle: KeychainFileHandle, @unchecked Sendable {
     }
 
     var path: String { base.path }
+
+    var writeRefusal: Int32? { base.writeRefusal }
+
+    func linkCount() throws(KeychainError) -> Int { try base.linkCount() }
 
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(KeychainError) -> Int {
         let flips = try fileSystem.check(.read, path)

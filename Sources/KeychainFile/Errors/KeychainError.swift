@@ -41,6 +41,16 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
     /// continuation of that head. `expected` is the pinned head and `found` the file's. (errSecVerifyFailed,
     /// −67808)
     case rolledBack(expected: Head, found: Head)
+    /// Thrown when a write (an add, update, delete, compaction or credential change) is asked of a keychain
+    /// that can only be read: its file, its lock file or its directory cannot be written (a read-only mount, a
+    /// file of mode 0400, a directory of mode 0500), or the file has more than one name (hard links, which
+    /// writers cannot share safely). `path` is the path the keychain was opened with; `reason` says which and
+    /// what to do. Nothing was written. (errSecWrPerm, −61)
+    case readOnly(path: String, reason: String)
+    /// Thrown when the lock file beside the keychain (`NAME.lock`) is a symbolic link or not a regular file (a
+    /// directory, a FIFO): following or using it could make the keychain write another file, or block. Nothing
+    /// was opened or written; `path` is the lock file's and `reason` says what is there. (errSecIO, −36)
+    case lockFileRefused(path: String, reason: String)
 
     /// The OSStatus-compatible code of the error.
     public var code: Int32 {
@@ -51,9 +61,10 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
         case .wrongCredentials: return -25293
         case .corrupted, .notAKeychain: return -26275
         case .unsupportedVersion: return -4
-        case .io: return -36
+        case .io, .lockFileRefused: return -36
         case .limitReached: return -108
         case .rolledBack: return -67808
+        case .readOnly: return -61
         }
     }
 
@@ -70,6 +81,8 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
         case .limitReached(let what): return "limit reached: \(what)"
         case .rolledBack(let expected, let found):
             return "the keychain file was rolled back: it holds head \(found), which does not contain the expected head \(expected)"
+        case .readOnly(let path, let reason): return "the keychain at \(path) is read-only: \(reason)"
+        case .lockFileRefused(let path, let reason): return "refusing the lock file \(path): \(reason)"
         }
     }
 }
@@ -81,7 +94,8 @@ extension KeychainError: Equatable {
         switch (lhs, rhs) {
         case (.duplicateItem, .duplicateItem), (.itemNotFound, .itemNotFound), (.invalidParameter, .invalidParameter),
              (.wrongCredentials, .wrongCredentials), (.corrupted, .corrupted), (.notAKeychain, .notAKeychain),
-             (.io, .io), (.limitReached, .limitReached), (.rolledBack, .rolledBack):
+             (.io, .io), (.limitReached, .limitReached), (.rolledBack, .rolledBack), (.readOnly, .readOnly),
+             (.lockFileRefused, .lockFileRefused):
             return true
         case (.unsupportedVersion(let a), .unsupportedVersion(let b)):
             return a == b

@@ -10,8 +10,12 @@ import Darwin
 /// that fails with ENOSPC, an fsync that returns EIO, a short write) and check that nothing committed is
 /// lost. ``PosixFileSystem`` is the real implementation.
 protocol FileSystem: Sendable {
-    /// Opens an existing file for reading and writing.
-    func openExisting(_ path: String) throws(KeychainError) -> any KeychainFileHandle
+    /// Opens an existing file for reading and writing. (Callers use ``openExisting(_:)``, which falls back to
+    /// ``openReadOnly(_:refusal:)`` when writing is refused.)
+    func openReadWrite(_ path: String) throws(KeychainError) -> any KeychainFileHandle
+    /// Opens an existing file for reading only, because opening it for writing failed with `refusal` (EACCES,
+    /// EROFS, EPERM), which the handle keeps as its ``KeychainFileHandle/writeRefusal``.
+    func openReadOnly(_ path: String, refusal: Int32) throws(KeychainError) -> any KeychainFileHandle
     /// Creates a new file with mode 0600 for reading and writing; fails if it already exists.
     func createExclusive(_ path: String) throws(KeychainError) -> any KeychainFileHandle
     /// Atomically replaces `destination` with `source` (rename(2)).
@@ -26,8 +30,19 @@ protocol FileSystem: Sendable {
     func identityAndSize(of path: String) throws(KeychainError) -> (identity: FileIdentity, size: Int)?
     /// The names in a directory (without "." and "..").
     func contentsOfDirectory(_ path: String) throws(KeychainError) -> [String]
-    /// Opens, creating it with mode 0600 if needed, the lock file at `path` (SPEC.md §16).
+    /// Opens for reading and writing, creating it with mode 0600 if needed, the lock file at `path` (SPEC.md §16),
+    /// without following a symbolic link there.
+    ///
+    /// - Throws: `KeychainError.lockFileRefused` if a symbolic link or anything but a regular file is at `path`.
     func openLock(_ path: String) throws(KeychainError) -> any KeychainLockHandle
+    /// Opens the existing lock file at `path` for reading only (its lock works as well), as ``openLock(_:)``
+    /// does otherwise; `nil` if there is none.
+    func openLockReadOnly(_ path: String) throws(KeychainError) -> (any KeychainLockHandle)?
+    /// Whether a regular file is at `path` itself (lstat(2): a symbolic link is not followed).
+    func isRegularFile(_ path: String) -> Bool
+    /// The path with its symbolic links resolved (``KeychainPath``): of the existing file at `path`, or, if
+    /// `creating`, of a new file there.
+    func resolve(_ path: String, creating: Bool) throws(KeychainError) -> String
     /// Makes the directory entry changes in the directory containing `path` durable (fsync of the directory).
     func syncDirectory(containing path: String) throws(KeychainError)
     /// Removes a file; a missing file is not an error.
@@ -40,6 +55,11 @@ protocol FileSystem: Sendable {
 protocol KeychainFileHandle: AnyObject, Sendable {
     /// The path the file was opened with (for error messages).
     var path: String { get }
+    /// Why the file was opened for reading only (the errno that refused opening it for writing), or `nil` if it
+    /// is open for writing.
+    var writeRefusal: Int32? { get }
+    /// How many names (hard links) the file has.
+    func linkCount() throws(KeychainError) -> Int
     /// Reads up to `buffer.count` bytes at `offset`; returns the number read (0 at end of file).
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(KeychainError) -> Int
     /// Writes up to `bytes.count` bytes at `offset`; returns the number written (possibly fewer).
@@ -130,9 +150,14 @@ extension KeychainFileHandle {
 
 /// The real file system, through POSIX calls. EINTR is retried in one place, `retrying`.
 struct PosixFileSystem: FileSystem {
-    func openExisting(_ path: String) throws(KeychainError) -> any KeychainFileHandle {
+    func openReadWrite(_ path: String) throws(KeychainError) -> any KeychainFileHandle {
         let fd = try retrying("open", path) { systemOpen(path, O_RDWR | O_CLOEXEC, 0) }
         return PosixFileHandle(descriptor: fd, path: path)
+    }
+
+    func openReadOnly(_ path: String, refusal: Int32) throws(KeychainError) -> any KeychainFileHandle {
+        let fd = try retrying("open (read-only)", path) { systemOpen(path, O_RDONLY | O_CLOEXEC, 0) }
+        return PosixFileHandle(descriptor: fd, path: path, writeRefusal: refusal)
     }
 
     func createExclusive(_ path: String) throws(KeychainError) -> any KeychainFileHandle {
@@ -189,8 +214,70 @@ struct PosixFileSystem: FileSystem {
     }
 
     func openLock(_ path: String) throws(KeychainError) -> any KeychainLockHandle {
-        let fd = try retrying("open (lock file)", path) { systemOpen(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
-        return PosixLockHandle(descriptor: fd, path: path)
+        PosixLockHandle(descriptor: try openLockDescriptor(path, flags: O_RDWR | O_CREAT), path: path)
+    }
+
+    func openLockReadOnly(_ path: String) throws(KeychainError) -> (any KeychainLockHandle)? {
+        do {
+            return PosixLockHandle(descriptor: try openLockDescriptor(path, flags: O_RDONLY), path: path)
+        } catch .io(_, let code, _) where code == ENOENT {
+            return nil
+        }
+    }
+
+    /// Opens the lock file with `flags` (SPEC.md §16): never through a symbolic link (O_NOFOLLOW), which a
+    /// process that may write the directory could plant to make the keychain write the counter into another
+    /// file; never blocking (O_NONBLOCK), as opening a FIFO would; and only a regular file.
+    private func openLockDescriptor(_ path: String, flags: Int32) throws(KeychainError) -> Int32 {
+        let fd: Int32
+        do {
+            fd = try retrying("open (lock file)", path) { systemOpen(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600) }
+        } catch .io(let operation, let code, _) where code == ELOOP || code == EMLINK || code == EISDIR {
+            // O_NOFOLLOW fails at a symbolic link with ELOOP (EMLINK on FreeBSD); opening a directory for writing
+            // fails with EISDIR.
+            var info = stat()
+            guard lstat(path, &info) == 0 else { throw .io(operation: operation, errno: code, path: path) }
+            if info.st_mode & S_IFMT == S_IFLNK {
+                throw .lockFileRefused(
+                    path: path,
+                    reason: "it is a symbolic link (to \(KeychainPath.linkTarget(of: path))); a lock file is never followed, "
+                        + "so that a link cannot make the keychain write another file: remove the link")
+            }
+            throw .lockFileRefused(path: path, reason: Self.notRegularReason(info.st_mode))
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            _ = systemClose(fd)
+            throw .io(operation: "fstat (lock file)", errno: code, path: path)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            _ = systemClose(fd)
+            throw .lockFileRefused(path: path, reason: Self.notRegularReason(info.st_mode))
+        }
+        return fd
+    }
+
+    /// Why a lock path holding something other than a regular file is refused.
+    private static func notRegularReason(_ mode: mode_t) -> String {
+        let kind: String
+        switch mode & S_IFMT {
+        case S_IFDIR: kind = "a directory"
+        case S_IFIFO: kind = "a FIFO"
+        case S_IFSOCK: kind = "a socket"
+        case S_IFCHR, S_IFBLK: kind = "a device"
+        default: kind = "of file type \(mode & S_IFMT)"
+        }
+        return "it is not a regular file but \(kind): remove it, and the keychain makes a lock file there"
+    }
+
+    func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+
+    func resolve(_ path: String, creating: Bool) throws(KeychainError) -> String {
+        creating ? try KeychainPath.resolveNew(path) : try KeychainPath.resolveExisting(path)
     }
 
     func removeIfPresent(_ path: String) throws(KeychainError) {
@@ -213,10 +300,12 @@ struct PosixFileSystem: FileSystem {
 final class PosixFileHandle: KeychainFileHandle, @unchecked Sendable {
     private var descriptor: Int32
     let path: String
+    let writeRefusal: Int32?
 
-    init(descriptor: Int32, path: String) {
+    init(descriptor: Int32, path: String, writeRefusal: Int32? = nil) {
         self.descriptor = descriptor
         self.path = path
+        self.writeRefusal = writeRefusal
     }
 
     deinit { close() }
@@ -255,6 +344,12 @@ final class PosixFileHandle: KeychainFileHandle, @unchecked Sendable {
         var info = stat()
         _ = try retrying("fstat", path) { Int(fstat(descriptor, &info)) }
         return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    func linkCount() throws(KeychainError) -> Int {
+        var info = stat()
+        _ = try retrying("fstat", path) { Int(fstat(descriptor, &info)) }
+        return Int(info.st_nlink)
     }
 
     func close() {

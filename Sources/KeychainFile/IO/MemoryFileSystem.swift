@@ -30,10 +30,17 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
         return try body()
     }
 
-    func openExisting(_ path: String) throws(KeychainError) -> any KeychainFileHandle {
+    func openReadWrite(_ path: String) throws(KeychainError) -> any KeychainFileHandle {
         try withLock { () throws(KeychainError) -> any KeychainFileHandle in
             guard let file = files[path] else { throw .io(operation: "open", errno: ENOENT, path: path) }
             return MemoryFileHandle(file: file, path: path)
+        }
+    }
+
+    func openReadOnly(_ path: String, refusal: Int32) throws(KeychainError) -> any KeychainFileHandle {
+        try withLock { () throws(KeychainError) -> any KeychainFileHandle in
+            guard let file = files[path] else { throw .io(operation: "open (read-only)", errno: ENOENT, path: path) }
+            return MemoryFileHandle(file: file, path: path, writeRefusal: refusal)
         }
     }
 
@@ -50,7 +57,7 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
     func rename(_ source: String, to destination: String) throws(KeychainError) {
         try withLock { () throws(KeychainError) in
             guard let file = files.removeValue(forKey: source) else { throw .io(operation: "rename", errno: ENOENT, path: source) }
-            files[destination] = file
+            files.updateValue(file, forKey: destination)?.changeNames(by: -1)
         }
     }
 
@@ -59,13 +66,14 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
             guard let file = files[source] else { throw .io(operation: "link", errno: ENOENT, path: source) }
             guard files[destination] == nil else { throw .io(operation: "link", errno: EEXIST, path: destination) }
             files[destination] = file
+            file.changeNames(by: 1)
         }
     }
 
     func syncDirectory(containing path: String) throws(KeychainError) {}
 
     func removeIfPresent(_ path: String) throws(KeychainError) {
-        try withLock { () throws(KeychainError) in _ = files.removeValue(forKey: path) }
+        try withLock { () throws(KeychainError) in files.removeValue(forKey: path)?.changeNames(by: -1) }
     }
 
     func exists(_ path: String) -> Bool {
@@ -99,6 +107,15 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
             return MemoryLockHandle(lock: shared)
         }
     }
+
+    func openLockReadOnly(_ path: String) throws(KeychainError) -> (any KeychainLockHandle)? {
+        try withLock { () throws(KeychainError) -> (any KeychainLockHandle)? in locks[path].map { MemoryLockHandle(lock: $0) } }
+    }
+
+    func isRegularFile(_ path: String) -> Bool { exists(path) }
+
+    /// Paths here are names in a dictionary, without symbolic links: each resolves to itself.
+    func resolve(_ path: String, creating: Bool) throws(KeychainError) -> String { path }
 }
 
 /// The bytes and identity of one file in a ``MemoryFileSystem``.
@@ -108,8 +125,22 @@ final class MemoryFile: @unchecked Sendable {
     let inode: UInt64
     let lock = Lock()
     var bytes: [UInt8] = []
+    /// How many paths name this file (hard links); also under `lock`.
+    private var names = 1
 
     init(inode: UInt64) { self.inode = inode }
+
+    var linkCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return names
+    }
+
+    func changeNames(by change: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        names += change
+    }
 }
 
 /// An open ``MemoryFile``.
@@ -119,11 +150,13 @@ final class MemoryFile: @unchecked Sendable {
 final class MemoryFileHandle: KeychainFileHandle, @unchecked Sendable {
     private let file: MemoryFile
     let path: String
+    let writeRefusal: Int32?
     private var isClosed = false
 
-    init(file: MemoryFile, path: String) {
+    init(file: MemoryFile, path: String, writeRefusal: Int32? = nil) {
         self.file = file
         self.path = path
+        self.writeRefusal = writeRefusal
     }
 
     private func withFile<Result>(_ operation: String, _ body: (inout [UInt8]) -> Result) throws(KeychainError) -> Result {
@@ -145,7 +178,9 @@ final class MemoryFileHandle: KeychainFileHandle, @unchecked Sendable {
     }
 
     func write(_ source: UnsafeRawBufferPointer, at offset: Int) throws(KeychainError) -> Int {
-        try withFile("write") { bytes in
+        // A file opened for reading only, as write(2) on such a descriptor does.
+        if writeRefusal != nil { throw .io(operation: "write", errno: EBADF, path: path) }
+        return try withFile("write") { bytes in
             if bytes.count < offset + source.count {
                 bytes.append(contentsOf: repeatElement(0, count: offset + source.count - bytes.count))
             }
@@ -161,6 +196,7 @@ final class MemoryFileHandle: KeychainFileHandle, @unchecked Sendable {
     }
 
     func truncate(to size: Int) throws(KeychainError) {
+        if writeRefusal != nil { throw .io(operation: "truncate", errno: EINVAL, path: path) }
         try withFile("truncate") { bytes in
             if size < bytes.count {
                 bytes.removeSubrange(size...)
@@ -176,6 +212,11 @@ final class MemoryFileHandle: KeychainFileHandle, @unchecked Sendable {
 
     func identity() throws(KeychainError) -> FileIdentity {
         try withFile("identity") { _ in FileIdentity(device: 0, inode: file.inode) }
+    }
+
+    func linkCount() throws(KeychainError) -> Int {
+        guard !isClosed else { throw .io(operation: "linkCount", errno: EBADF, path: path) }
+        return file.linkCount
     }
 
     func close() { isClosed = true }

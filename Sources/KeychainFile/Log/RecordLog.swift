@@ -31,7 +31,8 @@ final class RecordLog {
     /// Set for a log opened with recovery: what was read stays as it is, and nothing is written.
     private(set) var isRecoveryView = false
 
-    private var file: any KeychainFileHandle { state.file }
+    /// The open file (read by `Keychain` to check that it may be written).
+    var file: any KeychainFileHandle { state.file }
     var header: FileHeader { state.header }
     var headerLength: Int { state.headerLength }
     var context: RecordContext { state.context }
@@ -605,17 +606,31 @@ final class RecordLog {
         Self.removeStrayTemporaryFiles(besides: path, fileSystem: fileSystem)
     }
 
+    /// Removes only what a rewrite could have made (SPEC.md §15.1): a regular file — not a symbolic link, not a
+    /// directory — named `NAME.tmp-` and 12 lowercase hexadecimal digits. Anything else with a similar name
+    /// (`NAME.tmp-backup`, `NAME.tmp-0123456789ab.old`) is someone else's.
     static func removeStrayTemporaryFiles(besides path: String, fileSystem: any FileSystem) {
         let directory = directoryName(of: path)
         let prefix = baseName(of: path) + temporarySuffix
         guard let names = try? fileSystem.contentsOfDirectory(directory) else { return }
-        for name in names where name.hasPrefix(prefix) {
-            try? fileSystem.removeIfPresent(directory == "." ? name : directory + "/" + name)
+        for name in names where isTemporaryName(name, prefix: prefix) {
+            let stray = directory == "." ? name : directory + "/" + name
+            if fileSystem.isRegularFile(stray) { try? fileSystem.removeIfPresent(stray) }
         }
     }
 
-    /// The infix of temporary files: `NAME.tmp-` followed by 12 hexadecimal digits.
+    /// Whether `name` is `prefix` followed by exactly 12 lowercase hexadecimal digits.
+    static func isTemporaryName(_ name: String, prefix: String) -> Bool {
+        // Compared as bytes: a name that is only canonically equivalent to the prefix is not one this library made.
+        guard name.utf8.starts(with: prefix.utf8) else { return false }
+        let digits = name.utf8.dropFirst(prefix.utf8.count)
+        return digits.count == temporaryDigits && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// The infix of temporary files: `NAME.tmp-` followed by 12 lowercase hexadecimal digits.
     static let temporarySuffix = ".tmp-"
+    /// How many hexadecimal digits follow ``temporarySuffix``: 6 random bytes.
+    static let temporaryDigits = 12
 
     /// Writes a whole keychain file — header, then the items as transaction records — under a temporary name,
     /// makes it durable and puts it at `path`: renamed over the existing file if `replacing`, otherwise

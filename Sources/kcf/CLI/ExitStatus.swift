@@ -34,6 +34,9 @@ enum ExitStatus: Int32, CaseIterable {
     case interrupted = 130
     /// A limit of the format was reached (errSecAllocate, −108).
     case limitReached = 148
+    /// The keychain can only be read and a write was asked: a read-only mount, file or directory, or a file
+    /// with hard links (errSecWrPerm, −61).
+    case readOnly = 195
     /// A value the library refused: an empty password, a malformed certificate (errSecParam, −50).
     case invalidParameter = 206
     /// A system call failed: missing file, permissions, full disk (errSecIO, −36).
@@ -50,7 +53,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .wrongCredentials: self = .wrongPassword
         case .corrupted, .notAKeychain: self = .corrupted
         case .unsupportedVersion: self = .unsupportedVersion
-        case .io: self = .io
+        case .io, .lockFileRefused: self = .io
+        case .readOnly: self = .readOnly
         case .limitReached: self = .limitReached
         case .rolledBack: self = .rolledBack
         }
@@ -72,6 +76,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .corrupted: return "corrupted, tampered with, or not a keychain file (errSecDecode)"
         case .interrupted: return "interrupted (SIGINT) at a prompt"
         case .limitReached: return "a limit of the format was reached (errSecAllocate)"
+        case .readOnly: return "the keychain is read-only: its mount, file or directory, or it has hard links (errSecWrPerm)"
         case .invalidParameter: return "invalid value, e.g. an empty password or a malformed certificate (errSecParam)"
         case .io: return "I/O error: missing file, permissions, disk (errSecIO)"
         case .unsupportedVersion: return "unsupported file format version (errSecUnimplemented)"
