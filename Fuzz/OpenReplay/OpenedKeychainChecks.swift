@@ -21,7 +21,10 @@ enum OpenedKeychainChecks {
             keychain = try store.open(with: credential)
         } catch {
             trace("\(credential.traceName): \(error)")
-            if depth == .full, case .corrupted = error { checkSalvage(bytes, credential: credential, opened: nil) }
+            if depth == .full, case .corrupted = error {
+                checkSalvage(bytes, credential: credential, opened: nil)
+                checkRecovery(&store, credential: credential)
+            }
             return
         }
         let contents = KeychainContents(of: keychain)
@@ -30,9 +33,58 @@ enum OpenedKeychainChecks {
         exerciseReadPaths(keychain, contents: contents)
         guard depth == .full else { return }
         checkReopen(&store, credential: credential, contents: contents, head: keychain.head)
+        // A final record that may hold acknowledged data (SPEC.md §9.3): salvage and recovery read what of it
+        // authenticates, and no write may cut it off.
+        if keychain.tornTail?.mayHoldAcknowledgedData == true {
+            checkSalvage(bytes, credential: credential, opened: nil)
+            checkRecovery(&store, credential: credential)
+            checkWritesRefused(&store, keychain, bytes: bytes)
+            return
+        }
         checkSalvage(bytes, credential: credential, opened: (contents, keychain.head))
         checkAppend(&store, keychain, credential: credential, contents: contents)
         checkCompaction(&store, keychain, credential: credential)
+    }
+
+    /// A recovering open of a damaged file serves exactly what salvage keeps, reading every secret.
+    static func checkRecovery(_ store: inout FuzzKeychain, credential: Credential) {
+        let recovered: Keychain
+        do {
+            recovered = try store.openRecovering(with: credential)
+        } catch {
+            trace("\(credential.traceName): recovering open: \(error)")
+            return
+        }
+        let contents = KeychainContents(of: recovered)
+        Invariant.check(contents.items.count == recovered.count, "recovery: index count \(recovered.count) ≠ \(contents.items.count) items")
+        exerciseReadPaths(recovered, contents: contents)
+        do {
+            try recovered.add(GenericPassword(service: "fuzz.harness.invalid", account: "appended", password: "appended"))
+            Invariant.check(false, "a keychain opened with recovery accepted a write")
+        } catch {
+        }
+    }
+
+    /// Neither an append nor a compaction changes a file whose final record may hold acknowledged data.
+    static func checkWritesRefused(_ store: inout FuzzKeychain, _ keychain: Keychain, bytes: [UInt8]) {
+        do {
+            try keychain.add(GenericPassword(service: "fuzz.harness.invalid", account: "appended", password: "appended"))
+            Invariant.check(false, "an append cut off a tail that may hold acknowledged data")
+        } catch {
+        }
+        do {
+            try keychain.compact()
+            Invariant.check(false, "a compaction dropped a tail that may hold acknowledged data")
+        } catch {
+        }
+        do {
+            let file = try store.fileSystem.openExisting(FuzzKeychain.path)
+            defer { file.close() }
+            let now = try file.readExactly(count: try file.size(), at: 0)
+            Invariant.check(now == bytes, "a refused write changed the file")
+        } catch {
+            Invariant.check(false, "the file cannot be read back: \(error)")
+        }
     }
 
     /// Searches of every class (secrets decrypted), the typed finds, certificate DER and statistics.

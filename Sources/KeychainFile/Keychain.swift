@@ -287,7 +287,8 @@ public final class Keychain: @unchecked Sendable {
     /// Runs several operations and commits them as one record with one fsync: all of them or none.
     ///
     /// - Parameter body: Adds, updates and deletes through the ``Batch``; throwing discards them all.
-    /// - Throws: What `body` throws, or what committing throws (`.io`, `.limitReached`).
+    /// - Throws: What `body` throws, or what committing throws (`.io`, `.limitReached`); nothing changed then.
+    ///   `.notConfirmedDurable` when the batch took effect but its record's `fsync` failed.
     public func batch<Result>(_ body: (inout Batch) throws(KeychainError) -> Result) throws(KeychainError) -> Result {
         try withWrite { () throws(KeychainError) -> Result in
             // The batch works on the index itself, moved in, and hands it back changed or restored.
@@ -302,6 +303,7 @@ public final class Keychain: @unchecked Sendable {
                 throw error
             }
             index = batch.finish(committed: true, written: encoded)
+            if let unconfirmed = log.takeUnconfirmedDurability() { throw unconfirmed }
             if encoded != nil { compactIfDue() }
             return result
         }

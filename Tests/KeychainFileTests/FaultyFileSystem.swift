@@ -65,6 +65,17 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         if let code = refusingChanges { throw KeychainError.io(operation: operation, errno: code, path: path) }
     }
 
+    /// Operations every call of which fails with EIO until ``heal()``, besides the one armed fault: a disk that
+    /// keeps failing.
+    private var alwaysFailing: Set<Operation> = []
+
+    /// Makes every call of `operation` fail with EIO until ``heal()``.
+    func failAlways(_ operation: Operation) {
+        lock.lock()
+        defer { lock.unlock() }
+        alwaysFailing.insert(operation)
+    }
+
     /// Arms a failure of the `call`-th `operation` from now on.
     func fail(_ operation: Operation, call: Int = 1, errno code: Int32 = EIO) {
         inject(.error(code), at: operation, call: call)
@@ -113,6 +124,7 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         defer { lock.unlock() }
         failing = nil
         writesFailWith = nil
+        alwaysFailing = []
     }
 
     /// Counts a call of `operation` and throws if it is the one armed to fail; returns true if it is an
@@ -122,6 +134,10 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         counts[operation, default: 0] += 1
+        if alwaysFailing.contains(operation) {
+            fired = true
+            throw KeychainError.io(operation: "injected \(operation.rawValue) failure (every call)", errno: EIO, path: path)
+        }
         if operation == .write, let code = writesFailWith {
             throw KeychainError.io(operation: "injected write failure after a short write", errno: code, path: path)
         }

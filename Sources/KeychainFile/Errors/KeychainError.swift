@@ -51,6 +51,12 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
     /// directory, a FIFO): following or using it could make the keychain write another file, or block. Nothing
     /// was opened or written; `path` is the lock file's and `reason` says what is there. (errSecIO, −36)
     case lockFileRefused(path: String, reason: String)
+    /// Thrown when a change **took effect** but could not be confirmed durable: its record is in the file, or its
+    /// new file is in place, and the keychain (this object, and any process that opens the file) holds the
+    /// change — but the `fsync` that would make it survive a power loss failed (the record's, the directory's
+    /// after a rename or link). Not a failure to retry: the change is there. `operation` says what was done
+    /// and `reason` what could not be confirmed. (errSecIO, −36)
+    case notConfirmedDurable(operation: String, reason: String)
 
     /// The OSStatus-compatible code of the error.
     public var code: Int32 {
@@ -61,7 +67,7 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
         case .wrongCredentials: return -25293
         case .corrupted, .notAKeychain: return -26275
         case .unsupportedVersion: return -4
-        case .io, .lockFileRefused: return -36
+        case .io, .lockFileRefused, .notConfirmedDurable: return -36
         case .limitReached: return -108
         case .rolledBack: return -67808
         case .readOnly: return -61
@@ -83,6 +89,9 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
             return "the keychain file was rolled back: it holds head \(found), which does not contain the expected head \(expected)"
         case .readOnly(let path, let reason): return "the keychain at \(path) is read-only: \(reason)"
         case .lockFileRefused(let path, let reason): return "refusing the lock file \(path): \(reason)"
+        case .notConfirmedDurable(let operation, let reason):
+            return "\(operation) took effect, but could not be confirmed durable: \(reason); it is in effect now, and may be lost "
+                + "only if the system stops before the disk has it"
         }
     }
 }
@@ -95,7 +104,7 @@ extension KeychainError: Equatable {
         case (.duplicateItem, .duplicateItem), (.itemNotFound, .itemNotFound), (.invalidParameter, .invalidParameter),
              (.wrongCredentials, .wrongCredentials), (.corrupted, .corrupted), (.notAKeychain, .notAKeychain),
              (.io, .io), (.limitReached, .limitReached), (.rolledBack, .rolledBack), (.readOnly, .readOnly),
-             (.lockFileRefused, .lockFileRefused):
+             (.lockFileRefused, .lockFileRefused), (.notConfirmedDurable, .notConfirmedDurable):
             return true
         case (.unsupportedVersion(let a), .unsupportedVersion(let b)):
             return a == b

@@ -30,6 +30,9 @@ final class RecordLog {
     private(set) var lastCurrent: (counter: UInt64, at: UInt64)? = nil
     /// Set for a log opened with recovery: what was read stays as it is, and nothing is written.
     private(set) var isRecoveryView = false
+    /// Set by an append whose record is in the file but whose `fsync` failed and could not be taken back: the
+    /// caller applies the change and then reports it (``takeUnconfirmedDurability()``).
+    private var unconfirmedDurability: KeychainError?
 
     /// The open file (read by `Keychain` to check that it may be written).
     var file: any KeychainFileHandle { state.file }
@@ -510,28 +513,52 @@ final class RecordLog {
             try checkTailMayBeDropped()
             try file.truncate(to: end)
         }
+        var written: RecordEncoder.Encoded? = nil
         let encoded: RecordEncoder.Encoded
         do throws(KeychainError) {
             // Sealed and written piece by piece (a large batch is not held whole in memory), then made durable.
             let file = self.file
             let end = self.end
-            encoded = try RecordEncoder.encode(
+            written = try RecordEncoder.encode(
                 entries, sequence: head.sequence + 1, previousChain: head.chainValue, context: context, using: &generator,
                 writingTo: { (bytes, offset) throws(KeychainError) in
                     try bytes.withBytes { (raw) throws(KeychainError) in try file.writeAll(raw, at: end + offset) }
                 })
+            encoded = written!
             try file.sync()
         } catch {
-            // Leave the file as it was: the partial record is cut off (best effort; if this fails too, the
-            // next open drops it as a torn tail).
-            try? file.truncate(to: end)
+            // Leave the file as it was: the record is cut off. If that fails too, a partial record is dropped by
+            // the next open as a crash remnant (never acknowledged); a whole one stays in the file, and the next
+            // open would apply it — so the change took effect, and is reported so rather than as a failure.
+            do throws(KeychainError) {
+                try file.truncate(to: end)
+            } catch let cut {
+                if let whole = written {
+                    adoptAppended(whole)
+                    unconfirmedDurability = .notConfirmedDurable(
+                        operation: "the change", reason: "its record is in the file, but syncing it failed (\(error)) and "
+                            + "taking it back failed (\(cut))")
+                    return whole
+                }
+            }
             throw error
         }
+        adoptAppended(encoded)
+        return encoded
+    }
+
+    /// Moves this log past a record it appended at `end`.
+    private func adoptAppended(_ encoded: RecordEncoder.Encoded) {
         state.end += encoded.frameCount
         state.head = Head(epoch: context.epoch, sequence: head.sequence + 1, chainValue: encoded.chainValue)
         state.boxesSealed += UInt64(encoded.boxCount)
         state.tornTail = nil
-        return encoded
+    }
+
+    /// The error of the last append whose change took effect without confirmed durability, once.
+    func takeUnconfirmedDurability() -> KeychainError? {
+        defer { unconfirmedDurability = nil }
+        return unconfirmedDurability
     }
 
     /// Decrypts a stored secret. Its box was verified when it was read from the file, or sealed by this
@@ -692,7 +719,6 @@ final class RecordLog {
                 } catch .io(_, let code, _) where code == EEXIST {
                     throw KeychainError.invalidParameter("a file already exists at \(path)")
                 }
-                try fileSystem.removeIfPresent(temporary)
             }
             placed = true
             let loaded = WrittenFile(
@@ -702,7 +728,16 @@ final class RecordLog {
                     boxesSealed: boxes),
                 secrets: secrets)
             afterRename(loaded)
-            try fileSystem.syncDirectory(containing: path)
+            // The new file is in place: what fails now does not undo it, so it is reported as a change that took
+            // effect without confirmed durability, never as a plain failure.
+            do throws(KeychainError) {
+                if !replacing { try fileSystem.removeIfPresent(temporary) }
+                try fileSystem.syncDirectory(containing: path)
+            } catch {
+                throw KeychainError.notConfirmedDurable(
+                    operation: replacing ? "the rewrite of \(path)" : "the new keychain file \(path)",
+                    reason: "it is in place, but \(error)")
+            }
             return loaded
         } catch {
             if !placed {

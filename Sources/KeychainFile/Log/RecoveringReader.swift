@@ -425,7 +425,7 @@ struct RecoveringReader {
                 next.itemID = try? ItemID(bytes: plaintext[1..<17])
             }
             // Not yet authenticated, and possibly a secret: not kept.
-            plaintext.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+            plaintext.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
             guard let tag else { continue }
             guard verify(next, chain: ChainValue(tag)) else { continue }
             bytes.replaceSubrange((slots[index].range.upperBound - 16)..<slots[index].range.upperBound, with: tag)

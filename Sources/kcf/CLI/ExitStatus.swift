@@ -20,6 +20,7 @@ enum ExitStatus: Int32, CaseIterable {
     /// was closed. Replaces 0 only: a command that failed keeps its own status.
     case outputFailed = 4
     case recoveredDamage = 5
+    case notConfirmedDurable = 6
     /// The file is older than what this keychain already saw (errSecVerifyFailed, −67808).
     case rolledBack = 32
     /// No item matched (errSecItemNotFound, −25300).
@@ -55,6 +56,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .unsupportedVersion: self = .unsupportedVersion
         case .io, .lockFileRefused: self = .io
         case .readOnly: self = .readOnly
+        case .notConfirmedDurable: self = .notConfirmedDurable
         case .limitReached: self = .limitReached
         case .rolledBack: self = .rolledBack
         }
@@ -68,6 +70,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .usage: return "usage error: unknown command or option, missing or bad value"
         case .tornTail: return "verify: the records verify, but the last one is torn (interrupted write or damage)"
         case .outputFailed: return "output could not be written (full disk, closed pipe, closed stdout or stderr)"
+        case .notConfirmedDurable: return "the change took effect, but the disk did not confirm it durable (a failed fsync)"
         case .recoveredDamage: return "--recover: the command ran on what still authenticates; damage was found and listed on stderr"
         case .rolledBack: return "the file was rolled back to an older copy (errSecVerifyFailed)"
         case .itemNotFound: return "item not found (errSecItemNotFound, as security)"

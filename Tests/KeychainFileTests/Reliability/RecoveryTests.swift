@@ -13,7 +13,7 @@ struct RecoveryTests {
         guard keychain.count > 0 else { return [:] }
         var contents: [String: String] = [:]
         for item in try keychain.find(GenericPassword.self, matching: Query(.genericPassword, limit: .all)) {
-            contents["\(item.service ?? "")/\(item.account ?? "")"] = item.passwordString
+            contents["\(item.service)/\(item.account)"] = item.passwordString
         }
         return contents
     }
