@@ -7,7 +7,7 @@ import KeychainFile
 /// README cannot drift from the API.
 @Suite("README examples")
 struct ReadmeExampleTests {
-    @Test("Quick start, compaction, credentials, pinning and salvage run as the README shows them")
+    @Test("Quick start, compaction, credentials, pinning, recovery and salvage run as the README shows them")
     func readme() throws {
         let directory = TemporaryDirectory()
         let secrets = directory.file("secrets.kcf")
@@ -41,6 +41,9 @@ struct ReadmeExampleTests {
                                          options: .init(expectedHead: try Head(pinned)))
         #expect(reopened.count == 1)
 
+        let recovered = try Keychain.open(at: secrets, credential: .password("a longer passphrase"),
+                                          options: .init(recover: true))
+        #expect(recovered.recovery?.damage == [] && recovered.count == 1)
         let report = try Keychain.salvage(from: secrets, credential: .password("a longer passphrase"),
                                           to: directory.file("secrets-salvaged.kcf"))
         #expect(report.damage == nil && report.itemCount == 1)
