@@ -81,6 +81,26 @@ struct DamageCommandTests {
         #expect(try sandbox.unlocked(["add-generic-password", "-a", "x", "-s", "new", "-w", "pw"]).status == 0)
     }
 
+    @Test("A crash remnant after the acknowledged end is reported on stderr by every command that opens the keychain, until a write cuts it")
+    func crashRemnantIsReported() throws {
+        let sandbox = try KcfSandbox()
+        try sandbox.createKeychain()
+        try sandbox.addGeneric(account: "ann", service: "first", secret: "1")
+        // What a crash during an append can leave after the last acknowledged record: an unwritten extent.
+        let handle = try #require(FileHandle(forWritingAtPath: sandbox.keychain))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(repeating: 0, count: 300))
+        try handle.close()
+        for command in [["find-generic-password", "-s", "first", "-w"], ["dump-keychain"], ["verify"]] {
+            let result = try sandbox.unlocked(command)
+            #expect(result.stderr.contains("warning:") && result.stderr.contains("ignored 300 bytes"), "\(command[0]): \(result.stderr)")
+            #expect(result.status == (command[0] == "verify" ? 3 : 0), "\(command[0]): \(result.stderr)")
+        }
+        try sandbox.addGeneric(account: "ann", service: "second", secret: "2")
+        let after = try sandbox.unlocked(["find-generic-password", "-s", "first", "-w"])
+        #expect(after.stdout == "1\n" && after.stderr.isEmpty, "\(after.stderr)")
+    }
+
     @Test("One flipped bit in an older record: every command fails as before, --recover and salvage keep every other item")
     func olderRecordDamage() throws {
         let sandbox = try KcfSandbox()
