@@ -87,8 +87,10 @@ extension Keychain {
     ///   - credential: A password or key that opens it.
     ///   - backup: Where to keep the copy of the damaged file; nothing may exist there.
     /// - Returns: What was kept and what could not be read.
-    /// - Throws: `KeychainError.wrongCredentials`; `.corrupted` if the header is damaged; `.invalidParameter` if
-    ///   `backup` exists; `.io`. Nothing is changed unless the copy was made durable first.
+    /// - Throws: `KeychainError.wrongCredentials`; `.corrupted` if the header is damaged; `.readOnly` for a file
+    ///   no write may change (read-only, or with several hard links); `.invalidParameter` if `backup` exists;
+    ///   `.io`. Nothing is copied before the credential is checked, and nothing is changed unless the copy was
+    ///   made durable first.
     public static func repair(at path: String, credential: Credential, keepingCopyAt backup: String) throws(KeychainError) -> SalvageReport {
         var random = RandomSource(SystemRandomNumberGenerator())
         return try repair(at: path, credential: credential, keepingCopyAt: backup, fileSystem: PosixFileSystem(), using: &random)
@@ -102,9 +104,12 @@ extension Keychain {
         let path = try fileSystem.resolve(path, creating: false)
         guard fileSystem.exists(path) else { throw .io(operation: "open", errno: ENOENT, path: path) }
         guard !fileSystem.exists(backup) else { throw .invalidParameter("a file already exists at \(backup)") }
-        let lockFile = try fileSystem.openLock(lockFilePath(for: path))
+        let (lockFile, lockReadOnly) = try fileSystem.openLockForExistingKeychain(lockFilePath(for: path))
+        if let lockReadOnly { throw .readOnly(path: path, reason: lockReadOnly.description) }
         _ = try lockFile.lock(exclusive: true, wait: true)
         defer { lockFile.unlock() }
+        // The same refusals as any write, and the credential, before anything is copied.
+        try RecordLog.checkRepairable(at: path, credential: credential, fileSystem: fileSystem)
         try copyFile(path, to: backup, fileSystem: fileSystem)
         let (report, acknowledgement) = try RecordLog.salvage(
             from: path, credential: credential, to: path, replacing: true, acknowledgement: lockFile.readAcknowledgement(),

@@ -197,13 +197,8 @@ public final class Keychain: @unchecked Sendable {
         if options.recover {
             defer { lockFile.unlock() }
             let (log, index, damage) = try RecordLog.openRecovering(
-                at: file, credential: credential, acknowledgement: lockFile.readAcknowledgement(), fileSystem: fileSystem)
-            if let pin = options.expectedHead {
-                // The pin is checked against what was read; damage before it cannot be told from a rollback.
-                guard log.header.epoch > pin.epoch || (log.header.epoch == pin.epoch && log.head.sequence >= pin.sequence) else {
-                    throw .rolledBack(expected: pin, found: log.head)
-                }
-            }
+                at: file, credential: credential, acknowledgement: lockFile.readAcknowledgement(), pin: options.expectedHead,
+                fileSystem: fileSystem)
             return Keychain(
                 path: path, log: log, index: index, random: random, clock: clock, lockFile: lockFile, lockReadOnly: lockReadOnly,
                 autoCompaction: .disabled, recovery: RecoveryReport(damage: damage))
@@ -489,8 +484,15 @@ public final class Keychain: @unchecked Sendable {
         let before = (log.head, log.end)
         // Whatever this call made durable is acknowledged in the lock file before the lock is released — also when
         // the call throws after its change took effect (SPEC.md §16.1).
-        defer { acknowledgeIfChanged(since: before) }
-        return try body()
+        let result: Result
+        do {
+            result = try body()
+        } catch {
+            _ = acknowledgeIfChanged(since: before)
+            throw error
+        }
+        if let failure = acknowledgeIfChanged(since: before) { throw failure }
+        return result
     }
 
     /// Throws `KeychainError.readOnly` if the file now open (after catching up: it may be another than the one
@@ -512,12 +514,25 @@ public final class Keychain: @unchecked Sendable {
     /// it without a copy. `body` must not change the index, and must not reach `self.index` in any other way
     /// (such as `statisticsLocked()` or `makeBatch()`): the property's accesses are not checked at run time.
     /// Writes the acknowledgement of the log's head to the lock file if the head or end moved since `before`
-    /// (SPEC.md §16.1). Its failure is not the call's: the change is durable already, and a stale
-    /// acknowledgement only makes a later reader treat damage to it as possible damage, never as a crash
-    /// remnant.
-    private func acknowledgeIfChanged(since before: (Head, Int)) {
-        guard log.head != before.0 || log.end != before.1 else { return }
-        try? lockFile.writeAcknowledgement(log.acknowledgementBytes())
+    /// (SPEC.md §16.1). If that fails, the stale block is withdrawn: it would make a later reader take damage
+    /// to this change for a crash remnant, where no block at all makes it keep the change. Returns
+    /// `notConfirmedDurable` only when neither could be done.
+    private func acknowledgeIfChanged(since before: (Head, Int)) -> KeychainError? {
+        guard log.head != before.0 || log.end != before.1 else { return nil }
+        do throws(KeychainError) {
+            try lockFile.writeAcknowledgement(log.acknowledgementBytes())
+            return nil
+        } catch {
+            do throws(KeychainError) {
+                try lockFile.withdrawAcknowledgement()
+                return nil
+            } catch let withdrawal {
+                return .notConfirmedDurable(
+                    operation: "the change",
+                    reason: "it is in the file and synced, but the lock file could not acknowledge it (\(error)) nor withdraw its "
+                        + "older acknowledgement (\(withdrawal)), which would let damage to this change pass for a crash remnant")
+            }
+        }
     }
 
     func withIndexInPlace<Result>(_ body: (inout ItemIndex) throws(KeychainError) -> Result) throws(KeychainError) -> Result {

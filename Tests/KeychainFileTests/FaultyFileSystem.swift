@@ -40,6 +40,9 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     }
 
     private let base = PosixFileSystem()
+    /// How many of the next acknowledgement writes and withdrawals fail with EIO (they are not counted
+    /// operations: the lock file's block is written once per change).
+    var failAcknowledgementWrites = 0
     private let lock = NSLock()
     private var counts: [Operation: Int] = [:]
     private var failing: (operation: Operation, call: Int, fault: Fault)?
@@ -306,7 +309,21 @@ final class FaultyLockHandle: KeychainLockHandle, @unchecked Sendable {
 
     func readAcknowledgement() -> [UInt8]? { base.readAcknowledgement() }
 
-    func writeAcknowledgement(_ bytes: [UInt8]) throws(KeychainError) { try base.writeAcknowledgement(bytes) }
+    func writeAcknowledgement(_ bytes: [UInt8]) throws(KeychainError) {
+        if fileSystem.failAcknowledgementWrites > 0 {
+            fileSystem.failAcknowledgementWrites -= 1
+            throw KeychainError.io(operation: "injected acknowledgement write failure", errno: EIO, path: path)
+        }
+        try base.writeAcknowledgement(bytes)
+    }
+
+    func withdrawAcknowledgement() throws(KeychainError) {
+        if fileSystem.failAcknowledgementWrites > 0 {
+            fileSystem.failAcknowledgementWrites -= 1
+            throw KeychainError.io(operation: "injected acknowledgement withdrawal failure", errno: EIO, path: path)
+        }
+        try base.withdrawAcknowledgement()
+    }
 }
 
 extension Keychain {

@@ -31,4 +31,7 @@ final class AbsentLockFile: KeychainLockHandle {
     func writeAcknowledgement(_ bytes: [UInt8]) throws(KeychainError) {
         throw .io(operation: "pwrite (no lock file can be created)", errno: refusal, path: path)
     }
+
+    /// There is no block to withdraw.
+    func withdrawAcknowledgement() throws(KeychainError) {}
 }

@@ -102,6 +102,9 @@ protocol KeychainLockHandle: AnyObject, Sendable {
     /// Writes the acknowledgement block after the counter and makes the lock file durable (`fdatasync`). Only
     /// under the exclusive lock, after the keychain file's changes are durable.
     func writeAcknowledgement(_ bytes: [UInt8]) throws(KeychainError)
+    /// Overwrites the block's magic with zeros and makes that durable, so that readers find no acknowledgement:
+    /// what a writer does when it could not write its own (a stale one would say less was acknowledged).
+    func withdrawAcknowledgement() throws(KeychainError)
 }
 
 extension KeychainFileHandle {
@@ -410,6 +413,10 @@ final class PosixLockHandle: KeychainLockHandle, @unchecked Sendable {
             got += count
         }
         return bytes
+    }
+
+    func withdrawAcknowledgement() throws(KeychainError) {
+        try writeAcknowledgement([UInt8](repeating: 0, count: Acknowledgement.magic.count))
     }
 
     func writeAcknowledgement(_ bytes: [UInt8]) throws(KeychainError) {

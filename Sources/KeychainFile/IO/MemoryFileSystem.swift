@@ -292,6 +292,8 @@ final class MemoryLockHandle: KeychainLockHandle, @unchecked Sendable {
 
     func writeAcknowledgement(_ bytes: [UInt8]) throws(KeychainError) { shared.acknowledgement = bytes }
 
+    func withdrawAcknowledgement() throws(KeychainError) { shared.acknowledgement = nil }
+
     func lock(exclusive: Bool, wait: Bool) throws(KeychainError) -> Bool {
         guard held == nil else { return true }
         guard shared.lock(exclusive: exclusive, wait: wait) else { return false }

@@ -9,13 +9,15 @@
 public struct Damage: Sendable, Equatable, CustomStringConvertible {
     /// What the damage costs.
     public enum Loss: Sendable, Equatable {
-        /// An item's latest version could not be read: the item is left out (an older version is never served
-        /// in its place). `itemID` says which item when its id could be authenticated, `nil` when not.
+        /// An item's version could not be read. When its id could be authenticated (``itemID``), the item is
+        /// left out, never served at an older version. When not, it was either a new item, which is lost, or an
+        /// update of an item that may then be listed at its older version.
         case item
         /// A deletion could not be read: the item it deleted (``itemID`` when known) may be listed although it
         /// was deleted.
         case deletion
-        /// Bytes whose structure could not be read at all: the items they held are unknown.
+        /// Bytes whose structure could not be read at all: the items they added, updated or deleted are unknown
+        /// (an item listed may be at an older version, or may have been deleted there).
         case region(byteCount: Int)
         /// An authentic entry that could not be applied after earlier damage (it conflicts with what was read).
         case conflict
@@ -43,11 +45,16 @@ public struct Damage: Sendable, Equatable, CustomStringConvertible {
         let item = itemID.map { "item \($0)" }
         switch loss {
         case .item:
-            return "\(item ?? "an item of unknown id"): the version at byte \(offset) cannot be read (\(reason)); the item is left out"
+            guard let item else {
+                return "an item of unknown id: the version at byte \(offset) cannot be read (\(reason)); if it was new it is lost, "
+                    + "if it updated an item, that item may be listed at an older version"
+            }
+            return "\(item): the version at byte \(offset) cannot be read (\(reason)); the item is left out"
         case .deletion:
             return "a deletion at byte \(offset) cannot be read (\(reason)); \(item ?? "the item it deleted") may still be listed"
         case .region(let count):
-            return "\(count) bytes at byte \(offset) cannot be read (\(reason)); the items they held are unknown"
+            return "\(count) bytes at byte \(offset) cannot be read (\(reason)); the items they added, updated or deleted are "
+                + "unknown: an item listed may be at an older version, or deleted"
         case .conflict:
             return "\(item ?? "an entry") at byte \(offset) cannot be applied after earlier damage (\(reason))"
         case .crashRemnant(let count):

@@ -244,7 +244,7 @@ final class RecordLog {
     /// reads them when nothing is damaged, otherwise every item whose boxes authenticate, with what could not be
     /// read. The log never changes its view and writes nothing.
     static func openRecovering(
-        at path: String, credential: Credential, acknowledgement: [UInt8]?, fileSystem: any FileSystem
+        at path: String, credential: Credential, acknowledgement: [UInt8]?, pin: Head?, fileSystem: any FileSystem
     ) throws(KeychainError) -> (RecordLog, ItemIndex, [Damage]) {
         try credential.validate()
         let file = try fileSystem.openExisting(path)
@@ -252,7 +252,8 @@ final class RecordLog {
             let (header, headerBytes, size) = try readHeader(file)
             guard let masterKey = try unlock(header, with: credential) else { throw KeychainError.wrongCredentials }
             let (state, index, damage) = try recover(
-                file: file, header: header, headerBytes: headerBytes, size: size, masterKey: masterKey, acknowledgement: acknowledgement)
+                file: file, header: header, headerBytes: headerBytes, size: size, masterKey: masterKey, acknowledgement: acknowledgement,
+                pin: pin)
             let log = RecordLog(path: path, fileSystem: fileSystem, credential: credential, state: state)
             log.isRecoveryView = true
             return (log, index, damage)
@@ -266,7 +267,7 @@ final class RecordLog {
     /// without a tail that may hold acknowledged data, the ``RecoveringReader`` otherwise.
     private static func recover(
         file: any KeychainFileHandle, header: FileHeader, headerBytes: [UInt8], size: Int, masterKey: SymmetricKey,
-        acknowledgement: [UInt8]?
+        acknowledgement: [UInt8]?, pin: Head? = nil
     ) throws(KeychainError) -> (FileState, ItemIndex, [Damage]) {
         let keys = try EpochKeys(masterKey: masterKey, fileID: header.fileID, epoch: header.epoch, epochSalt: header.epochSalt)
         guard FileHeader.verifyMAC(headerBytes, headerKey: keys.header) else {
@@ -274,7 +275,7 @@ final class RecordLog {
                 offset: headerBytes.count - 32, reason: "header MAC does not verify; nothing can be read without the header")
         }
         if let loaded = try? load(
-            file: file, header: header, headerBytes: headerBytes, size: size, masterKey: masterKey, pin: nil,
+            file: file, header: header, headerBytes: headerBytes, size: size, masterKey: masterKey, pin: pin,
             acknowledgement: acknowledgement), loaded.state.tornTail?.mayHoldAcknowledgedData != true {
             // Nothing damaged: at most a known crash remnant, reported as the torn tail.
             return (loaded.state, loaded.index, [])
@@ -285,15 +286,34 @@ final class RecordLog {
         }
         var reader = RecoveringReader(
             bytes: try file.readExactly(count: size, at: 0), headerLength: headerBytes.count, context: context,
-            initialChain: FileHeader.initialChainValue(of: headerBytes), acknowledgedEnd: acknowledged?.end)
+            initialChain: FileHeader.initialChainValue(of: headerBytes), acknowledged: acknowledged,
+            watching: pin.flatMap { $0.epoch == header.epoch ? $0.sequence : nil })
         reader.run()
         if let acknowledged, acknowledged.end > size {
             reader.noteMissing(from: size, upTo: acknowledged.end)
         }
+        // A pin is checked against the records that authenticated (SPEC.md §15.4): damage cannot be told from a
+        // rollback, so a file whose authentic records do not reach the pinned one is refused.
+        if let pin { try checkContains(pin, epoch: header.epoch, head: reader.head, chainAtPin: reader.watchedChain) }
         let state = FileState(
             file: file, identity: try file.identity(), header: header, headerLength: headerBytes.count, context: context,
             masterKey: masterKey, headerKey: keys.header, end: size, head: reader.head, tornTail: nil, boxesSealed: reader.boxCount)
         return (state, reader.index, reader.damage)
+    }
+
+    /// Throws unless the file at `path` may be rewritten in place by a repair, as any write: it opens for
+    /// writing, has one name, and `credential` opens its header (checked before anything is copied or written).
+    static func checkRepairable(at path: String, credential: Credential, fileSystem: any FileSystem) throws(KeychainError) {
+        try credential.validate()
+        let file = try fileSystem.openExisting(path)
+        defer { file.close() }
+        if let refusal = file.writeRefusal {
+            throw .readOnly(path: path, reason: ReadOnlyReason.fileNotWritable(errno: refusal).description)
+        }
+        let names = try file.linkCount()
+        if names > 1 { throw .readOnly(path: path, reason: ReadOnlyReason.hardLinks(count: names).description) }
+        let (header, _, _) = try readHeader(file)
+        guard try unlock(header, with: credential) != nil else { throw .wrongCredentials }
     }
 
     /// Reads and parses the header (SPEC.md §9.1 steps 1–2).

@@ -12,22 +12,30 @@
 /// An item whose box is damaged is named when its id can be authenticated: a secret box's associated data holds
 /// the id, and a deletion's tag covers it, so every id read elsewhere in the file is tried.
 ///
-/// An item whose latest version cannot be read is left out rather than served at an older version. The whole
-/// file is held in memory (the caller bounds it), and the work a damaged box can cause is bounded too.
+/// An item whose damaged latest version can be named is left out rather than served at an older version; one
+/// that cannot be named (both of its boxes damaged, or bytes whose structure is lost) is reported, and an
+/// update there may leave its item listed at an older version. The whole file is held in memory, and the work
+/// that guessing lengths, fields, tags and ids can cost is bounded by a multiple of the file's size.
 struct RecoveringReader {
     /// The file, with lengths and tags repaired in place where their box authenticated.
     private(set) var bytes: [UInt8]
     let headerLength: Int
     let context: RecordContext
     let initialChain: [UInt8]
-    /// The end of what the lock file acknowledged (SPEC.md §16.1): a final record after it that does not verify
-    /// is a crash remnant, not applied. `nil` when there is no acknowledgement.
-    let acknowledgedEnd: Int?
+    /// What the lock file acknowledged (SPEC.md §16.1): a final record that starts exactly at its end, after a
+    /// record with its sequence number and chain value, and does not verify as stored, is a crash remnant, not
+    /// applied. `nil` when there is no acknowledgement.
+    let acknowledged: Acknowledgement?
+    /// The sequence number whose chain value to report (``watchedChain``), for a pinned head.
+    let watchedSequence: UInt64?
 
     private(set) var damage: [Damage] = []
     private(set) var index = ItemIndex()
-    /// The head of the last record read, and the end of the last record whose frame could be read.
+    /// The head of the last record whose every box authenticated, and the end of the last record whose frame
+    /// could be read.
     private(set) var head: Head
+    /// The chain value after the authentic record with ``watchedSequence`` (or `C0` for sequence 0), if any.
+    private(set) var watchedChain: [UInt8]?
     private(set) var end: Int
     private(set) var boxCount: UInt64 = 0
 
@@ -70,17 +78,25 @@ struct RecoveringReader {
     /// The ids of deletions, by slot.
     private var deletedIDs: [Int: ItemID] = [:]
     private var records: [Record] = []
-    /// Box verifications left for trying candidate ids and lengths: bounds the work hostile bytes can cause.
-    private var budget = 4_000_000
+    /// Bytes that verifications of candidates (lengths, record fields, tags, ids) may still hash: 32 times the
+    /// file and 16 MiB more, so that damage cannot make the reader do more than a bounded multiple of reading
+    /// the file once, however hostile.
+    private var budget: Int
 
-    init(bytes: [UInt8], headerLength: Int, context: RecordContext, initialChain: [UInt8], acknowledgedEnd: Int?) {
+    init(
+        bytes: [UInt8], headerLength: Int, context: RecordContext, initialChain: [UInt8], acknowledged: Acknowledgement?,
+        watching watchedSequence: UInt64? = nil
+    ) {
         self.bytes = bytes
         self.headerLength = headerLength
         self.context = context
         self.initialChain = initialChain
-        self.acknowledgedEnd = acknowledgedEnd
+        self.acknowledged = acknowledged?.epoch == context.epoch ? acknowledged : nil
+        self.watchedSequence = watchedSequence
+        if watchedSequence == 0 { watchedChain = initialChain }
         head = Head(epoch: context.epoch, sequence: 0, chainValue: initialChain)
         end = headerLength
+        budget = 32 * bytes.count + (16 << 20)
     }
 
     // MARK: Reading
@@ -98,7 +114,7 @@ struct RecoveringReader {
             }
             let next = nextPlausibleFrame(after: position, minimumSequence: expectedSequence)
             let stop = next ?? bytes.count
-            if next == nil, let acknowledgedEnd, position >= acknowledgedEnd {
+            if next == nil, isAcknowledgedEnd(position) {
                 damage.append(Damage(
                     offset: position, loss: .crashRemnant(byteCount: stop - position), reason: "an incomplete final record"))
             } else {
@@ -112,10 +128,16 @@ struct RecoveringReader {
         identifyDamagedItems()
         applyRecords()
         boxCount = UInt64(slots.count)
-        if let last = records.last {
-            let chain = slots.last.map { Array(bytes[($0.range.upperBound - 16)..<$0.range.upperBound]) } ?? initialChain
-            head = Head(epoch: context.epoch, sequence: last.fields.sequence, chainValue: chain)
-        }
+    }
+
+    /// Whether `offset` is the end the lock file acknowledged, reached after a record with the acknowledged
+    /// sequence number and chain value (the stored tag before `offset`, repaired where a later box confirmed it).
+    private func isAcknowledgedEnd(_ offset: Int) -> Bool {
+        guard let acknowledged, offset == acknowledged.end else { return false }
+        if acknowledged.sequence == 0 { return offset == headerLength && acknowledged.chainValue == initialChain }
+        guard let previous = records.last(where: { $0.frameEnd == offset }), previous.fields.sequence == acknowledged.sequence,
+              offset >= 16 else { return false }
+        return Array(bytes[(offset - 16)..<offset]) == acknowledged.chainValue
     }
 
     private func u32(_ offset: Int) -> UInt32? {
@@ -190,7 +212,8 @@ struct RecoveringReader {
                 for count in counts {
                     let fields = RecordDecoder.RecordFields(sequence: sequence, kind: kind, entryCount: count, context: context)
                     if first == nil, kind.rawValue == storedKind, sequence == storedSequence { first = (fields, payloadStart, false) }
-                    if firstBoxVerifies(fields, payloadStart: payloadStart, frameStart: frameStart, frameEnd: frameEnd) {
+                    let isStored = kind.rawValue == storedKind && sequence == storedSequence && count == counts.first
+                    if firstBoxVerifies(fields, payloadStart: payloadStart, frameStart: frameStart, frameEnd: frameEnd, candidate: !isStored) {
                         return (fields, payloadStart, true)
                     }
                     if budget <= 0 { return first }
@@ -202,7 +225,7 @@ struct RecoveringReader {
 
     /// Whether the first box of a record with `fields` authenticates as stored.
     private mutating func firstBoxVerifies(
-        _ fields: RecordDecoder.RecordFields, payloadStart: Int, frameStart: Int, frameEnd: Int
+        _ fields: RecordDecoder.RecordFields, payloadStart: Int, frameStart: Int, frameEnd: Int, candidate: Bool
     ) -> Bool {
         var roles: [BoxRole]
         var fieldStart = payloadStart
@@ -222,7 +245,7 @@ struct RecoveringReader {
         let range = (fieldStart + 4)..<(fieldStart + 4 + Int(length))
         for role in roles {
             let slot = Slot(range: range, chainEnd: frameStart, record: fields, entryIndex: 0, role: role, itemID: nil, verified: false)
-            if verify(slot) { return true }
+            if verify(slot, candidate: candidate || roles.count > 1) { return true }
         }
         return false
     }
@@ -352,7 +375,7 @@ struct RecoveringReader {
         if role != .secret || itemID != nil {
             for bit in 0..<32 {
                 let length = stored ^ (1 << bit)
-                if var candidate = slot(length), verify(candidate) {
+                if var candidate = slot(length), verify(candidate, candidate: true) {
                     writeU32(length, at: position)
                     candidate.verified = true
                     repairedSlots.insert(slots.count)
@@ -369,10 +392,14 @@ struct RecoveringReader {
         slot.chainEnd == headerLength ? ChainValue(initialChain) : ChainValue(bytes, endingAt: slot.chainEnd)
     }
 
-    /// Whether the slot's box authenticates with its previous chain value as stored (or `chain`).
-    private mutating func verify(_ slot: Slot, chain: ChainValue? = nil) -> Bool {
+    /// Whether the slot's box authenticates with its previous chain value as stored (or `chain`). A `candidate`
+    /// check (a guessed length, field, tag or id) is charged to the budget, and fails once it is spent.
+    private mutating func verify(_ slot: Slot, chain: ChainValue? = nil, candidate: Bool = false) -> Bool {
         guard slot.role != .secret || slot.itemID != nil else { return false }
-        budget -= 1
+        if candidate {
+            guard budget > 0 else { return false }
+            budget -= slot.range.count + BoxAAD.size
+        }
         let previous = chain ?? previousChain(slot)
         return slot.record.withAAD(entryIndex: slot.entryIndex, role: slot.role, itemID: slot.itemID, previousChain: previous) { aad in
             bytes.withUnsafeBytes { all in
@@ -427,7 +454,8 @@ struct RecoveringReader {
             // Not yet authenticated, and possibly a secret: not kept.
             plaintext.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
             guard let tag else { continue }
-            guard verify(next, chain: ChainValue(tag)) else { continue }
+            budget -= slots[index].range.count
+            guard verify(next, chain: ChainValue(tag), candidate: true) else { continue }
             bytes.replaceSubrange((slots[index].range.upperBound - 16)..<slots[index].range.upperBound, with: tag)
             repairedSlots.insert(index)
             slots[index].verified = verify(slots[index])
@@ -457,14 +485,14 @@ struct RecoveringReader {
                 for id in known where budget > 0 {
                     var slot = slots[index]
                     slot.itemID = id
-                    if verify(slot) {
+                    if verify(slot, candidate: true) {
                         slots[index].itemID = id
                         break
                     }
                 }
             case .deletion:
                 for id in known where budget > 0 {
-                    budget -= 1
+                    budget -= slots[index].range.count + BoxAAD.size
                     if computedTag(slots[index], plaintext: id.bytes) == Array(bytes[(slots[index].range.upperBound - 16)..<slots[index].range.upperBound]) {
                         deletedIDs[index] = id
                         break
@@ -516,10 +544,10 @@ struct RecoveringReader {
                     }
                 }
             }
-            // What a crash left after the acknowledged end is not applied (SPEC.md §9.3): a final record there that
-            // did not verify as stored.
+            // What a crash left after the acknowledged end is not applied (SPEC.md §9.3): a final record starting
+            // exactly there that did not verify as stored.
             let repaired = record.repaired || slotRanges.contains { $0.record == position && $0.slots.contains { repairedSlots.contains($0) } }
-            if isFinal, !losses.isEmpty || !record.complete || repaired, let acknowledgedEnd, record.frameStart >= acknowledgedEnd {
+            if isFinal, !losses.isEmpty || !record.complete || repaired, isAcknowledgedEnd(record.frameStart) {
                 damage.append(Damage(
                     offset: record.frameStart, loss: .crashRemnant(byteCount: record.frameEnd - record.frameStart),
                     reason: "the final record does not verify and starts after the acknowledged end"))
@@ -551,11 +579,18 @@ struct RecoveringReader {
             for entry in entries {
                 if case .put(let id, _, _) = entry { lost.remove(id) }
             }
+            // The head moves past records whose every box authenticated (repaired ones included).
+            if losses.isEmpty && record.complete {
+                let chain = Array(bytes[(record.frameEnd - 16)..<record.frameEnd])
+                head = Head(epoch: context.epoch, sequence: record.fields.sequence, chainValue: chain)
+                if record.fields.sequence == watchedSequence { watchedChain = chain }
+            }
         }
     }
 
     /// Reports that the file ends at `size`, before what the lock file acknowledged.
     mutating func noteMissing(from size: Int, upTo acknowledgedEnd: Int) {
+        guard acknowledgedEnd > size else { return }
         damage.append(Damage(
             offset: size, loss: .region(byteCount: acknowledgedEnd - size),
             reason: "the file ends before the end the lock file acknowledged (\(acknowledgedEnd)): acknowledged records are missing"))

@@ -176,7 +176,7 @@ struct Replay {
                     reason: "\(reason); records up to offset \(acknowledged.end) were acknowledged as committed, so this is damage, "
                         + "not a crash remnant (open with recovery, or salvage, to read every item that still authenticates)")
             }
-            if acknowledgementConfirmed {
+            if acknowledgementConfirmed && end == acknowledged.end {
                 tornTail = TornTail(
                     offset: end, byteCount: byteCount, reason: "\(reason) (never acknowledged: a crash remnant)", mayHoldAcknowledgedData: false)
                 return

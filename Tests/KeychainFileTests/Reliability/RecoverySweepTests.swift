@@ -81,7 +81,7 @@ struct RecoverySweepTests {
             // The recovering read.
             var reader = RecoveringReader(
                 bytes: flipped, headerLength: headerLength, context: replayer.context,
-                initialChain: FileHeader.initialChainValue(of: replayer.headerBytes), acknowledgedEnd: acknowledgedEnd)
+                initialChain: FileHeader.initialChainValue(of: replayer.headerBytes), acknowledged: acknowledgement)
             reader.run()
             let served = TamperingTests.ReplayedState(reader.index).items
             let reportedIDs = Set(reader.damage.compactMap(\.itemID))
