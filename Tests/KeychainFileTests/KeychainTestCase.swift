@@ -43,6 +43,13 @@ func writeFileBytes(_ bytes: [UInt8], to path: String) throws {
     try Data(bytes).write(to: URL(fileURLWithPath: path))
 }
 
+/// Flips bit `bit` of byte `offset` of the file at `path`, as a failing disk or a stray write would.
+func flipBit(_ path: String, at offset: Int, bit: Int = 3) throws {
+    var bytes = try fileBytes(path)
+    bytes[offset] ^= UInt8(1 << bit)
+    try writeFileBytes(bytes, to: path)
+}
+
 /// Writes `frame` (a record's frame header and body) to `path` and calls `body` with a reader over the body
 /// through windows of `windowSize` bytes, as replay reads a record.
 func withFrameBodyReader<Result>(

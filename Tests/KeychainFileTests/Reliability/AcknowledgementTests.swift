@@ -21,12 +21,6 @@ struct AcknowledgementTests {
         return path
     }
 
-    static func flipBit(_ path: String, at offset: Int, bit: Int = 3) throws {
-        var bytes = try fileBytes(path)
-        bytes[offset] ^= UInt8(1 << bit)
-        try writeFileBytes(bytes, to: path)
-    }
-
     static func open(_ path: String) throws(KeychainError) -> Keychain {
         try Keychain.open(at: path, credential: TestKeychain.password)
     }
@@ -38,7 +32,7 @@ struct AcknowledgementTests {
         let records = recordOffsets(of: try fileBytes(path))
         #expect(records.count == 1)
         let record = try #require(records.first)
-        try Self.flipBit(path, at: record.lowerBound + record.count / 2)
+        try flipBit(path, at: record.lowerBound + record.count / 2)
         let damaged = try fileBytes(path)
 
         // The lock file holds the compaction's acknowledgement: the record is acknowledged damage.
@@ -83,7 +77,7 @@ struct AcknowledgementTests {
     func unacknowledgedFinalRecordIsTorn() throws {
         let directory = TemporaryDirectory()
         let (path, second) = try Self.twoRecordsWithFirstAcknowledged(directory)
-        try Self.flipBit(path, at: second.upperBound - 20)
+        try flipBit(path, at: second.upperBound - 20)
         let keychain = try Self.open(path)
         #expect(keychain.count == 1)
         #expect(keychain.tornTail?.offset == second.lowerBound)
@@ -103,7 +97,7 @@ struct AcknowledgementTests {
         try keychain.setPassword("two", forService: "s", account: "2")
         let original = try fileBytes(path)
         let records = recordOffsets(of: original)
-        try Self.flipBit(path, at: records[1].upperBound - 20)
+        try flipBit(path, at: records[1].upperBound - 20)
         #expect(throws: KeychainError.corrupted(offset: 0, reason: "")) { _ = try Self.open(path) }
         #expect(try fileBytes(path).count == original.count)
 
@@ -124,7 +118,7 @@ struct AcknowledgementTests {
         for (offset, bit) in [(records[1].lowerBound + 3, 0), (records[1].lowerBound + 7, 5)] {
             let copy = directory.file("copy-\(offset)-\(bit).kcf")
             try writeFileBytes(try fileBytes(path), to: copy)
-            try Self.flipBit(copy, at: offset, bit: bit)
+            try flipBit(copy, at: offset, bit: bit)
             let keychain = try Self.open(copy)
             #expect(keychain.count == 1)
             #expect(keychain.tornTail?.offset == records[1].lowerBound)

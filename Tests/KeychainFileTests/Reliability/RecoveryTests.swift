@@ -22,19 +22,13 @@ struct RecoveryTests {
         try Keychain.open(at: path, credential: password, options: .init(recover: true))
     }
 
-    static func flipBit(_ path: String, at offset: Int) throws {
-        var bytes = try fileBytes(path)
-        bytes[offset] ^= 0x10
-        try writeFileBytes(bytes, to: path)
-    }
-
     @Test("A flipped bit in a 2,000-item compacted record costs one item: recovering open serves 1,999, salvage keeps them")
     func compactedRecord() throws {
         let directory = TemporaryDirectory()
         let path = try AcknowledgementTests.compactedKeychain(directory, count: 2_000)
         let original = try Self.contents(try Keychain.open(at: path, credential: Self.password))
         let record = try #require(recordOffsets(of: try fileBytes(path)).first)
-        try Self.flipBit(path, at: record.lowerBound + record.count / 2)
+        try flipBit(path, at: record.lowerBound + record.count / 2, bit: 4)
 
         let recovered = try Self.recoveringOpen(path)
         let report = try #require(recovered.recovery)
@@ -60,7 +54,7 @@ struct RecoveryTests {
         for index in 0..<5 { try keychain.setPassword("late \(index)", forService: "late", account: "\(index)") }
         let original = try Self.contents(keychain)
         let record = try #require(recordOffsets(of: try fileBytes(path)).first)
-        try Self.flipBit(path, at: record.lowerBound + record.count / 3)
+        try flipBit(path, at: record.lowerBound + record.count / 3, bit: 4)
 
         #expect(throws: KeychainError.corrupted(offset: 0, reason: "")) { _ = try Keychain.open(at: path, credential: Self.password) }
         let served = try Self.contents(try Self.recoveringOpen(path))
@@ -77,7 +71,7 @@ struct RecoveryTests {
         for index in 0..<300 { try keychain.setPassword("secret \(index)", forService: "s", account: "\(index)") }
         let records = recordOffsets(of: try fileBytes(keychain.path))
         #expect(records.count == 300)
-        try Self.flipBit(keychain.path, at: records[149].upperBound - 30)
+        try flipBit(keychain.path, at: records[149].upperBound - 30, bit: 4)
         let salvage = try Keychain.salvage(from: keychain.path, credential: Self.password, to: directory.file("salvaged.kcf"))
         #expect(salvage.itemCount == 299)
         let lost = try #require(salvage.damage)
@@ -98,7 +92,7 @@ struct RecoveryTests {
         try keychain.setPassword("last", forService: "s", account: "after")
         let records = recordOffsets(of: try fileBytes(keychain.path))
         // The update's attributes box: its id can only be authenticated through its secret box.
-        try Self.flipBit(keychain.path, at: records[2].lowerBound + 17 + 4 + 20)
+        try flipBit(keychain.path, at: records[2].lowerBound + 17 + 4 + 20, bit: 4)
         let recovered = try Self.recoveringOpen(keychain.path)
         #expect(try Self.contents(recovered) == ["s/other": "kept", "s/after": "last"])
         #expect(recovered.recovery?.lostItemIDs == [id])

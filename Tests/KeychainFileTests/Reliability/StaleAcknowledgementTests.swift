@@ -8,24 +8,29 @@ import Testing
 /// time.
 @Suite("Reliability: stale acknowledgements, pins and repair")
 struct StaleAcknowledgementTests {
-    static func flipBit(_ path: String, at offset: Int, bit: Int = 3) throws {
-        var bytes = try fileBytes(path)
-        bytes[offset] ^= UInt8(1 << bit)
-        try writeFileBytes(bytes, to: path)
-    }
-
-    @Test("An acknowledgement two records old does not make damage to the final record a crash remnant")
-    func staleAcknowledgement() throws {
-        let directory = TemporaryDirectory()
+    /// A keychain with the item 1, then 2, then what `third` writes, whose lock file still acknowledges only the
+    /// first record (as a process that died, or an implementation without acknowledgements, would leave it).
+    static func keychainWithStaleAcknowledgement(
+        _ directory: TemporaryDirectory, third: (Keychain) throws -> Void
+    ) throws -> String {
         let path = directory.file("test.kcf")
         let keychain = try TestKeychain.create(in: directory)
         try keychain.setPassword("one", forService: "s", account: "1")
         let lock = try Data(contentsOf: URL(fileURLWithPath: path + ".lock"))
         try keychain.setPassword("two", forService: "s", account: "2")
-        try keychain.setPassword("three", forService: "s", account: "3")
+        try third(keychain)
         try lock.write(to: URL(fileURLWithPath: path + ".lock"))
+        return path
+    }
+
+    @Test("An acknowledgement two records old does not make damage to the final record a crash remnant")
+    func staleAcknowledgement() throws {
+        let directory = TemporaryDirectory()
+        let path = try Self.keychainWithStaleAcknowledgement(directory) { keychain in
+            try keychain.setPassword("three", forService: "s", account: "3")
+        }
         let records = recordOffsets(of: try fileBytes(path))
-        try Self.flipBit(path, at: records[2].upperBound - 20)
+        try flipBit(path, at: records[2].upperBound - 20)
         let damaged = try fileBytes(path)
         let reopened = try Keychain.open(at: path, credential: TestKeychain.password)
         #expect(reopened.tornTail?.mayHoldAcknowledgedData == true)
@@ -44,7 +49,7 @@ struct StaleAcknowledgementTests {
         try keychain.setPassword("two", forService: "s", account: "2")
         #expect(Array(try fileBytes(path + ".lock")[Acknowledgement.offset..<(Acknowledgement.offset + 4)]) == [0, 0, 0, 0])
         let records = recordOffsets(of: try fileBytes(path))
-        try Self.flipBit(path, at: records[1].upperBound - 20)
+        try flipBit(path, at: records[1].upperBound - 20)
         let damaged = try fileBytes(path)
         let reopened = try Keychain.open(at: path, credential: TestKeychain.password)
         #expect(reopened.tornTail?.mayHoldAcknowledgedData == true)
@@ -63,19 +68,15 @@ struct StaleAcknowledgementTests {
     @Test("With a stale acknowledgement, a recovering open and repair keep a repairable final record")
     func staleAcknowledgementRecovery() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("test.kcf")
-        let keychain = try TestKeychain.create(in: directory)
-        try keychain.setPassword("one", forService: "s", account: "1")
-        let lock = try Data(contentsOf: URL(fileURLWithPath: path + ".lock"))
-        try keychain.setPassword("two", forService: "s", account: "2")
-        try keychain.batch { (batch) throws(KeychainError) in
-            try batch.add(GenericPassword(service: "s", account: "3a", password: "three a"))
-            try batch.add(GenericPassword(service: "s", account: "3b", password: "three b"))
+        let path = try Self.keychainWithStaleAcknowledgement(directory) { keychain in
+            try keychain.batch { (batch) throws(KeychainError) in
+                try batch.add(GenericPassword(service: "s", account: "3a", password: "three a"))
+                try batch.add(GenericPassword(service: "s", account: "3b", password: "three b"))
+            }
         }
-        try lock.write(to: URL(fileURLWithPath: path + ".lock"))
         let records = recordOffsets(of: try fileBytes(path))
         // The first attributes box's length (frame 8, kind 1, sequence 8, count 4, entry kind 1).
-        try Self.flipBit(path, at: records[2].lowerBound + 22 + 3, bit: 1)
+        try flipBit(path, at: records[2].lowerBound + 22 + 3, bit: 1)
         let recovered = try Keychain.open(at: path, credential: TestKeychain.password, options: .init(recover: true))
         #expect(recovered.count == 4)
         let report = try Keychain.repair(at: path, credential: TestKeychain.password, keepingCopyAt: directory.file("backup"))
