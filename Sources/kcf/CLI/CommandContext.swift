@@ -40,6 +40,9 @@ struct CommandContext {
             if case .corrupted = error, !options.recover {
                 DamageNotice.suggestRecovery(command: command.name)
             }
+            if case .rolledBack = error, options.expectedHead == nil {
+                DamageNotice.explainRollback(command: command.name, lockFile: path + ".lock")
+            }
             throw .keychain(error)
         }
         try DamageNotice.report(keychain, command: command.name)

@@ -29,6 +29,13 @@ enum DamageNotice {
         }
     }
 
+    /// After an open refused as rolled back with no `--expected-head`: the lock file's acknowledgement was the pin.
+    static func explainRollback(command: String, lockFile: String) {
+        Output.error("kcf: \(command): the lock file \(lockFile) acknowledged more than the keychain file holds: the file was cut "
+            + "short, or an older copy put back. --recover reads what it holds; `kcf repair` rewrites it as it is (keeping a copy); "
+            + "if the older copy was restored on purpose, remove the lock file while no process has the keychain open.")
+    }
+
     /// After a failed open: how to read what is left.
     static func suggestRecovery(command: String) {
         Output.error("kcf: \(command): --recover reads every item that still authenticates; `kcf repair` keeps a copy and rewrites the file with them")
