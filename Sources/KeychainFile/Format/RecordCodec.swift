@@ -339,9 +339,7 @@ enum RecordEncoder {
     }
 }
 
-/// Why a frame failed: the offset (in the file) and a reason. A structural or authentication failure of
-/// the final frame is a torn tail; a semantic one (an authentic record that makes no sense) is always
-/// corruption (SPEC.md §9.2 steps 4–5).
+/// Sizes of record structures shared by the encoder and the decoder.
 enum RecordCodec {
     /// The file bytes of one put entry (see ``SealedSecret/entryByteCount``).
     static func putEntryByteCount(_ kind: RecordKind, _ attributesBoxCount: Int, _ secretBoxCount: Int) -> Int {
@@ -349,6 +347,9 @@ enum RecordCodec {
     }
 }
 
+/// Why a frame failed: the offset (in the file) and a reason. A structural or authentication failure of
+/// the final frame is a torn tail or damage, as SPEC.md §9.3 decides; a semantic one (an authentic record
+/// that makes no sense) is always corruption (SPEC.md §9.2 steps 4–5).
 struct FrameProblem: Error {
     let offset: Int
     let reason: String
