@@ -66,9 +66,9 @@ extension AESPlanes {
 ///
 /// The S-box circuit is deep (28 gates, with levels of only one to four gates in the middle), so one batch leaves
 /// the vector units idle for part of every round; two independent batches in one loop give the out-of-order core a
-/// second chain to fill them with. A prototype measured 12–15% less time for sixteen blocks than two runs of eight
-/// on the Intel Xeon VM (the two circuits interleaved by hand gate by gate did no better, with twice the spills; a
-/// fully unrolled loop was twice as slow, too large for the instruction cache).
+/// second chain to fill them with, which takes less time for sixteen blocks than two runs of eight (interleaving
+/// the two circuits by hand gate by gate did no better, with twice the spills; a fully unrolled loop was slower,
+/// too large for the instruction cache; figures in Docs/Performance.md).
 struct AESPlanesPair {
     var first: AESPlanes
     var second: AESPlanes

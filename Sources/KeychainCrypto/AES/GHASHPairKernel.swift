@@ -21,9 +21,9 @@
 // commute), recombined, and the two lanes XORed before the reduction. The key side — each power's 36 class
 // pieces, paired lane by lane — is laid out once per key (``GHASHPairTable``).
 //
-// Against the scalar kernel this replaced (64 × 64-bit products with `mul`, 20 a product), it runs a block in
-// about 0.6 of the time on an Intel Xeon (Sapphire Rapids) VM with baseline x86-64 code: about 360 instructions
-// a block instead of about 550, most of the scalar ones moves around the fixed registers of `mul`.
+// Against the scalar kernel this replaced (64 × 64-bit products with `mul`, 20 a product), it needs about two
+// thirds of the instructions a block with baseline x86-64 code: most of the scalar ones were moves around the
+// fixed registers of `mul` (figures in Docs/Performance.md).
 
 /// Two 64-bit lanes: one block's pieces (or products) per lane.
 typealias GHASHLanes = SIMD2<UInt64>

@@ -21,9 +21,8 @@ struct ParallelTuning: Sendable {
     /// A window's boxes are opened while the calling thread applies the window before (``WindowOpening``), and
     /// that overlap ends with each record: a compacted keychain's records of 4,096 items (~1.3 MB) read through
     /// 1 MiB windows gave a window and a remnant each, so the calling thread opened about half of every record's
-    /// boxes itself (45% of the shares). With 256 KiB, five windows a record, the workers open 72% of them;
-    /// alternating five times with the build before (1 MiB windows, each opened before the next was read), a
-    /// 100,000-item open took 637–841 ms against 709–891, lower in each pair.
+    /// boxes itself (45% of the shares). With 256 KiB, five windows a record, the workers open 72% of them, and
+    /// opens are faster (Docs/Performance.md).
     var windowSize: Int
 
     /// What replays and sealing use unless told otherwise: one worker per active processor (at most 8).

@@ -4,9 +4,9 @@ import Dispatch
 /// The threads that open the windows of one large record beside the calling thread: started once for the
 /// record and handed each window as it is walked (``post(_:)``), instead of one Dispatch block per window.
 ///
-/// A block per window cost the calling thread 0.6–0.7 ms a window in `DispatchQueue.async` itself (72–90 ms of
-/// a ~260–300 ms open of 100,000 items, 125 windows, AMD EPYC VM, 2 cores: measured with a temporary probe),
-/// and it could run beside the block of the window before, one thread more than there are cores. Here a worker
+/// A block per window cost the calling thread a large share of a large open in `DispatchQueue.async` itself
+/// (Docs/Performance.md), and it could run beside the block of the window before, one thread more than there
+/// are cores. Here a worker
 /// that runs out of shares sleeps until the next window is posted, and there are never more than
 /// ``ParallelTuning/workerCount`` − 1.
 ///

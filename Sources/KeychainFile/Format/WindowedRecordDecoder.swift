@@ -67,8 +67,7 @@ enum WindowedRecordDecoder {
     /// that thread allocate a block for the attributes it decrypts: they go into the window's arena, which the
     /// calling thread made (``WindowOpening/plaintexts``). A block per item made there and freed by the calling
     /// thread had glibc take the opening thread's arena lock for every free, and the two threads contended for
-    /// it: about 5,000 futex sleeps and wakes an open of 100,000 items, and 90 ms of the calling thread's time
-    /// in the kernel on the Intel machine.
+    /// it, a futex sleep and wake for many of the frees.
     enum Outcome: Sendable {
         case put(OpenedPut)
         case entry(DecodedEntry)

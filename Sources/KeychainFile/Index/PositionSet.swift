@@ -3,7 +3,7 @@
 ///
 /// Why not `Set<UInt32>`: the standard set hashes every element with the seeded SipHash of `Hasher`, about
 /// 500 instructions an insertion here, and an open of 100,000 items in 64 services inserts every item into
-/// one of them (callgrind: two fifths of the instructions of entering an item in the index). Positions are
+/// one of them (most of the cost of entering an item in the index, Docs/Performance.md). Positions are
 /// small integers the index assigns, so this set spreads them with multiply-shift hashing instead: slot
 /// `(a × position mod 2³²) >> (32 − log₂ capacity)` for an odd multiplier `a` drawn at random once per
 /// process, which spreads any set of positions (an arithmetic progression, as a service's items often are)

@@ -2,7 +2,7 @@
 //
 // Each is typically one call of a lookup loop, so it makes its dictionary at its final size and sets only the
 // attributes given: growing the dictionary insert by insert, and hashing the attributes left out, were half
-// the cost of building a query (callgrind: 3.0k instructions a `genericPassword(service:account:)`, now 1.5k).
+// the cost of building a query (Docs/Performance.md).
 
 extension Query {
     /// A query for generic passwords, matching the given fields (`nil` matches anything).
