@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Fixtures) import KeychainFile
 import KeychainCrypto
+import KeychainTestSupport
 
 /// Writes the conformance fixtures of `Fixtures/v1`: `NAME.kcf` and its manifest `NAME.json` (the format
 /// of the manifest is in `Fixtures/README.md`). Every random value comes from a seeded generator and every
@@ -349,7 +350,7 @@ private struct Writer {
     func tornTail(_ name: String, cut: Cut) throws -> ManifestJSON {
         let fixture = try threeRecords(name, seed: 12)
         var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: fixture.path)))
-        let records = recordRanges(bytes)
+        let records = recordOffsets(of: bytes)
         let last = records[2]
         // The same seed writes the same first two records; that keychain gives the expected state.
         let twoRecords = try threeRecordsUpTo(2, seed: 12)
@@ -401,7 +402,7 @@ private struct Writer {
         }
         try fixture.addAll(items)
         var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: fixture.path)))
-        let records = recordRanges(bytes)
+        let records = recordOffsets(of: bytes)
         let last = records[1]
         // Walk the transaction: frame header 8, kind 1, sequence 8, entry count 4, then entries of
         // kind 1 ‖ attributes box field ‖ secret box field.
@@ -473,7 +474,7 @@ private struct Writer {
     func damaged(_ name: String, _ damage: Damage) throws -> ManifestJSON {
         let fixture = try threeRecords(name, seed: 14)
         var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: fixture.path)))
-        let records = recordRanges(bytes)
+        let records = recordOffsets(of: bytes)
         let headerLength = records[0].lowerBound
         let first = records[0]
         // Offsets inside the first record: frame header (8), kind (1), sequence (8), then the attributes box
@@ -527,7 +528,7 @@ private struct Writer {
             let other = try threeRecords(name + ".other", seed: 15)
             let otherBytes = Array(try Data(contentsOf: URL(fileURLWithPath: other.path)))
             try FileManager.default.removeItem(atPath: other.path)
-            let otherRecords = recordRanges(otherBytes)
+            let otherRecords = recordOffsets(of: otherBytes)
             bytes = Array(bytes[0..<records[1].lowerBound]) + otherBytes[otherRecords[1]] + bytes[records[2]]
             description = "the second record replaced by the second record of another keychain with the same password"
             range = records[1].lowerBound..<bytes.count
@@ -563,19 +564,4 @@ private struct Writer {
         }
         return (fixture, Array(try Data(contentsOf: URL(fileURLWithPath: temporary))))
     }
-}
-
-/// The byte ranges of the record frames of a keychain file (lengths are in clear).
-func recordRanges(_ bytes: [UInt8]) -> [Range<Int>] {
-    guard bytes.count >= 16 else { return [] }
-    var offset = Int(bytes[12]) << 24 | Int(bytes[13]) << 16 | Int(bytes[14]) << 8 | Int(bytes[15])
-    var ranges: [Range<Int>] = []
-    while offset + 8 <= bytes.count {
-        let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-        let end = offset + 8 + length
-        guard end <= bytes.count else { break }
-        ranges.append(offset..<end)
-        offset = end
-    }
-    return ranges
 }

@@ -3,22 +3,6 @@ import Testing
 
 @Suite("kcf: change-password, compact, verify, salvage, dump-keychain")
 struct FileCommandTests {
-    /// The byte ranges of the record frames of a keychain file (SPEC.md §7.1: the header length is the
-    /// big-endian u32 at offset 12; each frame is an 8-byte header, whose first u32 is the body length, and
-    /// the body).
-    static func recordRanges(_ bytes: [UInt8]) -> [Range<Int>] {
-        func u32(_ at: Int) -> Int { bytes[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
-        var ranges: [Range<Int>] = []
-        var offset = u32(12)
-        while offset + 8 <= bytes.count {
-            let end = offset + 8 + u32(offset)
-            guard end <= bytes.count else { break }
-            ranges.append(offset..<end)
-            offset = end
-        }
-        return ranges
-    }
-
     @Test("change-password: the old password no longer opens the keychain, the new one does, items intact")
     func changePassword() throws {
         let sandbox = try KcfSandbox()
@@ -75,7 +59,7 @@ struct FileCommandTests {
         #expect(good.stdout.hasSuffix("result: OK\n"))
 
         let bytes = try sandbox.keychainBytes()
-        let records = Self.recordRanges(bytes)
+        let records = recordOffsets(of: bytes)
         #expect(records.count == 3)
         var damaged = bytes
         damaged[records[1].lowerBound + 40] ^= 0x01

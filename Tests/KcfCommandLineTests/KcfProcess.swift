@@ -1,4 +1,5 @@
 import Foundation
+@_exported import KeychainTestSupport
 import Testing
 
 /// Runs the built `kcf` binary with arguments, an environment and stdin, and captures its exit status,
@@ -95,31 +96,8 @@ struct KcfProcess {
         }
     }
 
-    enum LocateError: Error, CustomStringConvertible {
-        case notFound([String])
-        var description: String {
-            switch self {
-            case .notFound(let places): return "kcf not found; looked in \(places)"
-            }
-        }
-    }
-
     /// The `kcf` binary: `$KCF_BINARY`, or beside the test binary or bundle.
     static func executable() throws -> URL {
-        if let path = ProcessInfo.processInfo.environment["KCF_BINARY"] { return URL(fileURLWithPath: path) }
-        var directories: [URL] = []
-        // macOS: the .xctest bundle is loaded by a runner; the products sit beside the bundle.
-        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-            directories.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        // Linux: the test binary is itself the product, in the products directory.
-        directories.append(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent())
-        directories.append(Bundle.main.bundleURL)
-        directories.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        for directory in directories {
-            let candidate = directory.appendingPathComponent("kcf")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        throw LocateError.notFound(directories.map(\.path))
+        try BuiltExecutable.locate("kcf", overriddenBy: "KCF_BINARY")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import KeychainTestSupport
 
 /// Access to the published and differential vectors under `Fixtures/crypto/`.
 enum Fixtures {
@@ -56,33 +57,15 @@ struct ResponseRecord {
 
 enum FixtureError: Error {
     case missingField(String)
-    case badHex(String)
 }
 
 extension Array where Element == UInt8 {
     /// Decodes lowercase or uppercase hexadecimal.
     init(hex: String) throws {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { throw FixtureError.badHex(hex) }
-        func value(_ c: UInt8) throws -> UInt8 {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-            default: throw FixtureError.badHex(hex)
-            }
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            bytes.append(try value(digits[index]) << 4 | value(digits[index + 1]))
-            index += 2
-        }
-        self = bytes
+        try self.init(hexString: hex)
     }
 
-    var hex: String { map { String(format: "%02x", $0) }.joined() }
+    var hex: String { hexString }
 }
 
 /// Hex strings decode lazily in the Codable structs below.

@@ -81,7 +81,7 @@ struct ConformanceTests {
             guard let results = try? keychain.search(query, returning: [.attributes, .data, .persistentReference]) else { continue }
             for result in results {
                 let attributes = try #require(result.attributes)
-                found[hexString(try #require(result.persistentReference).itemID.bytes)] =
+                found[(try #require(result.persistentReference).itemID.bytes).hexString] =
                     (attributes.itemClass, attributes, try #require(result.value))
             }
         }
@@ -94,7 +94,7 @@ struct ConformanceTests {
                 continue
             }
             #expect(itemClassName(itemClass) == item["class"] as? String, "\(name) \(id) class")
-            #expect(hexString(secret) == item["secret"] as? String, "\(name) \(id) secret")
+            #expect(secret.hexString == item["secret"] as? String, "\(name) \(id) secret")
             let expectedAttributes = try #require(item["attributes"] as? [String: [String: Any]])
             var actual: [String: String] = [:]
             for (attribute, value) in attributes { actual[attribute.name] = describe(value) }
@@ -126,7 +126,7 @@ struct ConformanceTests {
 private func describe(_ value: AttributeValue) -> String {
     switch value {
     case .string(let text): return "string:\(text)"
-    case .bytes(let bytes): return "bytes:\(hexString(bytes))"
+    case .bytes(let bytes): return "bytes:\(bytes.hexString)"
     case .integer(let number): return "integer:\(number)"
     case .boolean(let flag): return "boolean:\(flag ? 1 : 0)"
     case .date: return "date:\(value.millisecondsSince1970 ?? 0)"
@@ -142,4 +142,3 @@ private func itemClassName(_ itemClass: ItemClass) -> String {
     }
 }
 
-private func hexString(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }

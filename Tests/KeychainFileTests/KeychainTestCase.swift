@@ -63,17 +63,3 @@ func withFrameBodyReader<Result>(
     return try body(&reader)
 }
 
-/// Offsets of every record frame in a keychain file (lengths are in clear), for damaging tests.
-func recordOffsets(of bytes: [UInt8]) -> [Range<Int>] {
-    guard bytes.count >= 16 else { return [] }
-    var offset = Int(bytes[12]) << 24 | Int(bytes[13]) << 16 | Int(bytes[14]) << 8 | Int(bytes[15])
-    var ranges: [Range<Int>] = []
-    while offset + 8 <= bytes.count {
-        let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-        let end = offset + 8 + length
-        guard end <= bytes.count else { break }
-        ranges.append(offset..<end)
-        offset = end
-    }
-    return ranges
-}

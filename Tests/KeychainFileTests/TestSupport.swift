@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import KeychainFile
+@_exported import KeychainTestSupport
 
 /// Access to the files under `Fixtures/`, found from this source file's path so that tests run from any
 /// working directory.
@@ -26,36 +27,7 @@ enum TestFixtures {
 }
 
 enum TestSupportError: Error {
-    case badHex(String)
     case unexpectedFixture(String)
-}
-
-extension Array where Element == UInt8 {
-    /// Decodes hexadecimal (either case); spaces and newlines between digit pairs are ignored, so byte
-    /// strings can be laid out by field in the tests.
-    init(hexString: String) throws {
-        let digits = Array(hexString.utf8).filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }
-        guard digits.count % 2 == 0 else { throw TestSupportError.badHex(hexString) }
-        func value(_ c: UInt8) throws -> UInt8 {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-            default: throw TestSupportError.badHex(hexString)
-            }
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            bytes.append(try value(digits[index]) << 4 | value(digits[index + 1]))
-            index += 2
-        }
-        self = bytes
-    }
-
-    /// Lowercase hexadecimal.
-    var hexString: String { map { String(format: "%02x", $0) }.joined() }
 }
 
 /// Shorthand for `[UInt8](hexString:)` in expectations.

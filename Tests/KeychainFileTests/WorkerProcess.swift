@@ -92,11 +92,9 @@ final class WorkerProcess {
     }
 
     enum LocateError: Error, CustomStringConvertible {
-        case notFound([String])
         case cannotCapture(String)
         var description: String {
             switch self {
-            case .notFound(let places): return "kcf-worker not found; looked in \(places)"
             case .cannotCapture(let directory): return "cannot create the worker's output files in \(directory)"
             }
         }
@@ -104,20 +102,6 @@ final class WorkerProcess {
 
     /// The `kcf-worker` binary: `$KCF_WORKER`, or beside the test binary or bundle.
     static func executable() throws -> URL {
-        if let path = ProcessInfo.processInfo.environment["KCF_WORKER"] { return URL(fileURLWithPath: path) }
-        var directories: [URL] = []
-        // macOS: the .xctest bundle is loaded by a runner; the products sit beside the bundle.
-        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-            directories.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        // Linux: the test binary is itself the product, in the products directory.
-        directories.append(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent())
-        directories.append(Bundle.main.bundleURL)
-        directories.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        for directory in directories {
-            let candidate = directory.appendingPathComponent("kcf-worker")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        throw LocateError.notFound(directories.map(\.path))
+        try BuiltExecutable.locate("kcf-worker", overriddenBy: "KCF_WORKER")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import KeychainFile
 import KeychainSecItem
 
@@ -62,15 +63,9 @@ enum SecItemFixtures {
 
 extension Data {
     /// Bytes from hexadecimal text (test data only; traps on bad input).
+    /// Test data written in hexadecimal (a literal of the test: a malformed one traps).
     init(hex: String) {
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            bytes.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        self.init(bytes)
+        self.init(try! [UInt8](hexString: hex))
     }
 }
 
