@@ -14,8 +14,7 @@ import Darwin
 /// and it is only touched through `pthread_mutex_*`, which are thread-safe by definition.
 @_spi(KeychainFileInternals)
 public final class Lock: @unchecked Sendable {
-    /// The mutex (``Condition`` waits on it).
-    let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     public init() {
         mutex = .allocate(capacity: 1)

@@ -6,12 +6,12 @@ import Musl
 import Darwin
 #endif
 
-/// A lock with a condition variable: a ``Lock`` and a heap-allocated `pthread_cond_t` (heap, so that Swift
-/// never moves it). A thread holding the lock can wait until another changes the state the lock guards and
+/// A lock with a condition variable: a heap-allocated `pthread_mutex_t` and `pthread_cond_t` (heap, so that
+/// Swift never moves them). A thread holding the lock can wait until another changes the state the lock guards and
 /// broadcasts.
 ///
-/// KeychainFile's in-memory file system uses it for its shared/exclusive file locks, in place of Foundation's
-/// `NSCondition`, which FoundationEssentials lacks.
+/// The window workers wait on it for windows to open, and the in-memory file system for its shared/exclusive
+/// file locks, in place of Foundation's `NSCondition`, which FoundationEssentials lacks.
 ///
 /// For example:
 /// ```swift
@@ -23,12 +23,15 @@ import Darwin
 /// `@unchecked Sendable`: the lock and the condition variable are the synchronisation primitives
 /// themselves; their addresses never change and they are only touched through `pthread_*`, which are
 /// thread-safe by definition.
-@_spi(KeychainFileInternals)
-public final class Condition: @unchecked Sendable {
-    private let mutex = Lock()
+final class Condition: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
-    public init() {
+    init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let created = pthread_mutex_init(mutex, nil)
+        precondition(created == 0, "pthread_mutex_init failed: \(created)")
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
         let result = pthread_cond_init(condition, nil)
@@ -39,26 +42,29 @@ public final class Condition: @unchecked Sendable {
         pthread_cond_destroy(condition)
         condition.deinitialize(count: 1)
         condition.deallocate()
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
     }
 
     /// Takes the lock, waiting while another thread holds it; pair every call with ``unlock()``.
-    public func lock() {
-        mutex.lock()
+    func lock() {
+        pthread_mutex_lock(mutex)
     }
 
     /// Releases the lock taken by ``lock()`` on the same thread.
-    public func unlock() {
-        mutex.unlock()
+    func unlock() {
+        pthread_mutex_unlock(mutex)
     }
 
     /// Releases the lock, sleeps until a ``broadcast()`` (or a spurious wake), and takes the lock again before
     /// returning. Call it only while holding the lock, in a loop that checks the state it waits for.
-    public func wait() {
-        pthread_cond_wait(condition, mutex.mutex)
+    func wait() {
+        pthread_cond_wait(condition, mutex)
     }
 
     /// Wakes every thread waiting in ``wait()``; each returns once it has the lock again.
-    public func broadcast() {
+    func broadcast() {
         pthread_cond_broadcast(condition)
     }
 }
