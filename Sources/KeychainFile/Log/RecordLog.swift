@@ -14,7 +14,7 @@ import KeychainCrypto
 /// holds the lock file as SPEC.md §16 requires.
 final class RecordLog {
     let path: String
-    private let fileSystem: any FileSystem
+    let fileSystem: any FileSystem
     /// The credential that opened the file: tried when a rewritten file no longer opens with `masterKey`
     /// (another process rotated it).
     private let credential: Credential
@@ -23,13 +23,13 @@ final class RecordLog {
     private var state: FileState
     /// Set when a rewrite put a new file in place but could not read its secret boxes back: the index may name
     /// boxes of the old file, so the next catch-up reloads the file whatever `stat` says.
-    private var mustReload = false
+    var mustReload = false
     /// What the last path check that found this log current saw (SPEC.md §16): the lock file's change counter,
     /// loaded just before it, and when it began. A read within ``pathCheckInterval`` of it, with the counter
     /// unchanged, needs no `stat`.
     private(set) var lastCurrent: (counter: UInt64, at: UInt64)? = nil
     /// Set for a log opened with recovery: what was read stays as it is, and nothing is written.
-    private(set) var isRecoveryView = false
+    var isRecoveryView = false
     /// Set by an append whose record is in the file but whose `fsync` failed and could not be taken back: the
     /// caller applies the change and then reports it (``takeUnconfirmedDurability()``).
     private var unconfirmedDurability: KeychainError?
@@ -48,7 +48,7 @@ final class RecordLog {
     /// Boxes sealed under the current record key (SPEC.md §10: at most 2³¹).
     var boxesSealed: UInt64 { state.boxesSealed }
 
-    private init(path: String, fileSystem: any FileSystem, credential: Credential, state: FileState) {
+    init(path: String, fileSystem: any FileSystem, credential: Credential, state: FileState) {
         self.path = path
         self.fileSystem = fileSystem
         self.credential = credential
@@ -87,88 +87,7 @@ final class RecordLog {
         let secrets: WrittenSecrets
     }
 
-    /// Where the sealed secrets of the items a rewrite wrote are, in the order of the items: each record's offset
-    /// in the new file and its puts, whose boxes the encoder only wrote (`keepingSecrets: false`). A rewrite
-    /// reads them back once the new file is in place (``forEach(readingFrom:itemID:_:)``) instead of holding every new
-    /// box in memory beside every old one until then (76 bytes an item).
-    struct WrittenSecrets {
-        /// The new file's record context: the read-back boxes are verified under it.
-        let context: RecordContext
-        private(set) var records: [(offset: Int, encoded: RecordEncoder.Encoded)] = []
-        private(set) var count = 0
-
-        init(context: RecordContext) { self.context = context }
-
-        mutating func append(_ record: RecordEncoder.Encoded, at offset: Int) {
-            precondition(record.puts.isEmpty, "a rewrite's record, whose boxes were only written")
-            records.append((offset, record))
-            count += record.writtenPuts.count
-        }
-
-        /// Reads each record's secret boxes and their chain values back from `file`, verifies them, and calls
-        /// `body` with each item's rank and sealed secret, in rank order: the chain value is the attributes box's
-        /// tag, the 16 bytes before the secret box's length field (SPEC.md §7.1–7.2).
-        ///
-        /// The boxes are verified because they come from the file, not from memory: a secret in memory is
-        /// decrypted without its tag being checked again (``SealedSecret/decrypt(using:)``).
-        ///
-        /// - Parameter itemID: The id of the item of a rank, which its secret box's associated data names.
-        /// - Throws: what reading throws; `.corrupted` if a box's length field is not what was written or a box
-        ///   does not verify. The items of the boxes verified before the failing one's group of eight have been
-        ///   passed to `body`.
-        func forEach(
-            readingFrom file: any KeychainFileHandle, itemID: (Int) -> ItemID, _ body: (Int, SealedSecret) -> Void
-        ) throws(KeychainError) {
-            var rank = 0
-            for (offset, record) in records {
-                guard let first = record.writtenPuts.first?.secretFrameOffset else { continue }
-                // From the first put's chain value to the end of the frame, which is the last put's secret box.
-                let start = Int(first) - Format.tagSize - 4
-                precondition(start >= 0 && start < record.frameCount, "a written record's boxes")
-                let bytes = try file.readExactly(count: record.frameCount - start, at: offset + start)
-                var boxes: [Range<Int>] = []
-                boxes.reserveCapacity(record.writtenPuts.count)
-                for put in record.writtenPuts {
-                    let boxStart = Int(put.secretFrameOffset) - start
-                    let boxCount = Int(bytes[(boxStart - 4)..<boxStart].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
-                    guard boxCount >= Format.boxOverhead, boxCount <= bytes.count - boxStart else {
-                        throw .corrupted(
-                            offset: offset + start + boxStart - 4, reason: "a secret box this rewrite wrote does not read back (length \(boxCount))")
-                    }
-                    boxes.append(boxStart..<(boxStart + boxCount))
-                }
-                func previousChain(_ box: Range<Int>) -> ChainValue { ChainValue(bytes, endingAt: box.lowerBound - 4) }
-                let recordKey = context.boxKey(forRecord: record.sequence, kind: record.kind, entryCount: record.entryCount)
-                for group in stride(from: 0, to: boxes.count, by: SecretTagBatch.limit) {
-                    let puts = group..<min(group + SecretTagBatch.limit, boxes.count)
-                    let failing = SecretTagBatch.firstFailing(
-                        count: puts.count, in: bytes, box: { boxes[group + $0] },
-                        writeAAD: {
-                            BoxAAD.write(
-                                fileID: context.fileID, epoch: context.epoch, sequence: record.sequence, kind: record.kind,
-                                entryCount: record.entryCount, entryIndex: record.writtenPuts[group + $0].entryIndex, role: .secret,
-                                itemID: itemID(rank + $0), previousChain: previousChain(boxes[group + $0]), into: $1)
-                        },
-                        key: recordKey)
-                    if let failing {
-                        throw .corrupted(
-                            offset: offset + start + boxes[group + failing].lowerBound,
-                            reason: "a secret box this rewrite wrote does not verify when read back")
-                    }
-                    for put in puts {
-                        let box = boxes[put]
-                        body(rank, SealedSecret(
-                            box: Array(bytes[box]), sequence: record.sequence, kind: record.kind, entryCount: record.entryCount,
-                            entryIndex: record.writtenPuts[put].entryIndex, previousChain: previousChain(box).bytes,
-                            entryByteCount: Int(record.writtenPuts[put].entryByteCount)))
-                        rank += 1
-                    }
-                }
-            }
-        }
-    }
-
-    private func adopt(_ newState: FileState) {
+    func adopt(_ newState: FileState) {
         if newState.file !== state.file { state.file.close() }
         state = newState
     }
@@ -240,84 +159,8 @@ final class RecordLog {
         }
     }
 
-    /// Opens a keychain file for reading whatever still authenticates (SPEC.md §17): the records as a normal open
-    /// reads them when nothing is damaged, otherwise every item whose boxes authenticate, with what could not be
-    /// read. The log never changes its view and writes nothing.
-    static func openRecovering(
-        at path: String, credential: Credential, acknowledgement: [UInt8]?, pin: Head?, fileSystem: any FileSystem
-    ) throws(KeychainError) -> (RecordLog, ItemIndex, [Damage]) {
-        try credential.validate()
-        let file = try fileSystem.openExisting(path)
-        do throws(KeychainError) {
-            let (header, headerBytes, size) = try readHeader(file)
-            guard let masterKey = try unlock(header, with: credential) else { throw KeychainError.wrongCredentials }
-            let (state, index, damage) = try recover(
-                file: file, header: header, headerBytes: headerBytes, size: size, masterKey: masterKey, acknowledgement: acknowledgement,
-                pin: pin)
-            let log = RecordLog(path: path, fileSystem: fileSystem, credential: credential, state: state)
-            log.isRecoveryView = true
-            return (log, index, damage)
-        } catch {
-            file.close()
-            throw error
-        }
-    }
-
-    /// The verified header's file read as far as it still authenticates: a normal replay when it succeeds
-    /// without a tail that may hold acknowledged data, the ``RecoveringReader`` otherwise.
-    private static func recover(
-        file: any KeychainFileHandle, header: FileHeader, headerBytes: [UInt8], size: Int, masterKey: SymmetricKey,
-        acknowledgement: [UInt8]?, pin: Head? = nil
-    ) throws(KeychainError) -> (FileState, ItemIndex, [Damage]) {
-        let keys = try EpochKeys(masterKey: masterKey, fileID: header.fileID, epoch: header.epoch, epochSalt: header.epochSalt)
-        guard FileHeader.verifyMAC(headerBytes, headerKey: keys.header) else {
-            throw KeychainError.corrupted(
-                offset: headerBytes.count - 32, reason: "header MAC does not verify; nothing can be read without the header")
-        }
-        if let loaded = try? load(
-            file: file, header: header, headerBytes: headerBytes, size: size, masterKey: masterKey, pin: pin,
-            acknowledgement: acknowledgement), loaded.state.tornTail?.mayHoldAcknowledgedData != true {
-            // Nothing damaged: at most a known crash remnant, reported as the torn tail.
-            return (loaded.state, loaded.index, [])
-        }
-        let context = RecordContext(fileID: header.fileID, epoch: header.epoch, recordKey: keys.record)
-        let acknowledged = acknowledgement.flatMap {
-            Acknowledgement.read($0, fileID: header.fileID, epoch: header.epoch, headerKey: keys.header)
-        }
-        var reader = RecoveringReader(
-            bytes: try file.readExactly(count: size, at: 0), headerLength: headerBytes.count, context: context,
-            initialChain: FileHeader.initialChainValue(of: headerBytes), acknowledged: acknowledged,
-            watching: pin.flatMap { $0.epoch == header.epoch ? $0.sequence : nil })
-        reader.run()
-        if let acknowledged, acknowledged.end > size {
-            reader.noteMissing(from: size, upTo: acknowledged.end)
-        }
-        // A pin is checked against the records that authenticated (SPEC.md §15.4): damage cannot be told from a
-        // rollback, so a file whose authentic records do not reach the pinned one is refused.
-        if let pin { try checkContains(pin, epoch: header.epoch, head: reader.head, chainAtPin: reader.watchedChain) }
-        let state = FileState(
-            file: file, identity: try file.identity(), header: header, headerLength: headerBytes.count, context: context,
-            masterKey: masterKey, headerKey: keys.header, end: size, head: reader.head, tornTail: nil, boxesSealed: reader.boxCount)
-        return (state, reader.index, reader.damage)
-    }
-
-    /// Throws unless the file at `path` may be rewritten in place by a repair, as any write: it opens for
-    /// writing, has one name, and `credential` opens its header (checked before anything is copied or written).
-    static func checkRepairable(at path: String, credential: Credential, fileSystem: any FileSystem) throws(KeychainError) {
-        try credential.validate()
-        let file = try fileSystem.openExisting(path)
-        defer { file.close() }
-        if let refusal = file.writeRefusal {
-            throw .readOnly(path: path, reason: ReadOnlyReason.fileNotWritable(errno: refusal).description)
-        }
-        let names = try file.linkCount()
-        if names > 1 { throw .readOnly(path: path, reason: ReadOnlyReason.hardLinks(count: names).description) }
-        let (header, _, _) = try readHeader(file)
-        guard try unlock(header, with: credential) != nil else { throw .wrongCredentials }
-    }
-
     /// Reads and parses the header (SPEC.md §9.1 steps 1–2).
-    private static func readHeader(_ file: any KeychainFileHandle) throws(KeychainError) -> (FileHeader, [UInt8], Int) {
+    static func readHeader(_ file: any KeychainFileHandle) throws(KeychainError) -> (FileHeader, [UInt8], Int) {
         let size = try file.size()
         guard size >= FileHeader.Prefix.size else { throw KeychainError.notAKeychain }
         let prefix = try FileHeader.Prefix(try file.readExactly(count: FileHeader.Prefix.size, at: 0))
@@ -344,7 +187,7 @@ final class RecordLog {
     }
 
     /// Verifies the header MAC and replays every record (§9.1 steps 4–5), then checks the pin.
-    private static func load(
+    static func load(
         file: any KeychainFileHandle, header: FileHeader, headerBytes: [UInt8], size: Int, masterKey: SymmetricKey,
         pin: Head?, acknowledgement: [UInt8]?
     ) throws(KeychainError) -> LoadedFile {
@@ -372,7 +215,7 @@ final class RecordLog {
     /// Whether a file whose epoch is `epoch` and whose replay reached `head` contains `pin` (SPEC.md §15.4): a
     /// later epoch always does (only a holder of the key can write one); the same epoch does if the record
     /// at the pinned sequence has the pinned chain value.
-    private static func checkContains(_ pin: Head, epoch: UInt64, head: Head, chainAtPin: [UInt8]?) throws(KeychainError) {
+    static func checkContains(_ pin: Head, epoch: UInt64, head: Head, chainAtPin: [UInt8]?) throws(KeychainError) {
         if epoch > pin.epoch { return }
         guard epoch == pin.epoch, let chainAtPin, chainAtPin == pin.chainValue else {
             throw .rolledBack(expected: pin, found: head)
@@ -587,7 +430,7 @@ final class RecordLog {
         try Self.decryptSecret(secret, context: context)
     }
 
-    private static func decryptSecret(_ secret: SealedSecret, context: RecordContext) throws(KeychainError) -> [UInt8] {
+    static func decryptSecret(_ secret: SealedSecret, context: RecordContext) throws(KeychainError) -> [UInt8] {
         do {
             return try secret.decrypt(using: context.boxKey)
         } catch {
@@ -595,239 +438,6 @@ final class RecordLog {
         }
     }
 
-    // MARK: Rewriting (SPEC.md §15)
-
-    /// Replaces the file with a new one in the next epoch holding only `items` (in their order), with `slots`
-    /// wrapping `newMasterKey`: compaction, and every credential change. Written under a temporary name,
-    /// made durable, renamed over the file and the directory synced — so a crash leaves the old file or the
-    /// new one. The caller holds the lock file exclusively and has caught up.
-    ///
-    /// - Parameters:
-    ///   - index: The caller's index, whose live items the new file holds, in the order they were added; its
-    ///     items get the secrets sealed in the new file, read back from it, as soon as the new file is in place
-    ///     — also when syncing the directory afterwards fails and this throws; if reading them back fails, the
-    ///     next catch-up reloads the new file instead. (Read in place and changed in place rather than copied or
-    ///     rebuilt, so that a rewrite holds no second copy of every item, nor every new secret box.)
-    func rewrite<Generator: RandomNumberGenerator>(
-        slots: [KeySlot], masterKey newMasterKey: SymmetricKey, index: inout ItemIndex,
-        using generator: inout Generator
-    ) throws(KeychainError) {
-        try checkWritable()
-        guard header.epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
-        // A rewrite keeps only the verified records: it must not drop a tail that may hold acknowledged ones.
-        if try file.size() != end { try checkTailMayBeDropped() }
-        let oldContext = context
-        let order = index.positionsInAddedOrder()
-        var placed: WrittenSecrets? = nil
-        defer {
-            // The new file holds the same items with the same attributes, in the same order: only where their
-            // secrets are sealed changed. Nothing moved the items in between.
-            if let placed {
-                do throws(KeychainError) {
-                    try placed.forEach(readingFrom: file, itemID: { index.item(atPosition: Int(order[$0])).id }) { rank, secret in
-                        index.replaceSecret(atPosition: Int(order[rank]), with: secret)
-                    }
-                } catch {
-                    // Some items may still name boxes of the old file, which is gone: the next call reloads the
-                    // new file (as if another process had rewritten it) before it reads anything. No read may
-                    // skip that refresh: a secret is decrypted without its tag being checked, so an old box
-                    // would decrypt under the new key to garbage, not to an error.
-                    mustReload = true
-                }
-            }
-        }
-        _ = try Self.writeFile(
-            at: path, replacing: true, fileID: header.fileID, epoch: header.epoch + 1, slots: slots,
-            masterKey: newMasterKey, itemCount: order.count, item: { index.item(atPosition: Int(order[$0])) },
-            decryptSecret: { (item) throws(KeychainError) in try Self.decryptSecret(item.secret, context: oldContext) },
-            fileSystem: fileSystem, using: &generator,
-            afterRename: { (written) in
-                self.adopt(written.state)
-                placed = written.secrets
-            })
-    }
-
-    /// Removes temporary files that a crashed create, compaction or credential change left beside the
-    /// keychain (`NAME.tmp-…`). The caller holds the lock file exclusively, so none is in use.
-    func removeStrayTemporaryFiles() {
-        Self.removeStrayTemporaryFiles(besides: path, fileSystem: fileSystem)
-    }
-
-    /// Removes only what a rewrite could have made (SPEC.md §15.1): a regular file — not a symbolic link, not a
-    /// directory — named `NAME.tmp-` and 12 lowercase hexadecimal digits. Anything else with a similar name
-    /// (`NAME.tmp-backup`, `NAME.tmp-0123456789ab.old`) is someone else's.
-    static func removeStrayTemporaryFiles(besides path: String, fileSystem: any FileSystem) {
-        let directory = directoryName(of: path)
-        let prefix = baseName(of: path) + temporarySuffix
-        guard let names = try? fileSystem.contentsOfDirectory(directory) else { return }
-        for name in names where isTemporaryName(name, prefix: prefix) {
-            let stray = directory == "." ? name : directory + "/" + name
-            if fileSystem.isRegularFile(stray) { try? fileSystem.removeIfPresent(stray) }
-        }
-    }
-
-    /// Whether `name` is `prefix` followed by exactly 12 lowercase hexadecimal digits.
-    static func isTemporaryName(_ name: String, prefix: String) -> Bool {
-        // Compared as bytes: a name that is only canonically equivalent to the prefix is not one this library made.
-        guard name.utf8.starts(with: prefix.utf8) else { return false }
-        let digits = name.utf8.dropFirst(prefix.utf8.count)
-        return digits.count == temporaryDigits && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-    }
-
-    /// The infix of temporary files: `NAME.tmp-` followed by 12 lowercase hexadecimal digits.
-    static let temporarySuffix = ".tmp-"
-    /// How many hexadecimal digits follow ``temporarySuffix``: 6 random bytes.
-    static let temporaryDigits = 12
-
-    /// Writes a whole keychain file — header, then the items as transaction records — under a temporary name,
-    /// makes it durable and puts it at `path`: renamed over the existing file if `replacing`, otherwise
-    /// linked so that an existing file is never replaced. `afterRename` runs once the new file is in place,
-    /// before the directory is synced, so that a failing directory sync leaves the caller on the new file.
-    static func writeFile<Generator: RandomNumberGenerator>(
-        at path: String, replacing: Bool, fileID: [UInt8], epoch: UInt64, epochSalt: [UInt8]? = nil, slots: [KeySlot],
-        masterKey: SymmetricKey, itemCount: Int, item: (Int) -> StoredItem,
-        decryptSecret: (StoredItem) throws(KeychainError) -> [UInt8], fileSystem: any FileSystem,
-        using generator: inout Generator, afterRename: (WrittenFile) -> Void = { _ in }
-    ) throws(KeychainError) -> WrittenFile {
-        let epochSalt = epochSalt ?? randomBytes(32, using: &generator)
-        let header = FileHeader(fileID: fileID, epoch: epoch, epochSalt: epochSalt, slots: slots)
-        let keys = try EpochKeys(masterKey: masterKey, fileID: fileID, epoch: epoch, epochSalt: epochSalt)
-        let headerBytes = header.encode(headerKey: keys.header)
-        let context = RecordContext(fileID: fileID, epoch: epoch, recordKey: keys.record)
-
-        let temporary = path + temporarySuffix + randomBytes(6, using: &generator).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-        let staging = try fileSystem.createExclusive(temporary)
-        var placed = false
-        do throws(KeychainError) {
-            try headerBytes.withBytes { (bytes) throws(KeychainError) in try staging.writeAll(bytes, at: 0) }
-            var end = headerBytes.count
-            var head = Head(epoch: epoch, sequence: 0, chainValue: FileHeader.initialChainValue(of: headerBytes))
-            var secrets = WrittenSecrets(context: context)
-            var boxes: UInt64 = 0
-            for chunk in chunked(itemCount, item) {
-                var entries: [LogEntry] = []
-                entries.reserveCapacity(chunk.count)
-                for rank in chunk {
-                    let stored = item(rank)
-                    entries.append(.put(id: stored.id, attributes: stored.attributes, secret: .bytes(try decryptSecret(stored))))
-                }
-                let start = end
-                let encoded = try RecordEncoder.encode(
-                    entries, sequence: head.sequence + 1, previousChain: head.chainValue, context: context, keepingSecrets: false,
-                    using: &generator,
-                    writingTo: { (bytes, offset) throws(KeychainError) in
-                        try bytes.withBytes { (raw) throws(KeychainError) in try staging.writeAll(raw, at: start + offset) }
-                    })
-                entries.removeAll()
-                end += encoded.frameCount
-                head = Head(epoch: epoch, sequence: head.sequence + 1, chainValue: encoded.chainValue)
-                boxes += UInt64(encoded.boxCount)
-                secrets.append(encoded, at: start)
-            }
-            guard secrets.count == itemCount else {
-                throw KeychainError.invalidParameter("internal error: \(secrets.count) of \(itemCount) items written to a new file")
-            }
-            try staging.sync()
-            // Asked before the file is put in place: once it is, a failure must not leave the caller on the old
-            // file (after a rotation the old master key no longer opens the new one).
-            let identity = try staging.identity()
-            if replacing {
-                try fileSystem.rename(temporary, to: path)
-            } else {
-                do {
-                    try fileSystem.link(temporary, to: path)
-                } catch .io(_, let code, _) where code == EEXIST {
-                    throw KeychainError.invalidParameter("a file already exists at \(path)")
-                }
-            }
-            placed = true
-            let loaded = WrittenFile(
-                state: FileState(
-                    file: staging, identity: identity, header: header, headerLength: headerBytes.count,
-                    context: context, masterKey: masterKey, headerKey: keys.header, end: end, head: head, tornTail: nil,
-                    boxesSealed: boxes),
-                secrets: secrets)
-            afterRename(loaded)
-            // The new file is in place: what fails now does not undo it, so it is reported as a change that took
-            // effect without confirmed durability, never as a plain failure.
-            do throws(KeychainError) {
-                if !replacing { try fileSystem.removeIfPresent(temporary) }
-                try fileSystem.syncDirectory(containing: path)
-            } catch {
-                throw KeychainError.notConfirmedDurable(
-                    operation: replacing ? "the rewrite of \(path)" : "the new keychain file \(path)",
-                    reason: "it is in place, but \(error)")
-            }
-            return loaded
-        } catch {
-            if !placed {
-                staging.close()
-                try? fileSystem.removeIfPresent(temporary)
-            }
-            throw error
-        }
-    }
-
-    /// The ranks `0 ..< count` in groups of at most 4,096 items, or about 4 MiB of secrets: one transaction
-    /// record each.
-    private static func chunked(_ count: Int, _ item: (Int) -> StoredItem) -> [Range<Int>] {
-        var chunks: [Range<Int>] = []
-        var start = 0
-        var bytes = 0
-        for rank in 0..<count {
-            let size = item(rank).secret.box.count + 512
-            bytes += size
-            if rank - start >= 4_096 || bytes > 4 << 20 {
-                chunks.append(start..<rank)
-                start = rank
-                bytes = size
-            }
-        }
-        if start < count { chunks.append(start..<count) }
-        return chunks
-    }
-
-    // MARK: Salvage (SPEC.md §17)
-
-    /// Writes to `destination` a keychain holding every item of `path` whose boxes still authenticate, and says
-    /// what could not be read (SPEC.md §17). The damaged file is not changed.
-    ///
-    /// - Parameter replacing: Whether `destination` is `path` itself, renamed over (a repair, under the exclusive
-    ///   lock), rather than a new file linked into place.
-    /// - Returns: The report, and the acknowledgement of the new file (SPEC.md §16.1).
-    static func salvage<Generator: RandomNumberGenerator>(
-        from path: String, credential: Credential, to destination: String, replacing: Bool = false, acknowledgement: [UInt8]?,
-        fileSystem: any FileSystem, using generator: inout Generator
-    ) throws(KeychainError) -> (report: SalvageReport, acknowledgement: [UInt8]) {
-        try credential.validate()
-        let file = try fileSystem.openExisting(path)
-        defer { file.close() }
-        let (header, headerBytes, size) = try readHeader(file)
-        guard let masterKey = try unlock(header, with: credential) else { throw KeychainError.wrongCredentials }
-        guard header.epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
-        let (state, index, damage) = try recover(
-            file: file, header: header, headerBytes: headerBytes, size: size, masterKey: masterKey, acknowledgement: acknowledgement)
-        let order = index.positionsInAddedOrder()
-        let context = state.context
-        let written = try writeFile(
-            at: destination, replacing: replacing, fileID: header.fileID, epoch: header.epoch + 1, slots: header.slots,
-            masterKey: masterKey, itemCount: order.count, item: { index.item(atPosition: Int(order[$0])) },
-            decryptSecret: { (item) throws(KeychainError) in try decryptSecret(item.secret, context: context) },
-            fileSystem: fileSystem, using: &generator)
-        written.state.file.close()
-        let newAcknowledgement = Acknowledgement(fileID: header.fileID, head: written.state.head, end: written.state.end)
-            .encode(headerKey: written.state.headerKey)
-        let dropped = damage.reduce(0) { total, damage in
-            switch damage.loss {
-            case .region(let count), .crashRemnant(let count): return total + count
-            default: return total
-            }
-        }
-        let report = SalvageReport(
-            itemCount: order.count, recordsKept: state.head.sequence, keptHead: state.head, damages: damage,
-            droppedByteCount: dropped, tornTail: state.tornTail, newHead: written.state.head)
-        return (report, newAcknowledgement)
-    }
 }
 
 /// The last path component.
