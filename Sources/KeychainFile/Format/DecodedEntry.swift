@@ -1,0 +1,5 @@
+/// A verified, decoded record entry.
+enum DecodedEntry: Sendable {
+    case put(id: ItemID, attributes: ItemAttributes, secret: SealedSecret)
+    case delete(id: ItemID)
+}
