@@ -1,78 +1,3 @@
-/// A live item as the keychain holds it in memory: decrypted attributes, the still-sealed secret.
-///
-/// 56 bytes and one heap block (``ItemBytes``: the encoded attributes, the secret's chain value and box)
-/// per item; ``attributes`` and ``secret`` are views of that block, made without allocating.
-struct StoredItem: Sendable {
-    let id: ItemID
-    /// The attributes and the sealed secret's bytes (Sendable: never written after it is made).
-    private nonisolated(unsafe) let bytes: ItemBytes
-    /// When the item was first added, counted in records; orders search results deterministically.
-    let order: UInt64
-    // The secret's fields besides its bytes, and the attributes' class and count.
-    private let sequence: UInt64
-    private let entryCount: UInt32
-    private let entryIndex: UInt32
-    private let storedEntryByteCount: UInt32
-    private let kind: RecordKind
-    private let itemClass: ItemClass
-    private let attributeCount: UInt8
-
-    init(id: ItemID, attributes: ItemAttributes, secret: SealedSecret, order: UInt64) {
-        self.id = id
-        self.order = order
-        if attributes.encoded.storage.holds(attributes.encoded, secret) {
-            bytes = attributes.encoded.storage
-        } else {
-            bytes = attributes.encoded.withUnsafeBytes { attributes in
-                secret.box.withUnsafeBytes { box in
-                    guard secret.hasChain else {
-                        return ItemBytes.make(attributes: attributes, chain: UnsafeRawBufferPointer(start: nil, count: 0), box: box)
-                    }
-                    return secret.box.storage.withBytes { all in
-                        ItemBytes.make(
-                            attributes: attributes, chain: UnsafeRawBufferPointer(rebasing: all[(secret.box.offset - 16)..<secret.box.offset]),
-                            box: box)
-                    }
-                }
-            }
-        }
-        sequence = secret.sequence
-        entryCount = secret.entryCount
-        entryIndex = secret.entryIndex
-        storedEntryByteCount = UInt32(clamping: secret.entryByteCount)
-        kind = secret.kind
-        itemClass = attributes.itemClass
-        attributeCount = UInt8(truncatingIfNeeded: attributes.count)
-    }
-
-    var attributes: ItemAttributes {
-        ItemAttributes(itemClass: itemClass, count: Int(attributeCount), encoded: bytes.attributesView)
-    }
-
-    /// The file bytes of the put that wrote this item (``SealedSecret/entryByteCount``), without making the
-    /// ``secret`` view (a retain and a release) to read it.
-    var entryByteCount: Int { Int(storedEntryByteCount) }
-
-    var secret: SealedSecret {
-        SealedSecret(
-            box: bytes.boxView, hasChain: bytes.layout.hasChain, sequence: sequence, kind: kind, entryCount: entryCount,
-            entryIndex: entryIndex, entryByteCount: entryByteCount)
-    }
-
-    /// This item with the sealed secret `secret` (its attributes and order unchanged).
-    func replacingSecret(with secret: SealedSecret) -> StoredItem {
-        StoredItem(id: id, attributes: attributes, secret: secret, order: order)
-    }
-}
-
-/// Why a record cannot be applied: it breaks uniqueness, or deletes an item that is not there.
-enum IndexConflict: Error, Equatable {
-    case duplicatePrimaryKey(ItemID)
-    case unknownItem(ItemID)
-    /// A put for a live item id with a different class (SPEC.md §8.3: an item keeps its class).
-    case classChange(ItemID)
-}
-
 /// The live items of a keychain, with the primary-key map that enforces uniqueness (SPEC.md §8.3).
 ///
 /// The items sit densely in pages (``PagedItems``), in no particular order. Three ``DigestTable``s map to
@@ -82,11 +7,11 @@ enum IndexConflict: Error, Equatable {
 /// load factors a large dictionary runs at); these keep 8 bytes per slot. Removing an item moves the last
 /// one into its place, and the tables follow it.
 struct ItemIndex: Sendable {
-    private var storage = PagedItems()
+    private(set) var storage = PagedItems()
     /// Each live item's position in `storage`, by the digest of its id.
     private var positions = DigestTable()
     private var primaryKeys = PrimaryKeyMap()
-    private var lookup = LookupIndex()
+    private(set) var lookup = LookupIndex()
     /// The order the next new item gets.
     var nextOrder: UInt64 = 0
     /// The file bytes of the puts that wrote the live items (SealedSecret.entryByteCount, summed).
@@ -160,7 +85,7 @@ struct ItemIndex: Sendable {
     }
 
     /// Where the live item `id` sits in `storage`.
-    private func position(of id: ItemID) -> Int? {
+    func position(of id: ItemID) -> Int? {
         position(of: id, digest: Self.digest(id))
     }
 
@@ -460,110 +385,5 @@ struct ItemIndex: Sendable {
             }
         }
         return plan
-    }
-
-    /// The live items of a class whose attributes match, in the order they were first added.
-    func items(of itemClass: ItemClass, where predicate: (ItemAttributes) -> Bool) -> [StoredItem] {
-        storage.filter { $0.attributes.itemClass == itemClass && predicate($0.attributes) }.sorted { $0.order < $1.order }
-    }
-
-    /// The live items a (non-identity) query matches, in the order they were first added.
-    ///
-    /// - Throws: `KeychainError.invalidParameter` for a query that is not valid.
-    func matching(_ query: Query) throws(KeychainError) -> [StoredItem] {
-        var items: [StoredItem] = []
-        try forEachMatch(of: query) { (item) throws(KeychainError) in
-            items.append(item)
-            return true
-        }
-        return items
-    }
-
-    /// Calls `body` with each live item a (non-identity) query matches, in the order the items were first
-    /// added, until `body` returns false.
-    ///
-    /// Lends each item in place rather than copying it, and a query answered by one index candidate
-    /// allocates nothing here: the typed `find` builds its results straight from the items.
-    ///
-    /// - Throws: `KeychainError.invalidParameter` for a query that is not valid; whatever `body` throws.
-    func forEachMatch(of query: Query, _ body: (StoredItem) throws(KeychainError) -> Bool) throws(KeychainError) {
-        try query.validate()
-        guard let itemClass = query.itemClass.itemClass else { return }
-        let matcher = Query.Matcher(query)
-        if let reference = query.persistentReference {
-            if let position = position(of: reference.itemID), matches(position, itemClass, matcher) { _ = try body(storage[position]) }
-            return
-        }
-        try forEachMatch(of: matcher, itemClass, body)
-    }
-
-    /// The live items of `itemClass` a query matches, in the order they were first added; the query is not
-    /// validated (the caller built it) and its persistent reference is not consulted.
-    func items(matching query: Query, of itemClass: ItemClass) -> [StoredItem] {
-        var items: [StoredItem] = []
-        forEachMatch(of: Query.Matcher(query), itemClass) { item in
-            items.append(item)
-            return true
-        }
-        return items
-    }
-
-    /// Whether the item at `position` is of `itemClass` and `matcher` accepts it.
-    private func matches(_ position: Int, _ itemClass: ItemClass, _ matcher: Query.Matcher) -> Bool {
-        storage[position].attributes.itemClass == itemClass && matcher.matches(storage[position].attributes)
-    }
-
-    /// The matches of `matcher` among the live items of `itemClass`: from a secondary index when the query
-    /// gives the attributes of one, by scanning the items otherwise; in the order they were first added.
-    private func forEachMatch<Failure: Error>(
-        of matcher: Query.Matcher, _ itemClass: ItemClass, _ body: (StoredItem) throws(Failure) -> Bool
-    ) throws(Failure) {
-        var found: [Int] = []
-        switch lookup.candidates(itemClass: itemClass, value: matcher.wantedValue) {
-        case .none: return
-        case .one(let position):
-            if matches(position, itemClass, matcher) { _ = try body(storage[position]) }
-            return
-        case .many(let positions):
-            found.reserveCapacity(positions.count)
-            for position in positions where matches(Int(position), itemClass, matcher) { found.append(Int(position)) }
-        case .unindexed:
-            for position in 0..<storage.count where matches(position, itemClass, matcher) { found.append(position) }
-        }
-        if found.count > 1 { found.sort { storage[$0].order < storage[$1].order } }
-        for position in found {
-            guard try body(storage[position]) else { return }
-        }
-    }
-
-    /// The position of the first-added live generic password with exactly this service and account that is
-    /// not synchronizable: what `Query.genericPassword(service:account:)` with limit one finds, without
-    /// building and validating a query (``Keychain/data(forService:account:)``, the most common read, uses
-    /// it).
-    func firstGenericPassword(service: String, account: String) -> Int? {
-        let wantedService = StoredAttributeValue.string(service)
-        let wantedAccount = StoredAttributeValue.string(account)
-        var first: (position: Int, order: UInt64)? = nil
-        func consider(_ position: Int) {
-            let attributes = storage[position].attributes
-            guard attributes.itemClass == .genericPassword,
-                  attributes.boolean(.synchronizable) != true,
-                  attributes.value(Attribute.service.tag, equals: wantedService) ?? service.isEmpty,
-                  attributes.value(Attribute.account.tag, equals: wantedAccount) ?? account.isEmpty else { return }
-            let order = storage[position].order
-            if let current = first, current.order < order { return }
-            first = (position, order)
-        }
-        let candidates = lookup.candidates(itemClass: .genericPassword) { attribute in
-            attribute == .service ? wantedService : attribute == .account ? wantedAccount : nil
-        }
-        switch candidates {
-        case .unindexed:
-            for position in 0..<storage.count { consider(position) }
-        case .none: break
-        case .one(let position): consider(position)
-        case .many(let positions): for position in positions { consider(Int(position)) }
-        }
-        return first?.position
     }
 }
