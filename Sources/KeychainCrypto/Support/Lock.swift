@@ -42,6 +42,12 @@ public final class Lock: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
+    /// Waits on `condition`, releasing this lock while asleep and holding it again on return
+    /// (`pthread_cond_wait`): what KeychainFile's `Condition` is built on. Call it only while holding the lock.
+    public func wait(on condition: UnsafeMutablePointer<pthread_cond_t>) {
+        pthread_cond_wait(condition, mutex)
+    }
+
     /// Runs `body` while holding the lock.
     public func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)

@@ -5,9 +5,10 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+@_spi(KeychainFileInternals) import KeychainCrypto
 
-/// A lock with a condition variable: a heap-allocated `pthread_mutex_t` and `pthread_cond_t` (heap, so that
-/// Swift never moves them). A thread holding the lock can wait until another changes the state the lock guards and
+/// A lock with a condition variable: a ``Lock`` and a heap-allocated `pthread_cond_t` (heap, so that Swift
+/// never moves it). A thread holding the lock can wait until another changes the state the lock guards and
 /// broadcasts.
 ///
 /// The window workers wait on it for windows to open, and the in-memory file system for its shared/exclusive
@@ -24,14 +25,10 @@ import Darwin
 /// themselves; their addresses never change and they are only touched through `pthread_*`, which are
 /// thread-safe by definition.
 final class Condition: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let mutex = Lock()
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
     init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        let created = pthread_mutex_init(mutex, nil)
-        precondition(created == 0, "pthread_mutex_init failed: \(created)")
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
         let result = pthread_cond_init(condition, nil)
@@ -42,25 +39,22 @@ final class Condition: @unchecked Sendable {
         pthread_cond_destroy(condition)
         condition.deinitialize(count: 1)
         condition.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
     }
 
     /// Takes the lock, waiting while another thread holds it; pair every call with ``unlock()``.
     func lock() {
-        pthread_mutex_lock(mutex)
+        mutex.lock()
     }
 
     /// Releases the lock taken by ``lock()`` on the same thread.
     func unlock() {
-        pthread_mutex_unlock(mutex)
+        mutex.unlock()
     }
 
     /// Releases the lock, sleeps until a ``broadcast()`` (or a spurious wake), and takes the lock again before
     /// returning. Call it only while holding the lock, in a loop that checks the state it waits for.
     func wait() {
-        pthread_cond_wait(condition, mutex)
+        mutex.wait(on: condition)
     }
 
     /// Wakes every thread waiting in ``wait()``; each returns once it has the lock again.
