@@ -139,7 +139,7 @@ struct ParallelReplayTests {
                     do throws(FrameProblem) {
                         _ = try RecordDecoder.decode(
                             &reader, expectedSequence: 1, previousChain: sealed.previousChain, context: sealed.context
-                        ) { piece, pieceDigests, _ in
+                        ) { (piece, pieceDigests: [ItemDigests?]?, _) in
                             entries += piece
                             guard let pieceDigests else {
                                 piecesWithoutDigests += 1

@@ -57,7 +57,7 @@ enum RecordDecoder {
         var entries: [DecodedEntry] = []
         let summary = try decode(
             &reader, expectedSequence: expectedSequence, previousChain: previousChain, context: context,
-            delivering: { piece, _, _ in entries.append(contentsOf: piece) })
+            delivering: { (piece, _: [NoEntryDigests?]?, _) in entries.append(contentsOf: piece) })
         return Decoded(entries: entries, chainValue: summary.chainValue, boxCount: summary.boxCount)
     }
 
@@ -68,17 +68,17 @@ enum RecordDecoder {
     }
 
     /// Where ``decode(_:expectedSequence:previousChain:context:delivering:)`` hands a record's entries: a piece
-    /// of them in order; the ``ItemDigests`` of each put in the piece at its index, where the decoder computed
+    /// of them in order; the ``EntryDigests`` of each put in the piece at its index, where the decoder computed
     /// them beside the decryption (`nil` when it did not: the caller computes them); and the record's entry count.
-    typealias Delivery = (_ piece: [DecodedEntry], _ digests: [ItemDigests?]?, _ entryCount: Int) -> Void
+    typealias Delivery<Digests: EntryDigests> = (_ piece: [DecodedEntry], _ digests: [Digests?]?, _ entryCount: Int) -> Void
 
     /// ``decode(_:expectedSequence:previousChain:context:)``, handing the entries to `deliver` in pieces as
     /// they are verified, in order, with the record's entry count, rather than collecting them: replay applies
     /// a large record piece by piece and never holds all its entries. Entries handed over before a failure
     /// belong to a record that does not verify; the caller undoes whatever it did with them.
-    static func decode(
+    static func decode<Digests: EntryDigests>(
         _ reader: inout FrameBodyReader, expectedSequence: UInt64, previousChain: [UInt8], context: RecordContext,
-        delivering deliver: Delivery
+        delivering deliver: Delivery<Digests>
     ) throws(FrameProblem) -> Summary {
         let bodyOffset = reader.bodyOffset
         func problem(_ reason: String) -> FrameProblem { FrameProblem(offset: bodyOffset + reader.offset, reason: reason) }
@@ -104,7 +104,7 @@ enum RecordDecoder {
         if kind == .transaction {
             let tuning = ParallelTuning.current
             if tuning.workerCount > 1 && Int(entryCount) >= tuning.minimumParallelEntries {
-                let decoded = try WindowedRecordDecoder.decodeEntries(
+                let decoded = try WindowedRecordDecoder<Digests>.decodeEntries(
                     &reader, record: record, previousChain: previousChain, tuning: tuning, delivering: deliver)
                 guard reader.isAtEnd else { throw problem("\(reader.remaining) unexpected bytes after the last box") }
                 return decoded

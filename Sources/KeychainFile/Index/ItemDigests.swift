@@ -9,7 +9,7 @@
 /// Only integers: nothing here is allocated by the thread that computes it and freed by the one that enters
 /// it, which glibc's per-thread arenas make costly (the primary key is hashed from scratch memory, never made
 /// into a ``PrimaryKey``; the index makes one only to compare with a holder the digest names).
-struct ItemDigests: Sendable, Equatable {
+struct ItemDigests: EntryDigests, Equatable {
     /// The digest the id table keys the item by.
     let id: Int
     /// The primary key's digest with the standard library's `Hasher`: the digest of a ``PrimaryKeyMap`` that

@@ -103,7 +103,7 @@ struct Replay {
             do {
                 let decoded = try RecordDecoder.decode(
                     &body, expectedSequence: head.sequence + 1, previousChain: head.chainValue, context: context,
-                    delivering: { piece, digests, entryCount in
+                    delivering: { (piece, digests: [ItemDigests?]?, entryCount) in
                         index.applyPiece(piece, digests: digests, ofRecordOf: entryCount, to: &application)
                     })
                 do {

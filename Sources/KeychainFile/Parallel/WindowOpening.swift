@@ -19,9 +19,9 @@
 /// puts are decrypted into (each put has a part of its own, and a view of it is made only once it is written);
 /// `consumed` belongs to the thread calling ``finish(helping:_:)``; `nextShare` and `unfinishedShares` are only
 /// touched under that lock.
-final class WindowOpening: @unchecked Sendable {
-    typealias Job = WindowedRecordDecoder.Job
-    typealias Outcome = WindowedRecordDecoder.Outcome
+final class WindowOpening<Digests: EntryDigests>: SharedWindow, @unchecked Sendable {
+    typealias Job = WindowedRecordDecoder<Digests>.Job
+    typealias Outcome = WindowedRecordDecoder<Digests>.Outcome
 
     /// The window the jobs' ranges index into (kept alive here while the reader loads the next).
     let window: [UInt8]
@@ -73,7 +73,7 @@ final class WindowOpening: @unchecked Sendable {
     /// window walked after this one) instead of sleeping, one at a time, checking in between; it sleeps only
     /// when `next` has none left to claim. The total work is the same, and the calling thread, which alone makes
     /// the entries and applies them, is not idle while the workers have work it could take.
-    func finish(helping next: WindowOpening? = nil, _ body: (consuming Outcome) throws(FrameProblem) -> Void) throws(FrameProblem) {
+    func finish(helping next: WindowOpening<Digests>? = nil, _ body: (consuming Outcome) throws(FrameProblem) -> Void) throws(FrameProblem) {
         openShares()
         condition.lock()
         var helping = next
@@ -118,7 +118,7 @@ final class WindowOpening: @unchecked Sendable {
     func openOneShare() -> Bool {
         guard let share = claimShare() else { return false }
         let base = slots.baseAddress!
-        _ = WindowedRecordDecoder.open(
+        _ = WindowedRecordDecoder<Digests>.open(
             jobs, shares[share]..<shares[share + 1], in: window, plaintexts: plaintexts, after: chain, record: record
         ) {
             (base + $0).pointee = $1

@@ -24,7 +24,7 @@ import Dispatch
 final class WindowWorkers: @unchecked Sendable {
     private let condition = Condition()
     /// The window posted last, until the workers stop.
-    private var newest: WindowOpening? = nil
+    private var newest: (any SharedWindow)? = nil
     /// How many windows have been posted: a worker takes `newest` when this passes the count it last saw.
     private var generation = 0
     private var closed = false
@@ -46,7 +46,7 @@ final class WindowWorkers: @unchecked Sendable {
     /// Hands `opening` to the workers: each that is waiting wakes and claims its shares.
     ///
     /// - Precondition: ``close()`` has not been called.
-    func post(_ opening: WindowOpening) {
+    func post(_ opening: some SharedWindow) {
         condition.lock()
         precondition(!closed, "a window posted to closed workers")
         newest = opening
@@ -75,7 +75,7 @@ final class WindowWorkers: @unchecked Sendable {
             condition.lock()
             while generation == seen && !closed { condition.wait() }
             // Optional so that it can be dropped before `busy` falls (below).
-            var opening: WindowOpening? = closed ? nil : newest
+            var opening: (any SharedWindow)? = closed ? nil : newest
             guard opening != nil else {
                 condition.unlock()
                 return

@@ -12,7 +12,7 @@
 /// The result is what ``RecordDecoder``'s sequential loop gives: the same entries in the same order, and if
 /// anything fails, the problem the sequential loop meets first. A box that fails is reported before any
 /// problem found later in the walk, and of several failing boxes the first in the file wins.
-enum WindowedRecordDecoder {
+enum WindowedRecordDecoder<Digests: EntryDigests> {
     /// A box field's box: its range in the window and its offset in the file.
     typealias Box = (range: Range<Int>, offset: Int)
 
@@ -26,8 +26,8 @@ enum WindowedRecordDecoder {
         let tag: ChainValue
         let boxByteCount: Int
         /// What the index enters the item under, computed here on the opening thread rather than on the
-        /// calling thread, which applies every entry in turn (see ``ItemDigests``).
-        let digests: ItemDigests
+        /// calling thread, which applies every entry in turn (see ``EntryDigests``).
+        let digests: Digests
     }
 
     /// Boxes to open. `previousTagEnd` is where, in the window, the tag of the box before ends; `nil` when
@@ -80,7 +80,7 @@ enum WindowedRecordDecoder {
     /// ``RecordDecoder/decode(_:expectedSequence:previousChain:context:delivering:)``).
     static func decodeEntries(
         _ reader: inout FrameBodyReader, record: RecordDecoder.RecordFields, previousChain: [UInt8], tuning: ParallelTuning,
-        delivering deliver: RecordDecoder.Delivery
+        delivering deliver: RecordDecoder.Delivery<Digests>
     ) throws(FrameProblem) -> RecordDecoder.Summary {
         try withoutActuallyEscaping(deliver) { (deliver) throws(FrameProblem) -> RecordDecoder.Summary in
             var walk = Walk(record: record, tuning: tuning, chain: previousChain, deliver: deliver)
@@ -106,13 +106,13 @@ enum WindowedRecordDecoder {
         let record: RecordDecoder.RecordFields
         let tuning: ParallelTuning
         /// Where the entries of each batch go once it is opened.
-        let deliver: RecordDecoder.Delivery
+        let deliver: RecordDecoder.Delivery<Digests>
         /// The tag of the last box before the current batch (after the last batch: the record's chain value).
         var chain: [UInt8]
         /// The entries of the batch being opened; handed on, then emptied.
         var entries: [DecodedEntry] = []
         /// The digests of each put in `entries`, at its index (`nil` for a deletion), handed on with them.
-        var digests: [ItemDigests?] = []
+        var digests: [Digests?] = []
         var boxCount = 0
         /// The boxes walked in the current window and not opened yet.
         var jobs: [Job] = []
@@ -130,14 +130,14 @@ enum WindowedRecordDecoder {
         var carried: OpenedAttributes? = nil
         /// The window whose boxes are being opened, and the secret box at its start that needs the attributes
         /// the window before it opened (see ``WindowOpening``).
-        var inFlight: (opening: WindowOpening, carriedSecret: (entryIndex: UInt32, secret: Box)?)? = nil
+        var inFlight: (opening: WindowOpening<Digests>, carriedSecret: (entryIndex: UInt32, secret: Box)?)? = nil
         /// The threads opening windows beside the calling one, started with the first window worth sharing;
         /// closed when the record's walk ends.
         var workers: WindowWorkers? = nil
 
         init(
             record: RecordDecoder.RecordFields, tuning: ParallelTuning, chain: [UInt8],
-            deliver: @escaping RecordDecoder.Delivery
+            deliver: @escaping RecordDecoder.Delivery<Digests>
         ) {
             self.record = record
             self.tuning = tuning
@@ -215,7 +215,7 @@ enum WindowedRecordDecoder {
             plaintextBytes = 0
             guard !batch.isEmpty || secret != nil else { return }
             let plaintexts = ItemBytes.makeUnzeroedArena(byteCount: plaintextByteCount)
-            let opening = WindowOpening(jobs: batch, in: window, plaintexts: plaintexts, after: chain, record: record, tuning: tuning)
+            let opening = WindowOpening<Digests>(jobs: batch, in: window, plaintexts: plaintexts, after: chain, record: record, tuning: tuning)
             if opening.wantsHelpers {
                 if workers == nil { workers = WindowWorkers(count: tuning.workerCount - 1) }
                 workers?.post(opening)
@@ -246,7 +246,7 @@ enum WindowedRecordDecoder {
         /// and hands its entries on; leaves `carried` set to the attributes of a put whose secret box is in the
         /// next window.
         private mutating func finish(
-            _ opened: (opening: WindowOpening, carriedSecret: (entryIndex: UInt32, secret: Box)?), helping next: WindowOpening? = nil
+            _ opened: (opening: WindowOpening<Digests>, carriedSecret: (entryIndex: UInt32, secret: Box)?), helping next: WindowOpening<Digests>? = nil
         ) throws(FrameProblem) {
             let window = opened.opening.window
             if let carriedSecret = opened.carriedSecret {
@@ -387,7 +387,7 @@ enum WindowedRecordDecoder {
         let tag = ChainValue(window, endingAt: attributes.range.upperBound)
         return OpenedAttributes(
             id: decoded.id, attributes: itemAttributes, tag: tag, boxByteCount: attributes.range.count,
-            digests: ItemDigests(id: decoded.id, attributes: itemAttributes))
+            digests: Digests(id: decoded.id, attributes: itemAttributes))
     }
 
     /// Opens one job's boxes with ``RecordDecoder``'s checks and messages, a put's attributes into `plaintexts`.
