@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs N crash trials (Tests/KeychainFileTests/CrashTrialTests.swift) outside the unit-test budget: a
+# Runs N crash trials (Tests/KeychainFileTests/Concurrency/CrashTrialTests.swift) outside the unit-test budget: a
 # kcf-worker child adds, updates, deletes, batches, compacts and changes the password while it is killed with
 # SIGKILL at random moments; after each kill the file is reopened and checked against what was acknowledged.
 # Ends with the line "N trials, K lost operations"; exits non-zero if any trial failed.

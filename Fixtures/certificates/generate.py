@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate the certificate fixtures for Tests/KeychainFileTests/CertificateTests.swift.
+"""Generate the certificate fixtures for Tests/KeychainFileTests/Certificates/CertificateTests.swift.
 
 Every NAME.der here is a real X.509 certificate made by OpenSSL through Python's `cryptography`
 package, and NAME.json holds the fields KeychainFile must read from it, computed by `cryptography`

@@ -8,8 +8,7 @@ import KeychainFileFixtures
 /// reproduces every fixture byte for byte.
 @Suite("Conformance fixtures (Fixtures/v1)")
 struct ConformanceTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let fixtures = RepositoryFiles.fixtures
 
     static var manifestNames: [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: fixtures.appendingPathComponent("v1").path)) ?? []

@@ -74,7 +74,6 @@ final class KcfSandbox {
 
     /// A file of the repository's Fixtures directory, located from this source file.
     static func fixture(_ relativePath: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/" + relativePath).path
+        RepositoryFiles.url("Fixtures/" + relativePath).path
     }
 }

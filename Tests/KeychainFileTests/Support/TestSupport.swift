@@ -7,11 +7,7 @@ import Testing
 /// working directory.
 enum TestFixtures {
     /// The repository's `Fixtures` directory.
-    static let directory: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // KeychainFileTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // repository root
-        .appendingPathComponent("Fixtures")
+    static let directory: URL = RepositoryFiles.fixtures
 
     static func data(_ relativePath: String) throws -> Data {
         try Data(contentsOf: directory.appendingPathComponent(relativePath))

@@ -6,11 +6,7 @@ import KeychainTestSupport
 enum Fixtures {
     /// The repository's `Fixtures/crypto` directory, found from this source file's path so that tests run
     /// from any working directory.
-    static let cryptoDirectory: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // KeychainCryptoTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // repository root
-        .appendingPathComponent("Fixtures/crypto")
+    static let cryptoDirectory: URL = RepositoryFiles.url("Fixtures/crypto")
 
     static func data(_ relativePath: String) throws -> Data {
         try Data(contentsOf: cryptoDirectory.appendingPathComponent(relativePath))

@@ -42,8 +42,7 @@ struct ItemAttributesTests {
     func catalogueMatchesSpecification() throws {
         // The expectation is read from the specification itself, not from the catalogue under test: a wrong
         // class bit in the catalogue (where `classTable` above only follows `isAllowed`) fails here.
-        let spec = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("SPEC.md")
+        let spec = RepositoryFiles.url("SPEC.md")
         let text = try String(contentsOf: spec, encoding: .utf8)
         let section = try #require(text.range(of: "### 8.2 Attributes"))
         let end = try #require(text.range(of: "### 8.3", range: section.upperBound..<text.endIndex))

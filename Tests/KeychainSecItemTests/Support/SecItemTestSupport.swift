@@ -35,9 +35,7 @@ final class TemporaryKeychain: @unchecked Sendable {
 
 /// Files under the repository's `Fixtures/`, found from this source file's path.
 enum SecItemFixtures {
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures")
+    static let directory = RepositoryFiles.fixtures
 
     static func data(_ relativePath: String) throws -> Data {
         try Data(contentsOf: directory.appendingPathComponent(relativePath))
