@@ -21,8 +21,8 @@ extension RecordLog {
             let (header, headerBytes, size) = try readHeader(file)
             guard let masterKey = try unlock(header, with: credential) else { throw KeychainError.wrongCredentials }
             let (state, index, damage) = try recover(
-                file: file, header: header, headerBytes: headerBytes, size: size, masterKey: masterKey, acknowledgement: acknowledgement,
-                pin: pin)
+                file: file, epoch: try OpenedEpoch(header: header, headerBytes: headerBytes, masterKey: masterKey, acknowledgement: acknowledgement),
+                size: size, pin: pin)
             let log = RecordLog(path: path, fileSystem: fileSystem, credential: credential, state: state)
             log.isRecoveryView = true
             return (log, index, damage)
@@ -35,38 +35,23 @@ extension RecordLog {
     /// The verified header's file read as far as it still authenticates: a normal replay when it succeeds
     /// without a tail that may hold acknowledged data, the ``RecoveringReader`` otherwise.
     private static func recover(
-        file: any KeychainFileHandle, header: FileHeader, headerBytes: [UInt8], size: Int, masterKey: SymmetricKey,
-        acknowledgement: [UInt8]?, pin: Head? = nil
+        file: any KeychainFileHandle, epoch: OpenedEpoch, size: Int, pin: Head? = nil
     ) throws(KeychainError) -> (FileState, ItemIndex, [Damage]) {
-        let keys = try EpochKeys(masterKey: masterKey, fileID: header.fileID, epoch: header.epoch, epochSalt: header.epochSalt)
-        guard FileHeader.verifyMAC(headerBytes, headerKey: keys.header) else {
-            throw KeychainError.corrupted(
-                offset: headerBytes.count - 32, reason: "header MAC does not verify; nothing can be read without the header")
-        }
-        if let loaded = try? load(
-            file: file, header: header, headerBytes: headerBytes, size: size, masterKey: masterKey, pin: pin,
-            acknowledgement: acknowledgement), loaded.state.tornTail?.mayHoldAcknowledgedData != true {
+        if let loaded = try? load(file: file, epoch: epoch, size: size, pin: pin), loaded.state.tornTail?.mayHoldAcknowledgedData != true {
             // Nothing damaged: at most a known crash remnant, reported as the torn tail.
             return (loaded.state, loaded.index, [])
         }
-        let context = RecordContext(fileID: header.fileID, epoch: header.epoch, recordKey: keys.record)
-        let acknowledged = acknowledgement.flatMap {
-            Acknowledgement.read($0, fileID: header.fileID, epoch: header.epoch, headerKey: keys.header)
-        }
         var reader = RecoveringReader(
-            bytes: try file.readExactly(count: size, at: 0), headerLength: headerBytes.count, context: context,
-            initialChain: FileHeader.initialChainValue(of: headerBytes), acknowledged: acknowledged,
-            watching: pin.flatMap { $0.epoch == header.epoch ? $0.sequence : nil })
+            bytes: try file.readExactly(count: size, at: 0), headerLength: epoch.headerLength, context: epoch.context,
+            initialChain: epoch.initialChain, acknowledged: epoch.acknowledged, watching: epoch.watchedSequence(for: pin))
         reader.run()
-        if let acknowledged, acknowledged.end > size {
+        if let acknowledged = epoch.acknowledged, acknowledged.end > size {
             reader.noteMissing(from: size, upTo: acknowledged.end)
         }
         // A pin is checked against the records that authenticated (SPEC.md §15.4): damage cannot be told from a
         // rollback, so a file whose authentic records do not reach the pinned one is refused.
-        if let pin { try checkContains(pin, epoch: header.epoch, head: reader.head, chainAtPin: reader.watchedChain) }
-        let state = FileState(
-            file: file, identity: try file.identity(), header: header, headerLength: headerBytes.count, context: context,
-            masterKey: masterKey, headerKey: keys.header, end: size, head: reader.head, tornTail: nil, boxesSealed: reader.boxCount)
+        if let pin { try checkContains(pin, epoch: epoch.header.epoch, head: reader.head, chainAtPin: reader.watchedChain) }
+        let state = try epoch.fileState(file: file, end: size, head: reader.head, tornTail: nil, boxCount: reader.boxCount)
         return (state, reader.index, reader.damage)
     }
 
@@ -102,7 +87,8 @@ extension RecordLog {
         guard let masterKey = try unlock(header, with: credential) else { throw KeychainError.wrongCredentials }
         guard header.epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
         let (state, index, damage) = try recover(
-            file: file, header: header, headerBytes: headerBytes, size: size, masterKey: masterKey, acknowledgement: acknowledgement)
+            file: file, epoch: try OpenedEpoch(header: header, headerBytes: headerBytes, masterKey: masterKey, acknowledgement: acknowledgement),
+            size: size)
         let order = index.positionsInAddedOrder()
         let context = state.context
         let written = try writeFile(

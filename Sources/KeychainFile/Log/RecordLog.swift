@@ -149,9 +149,8 @@ final class RecordLog {
         do throws(KeychainError) {
             let (header, headerBytes, size) = try readHeader(file)
             guard let masterKey = try unlock(header, with: credential) else { throw KeychainError.wrongCredentials }
-            let state = try load(
-                file: file, header: header, headerBytes: headerBytes, size: size, masterKey: masterKey, pin: expectedHead,
-                acknowledgement: acknowledgement)
+            let epoch = try OpenedEpoch(header: header, headerBytes: headerBytes, masterKey: masterKey, acknowledgement: acknowledgement)
+            let state = try load(file: file, epoch: epoch, size: size, pin: expectedHead)
             return (RecordLog(path: path, fileSystem: fileSystem, credential: credential, state: state.state), state.index)
         } catch {
             file.close()
@@ -186,29 +185,14 @@ final class RecordLog {
         return nil
     }
 
-    /// Verifies the header MAC and replays every record (§9.1 steps 4–5), then checks the pin.
-    static func load(
-        file: any KeychainFileHandle, header: FileHeader, headerBytes: [UInt8], size: Int, masterKey: SymmetricKey,
-        pin: Head?, acknowledgement: [UInt8]?
-    ) throws(KeychainError) -> LoadedFile {
-        let keys = try EpochKeys(masterKey: masterKey, fileID: header.fileID, epoch: header.epoch, epochSalt: header.epochSalt)
-        guard FileHeader.verifyMAC(headerBytes, headerKey: keys.header) else {
-            throw KeychainError.corrupted(offset: headerBytes.count - 32, reason: "header MAC does not verify (the header was altered)")
-        }
-        let context = RecordContext(fileID: header.fileID, epoch: header.epoch, recordKey: keys.record)
+    /// Replays every record of an opened epoch (§9.1 step 5), then checks the pin.
+    static func load(file: any KeychainFileHandle, epoch: OpenedEpoch, size: Int, pin: Head?) throws(KeychainError) -> LoadedFile {
         var replay = Replay(
-            file: file, fileSize: size, start: headerBytes.count, context: context,
-            initialChain: FileHeader.initialChainValue(of: headerBytes),
-            watching: pin.flatMap { $0.epoch == header.epoch ? $0.sequence : nil },
-            acknowledged: acknowledgement.flatMap {
-                Acknowledgement.read($0, fileID: header.fileID, epoch: header.epoch, headerKey: keys.header)
-            })
+            file: file, fileSize: size, start: epoch.headerLength, context: epoch.context, initialChain: epoch.initialChain,
+            watching: epoch.watchedSequence(for: pin), acknowledged: epoch.acknowledged)
         try replay.run()
-        if let pin { try checkContains(pin, epoch: header.epoch, head: replay.head, chainAtPin: replay.watchedChain) }
-        let state = FileState(
-            file: file, identity: try file.identity(), header: header, headerLength: headerBytes.count, context: context,
-            masterKey: masterKey, headerKey: keys.header, end: replay.end, head: replay.head, tornTail: replay.tornTail,
-            boxesSealed: replay.boxCount)
+        if let pin { try checkContains(pin, epoch: epoch.header.epoch, head: replay.head, chainAtPin: replay.watchedChain) }
+        let state = try epoch.fileState(file: file, end: replay.end, head: replay.head, tornTail: replay.tornTail, boxCount: replay.boxCount)
         return LoadedFile(state: state, index: replay.index)
     }
 
@@ -307,15 +291,14 @@ final class RecordLog {
             }
             // The master key this process holds opens a compacted file or one whose slots changed; after a
             // rotation only the credential may still open it.
-            var key = masterKey
-            let keys = try EpochKeys(masterKey: key, fileID: newHeader.fileID, epoch: newHeader.epoch, epochSalt: newHeader.epochSalt)
-            if !FileHeader.verifyMAC(headerBytes, headerKey: keys.header) {
+            let epoch: OpenedEpoch
+            if let held = try? OpenedEpoch(header: newHeader, headerBytes: headerBytes, masterKey: masterKey, acknowledgement: acknowledgement) {
+                epoch = held
+            } else {
                 guard let unlocked = try Self.unlock(newHeader, with: credential) else { throw KeychainError.wrongCredentials }
-                key = unlocked
+                epoch = try OpenedEpoch(header: newHeader, headerBytes: headerBytes, masterKey: unlocked, acknowledgement: acknowledgement)
             }
-            let state = try Self.load(
-                file: newFile, header: newHeader, headerBytes: headerBytes, size: size, masterKey: key, pin: head,
-                acknowledgement: acknowledgement)
+            let state = try Self.load(file: newFile, epoch: epoch, size: size, pin: head)
             adopt(state.state)
             index = state.index
         } catch {
