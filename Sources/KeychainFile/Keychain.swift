@@ -26,7 +26,7 @@ import Darwin
 /// ```
 public final class Keychain: @unchecked Sendable {
     // `@unchecked Sendable`: every mutable property below is read and written only while `lock` is held.
-    private let lock = Lock()
+    let lock = Lock()
     let log: RecordLog
     // Unchecked: Swift would otherwise record every access to this property in a per-thread table at run
     // time (about 120 instructions of a find's 12k), to trap a second access on the same thread
@@ -38,10 +38,10 @@ public final class Keychain: @unchecked Sendable {
     var random: RandomSource
     private let clock: @Sendable () -> Date
     /// The lock file beside the keychain (`NAME.lock`), shared between processes (SPEC.md §16).
-    private let lockFile: any KeychainLockHandle
+    let lockFile: any KeychainLockHandle
     /// Why no write may hold `lockFile` — it could be opened for reading only, or there is none and none can be
     /// made (SPEC.md §16) — or `nil`.
-    private let lockReadOnly: ReadOnlyReason?
+    let lockReadOnly: ReadOnlyReason?
     /// When commits compact the file on their own.
     var autoCompactionSetting: AutoCompaction
 
@@ -439,166 +439,5 @@ public final class Keychain: @unchecked Sendable {
             // again after the next commit; it must not make the commit look failed.
             _ = try? compactLocked()
         }
-    }
-
-    /// Runs `body` under this object's lock, after catching up with what other processes committed (SPEC.md
-    /// §16): with no system call when the lock file's change counter is as it was at a path check less than
-    /// 10 ms ago (unless `checkingPath`), else after one `stat` of the path, and under the lock file, shared,
-    /// when that shows a change.
-    func withRead<Result>(
-        checkingPath: Bool = false, _ body: () throws(KeychainError) -> Result
-    ) throws(KeychainError) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        let counter = lockFile.changeCounter
-        let now = MonotonicClock.nanoseconds()
-        if checkingPath || !log.isKnownCurrent(counter: counter, now: now) {
-            // Forgotten first: if catching up throws, the next read must look again, not trust the old check.
-            log.noteCurrent(counter: nil, at: now)
-            if try log.hasChanged() {
-                _ = try lockFile.lock(exclusive: false, wait: true)
-                defer { lockFile.unlock() }
-                try log.refresh(&index, acknowledgement: lockFile.readAcknowledgement())
-            }
-            log.noteCurrent(counter: counter, at: now)
-        }
-        return try body()
-    }
-
-    /// Runs `body` under this object's lock and the lock file held exclusively, after catching up: every
-    /// write, compaction and credential change (SPEC.md §16).
-    ///
-    /// - Throws: `KeychainError.readOnly` before anything is written if the keychain can only be read (its lock
-    ///   file, its file, or a second name for its file: ``checkWritable()``).
-    func withWrite<Result>(_ body: () throws(KeychainError) -> Result) throws(KeychainError) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        try log.checkWritable()
-        if let lockReadOnly { throw .readOnly(path: path, reason: lockReadOnly.description) }
-        _ = try lockFile.lock(exclusive: true, wait: true)
-        defer { lockFile.unlock() }
-        // Random bytes drawn ahead for this operation go with it (see RandomSource).
-        defer { random.discardPool() }
-        try log.refresh(&index, acknowledgement: lockFile.readAcknowledgement())
-        try checkWritable()
-        let before = (log.head, log.end)
-        // Whatever this call made durable is acknowledged in the lock file before the lock is released — also when
-        // the call throws after its change took effect (SPEC.md §16.1).
-        let result: Result
-        do {
-            result = try body()
-        } catch {
-            _ = acknowledgeIfChanged(since: before)
-            throw error
-        }
-        if let failure = acknowledgeIfChanged(since: before) { throw failure }
-        return result
-    }
-
-    /// Throws `KeychainError.readOnly` if the file now open (after catching up: it may be another than the one
-    /// opened) was opened for reading only, or has more than one name. A second name (hard link) would take
-    /// another lock file, and a rewrite would split the names (SPEC.md §16); it can appear at any time, so it
-    /// is looked for (one fstat) before every write. Called in `withWrite`.
-    private func checkWritable() throws(KeychainError) {
-        if let refusal = log.file.writeRefusal {
-            throw .readOnly(path: path, reason: ReadOnlyReason.fileNotWritable(errno: refusal).description)
-        }
-        let names = try log.file.linkCount()
-        if names > 1 { throw .readOnly(path: path, reason: ReadOnlyReason.hardLinks(count: names).description) }
-    }
-
-    /// Calls `body` with the index in place. Called with the lock held, for reading.
-    ///
-    /// A call such as `index.matching(query)` on this class's stored property first copies the struct,
-    /// retaining and then releasing each of its buffers: a tenth of a lookup's time. An `inout` access lends
-    /// it without a copy. `body` must not change the index, and must not reach `self.index` in any other way
-    /// (such as `statisticsLocked()` or `makeBatch()`): the property's accesses are not checked at run time.
-    /// Writes the acknowledgement of the log's head to the lock file if the head or end moved since `before`
-    /// (SPEC.md §16.1). If that fails, the stale block is withdrawn: it would make a later reader take damage
-    /// to this change for a crash remnant, where no block at all makes it keep the change. Returns
-    /// `notConfirmedDurable` only when neither could be done.
-    private func acknowledgeIfChanged(since before: (Head, Int)) -> KeychainError? {
-        guard log.head != before.0 || log.end != before.1 else { return nil }
-        do throws(KeychainError) {
-            try lockFile.writeAcknowledgement(log.acknowledgementBytes())
-            return nil
-        } catch {
-            do throws(KeychainError) {
-                try lockFile.withdrawAcknowledgement()
-                return nil
-            } catch let withdrawal {
-                return .notConfirmedDurable(
-                    operation: "the change",
-                    reason: "it is in the file and synced, but the lock file could not acknowledge it (\(error)) nor withdraw its "
-                        + "older acknowledgement (\(withdrawal)), which would let damage to this change pass for a crash remnant")
-            }
-        }
-    }
-
-    func withIndexInPlace<Result>(_ body: (inout ItemIndex) throws(KeychainError) -> Result) throws(KeychainError) -> Result {
-        try body(&index)
-    }
-
-    func withLock<Result>(_ body: () throws(KeychainError) -> Result) throws(KeychainError) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
-    }
-
-    func withLock<Result>(_ body: () -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
-    }
-}
-
-/// What a search returns for one match.
-public struct SearchResult: Sendable {
-    /// One stored item's part of a result.
-    public struct Item: Sendable {
-        /// The item's persistent reference, if asked for.
-        public let persistentReference: PersistentReference?
-        /// The item's attributes, if asked for.
-        public let attributes: ItemAttributes?
-        /// The item's secret, if asked for.
-        public let value: [UInt8]?
-    }
-
-    /// The class searched for.
-    public let itemClass: QueryClass
-    /// The matched item; for an identity, its certificate.
-    public let item: Item
-    /// For an identity, its private key; otherwise `nil`.
-    public let privateKey: Item?
-
-    /// The matched item's persistent reference, if asked for.
-    public var persistentReference: PersistentReference? { item.persistentReference }
-    /// The matched item's attributes, if asked for.
-    public var attributes: ItemAttributes? { item.attributes }
-    /// The matched item's secret, if asked for.
-    public var value: [UInt8]? { item.value }
-}
-
-extension Keychain {
-    /// An operation written by ``appendUnchecked(_:)``.
-    @_spi(Fixtures)
-    public enum UncheckedOperation: Sendable {
-        case put(id: ItemID, attributes: ItemAttributes, secret: [UInt8])
-        case delete(id: ItemID)
-    }
-
-    /// Seals and appends a record exactly as given, without checking it against the keychain's items and
-    /// without applying it: for writing hostile test files (a record that breaks uniqueness, deletes an
-    /// unknown item) that a reader must reject. The keychain object is not consistent with its file
-    /// afterwards and should not be used again.
-    @_spi(Fixtures)
-    public func appendUnchecked(_ operations: [UncheckedOperation]) throws(KeychainError) {
-        let entries: [LogEntry] = operations.map { operation in
-            switch operation {
-            case .put(let id, let attributes, let secret): return .put(id: id, attributes: attributes, secret: .bytes(secret))
-            case .delete(let id): return .delete(id: id)
-            }
-        }
-        try withWrite { () throws(KeychainError) in _ = try log.append(entries, using: &random) }
     }
 }

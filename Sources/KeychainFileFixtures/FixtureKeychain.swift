@@ -127,23 +127,6 @@ final class FixtureKeychain {
     }
 }
 
-/// The items a fixture must contain.
-struct FixtureModel {
-    let expected: [PersistentReference: (attributes: ItemAttributes, secret: [UInt8])]
-
-    func itemsJSON() -> ManifestJSON {
-        let sorted = expected.sorted { hex($0.key.itemID.bytes) < hex($1.key.itemID.bytes) }
-        return .array(sorted.map { reference, state in
-            .object([
-                "id": .string(hex(reference.itemID.bytes)),
-                "class": .string(className(state.attributes.itemClass)),
-                "attributes": attributesJSON(state.attributes),
-                "secret": .string(hex(state.secret)),
-            ])
-        })
-    }
-}
-
 func className(_ itemClass: ItemClass) -> String {
     switch itemClass {
     case .genericPassword: return "genericPassword"
@@ -165,9 +148,4 @@ func attributesJSON(_ attributes: ItemAttributes) -> ManifestJSON {
         }
     }
     return .object(members)
-}
-
-struct FixtureError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -95,12 +95,6 @@ enum SecItemValueReader {
     }
 }
 
-/// Lets `SecItemValueReader` look inside an `Optional` stored in an `Any`.
-protocol OptionalBox {
-    /// The wrapped value, or `nil`.
-    var boxedValue: Any? { get }
-}
-
 extension Optional: OptionalBox {
     var boxedValue: Any? { self.map { $0 as Any } }
 }

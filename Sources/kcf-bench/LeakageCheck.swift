@@ -96,56 +96,6 @@ func earlyExitEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
     return true
 }
 
-/// Welch's t over two classes of timings, accumulated online (Welford).
-struct WelchAccumulator {
-    var count = [0.0, 0.0]
-    var mean = [0.0, 0.0]
-    var m2 = [0.0, 0.0]
-
-    mutating func add(_ value: Double, classIndex: Int) {
-        count[classIndex] += 1
-        let delta = value - mean[classIndex]
-        mean[classIndex] += delta / count[classIndex]
-        m2[classIndex] += delta * (value - mean[classIndex])
-    }
-
-    var t: Double {
-        guard count[0] > 1, count[1] > 1 else { return 0 }
-        let variance0 = m2[0] / (count[0] - 1)
-        let variance1 = m2[1] / (count[1] - 1)
-        let denominator = (variance0 / count[0] + variance1 / count[1]).squareRoot()
-        return denominator > 0 ? (mean[0] - mean[1]) / denominator : 0
-    }
-}
-
-struct LeakageResult {
-    var tAll: Double
-    var cropped: [(percentile: Double, t: Double)]
-    var meanNanoseconds: (Double, Double)
-    var callsPerClass: (Int, Int)
-
-    var maximumAbsoluteT: Double {
-        ([abs(tAll)] + cropped.map { abs($0.t) }).max() ?? 0
-    }
-
-    func add(to report: inout Report, name: String, expectLeak: Bool = false) {
-        let verdict: String
-        switch (maximumAbsoluteT < 4.5, expectLeak) {
-        case (true, false): verdict = "(no leak detected, < 4.5)"
-        case (false, false): verdict = "(LEAK SUSPECTED, ≥ 4.5)"
-        case (false, true): verdict = "(leak detected, as it must be: the check can see leaks)"
-        case (true, true): verdict = "(CONTROL NOT DETECTED: this run cannot be trusted)"
-        }
-        report.add("\(name): max |t|", maximumAbsoluteT, verdict)
-        report.add("\(name): |t| all calls", abs(tAll), "")
-        for crop in cropped {
-            report.add("\(name): |t| below p\(Int(crop.percentile * 100))", abs(crop.t), "")
-        }
-        report.add("\(name): mean time fixed / random", meanNanoseconds.0, "ns / \(formatValue(meanNanoseconds.1)) ns")
-        report.add("\(name): timed calls fixed / random", Double(callsPerClass.0), "/ \(formatValue(Double(callsPerClass.1)))")
-    }
-}
-
 /// Times `callsPerClass` calls of `operation` on inputs of each class, in random order.
 ///
 /// Inputs are made by `makeInput` (`true` = random-input class) in chunks before any of them is timed, so

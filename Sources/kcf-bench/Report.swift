@@ -1,10 +1,3 @@
-/// One printed figure of a benchmark.
-struct Figure {
-    let name: String
-    let value: Double
-    let unit: String
-}
-
 /// Prints figures as an aligned table, or as JSON with `--json`.
 struct Report {
     let title: String

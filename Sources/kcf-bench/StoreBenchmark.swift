@@ -188,59 +188,11 @@ struct StoreBenchmark {
     }
 }
 
-/// The item every store benchmark writes; `Scripts/compare-peers.py` builds the same rows for SQLite.
-enum BenchmarkItem {
-    static let secretSize = 32
-
-    static func make(_ index: Int) -> GenericPassword {
-        var secret = [UInt8](repeating: 0, count: secretSize)
-        var generator = SplitMix64(seed: UInt64(index) &+ 0x9E37_79B9)
-        for position in secret.indices { secret[position] = UInt8.random(in: 0...255, using: &generator) }
-        return GenericPassword(
-            service: "service-\(index % 64).example.com", account: "user\(index)@example.com",
-            label: "Benchmark item \(index)", itemDescription: "benchmark password", comment: "written by kcf-bench",
-            creator: 0x6B63_6662, value: secret)
-    }
-}
-
-/// A small seeded generator (SplitMix64) for reproducible benchmark inputs; not for keys.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}
-
-struct BenchmarkFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// A fresh directory under the system's temporary directory, removed with its contents.
-struct TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        var template = Array((FileManager.default.temporaryDirectory.path + "/kcf-bench-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw BenchmarkFailure("mkdtemp failed") }
-        path = String(cString: made)
-    }
-
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
-}
-
-private func mean(_ values: [UInt64]) -> Double {
+func mean(_ values: [UInt64]) -> Double {
     values.isEmpty ? 0 : Double(values.reduce(0, +)) / Double(values.count)
 }
 
-private func median(_ values: [UInt64]) -> Double {
+func median(_ values: [UInt64]) -> Double {
     guard !values.isEmpty else { return 0 }
     return Double(values.sorted()[values.count / 2])
 }
@@ -282,6 +234,6 @@ func printStoreRuns(_ runs: [StoreBenchmark.Run], passwordOpen: Double, json: Bo
     }
 }
 
-private func leftPadded(_ text: String, _ width: Int) -> String {
+func leftPadded(_ text: String, _ width: Int) -> String {
     String(repeating: " ", count: max(0, width - text.count)) + text
 }

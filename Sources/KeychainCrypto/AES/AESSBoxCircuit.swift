@@ -26,19 +26,6 @@
 //   GF(256)/GF(16): normal {Y,Y^16}, Y^2+Y+nu, nu=0xed, Y=0x42
 //   scale s = 0x5d (elements are written as AES-field bytes).
 
-/// Words that hold one bit plane of several bitsliced AES states. Only bitwise operations are used, so every
-/// function over them runs in time independent of the data.
-@usableFromInline
-internal protocol BitsliceWord: Sendable {
-    static func ^ (lhs: Self, rhs: Self) -> Self
-    static func & (lhs: Self, rhs: Self) -> Self
-    static func | (lhs: Self, rhs: Self) -> Self
-    static prefix func ~ (x: Self) -> Self
-    static var zero: Self { get }
-}
-
-// `zero` and the operators come from the standard library (AdditiveArithmetic, FixedWidthInteger), and for
-// SIMD2<UInt64> from AESBitslice.swift, which implements them with whole-register instructions.
 extension UInt64: BitsliceWord {}
 
 extension SIMD2: BitsliceWord where Scalar == UInt64 {}

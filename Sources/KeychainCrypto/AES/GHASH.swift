@@ -1,3 +1,5 @@
+// One file for GHASH and the parts of its multiplier: they share the file-private masks that keep it constant time.
+//
 // GHASH (NIST SP 800-38D §6.4): the polynomial hash of AES-GCM over GF(2^128), in constant time.
 //
 // Representation. A 16-byte block is held as two big-endian words (hi = bytes 0…7, lo = bytes 8…15).

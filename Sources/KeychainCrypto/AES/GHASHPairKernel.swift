@@ -1,3 +1,5 @@
+// One file for the kernel and its private helper types: they are inlined into one another and private to it.
+//
 // The bulk GHASH kernel: two blocks at a time in the two 64-bit lanes of an SSE2 register, with `pmuludq`.
 //
 // Arithmetic. `pmuludq` multiplies the low 32 bits of each 64-bit lane into a full 64-bit product. Split a

@@ -1,12 +1,5 @@
-/// A chaining value that absorbs 64-byte message blocks: the compression functions of SHA-1 and SHA-256.
-protocol BlockCompressor: Sendable {
-    /// Compresses `count` consecutive 64-byte blocks starting at `blocks`.
-    ///
-    /// - Precondition: `blocks` points at `64 * count` readable bytes.
-    mutating func compress(blocks: UnsafeRawPointer, count: Int)
-}
-
 extension SHA256.State: BlockCompressor {}
+
 extension Insecure.SHA1.State: BlockCompressor {}
 
 /// The framing SHA-1 and SHA-256 share (FIPS 180-4 §5.1.1, §6): input buffered into 64-byte blocks for the

@@ -185,11 +185,3 @@ struct DERReader {
         return "0x" + (byte < 0x10 ? "0" + digits : digits)
     }
 }
-
-/// Thrown by ``DERReader``: the offset in the input of the element that is wrong, and what is wrong.
-struct DERError: Error, Equatable {
-    /// The offset from the start of the input.
-    let offset: Int
-    /// What is wrong, for people.
-    let reason: String
-}

@@ -18,7 +18,7 @@
 /// that guessing lengths, fields, tags and ids can cost is bounded by a multiple of the file's size.
 struct RecoveringReader {
     /// The file, with lengths and tags repaired in place where their box authenticated.
-    private(set) var bytes: [UInt8]
+    var bytes: [UInt8]
     let headerLength: Int
     let context: RecordContext
     let initialChain: [UInt8]
@@ -29,18 +29,18 @@ struct RecoveringReader {
     /// The sequence number whose chain value to report (``watchedChain``), for a pinned head.
     let watchedSequence: UInt64?
 
-    private(set) var damage: [Damage] = []
-    private(set) var index = ItemIndex()
+    var damage: [Damage] = []
+    var index = ItemIndex()
     /// The head of the last record whose every box authenticated, and the end of the last record whose frame
     /// could be read.
-    private(set) var head: Head
+    var head: Head
     /// The chain value after the authentic record with ``watchedSequence`` (or `C0` for sequence 0), if any.
-    private(set) var watchedChain: [UInt8]?
-    private(set) var end: Int
-    private(set) var boxCount: UInt64 = 0
+    var watchedChain: [UInt8]?
+    var end: Int
+    var boxCount: UInt64 = 0
 
     /// One box found in the file: where it is and everything its associated data needs (SPEC.md §7.2).
-    private struct Slot {
+    struct Slot {
         let range: Range<Int>
         /// The previous chain value is the 16 bytes before this offset, or `C0` when it is the header's end.
         let chainEnd: Int
@@ -51,12 +51,12 @@ struct RecoveringReader {
         var verified: Bool
     }
 
-    private enum Entry {
+    enum Entry {
         case put(attributes: Int, secret: Int?)
         case delete(Int)
     }
 
-    private struct Record {
+    struct Record {
         let frameStart: Int
         let frameEnd: Int
         let fields: RecordDecoder.RecordFields
@@ -66,22 +66,22 @@ struct RecoveringReader {
         var repaired = false
     }
 
-    private var slots: [Slot] = []
+    var slots: [Slot] = []
     /// The slots of each record, by record index.
-    private var slotRanges: [(slots: Range<Int>, record: Int)] = []
+    var slotRanges: [(slots: Range<Int>, record: Int)] = []
     /// Slots whose length or tag was repaired.
-    private var repairedSlots: Set<Int> = []
+    var repairedSlots: Set<Int> = []
     /// The decoded attributes of each attributes slot that authenticated, by slot.
-    private var attributes: [Int: (id: ItemID, attributes: ItemAttributes)] = [:]
+    var attributes: [Int: (id: ItemID, attributes: ItemAttributes)] = [:]
     /// Why an authentic attributes box could not be used, by slot.
-    private var undecodable: [Int: String] = [:]
+    var undecodable: [Int: String] = [:]
     /// The ids of deletions, by slot.
-    private var deletedIDs: [Int: ItemID] = [:]
-    private var records: [Record] = []
+    var deletedIDs: [Int: ItemID] = [:]
+    var records: [Record] = []
     /// Bytes that verifications of candidates (lengths, record fields, tags, ids) may still hash: 32 times the
     /// file and 16 MiB more, so that damage cannot make the reader do more than a bounded multiple of reading
     /// the file once, however hostile.
-    private var budget: Int
+    var budget: Int
 
     init(
         bytes: [UInt8], headerLength: Int, context: RecordContext, initialChain: [UInt8], acknowledged: Acknowledgement?,
@@ -132,7 +132,7 @@ struct RecoveringReader {
 
     /// Whether `offset` is the end the lock file acknowledged, reached after a record with the acknowledged
     /// sequence number and chain value (the stored tag before `offset`, repaired where a later box confirmed it).
-    private func isAcknowledgedEnd(_ offset: Int) -> Bool {
+    func isAcknowledgedEnd(_ offset: Int) -> Bool {
         guard let acknowledged, offset == acknowledged.end else { return false }
         if acknowledged.sequence == 0 { return offset == headerLength && acknowledged.chainValue == initialChain }
         guard let previous = records.last(where: { $0.frameEnd == offset }), previous.fields.sequence == acknowledged.sequence,
@@ -140,23 +140,23 @@ struct RecoveringReader {
         return Array(bytes[(offset - 16)..<offset]) == acknowledged.chainValue
     }
 
-    private func u32(_ offset: Int) -> UInt32? {
+    func u32(_ offset: Int) -> UInt32? {
         guard offset >= 0, offset + 4 <= bytes.count else { return nil }
         return bytes[offset..<(offset + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
     }
 
-    private func u64(_ offset: Int) -> UInt64? {
+    func u64(_ offset: Int) -> UInt64? {
         guard offset >= 0, offset + 8 <= bytes.count else { return nil }
         return bytes[offset..<(offset + 8)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 
-    private mutating func writeU32(_ value: UInt32, at offset: Int) {
+    mutating func writeU32(_ value: UInt32, at offset: Int) {
         for index in 0..<4 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (24 - 8 * index)) }
     }
 
     /// The record whose frame starts at `start`, with its boxes found and checked; `nil` when no frame can be
     /// read there.
-    private mutating func readRecord(at start: Int, expectedSequence: UInt64) -> Record? {
+    mutating func readRecord(at start: Int, expectedSequence: UInt64) -> Record? {
         guard let length = u32(start), let check = u32(start + 4) else { return nil }
         var lengths = [length]
         if check != ~length { lengths.append(~check) }
@@ -190,7 +190,7 @@ struct RecoveringReader {
 
     /// The record's kind, sequence number and entry count: those stored, unless other values (another kind, the
     /// expected sequence number, an entry count one bit away) make the record's first box authenticate.
-    private mutating func recordFields(
+    mutating func recordFields(
         frameStart: Int, frameEnd: Int, expectedSequence: UInt64
     ) -> (fields: RecordDecoder.RecordFields, payloadStart: Int, firstBoxVerifies: Bool)? {
         guard let storedSequence = u64(frameStart + 9) else { return nil }
@@ -224,7 +224,7 @@ struct RecoveringReader {
     }
 
     /// Whether the first box of a record with `fields` authenticates as stored.
-    private mutating func firstBoxVerifies(
+    mutating func firstBoxVerifies(
         _ fields: RecordDecoder.RecordFields, payloadStart: Int, frameStart: Int, frameEnd: Int, candidate: Bool
     ) -> Bool {
         var roles: [BoxRole]
@@ -251,7 +251,7 @@ struct RecoveringReader {
     }
 
     /// Finds the boxes of the record framed `frameStart ..< frameEnd`, checking each.
-    private mutating func readEntries(
+    mutating func readEntries(
         frameStart: Int, frameEnd: Int, fields header: (fields: RecordDecoder.RecordFields, payloadStart: Int, firstBoxVerifies: Bool)
     ) -> Record {
         let fields = header.fields
@@ -323,7 +323,7 @@ struct RecoveringReader {
     }
 
     /// Records a slot, decoding an authentic attributes or deletion box; returns its index.
-    private mutating func append(_ slot: Slot) -> Int {
+    mutating func append(_ slot: Slot) -> Int {
         slots.append(slot)
         let index = slots.count - 1
         if slot.verified { decode(index) }
@@ -331,7 +331,7 @@ struct RecoveringReader {
     }
 
     /// Decodes the authentic attributes or deletion box of slot `index`.
-    private mutating func decode(_ index: Int) {
+    mutating func decode(_ index: Int) {
         let slot = slots[index]
         let chain = previousChain(slot)
         switch slot.role {
@@ -356,7 +356,7 @@ struct RecoveringReader {
 
     /// The box field (`u32` length, box) at `position`, checked: its stored length, or one a bit away whose box
     /// authenticates (repaired in place). `nil` when no length fits before `limit`.
-    private mutating func boxSlot(
+    mutating func boxSlot(
         at position: Int, limit: Int, chainEnd: Int, _ fields: RecordDecoder.RecordFields, _ entryIndex: UInt32, _ role: BoxRole,
         _ itemID: ItemID?
     ) -> Slot? {
@@ -384,241 +384,5 @@ struct RecoveringReader {
             }
         }
         return slot(stored)
-    }
-
-    // MARK: Checking boxes
-
-    private func previousChain(_ slot: Slot) -> ChainValue {
-        slot.chainEnd == headerLength ? ChainValue(initialChain) : ChainValue(bytes, endingAt: slot.chainEnd)
-    }
-
-    /// Whether the slot's box authenticates with its previous chain value as stored (or `chain`). A `candidate`
-    /// check (a guessed length, field, tag or id) is charged to the budget, and fails once it is spent.
-    private mutating func verify(_ slot: Slot, chain: ChainValue? = nil, candidate: Bool = false) -> Bool {
-        guard slot.role != .secret || slot.itemID != nil else { return false }
-        if candidate {
-            guard budget > 0 else { return false }
-            budget -= slot.range.count + BoxAAD.size
-        }
-        let previous = chain ?? previousChain(slot)
-        return slot.record.withAAD(entryIndex: slot.entryIndex, role: slot.role, itemID: slot.itemID, previousChain: previous) { aad in
-            bytes.withUnsafeBytes { all in
-                (try? AES.GCM.verify(UnsafeRawBufferPointer(rebasing: all[slot.range]), using: context.boxKey, authenticating: aad)) != nil
-            }
-        }
-    }
-
-    /// The plaintext of the slot's box, decrypted without its tag checked: only to compute candidate tags and ids
-    /// that another box's tag must then confirm.
-    private func unverifiedPlaintext(_ slot: Slot) -> [UInt8] {
-        var plaintext = [UInt8](repeating: 0, count: slot.range.count - Format.boxOverhead)
-        bytes.withUnsafeBytes { all in
-            plaintext.withUnsafeMutableBytes { output in
-                _ = try? AES.GCM.decryptVerified(UnsafeRawBufferPointer(rebasing: all[slot.range]), using: context.boxKey, into: output)
-            }
-        }
-        return plaintext
-    }
-
-    /// The tag the slot's box would have if its nonce and ciphertext are what was sealed: the plaintext sealed
-    /// again with the stored nonce and the slot's associated data.
-    private func computedTag(_ slot: Slot, plaintext: [UInt8]) -> [UInt8]? {
-        guard slot.role != .secret || slot.itemID != nil,
-              let nonce = try? AES.GCM.Nonce(data: bytes[slot.range.lowerBound..<(slot.range.lowerBound + 12)]) else { return nil }
-        var box = [UInt8](repeating: 0, count: slot.range.count)
-        let sealed: Bool = slot.record.withAAD(
-            entryIndex: slot.entryIndex, role: slot.role, itemID: slot.itemID, previousChain: previousChain(slot)
-        ) { aad in
-            plaintext.withUnsafeBytes { input in
-                box.withUnsafeMutableBytes { output in
-                    (try? AES.GCM.seal(input, using: context.boxKey, nonce: nonce, authenticating: aad, into: output)) != nil
-                }
-            }
-        }
-        return sealed ? Array(box.suffix(16)) : nil
-    }
-
-    /// A box that fails followed, in the chain, by one that fails: if the first one's computed tag makes the
-    /// second authenticate, only the first one's stored tag was damaged — both are authentic, and the tag is
-    /// repaired in place.
-    private mutating func repairTags() {
-        guard slots.count >= 2 else { return }
-        for index in 0..<(slots.count - 1) where !slots[index].verified && !slots[index + 1].verified {
-            guard slots[index + 1].chainEnd == slots[index].range.upperBound, budget > 0 else { continue }
-            var plaintext = unverifiedPlaintext(slots[index])
-            let tag = computedTag(slots[index], plaintext: plaintext)
-            var next = slots[index + 1]
-            if next.role == .secret && next.itemID == nil && slots[index].role == .attributes && plaintext.count >= 17 {
-                next.itemID = try? ItemID(bytes: plaintext[1..<17])
-            }
-            // Not yet authenticated, and possibly a secret: not kept.
-            plaintext.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
-            guard let tag else { continue }
-            budget -= slots[index].range.count
-            guard verify(next, chain: ChainValue(tag), candidate: true) else { continue }
-            bytes.replaceSubrange((slots[index].range.upperBound - 16)..<slots[index].range.upperBound, with: tag)
-            repairedSlots.insert(index)
-            slots[index].verified = verify(slots[index])
-            next.verified = verify(next)
-            slots[index + 1] = next
-            if slots[index].verified { decode(index) }
-            if next.verified { decode(index + 1) }
-            // A secret box after attributes that now decode names their item.
-            if slots[index].role == .attributes, let id = attributes[index]?.id, index + 1 < slots.count, slots[index + 1].role == .secret {
-                slots[index + 1].itemID = id
-                if !slots[index + 1].verified { slots[index + 1].verified = verify(slots[index + 1]) }
-            }
-        }
-    }
-
-    /// Names the items of damaged boxes where an id read elsewhere in the file authenticates them: a secret box
-    /// whose attributes box is damaged, and a deletion whose ciphertext is damaged (its tag, over the ciphertext
-    /// of the id, still verifies when the id is sealed again with its nonce).
-    private mutating func identifyDamagedItems() {
-        var candidates = Set(attributes.values.map(\.id))
-        candidates.formUnion(deletedIDs.values)
-        let known = Array(candidates)
-        guard !known.isEmpty else { return }
-        for index in slots.indices where !slots[index].verified {
-            switch slots[index].role {
-            case .secret where slots[index].itemID == nil:
-                for id in known where budget > 0 {
-                    var slot = slots[index]
-                    slot.itemID = id
-                    if verify(slot, candidate: true) {
-                        slots[index].itemID = id
-                        break
-                    }
-                }
-            case .deletion:
-                for id in known where budget > 0 {
-                    budget -= slots[index].range.count + BoxAAD.size
-                    if computedTag(slots[index], plaintext: id.bytes) == Array(bytes[(slots[index].range.upperBound - 16)..<slots[index].range.upperBound]) {
-                        deletedIDs[index] = id
-                        break
-                    }
-                }
-            default:
-                break
-            }
-        }
-    }
-
-    // MARK: Applying
-
-    private mutating func applyRecords() {
-        var lost: Set<ItemID> = []
-        for (position, record) in records.enumerated() {
-            let isFinal = position == records.count - 1
-            var entries: [DecodedEntry] = []
-            var losses: [Damage] = []
-            for entry in record.entries {
-                switch entry {
-                case .put(let attributesIndex, let secretIndex):
-                    let attributesSlot = slots[attributesIndex]
-                    if let decoded = attributes[attributesIndex], let secretIndex, slots[secretIndex].verified {
-                        entries.append(RecordDecoder.putEntry(
-                            decoded, window: bytes, secretBox: slots[secretIndex].range, record: attributesSlot.record,
-                            entryIndex: attributesSlot.entryIndex,
-                            attributesTag: ChainValue(bytes, endingAt: attributesSlot.range.upperBound),
-                            attributesBoxCount: attributesSlot.range.count))
-                    } else {
-                        let id = attributes[attributesIndex]?.id ?? secretIndex.flatMap { slots[$0].itemID }
-                        let reason: String
-                        if let problem = undecodable[attributesIndex] {
-                            reason = "its attributes authenticate but do not decode: \(problem)"
-                        } else if attributes[attributesIndex] == nil {
-                            reason = "its attributes box does not authenticate"
-                        } else {
-                            reason = secretIndex == nil ? "its secret box cannot be found" : "its secret box does not authenticate"
-                        }
-                        losses.append(Damage(offset: attributesSlot.range.lowerBound - 4, itemID: id, loss: .item, reason: reason))
-                    }
-                case .delete(let slotIndex):
-                    if let id = deletedIDs[slotIndex] {
-                        entries.append(.delete(id: id))
-                    } else {
-                        losses.append(Damage(
-                            offset: slots[slotIndex].range.lowerBound - 4, loss: .deletion,
-                            reason: undecodable[slotIndex] ?? "its box does not authenticate"))
-                    }
-                }
-            }
-            // What a crash left after the acknowledged end is not applied (SPEC.md §9.3): a final record starting
-            // exactly there that did not verify as stored.
-            let repaired = record.repaired || slotRanges.contains { $0.record == position && $0.slots.contains { repairedSlots.contains($0) } }
-            if isFinal, !losses.isEmpty || !record.complete || repaired, isAcknowledgedEnd(record.frameStart) {
-                damage.append(Damage(
-                    offset: record.frameStart, loss: .crashRemnant(byteCount: record.frameEnd - record.frameStart),
-                    reason: "the final record does not verify and starts after the acknowledged end"))
-                continue
-            }
-            damage += losses
-            for loss in losses where loss.loss == .item {
-                guard let id = loss.itemID else { continue }
-                lost.insert(id)
-                if index[id] != nil { try? index.apply([.delete(id: id)]) }
-            }
-            do throws(IndexConflict) {
-                try index.apply(entries)
-            } catch {
-                for entry in entries {
-                    do throws(IndexConflict) {
-                        try index.apply([entry])
-                    } catch {
-                        if case .delete(let id) = entry, lost.contains(id) { continue }
-                        let id: ItemID
-                        switch entry {
-                        case .put(let putID, _, _): id = putID
-                        case .delete(let deleteID): id = deleteID
-                        }
-                        damage.append(Damage(offset: record.frameStart, itemID: id, loss: .conflict, reason: "\(error)"))
-                    }
-                }
-            }
-            for entry in entries {
-                if case .put(let id, _, _) = entry { lost.remove(id) }
-            }
-            // The head moves past records whose every box authenticated (repaired ones included).
-            if losses.isEmpty && record.complete {
-                let chain = Array(bytes[(record.frameEnd - 16)..<record.frameEnd])
-                head = Head(epoch: context.epoch, sequence: record.fields.sequence, chainValue: chain)
-                if record.fields.sequence == watchedSequence { watchedChain = chain }
-            }
-        }
-    }
-
-    /// Reports that the file ends at `size`, before what the lock file acknowledged.
-    mutating func noteMissing(from size: Int, upTo acknowledgedEnd: Int) {
-        guard acknowledgedEnd > size else { return }
-        damage.append(Damage(
-            offset: size, loss: .region(byteCount: acknowledgedEnd - size),
-            reason: "the file ends before the end the lock file acknowledged (\(acknowledgedEnd)): acknowledged records are missing"))
-    }
-
-    // MARK: Resynchronising
-
-    /// Whether a frame ending at `offset` is followed by the end of the file or by a plausible frame header.
-    private func framePlausiblyEnds(at offset: Int) -> Bool {
-        if offset == bytes.count { return true }
-        guard let length = u32(offset), let check = u32(offset + 4), offset + 17 <= bytes.count else { return false }
-        return check == ~length && length >= Format.minimumBodyLength && length <= Format.maximumBodyLength
-            && offset + Format.frameHeaderSize + Int(length) <= bytes.count && (1...3).contains(bytes[offset + 8])
-    }
-
-    /// The first offset after `offset` holding a plausible frame header (SPEC.md §9.2 step 2) with a sequence
-    /// number of at least `minimumSequence`; `nil` if there is none.
-    private func nextPlausibleFrame(after offset: Int, minimumSequence: UInt64) -> Int? {
-        var start = offset + 1
-        while start + 17 <= bytes.count {
-            if let length = u32(start), let check = u32(start + 4), check == ~length,
-               length >= Format.minimumBodyLength, length <= Format.maximumBodyLength,
-               start + Format.frameHeaderSize + Int(length) <= bytes.count, (1...3).contains(bytes[start + 8]),
-               let sequence = u64(start + 9), sequence >= minimumSequence {
-                return start
-            }
-            start += 1
-        }
-        return nil
     }
 }

@@ -1,14 +1,3 @@
-/// How an option takes a value.
-enum OptionArity: Equatable, Sendable {
-    /// A switch without a value, such as `-U`.
-    case flag
-    /// An option that needs a value, such as `-a ACCOUNT`.
-    case value(String)
-    /// An option whose value may be left out, such as `-w [PASSWORD]`: the next argument is its value
-    /// only when it is `-` or does not start with `-`.
-    case optionalValue(String)
-}
-
 /// One option a command accepts.
 struct OptionSpec: Sendable {
     /// The one-letter form, used as `-x`.
@@ -61,26 +50,4 @@ struct OptionSpec: Sendable {
                    help: "read a damaged keychain: every item that still authenticates, read-only; what is lost is listed on stderr (exit 5)"),
         OptionSpec("h", long: "help", help: "print this command's usage"),
     ]
-}
-
-/// A positional argument of a command.
-struct PositionalSpec: Sendable {
-    /// Its name in usage text, such as `FILE`.
-    let name: String
-    /// Whether it may be left out.
-    let optional: Bool
-    /// Whether it may be repeated.
-    let repeats: Bool
-
-    init(_ name: String, optional: Bool = false, repeats: Bool = false) {
-        self.name = name
-        self.optional = optional
-        self.repeats = repeats
-    }
-
-    /// How it is written in usage text.
-    var synopsis: String {
-        let base = repeats ? "\(name)..." : name
-        return optional ? "[\(base)]" : base
-    }
 }

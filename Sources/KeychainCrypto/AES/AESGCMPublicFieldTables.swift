@@ -1,22 +1,3 @@
-// Associated data that equals a template except in bytes that are public: the GHASH state after it from tables.
-//
-// GHASH is linear. The state after absorbing associated data A of n blocks (the last zero-padded) from zero is
-//
-//     S(A) = A_0·Hⁿ ⊕ A_1·Hⁿ⁻¹ ⊕ … ⊕ A_(n−1)·H
-//
-// so if A equals a template T except at some byte positions, S(A) = S(T′) ⊕ ⊕_p C_p(A[p]), where T′ is T with
-// those bytes zeroed and C_p(v) is what byte value v at position p alone contributes. C_p is linear in v's bits,
-// so C_p(v) = C_p(high nibble) ⊕ C_p(low nibble): two reads from tables of 16 values each. A message's GHASH then
-// starts after its whole associated data, at the cost of a comparison with the template and two table reads a
-// varying byte, instead of a multiplication a block. (A keychain's attributes box has five blocks of associated
-// data; with its first two shared by the record — AESGCMAssociatedDataPrefix.swift — this saves the other three.)
-//
-// Constant time, and why it holds here only. The tables are key material (multiples of powers of H), read at
-// addresses that depend on the varying bytes: a timing attacker learns those bytes, and nothing else. That is
-// safe only because they are public: in the keychain's use, the entry index and the previous box's tag, both in
-// the file in the clear. Nothing secret may ever be a varying byte. The state S(T′) and the tables are zeroed
-// when released, as H is.
-
 /// The contributions of the public bytes of associated data of one length to the GHASH state after it, under one
 /// context's hash key: for each varying byte position, 16 values for its high nibble and 16 for its low one.
 ///
@@ -129,56 +110,5 @@ final class AESGCMPublicFieldTables: @unchecked Sendable {
             }
         }
         return GHASH(high: sum[0], low: sum[1])
-    }
-}
-
-/// The GHASH state after associated data that equals `template` outside the varying bytes of `tables`, for the
-/// messages of one key whose associated data has one layout (``AESGCMPublicFieldTables``).
-///
-/// `@unchecked Sendable`: every stored property is written in `init` and only read afterwards.
-final class AESGCMAssociatedDataTemplate: @unchecked Sendable {
-    let tables: AESGCMPublicFieldTables
-    /// The template with its varying bytes zeroed, as the 8-byte words ``AESGCMPublicFieldTables/fixedMask`` masks.
-    private let template: [UInt64]
-    /// S(template with its varying bytes zeroed).
-    private let state: GHASHStateStorage
-
-    /// Prepares `template` (``AESGCMPublicFieldTables/byteCount`` bytes; its varying bytes are ignored).
-    init(tables: AESGCMPublicFieldTables, template bytes: UnsafeRawBufferPointer) {
-        precondition(bytes.count == tables.byteCount, "a template of the tables' length")
-        self.tables = tables
-        template = tables.wordOffsets.enumerated().map { index, offset in
-            bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & tables.fixedMask[index]
-        }
-        let blockCount = (bytes.count + 15) / 16
-        state = withUnsafeTemporaryAllocation(byteCount: 16 * blockCount, alignment: 16) { zeroed in
-            zeroed.initializeMemory(as: UInt8.self, repeating: 0)
-            for index in 0..<bytes.count where !tables.isVarying(index) { zeroed[index] = bytes[index] }
-            return GHASHStateStorage(absorbing: UnsafeRawPointer(zeroed.baseAddress!), blockCount: blockCount, key: tables.context.ghashKey)
-        }
-    }
-
-    /// The GHASH state after the whole of `aad` when it matches the template under `context`'s key; `nil` otherwise.
-    @inline(__always)
-    func state(after aad: UnsafeRawBufferPointer, under context: AESGCMContext) -> GHASH? {
-        guard context === tables.context, aad.count == tables.byteCount, let base = aad.baseAddress else { return nil }
-        // The associated data is public: an ordinary comparison is fine here.
-        let matches = template.withUnsafeBufferPointer { template in
-            tables.fixedMask.withUnsafeBufferPointer { mask in
-                tables.wordOffsets.withUnsafeBufferPointer { offsets in
-                    var difference: UInt64 = 0
-                    for index in 0..<offsets.count {
-                        difference |= (base.loadUnaligned(fromByteOffset: offsets[index], as: UInt64.self) ^ template[index]) & mask[index]
-                    }
-                    return difference == 0
-                }
-            }
-        }
-        guard matches else { return nil }
-        var hash = state.value
-        let varying = tables.contribution(of: base)
-        hash.high ^= varying.high
-        hash.low ^= varying.low
-        return hash
     }
 }

@@ -33,17 +33,3 @@ enum Format {
     static let headerKeyLabel = Array("KCF1 header".utf8)
     static let recordKeyLabel = Array("KCF1 records".utf8)
 }
-
-/// Record kinds (SPEC.md §7.1).
-enum RecordKind: UInt8, Sendable {
-    case put = 1
-    case delete = 2
-    case transaction = 3
-}
-
-/// Box roles in the associated data (SPEC.md §7.2).
-enum BoxRole: UInt8, Sendable {
-    case attributes = 1
-    case secret = 2
-    case deletion = 3
-}
