@@ -1,17 +1,4 @@
-import Foundation
+import KeychainTestSupport
 
-/// SplitMix64: a small seeded generator. Fixtures only — it is predictable by design, so every key, salt
-/// and nonce in a fixture is reproducible; never use it for anything that protects data.
-public struct FixtureRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-}
+/// The fixtures' seeded generator (SplitMix64): every key, salt and nonce in a fixture is reproducible.
+public typealias FixtureRandom = SplitMix64

@@ -36,7 +36,7 @@ final class AESGCMPublicFieldTables: @unchecked Sendable {
         var offsets = Array(stride(from: 0, through: byteCount - 8, by: 8))
         if byteCount % 8 != 0 { offsets.append(byteCount - 8) }
         wordOffsets = offsets
-        // Byte k of a word loaded from memory is its bits 8k … 8k + 7: the host is little-endian (AESBitslice.swift).
+        // Byte k of a word loaded from memory is its bits 8k … 8k + 7: the host is little-endian (AESPlanes.swift).
         fixedMask = offsets.map { offset in
             (0..<8).reduce(UInt64(0)) { mask, k in varyingPositions.contains(offset + k) ? mask : mask | (0xFF << UInt64(8 * k)) }
         }
@@ -103,7 +103,7 @@ final class AESGCMPublicFieldTables: @unchecked Sendable {
         runs.withUnsafeBufferPointer { runs in
             for run in runs {
                 for byte in UnsafeRawBufferPointer(start: aad + run.start, count: run.count) {
-                    // `^` is the whole-register one of AESBitslice.swift.
+                    // `^` is the whole-register one of AESPlanes.swift.
                     sum = sum ^ table[Int(byte >> 4)] ^ table[16 + Int(byte & 15)]
                     table += 32
                 }

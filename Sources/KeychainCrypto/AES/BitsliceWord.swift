@@ -10,4 +10,4 @@ internal protocol BitsliceWord: Sendable {
 }
 
 // `zero` and the operators come from the standard library (AdditiveArithmetic, FixedWidthInteger), and for
-// SIMD2<UInt64> from AESBitslice.swift, which implements them with whole-register instructions.
+// SIMD2<UInt64> from AESPlanes.swift, which implements them with whole-register instructions.

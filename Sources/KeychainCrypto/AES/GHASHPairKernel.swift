@@ -71,7 +71,7 @@ struct GHASHPairTable {
     /// Writes the 36 class pieces of `element` into lane `lane` of pair `pair`, in the order ``GHASHPieces``
     /// splits a block: for each half (low, high, their XOR), for each 32-bit operand of its subproducts (low,
     /// high, their XOR), the four classes. (Lane 0 is the first 8 bytes of a vector: the host is little-endian,
-    /// which AESBitslice.swift checks.)
+    /// which AESPlanes.swift checks.)
     private func fill(pair: Int, lane: Int, _ element: (high: UInt64, low: UInt64)) {
         let base = UnsafeMutableRawPointer(vectors + pair * Self.piecesPerElement) + 8 * lane
         var index = 0
@@ -98,7 +98,7 @@ struct GHASHPairTable {
 @inline(__always) private var class3: GHASHLanes { GHASHLanes(repeating: 0x8888_8888_8888_8888) }
 
 /// Lane by lane, the low 32 bits of `a` times the low 32 bits of `b`, to 64 bits: one `pmuludq` (LLVM drops the
-/// masks, which that instruction applies anyway). `&` is the whole-register one of AESBitslice.swift.
+/// masks, which that instruction applies anyway). `&` is the whole-register one of AESPlanes.swift.
 @inline(__always)
 private func multiplyLow32(_ a: GHASHLanes, _ b: GHASHLanes) -> GHASHLanes {
     let low32 = GHASHLanes(repeating: 0xffff_ffff)

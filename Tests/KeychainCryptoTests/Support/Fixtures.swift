@@ -74,18 +74,8 @@ struct Hex: Decodable, CustomStringConvertible {
     var description: String { bytes.hex }
 }
 
-/// A small deterministic generator for splitting inputs at random points (SplitMix64); test data only.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-}
+/// A small deterministic generator for splitting inputs at random points; test data only.
+typealias SeededGenerator = SplitMix64
 
 /// Splits `bytes` into consecutive pieces at random points (possibly empty pieces).
 func randomSplit(_ bytes: [UInt8], using generator: inout SeededGenerator) -> [ArraySlice<UInt8>] {

@@ -31,18 +31,8 @@ func hex(_ text: String) throws -> [UInt8] {
     try [UInt8](hexString: text)
 }
 
-/// A small deterministic generator (SplitMix64) for test data only.
-struct TestRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-}
+/// A small deterministic generator for test data only.
+typealias TestRandom = SplitMix64
 
 /// Asserts that `body` throws `KeychainError.invalidParameter` whose text contains every one of
 /// `fragments`, and returns the text.
