@@ -32,9 +32,22 @@ enum UnicodeNFC {
     /// ```
     static func normalize(_ scalars: some Sequence<Unicode.Scalar>) -> [Unicode.Scalar] {
         let input = Array(scalars)
-        if isQuickCheckYes(input) { return input }
-        // Every value is an input scalar, a table entry or a Hangul syllable or jamo: all are scalar values.
-        return composedValues(of: input).map { Unicode.Scalar($0)! }
+        return isQuickCheckYes(input) ? input : normalizeWithoutQuickCheck(input)
+    }
+
+    /// The NFC form of a sequence of Unicode scalars by the full algorithm, without the quick check that
+    /// `normalize` tries first. The tests check that both paths agree, since the quick check alone would
+    /// hide a wrong table entry for any text it passes.
+    ///
+    /// - Parameter scalars: The text.
+    /// - Returns: Its NFC form, the same as `normalize(scalars)`.
+    ///
+    /// For example:
+    /// ```swift
+    /// UnicodeNFC.normalizeWithoutQuickCheck("caf\u{E9}".unicodeScalars)   // decomposes and recomposes U+00E9
+    /// ```
+    static func normalizeWithoutQuickCheck(_ scalars: some Sequence<Unicode.Scalar>) -> [Unicode.Scalar] {
+        composedValues(of: scalars).map { Unicode.Scalar($0)! }
     }
 
     /// The UTF-8 encoding of the NFC form of a string.
@@ -85,7 +98,8 @@ enum UnicodeNFC {
 
     // MARK: - The three steps
 
-    /// Decomposes, orders and composes `scalars`; returns the scalar values of the NFC form.
+    /// Decomposes, orders and composes `scalars`; returns the scalar values of the NFC form. Every value is an
+    /// input scalar, a table entry, or a Hangul syllable or jamo: all are valid `Unicode.Scalar` values.
     private static func composedValues(of scalars: some Sequence<Unicode.Scalar>) -> [UInt32] {
         let tables = UnicodeNFCTables.shared
         var values = decomposedValues(of: scalars, tables)
