@@ -48,8 +48,9 @@ struct NFCDifferentialTests {
 
     /// Scalars the random sequences are drawn from: the four blocks of combining marks, Hangul jamo and
     /// syllables, scalars with singleton or multi-scalar canonical decompositions, and base letters (Latin,
-    /// Greek, Cyrillic, Indic, Tibetan) that compose with the marks.
-    private static let pools: [[UInt32]] = [
+    /// Greek, Cyrillic, Indic, Tibetan) that compose with the marks. UnicodeNFCStandardLibraryTests draws the
+    /// same sequences.
+    static let pools: [[UInt32]] = [
         Array(0x0300...0x036F), Array(0x1DC0...0x1DFF), Array(0x20D0...0x20FF), Array(0xFE20...0xFE2F),
         Array(0x1100...0x1112), Array(0x1161...0x1175), Array(0x11A8...0x11C2), Array(0xAC00...0xD7A3),
         [0x212B, 0x2126, 0x212A, 0x0344, 0x0340, 0x0341, 0x0343, 0x0374, 0x037E, 0x0387, 0x0F73, 0x0F75, 0x0F81,
