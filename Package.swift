@@ -39,8 +39,7 @@ let package = Package(
         .testTarget(name: "KeychainSecItemTests", dependencies: ["KeychainSecItem", "KeychainFile", "KeychainTestSupport"]),
         .testTarget(
             name: "KeychainFileTests", dependencies: ["KeychainFile", "KeychainCrypto", "KeychainFileFixtures", "KeychainTestSupport", "kcf-worker"],
-            // Unicode/Data: the Unicode test data that the NFC conformance tests read through #filePath.
-            exclude: ["Reliability/README.md", "Unicode/Data"]),
+            exclude: ["Reliability/README.md"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,7 +6,7 @@ Writes
       canonical combining classes, full canonical decompositions and the canonical composition pairs, as
       compact text in StaticString literals (large array literals are slow to type-check; UnicodeNFCTables
       decodes the text into lookup tables once, at first use);
-  Tests/KeychainFileTests/Unicode/Data/NormalizationTest.txt   from NormalizationTest.txt: the conformance
+  Fixtures/unicode/NormalizationTest.txt   from NormalizationTest.txt: the conformance
       test data with each line's trailing comment (the characters and their names) removed.
 
 The input is Debian's unicode-data package (Unicode 15.0.0: `apt-get install -y unicode-data`), or any folder
@@ -24,7 +24,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SWIFT_OUTPUT = os.path.join(ROOT, "Sources/KeychainFile/Unicode/UnicodeNFCData.swift")
-TEST_OUTPUT = os.path.join(ROOT, "Tests/KeychainFileTests/Unicode/Data/NormalizationTest.txt")
+TEST_OUTPUT = os.path.join(ROOT, "Fixtures/unicode/NormalizationTest.txt")
 UNICODE_VERSION = "15.0.0"
 
 # Hangul syllables decompose and compose algorithmically (Unicode §3.12); UnicodeData.txt lists them as one

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The lines of Unicode 15.0's NormalizationTest.txt, read from the copy under `Data/` (made by
-/// Scripts/generate-nfc-tables.py; found from this source file's path so that tests run from any directory).
+/// The lines of Unicode 15.0's NormalizationTest.txt, read from the copy under `Fixtures/unicode/`
+/// (made by Scripts/generate-nfc-tables.py).
 ///
 /// For example:
 /// ```swift
@@ -32,8 +32,7 @@ struct NormalizationTestData: Sendable {
     var lines: [Line]
 
     /// The copy of the data file in the repository.
-    static let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("Data").appendingPathComponent("NormalizationTest.txt")
+    static let url = RepositoryFiles.url("Fixtures/unicode/NormalizationTest.txt")
 
     /// The data file, read once for all the suites that use it.
     static func shared() throws -> NormalizationTestData {
