@@ -1,3 +1,16 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The errors of KeychainFile, each with an OSStatus-compatible code.
 ///
 /// Item-level errors use the codes Apple's Security framework returns for the same situation, so code
@@ -83,7 +96,7 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
         case .corrupted(let offset, let reason): return "corrupted keychain file at byte \(offset): \(reason)"
         case .notAKeychain: return "not a keychain file"
         case .unsupportedVersion(let version): return "unsupported keychain format version \(version)"
-        case .io(let operation, let errno, let path): return "\(operation) failed on \(path): errno \(errno)"
+        case .io(let operation, let errno, let path): return "\(operation) failed on \(path): \(Self.systemMessage(errno)) (errno \(errno))"
         case .limitReached(let what): return "limit reached: \(what)"
         case .rolledBack(let expected, let found):
             return "the keychain file was rolled back: it holds head \(found), which does not contain the expected head \(expected)"
@@ -111,5 +124,19 @@ extension KeychainError: Equatable {
         default:
             return false
         }
+    }
+}
+
+extension KeychainError: LocalizedError {
+    /// The same sentence as ``description``, so that `localizedDescription` (with Foundation) reads as a
+    /// sentence rather than "The operation could not be completed".
+    public var errorDescription: String? { description }
+}
+
+extension KeychainError {
+    /// The system's text for `code`, such as "No such file or directory".
+    static func systemMessage(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "unknown error" }
+        return String(cString: text)
     }
 }
