@@ -24,7 +24,7 @@ extension ReedSolomonCode {
     ///   `.repeatedErasure` for input that does not fit the code; `.tooManyErrors` when the damage is beyond
     ///   repair.
     @discardableResult
-    func correct(codeword: inout [UInt8], erasures: [Int] = []) throws(ReedSolomonError) -> [Int] {
+    package func correct(codeword: inout [UInt8], erasures: [Int] = []) throws(ReedSolomonError) -> [Int] {
         try checkLength(of: codeword)
         let length = codeword.count
         let n = paritySymbols

@@ -13,15 +13,17 @@
 /// finds uncorrectable. Beyond that bound no decoder can be sure: damage can turn a codeword into one that
 /// lies within reach of another codeword, and then the decoder returns that other, valid, codeword.
 ///
+/// Package-visible so that `kcf-bench` can time it; format v2's parity will use it from inside the module.
+///
 /// For example:
 ///
 ///     let code = try ReedSolomonCode(paritySymbols: 32)
 ///     var codeword = data + (try code.parity(of: data))     // data: at most 223 bytes
 ///     codeword[7] ^= 0xFF                                   // damage
 ///     let repaired = try code.correct(codeword: &codeword)  // [7]
-struct ReedSolomonCode: Sendable {
+package struct ReedSolomonCode: Sendable {
     /// n: the number of parity symbols, 2...254.
-    let paritySymbols: Int
+    package let paritySymbols: Int
 
     /// g(x)'s n + 1 coefficients, highest degree first; the first is 1.
     let generatorPolynomial: [UInt8]
@@ -30,16 +32,16 @@ struct ReedSolomonCode: Sendable {
     let tables: ReedSolomonParityTables
 
     /// The longest codeword: 255 bytes, the length of the multiplicative group of GF(2⁸).
-    static let maximumCodewordLength = 255
+    package static let maximumCodewordLength = 255
 
     /// The longest data a codeword can hold: 255 − n.
-    var maximumDataLength: Int { Self.maximumCodewordLength - paritySymbols }
+    package var maximumDataLength: Int { Self.maximumCodewordLength - paritySymbols }
 
     /// Makes the code with `paritySymbols` parity symbols; its tables are built here, once.
     ///
     /// - Parameter paritySymbols: n, 2...254. The code corrects e errors and f erasures with 2e + f ≤ n.
     /// - Throws: `ReedSolomonError.unsupportedParitySymbolCount` outside 2...254.
-    init(paritySymbols: Int) throws(ReedSolomonError) {
+    package init(paritySymbols: Int) throws(ReedSolomonError) {
         guard (2...254).contains(paritySymbols) else { throw .unsupportedParitySymbolCount(paritySymbols) }
         self.paritySymbols = paritySymbols
         // g(x) = Π (x + αⁱ), multiplied out one factor at a time, coefficients highest degree first.
@@ -59,7 +61,7 @@ struct ReedSolomonCode: Sendable {
     /// - Parameter data: 0 to `maximumDataLength` bytes.
     /// - Returns: the `paritySymbols` parity bytes.
     /// - Throws: `ReedSolomonError.dataTooLong` when the data does not fit one codeword.
-    func parity(of data: some Collection<UInt8>) throws(ReedSolomonError) -> [UInt8] {
+    package func parity(of data: some Collection<UInt8>) throws(ReedSolomonError) -> [UInt8] {
         let length = data.count
         guard length <= maximumDataLength else { throw .dataTooLong(length: length, maximum: maximumDataLength) }
         let n = paritySymbols
@@ -81,7 +83,7 @@ struct ReedSolomonCode: Sendable {
     ///   - data: 0 to `maximumDataLength` bytes.
     ///   - parity: exactly `paritySymbols` bytes, overwritten.
     /// - Throws: `ReedSolomonError.dataTooLong`, or `.parityBufferLength` when `parity` has the wrong size.
-    func parity(of data: UnsafeRawBufferPointer, into parity: UnsafeMutableRawBufferPointer) throws(ReedSolomonError) {
+    package func parity(of data: UnsafeRawBufferPointer, into parity: UnsafeMutableRawBufferPointer) throws(ReedSolomonError) {
         guard data.count <= maximumDataLength else { throw .dataTooLong(length: data.count, maximum: maximumDataLength) }
         guard parity.count == paritySymbols else { throw .parityBufferLength(length: parity.count, expected: paritySymbols) }
         tables.remainder(of: data, into: parity)
@@ -90,7 +92,7 @@ struct ReedSolomonCode: Sendable {
     /// Whether `codeword` (data followed by parity) is a codeword of this code: its parity matches its data.
     ///
     /// - Throws: `ReedSolomonError.invalidCodewordLength` when it is shorter than the parity or longer than 255.
-    func isCodeword(_ codeword: [UInt8]) throws(ReedSolomonError) -> Bool {
+    package func isCodeword(_ codeword: [UInt8]) throws(ReedSolomonError) -> Bool {
         try checkLength(of: codeword)
         return remainder(of: codeword).allSatisfy { $0 == 0 }
     }

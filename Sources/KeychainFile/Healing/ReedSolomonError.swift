@@ -3,7 +3,7 @@
 /// Every case but `tooManyErrors` is a mistake of the caller — a length or a position that does not fit
 /// the code — and says which value was wrong and what was allowed. `tooManyErrors` is the data's fault:
 /// the codeword is damaged beyond what its parity can repair, and it was left as it was.
-enum ReedSolomonError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum ReedSolomonError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Thrown when a code is asked for a number of parity symbols outside 2...254.
     case unsupportedParitySymbolCount(Int)
 
@@ -33,7 +33,7 @@ enum ReedSolomonError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Thrown by the interleaver when its data or parity block does not have the length its layout needs.
     case invalidBlockLength(length: Int, expected: String)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .unsupportedParitySymbolCount(let count):
             "a Reed–Solomon code over GF(2^8) needs 2 to 254 parity symbols, not \(count)"
