@@ -41,8 +41,7 @@ extension ReedSolomonCode {
 
         let received = remainder(of: codeword)
         if received.allSatisfy({ $0 == 0 }) { return [] }
-        // Sⱼ = C(αʲ) = R(αʲ) for j in 0..<n, because g(αʲ) = 0 and C = Q·g + R.
-        let syndromes = (0..<n).map { Self.evaluateHighestFirst(received, atLogarithm: $0) }
+        let syndromes = Self.syndromes(ofRemainder: received)
 
         // Γ(x) = Π (1 + Xₖx) over the erasures.
         let erasureDegrees = erasures.map { length - 1 - $0 }
@@ -61,7 +60,7 @@ extension ReedSolomonCode {
         }
         let (errorLocator, errorCount) = Self.berlekampMassey(forneySyndromes)
         guard 2 * errorCount <= n - erasureCount else { throw .tooManyErrors }
-        let errorDegrees = Self.chienSearch(errorLocator, rootCount: errorCount, codewordLength: length)
+        let errorDegrees = errorCount == 0 ? [] : Self.chienSearch(errorLocator, codewordLength: length)
         // A locator whose roots are not all distinct positions of this codeword, outside the erasures, did
         // not come from a correctable pattern.
         guard errorDegrees.count == errorCount else { throw .tooManyErrors }
@@ -142,32 +141,42 @@ extension ReedSolomonCode {
         return (Array(connection.prefix(length + 1)), length)
     }
 
-    /// The degrees e in 0..<codewordLength with Λ(α⁻ᵉ) = 0 — the error positions' locators — found by Chien
-    /// search: each term λᵢ·α^(−ie) is the previous one times α⁻ⁱ, so a step costs one table look-up per
-    /// term. Stops after `rootCount` roots; fewer roots than that means the locator is not a real one.
-    static func chienSearch(_ locator: [UInt8], rootCount: Int, codewordLength: Int) -> [Int] {
-        guard rootCount > 0 else { return [] }
-        // (i, log λᵢ) for the nonzero terms of degree 1 and above.
-        var terms: [(degree: Int, logarithm: Int)] = []
-        for i in 1..<locator.count where locator[i] != 0 {
-            terms.append((i, Int(GaloisField256.logarithms[Int(locator[i])])))
-        }
-        let powers = GaloisField256.powers
-        var roots: [Int] = []
-        for degree in 0..<codewordLength {
-            var sum = locator[0]
-            for t in terms.indices {
-                sum ^= powers[terms[t].logarithm]
-                // Multiply by α⁻ⁱ for the next degree: subtract i from the logarithm, modulo 255.
-                let next = terms[t].logarithm - terms[t].degree % 255
-                terms[t].logarithm = next < 0 ? next + 255 : next
-            }
-            if sum == 0 {
-                roots.append(degree)
-                if roots.count == rootCount { break }
+    /// Sⱼ = C(αʲ) for j in 0..<n, computed as R(αʲ) from the remainder R = C mod g (highest degree
+    /// first), since g(αʲ) = 0. Term by term: coefficient rᵢ of x^d adds rᵢ·α^(jd) to Sⱼ, and the logarithm
+    /// of that term grows by d from one j to the next.
+    static func syndromes(ofRemainder remainder: [UInt8]) -> [UInt8] {
+        let powers = GaloisField256.powers, logarithms = GaloisField256.logarithms
+        let n = remainder.count
+        var syndromes = [UInt8](repeating: 0, count: n)
+        for i in 0..<n where remainder[i] != 0 {
+            let degree = n - 1 - i  // < 254, so one subtraction keeps the logarithm below 255
+            var logarithm = Int(logarithms[Int(remainder[i])])
+            for j in 0..<n {
+                syndromes[j] ^= powers[logarithm]
+                logarithm += degree
+                if logarithm >= 255 { logarithm -= 255 }
             }
         }
-        return roots
+        return syndromes
+    }
+
+    /// The degrees e in 0..<codewordLength with Λ(α⁻ᵉ) = 0 — the error positions' locators — by Chien
+    /// search: term λᵢ·α^(−ie) is the previous degree's term times α⁻ⁱ, a step of −i in its logarithm.
+    /// The sums are built term by term over all degrees, then scanned for zeros. Λ has at most deg Λ roots;
+    /// the caller compares their number with the locator's length.
+    static func chienSearch(_ locator: [UInt8], codewordLength: Int) -> [Int] {
+        let powers = GaloisField256.powers, logarithms = GaloisField256.logarithms
+        var sums = [UInt8](repeating: locator[0], count: codewordLength)
+        for i in 1..<max(1, locator.count) where locator[i] != 0 {
+            let step = i % 255
+            var logarithm = Int(logarithms[Int(locator[i])])
+            for degree in 0..<codewordLength {
+                sums[degree] ^= powers[logarithm]
+                logarithm -= step
+                if logarithm < 0 { logarithm += 255 }
+            }
+        }
+        return sums.indices.filter { sums[$0] == 0 }
     }
 
     /// a(x)·b(x), coefficients in the same order as the inputs.
@@ -177,16 +186,6 @@ extension ReedSolomonCode {
             for j in b.indices { result[i + j] ^= GaloisField256.multiply(a[i], b[j]) }
         }
         return result
-    }
-
-    /// p(αᵏ) for p highest degree first, by Horner's rule.
-    static func evaluateHighestFirst(_ polynomial: [UInt8], atLogarithm k: Int) -> UInt8 {
-        let powers = GaloisField256.powers, logarithms = GaloisField256.logarithms
-        var value: UInt8 = 0
-        for coefficient in polynomial {
-            value = (value == 0 ? 0 : powers[Int(logarithms[Int(value)]) + k]) ^ coefficient
-        }
-        return value
     }
 
     /// p(αᵏ) for p lowest degree first, k in 0..<255, by Horner's rule.
