@@ -25,8 +25,9 @@ artifacts=$work/artifacts
 mkdir -p "$objects" "$corpus" "$artifacts"
 
 # -O: the crypto runs 20-40x slower unoptimised. -enable-testing: the harness uses internal API
-# (@testable import) — the in-memory file system, the record sealer, salvage into memory.
-flags=(-O -wmo -num-threads 2 -parse-as-library -enable-testing -g)
+# (@testable import) — the in-memory file system, the record sealer, salvage into memory. -package-name:
+# `package` declarations (the Reed–Solomon codec, which kcf-bench times) need one outside SwiftPM too.
+flags=(-O -wmo -num-threads 2 -parse-as-library -enable-testing -g -package-name keychainfile)
 
 # Rebuilds $1 (a stamp name) with the rest of the command when the hash of its inputs ($inputs) changed.
 build_step() {

@@ -9,6 +9,7 @@ import Darwin
 ///     swift run -c release kcf-bench crypto [--json] [--seconds S]
 ///     swift run -c release kcf-bench ct [--calls N]
 ///     swift run -c release kcf-bench store [--json] [--items N…]
+///     swift run -c release kcf-bench reed-solomon [--json] [--seconds S] [--megabytes M]
 let usage = """
     usage: kcf-bench <command> [options]
 
@@ -17,10 +18,14 @@ let usage = """
       ct       dudect-style timing-leakage check of AES-256 and AES-GCM open
       store    the keychain's operations at 1,000, 10,000 and 100,000 items (compare-peers.sh runs
                SQLite beside it)
+      reed-solomon
+               RS(255,223) encode and decode throughput (compare-reedsolo.sh runs Python's
+               reedsolo beside it)
 
     options:
-      --json         machine-readable output (crypto)
-      --seconds S    measuring time per figure (crypto; default 1)
+      --json         machine-readable output (crypto, reed-solomon)
+      --seconds S    measuring time per figure (crypto, reed-solomon; default 1)
+      --megabytes M  MiB of data to encode (reed-solomon; default 64)
       --only TEXT    only the measurements whose name contains TEXT (crypto)
       --calls N      timed calls per class (ct; default 1000000)
       --items N…     item counts (store; default 1000 10000 100000)
@@ -64,6 +69,7 @@ var operations = 200
 var lookups = 20_000
 var skipKDF = false
 var memoryPhases = false
+var megabytes = 64
 /// Takes the value after `option` from `arguments`: a whole number above zero, or the run ends with a message.
 @MainActor func positiveWholeNumber(after option: String) -> Int {
     guard let value = arguments.first.flatMap(Int.init), value > 0 else { fail("\(option) needs a positive whole number") }
@@ -95,6 +101,7 @@ while !arguments.isEmpty {
     case "--memory-phases": memoryPhases = true
     case "--operations": operations = positiveWholeNumber(after: option)
     case "--lookups": lookups = positiveWholeNumber(after: option)
+    case "--megabytes": megabytes = positiveWholeNumber(after: option)
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -107,6 +114,7 @@ do {
     switch command {
     case "crypto": try runCryptoBenchmark(seconds: seconds, only: only, json: json)
     case "ct": try runLeakageCheck(callsPerClass: calls, json: json)
+    case "reed-solomon": try runReedSolomonBenchmark(seconds: seconds, megabytes: megabytes, json: json)
     case "store":
         var benchmark = StoreBenchmark(
             sizes: itemCounts.isEmpty ? [1_000, 10_000, 100_000] : itemCounts, durableOperations: operations,
