@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(name: "KeychainSecItemTests", dependencies: ["KeychainSecItem", "KeychainFile", "KeychainTestSupport"]),
         .testTarget(
             name: "KeychainFileTests", dependencies: ["KeychainFile", "KeychainCrypto", "KeychainFileFixtures", "KeychainTestSupport", "kcf-worker"],
-            exclude: ["Reliability/README.md", "Healing/Vectors"]),
+            exclude: ["Reliability/README.md"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Writes the Reed-Solomon differential vectors the Swift tests read (Tests/KeychainFileTests/Healing/Vectors).
+"""Writes the Reed-Solomon differential vectors the Swift tests read (Fixtures/healing/reedsolomon.json).
 
 A second, independent implementation -- Python's `reedsolo` (pip install reedsolo; a test-only tool, the
 library never uses it) -- encodes seeded random data and decodes seeded random damage; the Swift codec must
 produce the same parity and the same repaired message. The output is committed, so the tests need no pip.
 
-    python3 Scripts/vectors/reedsolomon_vectors.py > Tests/KeychainFileTests/Healing/Vectors/reedsolomon.json
+    python3 Scripts/vectors/reedsolomon_vectors.py > Fixtures/healing/reedsolomon.json
 
 Conventions, checked below rather than assumed: GF(2^8) with the primitive polynomial 0x11d, generator
 alpha = 2, first consecutive root fcr = 0, so g(x) = (x - a^0)(x - a^1)...(x - a^(nsym-1)); the message is

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import KeychainFile
 
-/// The codec against a second implementation: `Vectors/reedsolomon.json`, written by
+/// The codec against a second implementation: `Fixtures/healing/reedsolomon.json`, written by
 /// `Scripts/vectors/reedsolomon_vectors.py` with Python's `reedsolo` (primitive polynomial 0x11d, α = 2,
 /// first consecutive root 0 — its defaults, checked by the script). Each case has seeded random data, the
 /// parity reedsolo computed, and a codeword damaged within reach (2 × errors + erasures ≤ nsym) that
@@ -29,8 +29,7 @@ struct ReedSolomonVectorTests {
     }
 
     static func vectors() throws -> VectorFile {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Vectors/reedsolomon.json")
+        let url = RepositoryFiles.url("Fixtures/healing/reedsolomon.json")
         return try JSONDecoder().decode(VectorFile.self, from: Data(contentsOf: url))
     }
 
