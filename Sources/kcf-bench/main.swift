@@ -10,6 +10,7 @@ import Darwin
 ///     swift run -c release kcf-bench ct [--calls N]
 ///     swift run -c release kcf-bench store [--json] [--items N…]
 ///     swift run -c release kcf-bench reed-solomon [--json] [--seconds S] [--megabytes M]
+///     swift run -c release kcf-bench write-pattern [--operations N]
 let usage = """
     usage: kcf-bench <command> [options]
 
@@ -21,6 +22,9 @@ let usage = """
       reed-solomon
                RS(255,223) encode and decode throughput (compare-reedsolo.sh runs Python's
                reedsolo beside it)
+      write-pattern
+               what one durable change costs in each way of committing it (compare-write-patterns.sh
+               runs SQLite's durable insert beside it)
 
     options:
       --json         machine-readable output (crypto, reed-solomon)
@@ -29,7 +33,8 @@ let usage = """
       --only TEXT    only the measurements whose name contains TEXT (crypto)
       --calls N      timed calls per class (ct; default 1000000)
       --items N…     item counts (store; default 1000 10000 100000)
-      --operations N durable adds, updates and deletes timed per size (store; default 200)
+      --operations N durable adds, updates and deletes timed per size (store; default 200), or
+                     durable changes per pattern (write-pattern)
       --lookups N    finds and secret reads timed per size (store; default 20000)
       --skip-kdf     do not time opening with a password (store; for profiling)
       --memory-phases print each phase's peak resident memory to stderr (store)
@@ -122,6 +127,9 @@ do {
         benchmark.printingMemoryPhases = memoryPhases
         let runs = try benchmark.run()
         printStoreRuns(runs, passwordOpen: skipKDF ? .nan : try StoreBenchmark.measurePasswordOpen(), json: json)
+    case "write-pattern":
+        let rows = try WritePatternBenchmark(operations: operations).run()
+        printWritePatterns(rows, operations: operations)
     case "help", "-h", "--help": print(usage)
     default: fail("unknown command '\(command)'\n\(usage)")
     }
