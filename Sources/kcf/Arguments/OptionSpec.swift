@@ -49,5 +49,6 @@ struct OptionSpec: Sendable {
         OptionSpec(long: "recover",
                    help: "read a damaged keychain: every item that still authenticates, read-only; what is lost is listed on stderr (exit 5)"),
         OptionSpec("h", long: "help", help: "print this command's usage"),
+        OptionSpec(long: "version", help: "print kcf's version: the keychain format version it writes"),
     ]
 }

@@ -1,3 +1,5 @@
+import KeychainFile
+
 /// The text of `kcf help`: commands, where the keychain and its password come from, exit statuses.
 enum HelpText {
     static let helpCommand = Command(
@@ -14,6 +16,11 @@ enum HelpText {
             Output.line(command.usage)
             return .success
         })
+
+    /// What `kcf --version` prints.
+    static var version: String {
+        "kcf (KeychainFile): writes keychain format version \(Keychain.formatVersion), reads versions 1 to \(Keychain.formatVersion)"
+    }
 
     static var overview: String {
         let width = CommandTable.all.map(\.name.count).max() ?? 0

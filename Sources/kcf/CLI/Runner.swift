@@ -20,6 +20,10 @@ enum Runner {
             let (global, rest) = try ArgumentParser.parse(words, specs: OptionSpec.global, stopAtPositional: true)
             var remaining = rest
             if remaining.first == "--" { remaining.removeFirst() }
+            if global.has("version") {
+                Output.line(HelpText.version)
+                return ExitStatus.success.rawValue
+            }
             guard let name = remaining.first else {
                 if global.has("help") {
                     Output.line(HelpText.overview)
@@ -34,6 +38,10 @@ enum Runner {
             commandName = command.name
             var (parsed, _) = try ArgumentParser.parse(Array(remaining.dropFirst()), specs: command.allOptions)
             parsed.merge(global)
+            if parsed.has("version") {
+                Output.line(HelpText.version)
+                return ExitStatus.success.rawValue
+            }
             if parsed.has("help") {
                 Output.line(command.usage)
                 return ExitStatus.success.rawValue

@@ -17,6 +17,18 @@ struct CommandLineParsingTests {
         #expect(short.stderr.contains("usage: kcf add-internet-password"))
     }
 
+    @Test("--version prints the format version kcf writes and exits 0, before a command or after one")
+    func version() throws {
+        let sandbox = try KcfSandbox()
+        for arguments in [["--version"], ["find-generic-password", "--version"]] {
+            let result = try sandbox.run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            #expect(result.stdout == "kcf (KeychainFile): writes keychain format version 1, reads versions 1 to 1\n")
+            #expect(result.stderr.isEmpty)
+        }
+        #expect(!FileManager.default.fileExists(atPath: sandbox.keychain), "--version opens no keychain")
+    }
+
     @Test("missing values, bad values, extra arguments and unknown commands are usage errors")
     func otherUsageErrors() throws {
         let sandbox = try KcfSandbox()
