@@ -125,6 +125,8 @@ struct BLAKE2bTests {
         #expect(digest == bytes)
         #expect(digest == (try BLAKE2b.hash(data: Array("abc".utf8), outputByteCount: 32)))
         #expect(digest != (try BLAKE2b.hash(data: Array("abc".utf8), outputByteCount: 31)))
+        #expect(digest != (try BLAKE2b.hash(data: Array("abd".utf8), outputByteCount: 32)))
+        #expect(BLAKE2b512.hash(data: Array("abc".utf8)) != BLAKE2b512.hash(data: Array("abd".utf8)))
         bytes[31] ^= 1
         #expect(!(digest == bytes))
         #expect(digest.description == "BLAKE2b-256: \(digest.hexString)")
