@@ -104,10 +104,10 @@ struct Argon2Instance: Sendable {
     /// The column z of the reference block (RFC 9106 §3.4.2): J1 mapped, with a quadratic bias towards
     /// recent blocks, into the reference set W of blocks already computed and not being computed now.
     ///
-    /// W is, in the reference lane: every block of the finished slices (in the first pass, those before
-    /// this slice; later, the last three slices before this one, wrapping round the lane), plus, in this
-    /// block's own lane, the blocks of this segment before the previous block; in another lane, minus that
-    /// lane's last finished block when this block is the first of its segment.
+    /// W holds the reference lane's blocks of the finished slices: in the first pass the slices before this
+    /// one, later the three slices before this one (wrapping round the lane). In this block's own lane it
+    /// adds this segment's blocks before the previous block; in another lane, when this block is the first
+    /// of its segment, it leaves out that lane's last finished block.
     @inline(__always)
     func referenceColumn(pass: Int, slice: Int, index: Int, j1: UInt64, sameLane: Bool) -> Int {
         let finished = pass == 0 ? slice * segmentLength : laneLength - segmentLength

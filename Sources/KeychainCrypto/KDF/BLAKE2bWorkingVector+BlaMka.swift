@@ -5,7 +5,7 @@
 // as the RFC specifies.
 
 extension BLAKE2bWorkingVector {
-    /// Sixteen words loaded from `source` at the given word offsets.
+    /// Sixteen words loaded from `p` at the given word offsets.
     @inline(__always)
     init(_ p: UnsafePointer<UInt64>, _ o0: Int, _ o1: Int, _ o2: Int, _ o3: Int, _ o4: Int, _ o5: Int, _ o6: Int, _ o7: Int,
          _ o8: Int, _ o9: Int, _ o10: Int, _ o11: Int, _ o12: Int, _ o13: Int, _ o14: Int, _ o15: Int) {
@@ -13,7 +13,7 @@ extension BLAKE2bWorkingVector {
         (v8, v9, v10, v11, v12, v13, v14, v15) = (p[o8], p[o9], p[o10], p[o11], p[o12], p[o13], p[o14], p[o15])
     }
 
-    /// Stores the sixteen words at `destination`, at the given word offsets.
+    /// Stores the sixteen words into `p` at the given word offsets.
     @inline(__always)
     func store(_ p: UnsafeMutablePointer<UInt64>, _ o0: Int, _ o1: Int, _ o2: Int, _ o3: Int, _ o4: Int, _ o5: Int, _ o6: Int, _ o7: Int,
                _ o8: Int, _ o9: Int, _ o10: Int, _ o11: Int, _ o12: Int, _ o13: Int, _ o14: Int, _ o15: Int) {
