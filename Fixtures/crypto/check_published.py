@@ -42,6 +42,7 @@ PINNED = {
     "wycheproof/hkdf_sha256_test.json": "bb2b462a38b251cb52a2aede706d6d4b62b26864f4e80c95497507ddb07c5f1e",
     "wycheproof/hmac_sha256_test.json": "2d201cfa61d1bf95e6f5d07d96634b4a348b31e8eaa277ad7c8d09677b7a743f",
     "wycheproof/pbkdf2_hmacsha256_test.json": "1bf37af2cefe40c829ee9ecebb3505bb6424be8824bc97aa3e1c2076e860d192",
+    "blake2/blake2b-kat.txt": "82fcb3cabe8ff6e1452849e3b2a26a3631f1e2b51beb62ffb537892d2b3e364f",
 }
 
 failures = []
@@ -270,11 +271,74 @@ def check_openssl():
     print("%-34s %4d cases" % (rel, len(doc["cases"])))
 
 
+def check_blake2_argon2():
+    """BLAKE2b files against hashlib.blake2b; Argon2 files against argon2-cffi when it is installed."""
+    rel = "blake2/rfc7693.json"
+    doc = load(rel)
+    for i, c in enumerate(doc["cases"]):
+        if hashlib.blake2b(h(c["msg"]), digest_size=c["outlen"]).hexdigest() != c["digest"]:
+            fail(rel, "case %d" % i)
+    print("%-34s %4d cases" % (rel, len(doc["cases"])))
+
+    rel = "blake2/blake2b-kat-unkeyed.json"
+    doc = load(rel)
+    for i, c in enumerate(doc["cases"]):
+        if len(h(c["in"])) != i or hashlib.blake2b(h(c["in"])).hexdigest() != c["out"]:
+            fail(rel, "case %d" % i)
+    print("%-34s %4d cases" % (rel, len(doc["cases"])))
+
+    rel = "blake2/blake2b-kat.txt"
+    with open(os.path.join(HERE, rel), "r", encoding="ascii") as f:
+        records = [dict(line.split(":\t", 1) for line in r.strip().split("\n"))
+                   for r in f.read().split("\n\n") if r.strip()]
+    for i, r in enumerate(records):
+        if hashlib.blake2b(h(r["in"]), key=h(r["key"])).hexdigest() != r["hash"]:
+            fail(rel, "record %d" % i)
+    print("%-34s %4d cases" % (rel, len(records)))
+
+    rel = "blake2/blake2b_hashlib.json"
+    doc = load(rel)
+    for i, c in enumerate(doc["cases"]):
+        if hashlib.blake2b(h(c["msg"]), key=h(c["key"]), digest_size=c["outlen"]).hexdigest() != c["digest"]:
+            fail(rel, "case %d" % i)
+    print("%-34s %4d cases" % (rel, len(doc["cases"])))
+
+    # RFC 9106 H0, from its definition (RFC 9106 section 3.2 step 1) with hashlib.
+    rel = "argon2/rfc9106.json"
+    doc = load(rel)
+    types = {"argon2d": 0, "argon2i": 1, "argon2id": 2}
+    for c in doc["cases"]:
+        h0 = hashlib.blake2b(digest_size=64)
+        for value in [c["p"], c["taglen"], c["m"], c["t"], c["version"], types[c["type"]]]:
+            h0.update(value.to_bytes(4, "little"))
+        for field in ["password", "salt", "secret", "ad"]:
+            h0.update(len(h(c[field])).to_bytes(4, "little") + h(c[field]))
+        if h0.hexdigest() != c["prehash"]:
+            fail(rel, c["name"] + " prehash")
+    try:
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("argon2_generate", os.path.join(HERE, "argon2", "generate.py"))
+        generate = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(generate)
+    except ImportError:
+        print("%-34s skipped: argon2-cffi is not installed" % "argon2 tags")
+        return
+    for rel in ["argon2/rfc9106.json", "argon2/argon2_cffi.json"]:
+        doc = load(rel)
+        for i, c in enumerate(doc["cases"]):
+            tag = generate.argon2(c["type"], c["t"], c["m"], c["p"], h(c["password"]), h(c["salt"]),
+                                  h(c["secret"]), h(c["ad"]), c["taglen"])
+            if tag.hex() != c["tag"]:
+                fail(rel, "case %d" % i)
+        print("%-34s %4d cases" % (rel, len(doc["cases"])))
+
+
 def main():
     check_published()
     check_rsp()
     check_pins()
     check_openssl()
+    check_blake2_argon2()
     if failures:
         for f in failures:
             print("FAIL " + f)

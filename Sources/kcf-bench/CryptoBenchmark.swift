@@ -74,6 +74,33 @@ func cryptoMeasurements() -> [Measurement] {
         return [Figure(name: "HKDF-SHA256 32 B output", value: rate, unit: "ops/s")]
     })
 
+    // Argon2id at m = 64 MiB: the fill rate in MiB·passes per second (one pass, p = 1 and p = 4), and the
+    // time of one derivation at t = 3, p = 4 (RFC 9106 §4's second recommendation).
+    list.append(Measurement(name: "Argon2id") { seconds in
+        let password = Array("correct horse battery staple".utf8)
+        let memoryKiB = 64 * 1024
+        func bestSeconds(iterations: Int, parallelism: Int, trials: Int) throws -> Double {
+            var best = Double.infinity
+            for _ in 0..<trials {
+                let start = monotonicNanoseconds()
+                blackHole(try KDF.Argon2id.deriveKey(
+                    from: password, salt: salt, outputByteCount: 32, iterations: iterations,
+                    memoryKiB: memoryKiB, parallelism: parallelism))
+                best = min(best, Double(monotonicNanoseconds() - start) / 1e9)
+            }
+            return best
+        }
+        let trials = max(3, Int(seconds * 8))
+        let single = try bestSeconds(iterations: 1, parallelism: 1, trials: trials)
+        let four = try bestSeconds(iterations: 1, parallelism: 4, trials: trials)
+        let recommended = try bestSeconds(iterations: 3, parallelism: 4, trials: max(3, Int(seconds * 3)))
+        return [
+            Figure(name: "Argon2id m = 64 MiB, t = 1, p = 1", value: 64 / single, unit: "MiB·passes/s"),
+            Figure(name: "Argon2id m = 64 MiB, t = 1, p = 4", value: 64 / four, unit: "MiB·passes/s"),
+            Figure(name: "Argon2id m = 64 MiB, t = 3, p = 4", value: recommended * 1000, unit: "ms"),
+        ]
+    })
+
     for size in [64, 256, 4096, 16384, 1 << 20] {
         list.append(Measurement(name: "AES-256-GCM \(sizeLabel(size))") { seconds in
             let aad = [UInt8](repeating: 0x41, count: 16)

@@ -15,7 +15,7 @@ let usage = """
     usage: kcf-bench <command> [options]
 
     commands:
-      crypto   throughput of SHA-256, HMAC, PBKDF2, HKDF and AES-256-GCM
+      crypto   throughput of SHA-256, HMAC, PBKDF2, HKDF, Argon2id and AES-256-GCM
       ct       dudect-style timing-leakage check of AES-256 and AES-GCM open
       store    the keychain's operations at 1,000, 10,000 and 100,000 items (compare-peers.sh runs
                SQLite beside it)

@@ -1,0 +1,79 @@
+extension KDF.Insecure {
+    /// Argon2d (RFC 9106): Argon2 with memory accesses chosen by the data, **not for passwords on shared
+    /// hardware**.
+    ///
+    /// Which blocks are read depends on the password from the first block on, so timing and cache side
+    /// channels can leak information about it; RFC 9106 intends Argon2d for proof-of-work and for settings
+    /// without such threats. It is here for the RFC's test vectors and formats that name it; derive keys
+    /// from passwords with ``KDF/Argon2id``.
+    ///
+    /// For example:
+    /// ```swift
+    /// let tag = try KDF.Insecure.Argon2d.deriveKey(
+    ///     from: input, salt: salt, outputByteCount: 32, iterations: 1, memoryKiB: 1024, parallelism: 1)
+    /// ```
+    public enum Argon2d: Sendable {
+        /// Derives a key from a password.
+        ///
+        /// Every parameter is checked against the limits of ``KDF/Argon2`` before memory is allocated.
+        ///
+        /// - Parameters:
+        ///   - password: The password bytes (normalise text, for example to NFC UTF-8, before calling).
+        ///   - salt: A random salt, unique per password: at least 8 bytes, 16 recommended.
+        ///   - outputByteCount: The length of the key, 4 to ``KDF/Argon2/maximumOutputByteCount`` bytes.
+        ///   - iterations: The number of passes t over the memory, 1 to ``KDF/Argon2/maximumIterations``.
+        ///   - memoryKiB: The memory m in KiB, `8 · parallelism` to ``KDF/Argon2/maximumMemoryKiB``; it is
+        ///     rounded down to a multiple of `4 · parallelism`.
+        ///   - parallelism: The number of lanes p, 1 to ``KDF/Argon2/maximumParallelism``. Lanes run on up
+        ///     to p threads; p is part of the result, not only of the speed.
+        /// - Returns: The derived key (the Argon2 tag).
+        /// - Throws: ``CryptoKitError/invalidParameter`` if `iterations`, `memoryKiB` or `parallelism` is out
+        ///   of range, `iterations × memoryKiB` exceeds ``KDF/Argon2/maximumWorkKiB``, or the memory cannot
+        ///   be allocated; ``CryptoKitError/incorrectParameterSize`` if `outputByteCount` is out of range or
+        ///   the salt is shorter than 8 bytes.
+        public static func deriveKey<Password: Sequence, Salt: Sequence>(
+            from password: Password, salt: Salt, outputByteCount: Int,
+            iterations: Int, memoryKiB: Int, parallelism: Int
+        ) throws(CryptoKitError) -> SymmetricKey where Password.Element == UInt8, Salt.Element == UInt8 {
+            try deriveKey(
+                from: password, salt: salt, secret: SymmetricKey(data: [UInt8]()), associatedData: [UInt8](),
+                outputByteCount: outputByteCount, iterations: iterations, memoryKiB: memoryKiB,
+                parallelism: parallelism)
+        }
+
+        /// Derives a key from a password, with a secret key (a pepper) and associated data.
+        ///
+        /// - Parameters:
+        ///   - password: The password bytes.
+        ///   - salt: A random salt, unique per password: at least 8 bytes.
+        ///   - secret: A secret value K hashed with the password (RFC 9106 §3.1); empty for none.
+        ///   - associatedData: Associated data X hashed with the password; empty for none.
+        ///   - outputByteCount: The length of the key, 4 to ``KDF/Argon2/maximumOutputByteCount`` bytes.
+        ///   - iterations: The number of passes t, 1 to ``KDF/Argon2/maximumIterations``.
+        ///   - memoryKiB: The memory m in KiB, `8 · parallelism` to ``KDF/Argon2/maximumMemoryKiB``.
+        ///   - parallelism: The number of lanes p, 1 to ``KDF/Argon2/maximumParallelism``.
+        /// - Returns: The derived key.
+        /// - Throws: ``CryptoKitError/invalidParameter`` if a cost is out of range or the memory cannot be
+        ///   allocated; ``CryptoKitError/incorrectParameterSize`` if `outputByteCount` or a length is out of
+        ///   range (see ``deriveKey(from:salt:outputByteCount:iterations:memoryKiB:parallelism:)``).
+        public static func deriveKey<Password: Sequence, Salt: Sequence, AssociatedData: Sequence>(
+            from password: Password, salt: Salt, secret: SymmetricKey, associatedData: AssociatedData,
+            outputByteCount: Int, iterations: Int, memoryKiB: Int, parallelism: Int
+        ) throws(CryptoKitError) -> SymmetricKey
+        where Password.Element == UInt8, Salt.Element == UInt8, AssociatedData.Element == UInt8 {
+            let passwordKey = SymmetricKey(data: password)
+            return try passwordKey.withUnsafeBytes { (passwordBytes) throws(CryptoKitError) -> SymmetricKey in
+                try secret.withUnsafeBytes { (secretBytes) throws(CryptoKitError) -> SymmetricKey in
+                    try withContiguousBytes(of: salt) { (saltBytes) throws(CryptoKitError) -> SymmetricKey in
+                        try withContiguousBytes(of: associatedData) { (adBytes) throws(CryptoKitError) -> SymmetricKey in
+                            try KDF.Argon2.derive(
+                                variant: .argon2d, password: passwordBytes, salt: saltBytes, secret: secretBytes,
+                                associatedData: adBytes, outputByteCount: outputByteCount, iterations: iterations,
+                                memoryKiB: memoryKiB, parallelism: parallelism)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
