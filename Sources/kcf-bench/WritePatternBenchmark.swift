@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
 
 /// `kcf-bench write-pattern`: what one durable change costs the disk in each way of committing it, with the
 /// same record size, on real files, the patterns interleaved so that each sees the disk in the same state:
@@ -111,10 +110,14 @@ struct WritePatternBenchmark {
 
 /// Prints the write-pattern figures, in microseconds per durable change.
 func printWritePatterns(_ rows: [(name: String, mean: Double, median: Double)], operations: Int) {
+    func tenths(_ value: Double) -> String {
+        let scaled = Int((value * 10).rounded())
+        return "\(scaled / 10).\(scaled % 10)"
+    }
+    func padded(_ text: String) -> String { text + String(repeating: " ", count: max(0, 50 - text.count)) }
     print("kcf-bench write-pattern — \(machineDescription()) — \(operations) durable changes of 350 B each, interleaved")
-    print("  " + "pattern".padding(toLength: 50, withPad: " ", startingAt: 0) + leftPadded("mean µs", 10) + leftPadded("median µs", 11))
+    print("  " + padded("pattern") + leftPadded("mean µs", 10) + leftPadded("median µs", 11))
     for row in rows {
-        print("  " + row.name.padding(toLength: 50, withPad: " ", startingAt: 0)
-            + leftPadded(String(format: "%.1f", row.mean), 10) + leftPadded(String(format: "%.1f", row.median), 11))
+        print("  " + padded(row.name) + leftPadded(tenths(row.mean), 10) + leftPadded(tenths(row.median), 11))
     }
 }

@@ -23,8 +23,10 @@ import Dispatch
 /// `@unchecked Sendable`: `newest`, `generation`, `closed` and `busy` are only touched under `condition`'s lock.
 final class WindowWorkers: @unchecked Sendable {
     private let condition = Condition()
-    /// The window posted last, until the workers stop.
-    private var newest: (any SharedWindow)? = nil
+    /// Opens the shares of the window posted last, until the workers stop. A closure made where the window's
+    /// type is known, so that the workers run the decoder specialized for it: through `any SharedWindow` they
+    /// ran its unspecialized generic code (Docs/Performance.md).
+    private var newest: (@Sendable () -> Void)? = nil
     /// How many windows have been posted: a worker takes `newest` when this passes the count it last saw.
     private var generation = 0
     private var closed = false
@@ -47,9 +49,10 @@ final class WindowWorkers: @unchecked Sendable {
     ///
     /// - Precondition: ``close()`` has not been called.
     func post(_ opening: some SharedWindow) {
+        let openShares: @Sendable () -> Void = { opening.openShares() }
         condition.lock()
         precondition(!closed, "a window posted to closed workers")
-        newest = opening
+        newest = openShares
         generation += 1
         condition.broadcast()
         condition.unlock()
@@ -75,7 +78,7 @@ final class WindowWorkers: @unchecked Sendable {
             condition.lock()
             while generation == seen && !closed { condition.wait() }
             // Optional so that it can be dropped before `busy` falls (below).
-            var opening: (any SharedWindow)? = closed ? nil : newest
+            var opening: (@Sendable () -> Void)? = closed ? nil : newest
             guard opening != nil else {
                 condition.unlock()
                 return
@@ -83,7 +86,7 @@ final class WindowWorkers: @unchecked Sendable {
             seen = generation
             busy += 1
             condition.unlock()
-            opening?.openShares()
+            opening?()
             // Dropped before `busy` falls, so that a window's last reference never goes (and its memory is never
             // freed) on this thread after `close()` has returned.
             opening = nil
