@@ -1,0 +1,198 @@
+import Foundation
+import KeychainCrypto
+import Testing
+@testable import KeychainFile
+
+/// The physical layer of format version 2 (Docs/FormatVersion2.md §1–3): appends commit through alternating
+/// slots, a crash at any write leaves the last commit standing, and chunk parity repairs any damaged 4 KiB
+/// region of the log.
+@Suite("Healing: the log in chunks with commit slots")
+struct HealingLogTests {
+    static let key = SymmetricKey(data: [UInt8](repeating: 0x4B, count: 32))
+    static let chain = [UInt8](repeating: 0xC0, count: 16)
+
+    /// A file handle that records every write, so that a test can rebuild the file as a crash after any of
+    /// them, or in the middle of one, would have left it.
+    final class RecordingHandle: KeychainFileHandle, @unchecked Sendable {
+        let inner: MemoryFileHandle
+        var writes: [(offset: Int, bytes: [UInt8])] = []
+        var path: String { inner.path }
+        var writeRefusal: Int32? { nil }
+        init(_ inner: MemoryFileHandle) { self.inner = inner }
+        func linkCount() throws(KeychainError) -> Int { 1 }
+        func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(KeychainError) -> Int {
+            try inner.read(into: buffer, at: offset)
+        }
+        func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(KeychainError) -> Int {
+            let written = try inner.write(bytes, at: offset)
+            writes.append((offset, Array(bytes.prefix(written))))
+            return written
+        }
+        func size() throws(KeychainError) -> Int { try inner.size() }
+        func truncate(to size: Int) throws(KeychainError) { try inner.truncate(to: size) }
+        func sync() throws(KeychainError) { try inner.sync() }
+        func identity() throws(KeychainError) -> FileIdentity { try inner.identity() }
+        func close() { inner.close() }
+    }
+
+    /// A handle over `bytes`.
+    static func handle(_ bytes: [UInt8]) -> MemoryFileHandle {
+        let file = MemoryFile(inode: 1)
+        file.bytes = bytes
+        return MemoryFileHandle(file: file, path: "/v2.kcf")
+    }
+
+    static func bytes(of handle: MemoryFileHandle) throws -> [UInt8] {
+        try handle.readExactly(count: try handle.size(), at: 0)
+    }
+
+    /// Records of the given sizes, seeded.
+    static func records(_ sizes: [Int], seed: UInt64) -> [[UInt8]] {
+        var random = TestRandom(seed: seed)
+        return sizes.map { size in (0..<size).map { _ in UInt8.random(in: 0...255, using: &random) } }
+    }
+
+    /// A file with `records` appended and committed one by one, and the log's bytes.
+    static func file(with records: [[UInt8]]) throws -> (handle: MemoryFileHandle, log: [UInt8]) {
+        let handle = handle([UInt8](repeating: 0, count: HealingLayout.logStart))
+        let log = HealingLog(creating: handle, headerKey: key, epoch: 1)
+        var all: [UInt8] = []
+        for (index, record) in records.enumerated() {
+            all += record
+            try log.append(record, committedEnd: all.count, headSequence: UInt64(index + 1), headChain: chain)
+        }
+        return (handle, all)
+    }
+
+    static let sizes = [350, 20_000, 9_000, 40_000, 70_000, 1, 4_096, 12_345]
+
+    @Test("Appends across chunk boundaries read back after a reopen, with the last commit's ends and head")
+    func roundTrip() throws {
+        let records = Self.records(Self.sizes, seed: 1)
+        let (handle, all) = try Self.file(with: records)
+        let reopened = try HealingLog(opening: Self.handle(try Self.bytes(of: handle)), headerKey: Self.key, epoch: 1)
+        #expect(reopened.writtenEnd == all.count)
+        #expect(reopened.committed?.committedEnd == UInt64(all.count))
+        #expect(reopened.committed?.headSequence == UInt64(records.count))
+        #expect(reopened.committed?.counter == UInt64(records.count))
+        let read = try reopened.read(at: 0, count: all.count)
+        #expect(read == all)
+        #expect(try Self.bytes(of: handle).count == HealingLayout.physicalEnd(ofLog: all.count))
+        // Appending after the reopen extends the parity computed from the log's bytes.
+        let more = Self.records([30_000], seed: 2)[0]
+        try reopened.append(more, committedEnd: all.count + more.count, headSequence: 99, headChain: Self.chain)
+        for chunk in 0...((all.count + more.count - 1) / ChunkParity.dataLength) {
+            let repaired = try reopened.repair(chunk: chunk)
+            #expect(repaired.changedOffsets.isEmpty && repaired.unrepairedCodewords.isEmpty, "chunk \(chunk): parity matches")
+        }
+        let otherKey = SymmetricKey(data: [UInt8](repeating: 0x4C, count: 32))
+        let underOtherKey = try HealingLog(opening: Self.handle(try Self.bytes(of: handle)), headerKey: otherKey, epoch: 1)
+        #expect(underOtherKey.writtenEnd == 0, "under another key no slot reads: an empty log")
+    }
+
+    @Test("Any damaged 4 KiB region of the file after the header page is repaired, chunk by chunk")
+    func anyRegionRepaired() throws {
+        let records = Self.records(Self.sizes, seed: 3)
+        let (handle, all) = try Self.file(with: records)
+        let image = try Self.bytes(of: handle)
+        let chunks = (all.count - 1) / ChunkParity.dataLength + 1
+        var regions = 0
+        for start in stride(from: HealingLayout.headerPageLength, to: image.count, by: 3_072) {
+            var damaged = image
+            for offset in start..<min(start + 4_096, damaged.count) { damaged[offset] ^= 0xA5 }
+            let log = try HealingLog(opening: Self.handle(damaged), headerKey: Self.key, epoch: 1)
+            #expect(log.writtenEnd == all.count, "region at \(start): a slot still reads")
+            var repaired: [UInt8] = []
+            for chunk in 0..<chunks {
+                let result = try log.repair(chunk: chunk)
+                #expect(result.unrepairedCodewords.isEmpty, "region at \(start), chunk \(chunk)")
+                repaired += result.data
+            }
+            let same = repaired == all
+            #expect(same, "region at \(start)")
+            regions += 1
+        }
+        print("healing log: \(regions) damaged 4 KiB regions of a \(image.count)-byte file repaired")
+    }
+
+    @Test("A crash after any write of an append, or in the middle of one, leaves the last commit or the new one, whole")
+    func crashAtEveryWrite() throws {
+        let records = Self.records([350, 54_000, 2_000], seed: 4)
+        let (handle, all) = try Self.file(with: records)
+        let base = try Self.bytes(of: handle)
+        // The next append crosses into chunk 1: its writes are the record's two pieces, chunk 0's parity and a slot.
+        let recording = RecordingHandle(Self.handle(base))
+        let log = try HealingLog(opening: recording, headerKey: Self.key, epoch: 1)
+        let next = Self.records([5_000], seed: 5)[0]
+        try log.append(next, committedEnd: all.count + next.count, headSequence: 4, headChain: Self.chain)
+        let writes = recording.writes
+        #expect(writes.count == 4, "piece, parity, piece, slot: \(writes.map(\.bytes.count))")
+        var cases = 0
+        for crashed in 0..<writes.count {
+            for fraction in [0, 1, 2] {   // none, half, all of write `crashed` reached the file
+                // (A torn slot write that spoiled both of its seal copies, as pages written out of order can, is
+                // the case the two slots are for: the commit before must still stand. Modelled below by
+                // corrupting the slot being written whole when the crash is inside it.)
+                var image = base
+                for write in writes[..<crashed] { Self.apply(write, to: &image) }
+                let torn = writes[crashed]
+                if crashed == writes.count - 1 && fraction == 1 {
+                    // The slot write was torn so that neither copy of its seal reads.
+                    Self.apply((torn.offset, [UInt8](repeating: 0x5A, count: torn.bytes.count)), to: &image)
+                } else {
+                    Self.apply((torn.offset, Array(torn.bytes.prefix(torn.bytes.count * fraction / 2))), to: &image)
+                }
+                let reopened = try HealingLog(opening: Self.handle(image), headerKey: Self.key, epoch: 1)
+                let slotDone = crashed == writes.count - 1 && fraction == 2
+                let expected = slotDone ? all + next : all
+                #expect(reopened.writtenEnd == expected.count, "crash in write \(crashed) at \(fraction)/2")
+                let read = try reopened.read(at: 0, count: expected.count)
+                let same = read == expected
+                #expect(same, "crash in write \(crashed) at \(fraction)/2")
+                cases += 1
+            }
+        }
+        #expect(cases == 12)
+    }
+
+    /// Applies one write to a file image, extending it as a write past the end would.
+    static func apply(_ write: (offset: Int, bytes: [UInt8]), to image: inout [UInt8]) {
+        if image.count < write.offset + write.bytes.count {
+            image += [UInt8](repeating: 0, count: write.offset + write.bytes.count - image.count)
+        }
+        for (index, byte) in write.bytes.enumerated() { image[write.offset + index] = byte }
+    }
+
+    @Test("A slot that reached the disk before its record did: the slot's parity restores the record")
+    func slotBeforeRecord() throws {
+        let records = Self.records([350, 3_000], seed: 6)
+        let (handle, all) = try Self.file(with: records)
+        let base = try Self.bytes(of: handle)
+        let recording = RecordingHandle(Self.handle(base))
+        let log = try HealingLog(opening: recording, headerKey: Self.key, epoch: 1)
+        let next = Self.records([2_000], seed: 7)[0]
+        try log.append(next, committedEnd: all.count + next.count, headSequence: 3, headChain: Self.chain)
+        var image = base
+        Self.apply(recording.writes.last!, to: &image)              // the slot only
+        image += [UInt8](repeating: 0, count: HealingLayout.physicalEnd(ofLog: all.count + next.count) - image.count)
+        let reopened = try HealingLog(opening: Self.handle(image), headerKey: Self.key, epoch: 1)
+        #expect(reopened.writtenEnd == all.count + next.count)
+        #expect(try reopened.read(at: all.count, count: next.count) != next, "the record's bytes are not there")
+        let repaired = try reopened.repair(chunk: 0)
+        #expect(repaired.unrepairedCodewords.isEmpty)
+        let same = repaired.data == all + next
+        #expect(same, "the slot's parity proposes the record; its tags would confirm it")
+    }
+
+    @Test("A file cut below what its slot says is refused; a slot of another epoch is not read")
+    func cutAndOtherEpoch() throws {
+        let (handle, all) = try Self.file(with: Self.records([350, 9_000], seed: 8))
+        let image = try Self.bytes(of: handle)
+        #expect(throws: KeychainError.self) {
+            _ = try HealingLog(opening: Self.handle(Array(image.dropLast(1))), headerKey: Self.key, epoch: 1)
+        }
+        let later = try HealingLog(opening: Self.handle(image), headerKey: Self.key, epoch: 2)
+        #expect(later.writtenEnd == 0 && later.committed == nil)
+        #expect(all.count == 9_350)
+    }
+}
