@@ -86,10 +86,17 @@ struct ChunkParity: Sendable, Equatable {
     ///
     /// Parity proposes bytes; the caller accepts them only if what they belong to then verifies by its tags.
     ///
-    /// - Returns: The chunk offsets changed, ascending, and the codewords that could not be repaired (more than
-    ///   16 damaged symbols): those are left as they were.
+    /// - Parameters:
+    ///   - chunk: The chunk's bytes as read.
+    ///   - erasedData: Chunk offsets known to be lost (unreadable sectors, zero-filled): erasures, which cost a
+    ///     codeword one parity symbol each instead of two, so up to 32 per codeword are repaired.
+    ///   - erasedParity: Offsets into ``bytes`` known to be lost.
+    /// - Returns: The chunk offsets changed, ascending, and the codewords that could not be repaired (too many
+    ///   damaged symbols): those are left as they were.
     /// - Precondition: `chunk.count ≤ dataLength`.
-    mutating func repair(chunk: inout [UInt8]) -> (changedOffsets: [Int], unrepairedCodewords: [Int]) {
+    mutating func repair(
+        chunk: inout [UInt8], erasedData: Set<Int> = [], erasedParity: Set<Int> = []
+    ) -> (changedOffsets: [Int], unrepairedCodewords: [Int]) {
         precondition(chunk.count <= Self.dataLength, "a chunk holds at most \(Self.dataLength) bytes")
         let code = Self.code
         var changed: [Int] = []
@@ -103,8 +110,17 @@ struct ChunkParity: Sendable, Equatable {
             for symbol in 0..<Self.paritySymbols {
                 codewordBytes[Self.dataSymbols + symbol] = bytes[symbol * Self.depth + codeword]
             }
+            var erasures: [Int] = []
+            if !erasedData.isEmpty || !erasedParity.isEmpty {
+                for symbol in 0..<Self.dataSymbols where erasedData.contains(symbol * Self.depth + codeword) {
+                    erasures.append(symbol)
+                }
+                for symbol in 0..<Self.paritySymbols where erasedParity.contains(symbol * Self.depth + codeword) {
+                    erasures.append(Self.dataSymbols + symbol)
+                }
+            }
             do throws(ReedSolomonError) {
-                let positions = try code.correct(codeword: &codewordBytes)
+                let positions = try code.correct(codeword: &codewordBytes, erasures: erasures)
                 // A nonzero symbol past the written end means the decoder found another codeword than the
                 // chunk's: nothing is taken from this one.
                 let outside = positions.contains { $0 < Self.dataSymbols && $0 * Self.depth + codeword >= chunk.count && codewordBytes[$0] != 0 }

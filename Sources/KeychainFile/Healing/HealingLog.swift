@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import KeychainCrypto
 
 /// The physical layer of a format version 2 file (Docs/FormatVersion2.md §1–3): the log's bytes in chunks
@@ -26,8 +33,9 @@ final class HealingLog {
     private(set) var older: CommitSlot?
     /// The log's written end (logical).
     private(set) var writtenEnd: Int
-    /// The parity of the last, partial chunk, computed from its bytes (not read from a slot).
-    private var tailParity: ChunkParity
+    /// The parity of the last, partial chunk, computed from its bytes (not read from a slot); `nil` when some of
+    /// them could not be read, until a repair writes them back.
+    private var tailParity: ChunkParity?
 
     /// A log with nothing written, in a file whose prefix (header pages, empty slots) the caller wrote.
     init(creating file: any KeychainFileHandle, headerKey: SymmetricKey, epoch: UInt64) {
@@ -57,15 +65,20 @@ final class HealingLog {
             slots.append(slot?.seal.epoch == epoch ? slot : nil)
         }
         (newest, older) = CommitSlot.newest(slots[0], slots[1])
-        writtenEnd = Int(clamping: newest?.seal.writtenEnd ?? 0)
+        let claimed = newest?.seal.writtenEnd ?? 0
+        guard claimed <= UInt64(Self.maximumLogLength) else {
+            throw .corrupted(offset: HealingLayout.slotOffsets[0], reason: "a commit slot says the log is \(claimed) bytes long, more than 2^48")
+        }
+        writtenEnd = Int(claimed)
         let physicalEnd = HealingLayout.physicalEnd(ofLog: writtenEnd)
         guard size >= physicalEnd else {
             throw .corrupted(
                 offset: size, reason: "the file ends at byte \(size), but its commit slot says its log reaches byte \(physicalEnd): it was cut")
         }
-        tailParity = ChunkParity()
+        tailParity = nil
         let tailStart = writtenEnd - writtenEnd % ChunkParity.dataLength
-        tailParity = ChunkParity(chunk: try read(at: tailStart, count: writtenEnd - tailStart))
+        let tail = try readTolerating(count: writtenEnd - tailStart, at: HealingLayout.physical(tailStart))
+        if tail.unreadable.isEmpty { tailParity = ChunkParity(chunk: tail.bytes) }
     }
 
     /// The committed end, head sequence and chain value of the newest commit, if any.
@@ -99,7 +112,9 @@ final class HealingLog {
     ) throws(KeychainError) {
         let newEnd = writtenEnd + bytes.count
         precondition(committedEnd <= newEnd, "nothing is committed past the written end")
-        var parity = tailParity
+        guard var parity = tailParity else {
+            throw .io(operation: "append (the log's last chunk could not be read; repair it first)", errno: EIO, path: file.path)
+        }
         var position = writtenEnd
         var consumed = 0
         while consumed < bytes.count {
@@ -139,23 +154,59 @@ final class HealingLog {
     /// Proposes repaired bytes for chunk `chunk` of the log, from the parity on disk: the complete chunk's own,
     /// or the newest slot's for the last one. Writes nothing.
     ///
+    /// Sectors that cannot be read (`EIO`) are zero-filled and repaired as erasures, 512 bytes at a time.
+    ///
     /// - Returns: The chunk's bytes as repaired, the chunk offsets changed, and the codewords that could not be
     ///   repaired (left as read).
     func repair(chunk: Int) throws(KeychainError) -> (data: [UInt8], changedOffsets: [Int], unrepairedCodewords: [Int]) {
         let start = chunk * ChunkParity.dataLength
         precondition(start < writtenEnd || (start == 0 && writtenEnd == 0), "a chunk of the log")
         let count = min(ChunkParity.dataLength, writtenEnd - start)
-        var data = try read(at: start, count: count)
+        var (data, erasedData) = try readTolerating(count: count, at: HealingLayout.physical(start))
         var parity: ChunkParity
+        var erasedParity: Set<Int> = []
         if count == ChunkParity.dataLength {
-            parity = ChunkParity(storedBytes: try file.readExactly(count: ChunkParity.parityLength, at: HealingLayout.parityOffset(ofChunk: chunk)))
+            let stored = try readTolerating(count: ChunkParity.parityLength, at: HealingLayout.parityOffset(ofChunk: chunk))
+            parity = ChunkParity(storedBytes: stored.bytes)
+            erasedParity = stored.unreadable
         } else if let stored = newest?.parity {
             parity = stored
         } else {
             return (data, [], Array(0..<ChunkParity.depth))
         }
-        let result = parity.repair(chunk: &data)
+        let result = parity.repair(chunk: &data, erasedData: erasedData, erasedParity: erasedParity)
         return (data, result.changedOffsets, result.unrepairedCodewords)
+    }
+
+    /// The longest log a file may have (2^48 bytes): a bound on what a slot can make a reader compute with.
+    static let maximumLogLength = 1 << 48
+
+    /// The sector size unreadable bytes are counted in.
+    static let sectorSize = 512
+
+    /// Reads `count` bytes at physical offset `offset`; where a read fails (`EIO` from a bad sector), reads
+    /// again sector by sector and zero-fills the sectors that still fail. Returns the bytes and the offsets,
+    /// relative to `offset`, that could not be read.
+    private func readTolerating(count: Int, at offset: Int) throws(KeychainError) -> (bytes: [UInt8], unreadable: Set<Int>) {
+        do throws(KeychainError) {
+            return (try file.readExactly(count: count, at: offset), [])
+        } catch .io {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(count)
+            var unreadable: Set<Int> = []
+            var position = 0
+            while position < count {
+                let sectorEnd = min(count, ((offset + position) / Self.sectorSize + 1) * Self.sectorSize - offset)
+                do throws(KeychainError) {
+                    bytes += try file.readExactly(count: sectorEnd - position, at: offset + position)
+                } catch .io {
+                    bytes += [UInt8](repeating: 0, count: sectorEnd - position)
+                    for lost in position..<sectorEnd { unreadable.insert(lost) }
+                }
+                position = sectorEnd
+            }
+            return (bytes, unreadable)
+        }
     }
 
     /// Writes confirmed bytes of chunk `chunk` back (the caller verified them by their tags), and the chunk's

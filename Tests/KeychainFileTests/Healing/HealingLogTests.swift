@@ -184,6 +184,61 @@ struct HealingLogTests {
         #expect(same, "the slot's parity proposes the record; its tags would confirm it")
     }
 
+    /// A handle whose reads fail with EIO wherever they touch `unreadable` (physical offsets), as a disk's
+    /// bad sectors do.
+    final class BadSectorHandle: KeychainFileHandle, @unchecked Sendable {
+        let inner: MemoryFileHandle
+        let unreadable: Range<Int>
+        var path: String { inner.path }
+        var writeRefusal: Int32? { nil }
+        init(_ inner: MemoryFileHandle, unreadable: Range<Int>) {
+            self.inner = inner
+            self.unreadable = unreadable
+        }
+        func linkCount() throws(KeychainError) -> Int { 1 }
+        func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(KeychainError) -> Int {
+            if (offset..<(offset + buffer.count)).overlaps(unreadable) {
+                throw .io(operation: "pread", errno: EIO, path: path)
+            }
+            return try inner.read(into: buffer, at: offset)
+        }
+        func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(KeychainError) -> Int { try inner.write(bytes, at: offset) }
+        func size() throws(KeychainError) -> Int { try inner.size() }
+        func truncate(to size: Int) throws(KeychainError) { try inner.truncate(to: size) }
+        func sync() throws(KeychainError) { try inner.sync() }
+        func identity() throws(KeychainError) -> FileIdentity { try inner.identity() }
+        func close() { inner.close() }
+    }
+
+    @Test("8 KiB of sectors that cannot be read (EIO) — in a chunk's data, its parity, or the last chunk — are repaired as erasures")
+    func unreadableSectors() throws {
+        let (handle, all) = try Self.file(with: Self.records(Self.sizes, seed: 9))
+        let image = try Self.bytes(of: handle)
+        let lastChunk = (all.count - 1) / ChunkParity.dataLength
+        let places = [
+            HealingLayout.physical(10_000) / 512 * 512,                       // chunk 0's data
+            HealingLayout.parityOffset(ofChunk: 1),                             // chunk 1's parity
+            HealingLayout.physical(lastChunk * ChunkParity.dataLength + 4_096), // the last chunk's data
+        ]
+        for start in places {
+            let bad = BadSectorHandle(Self.handle(image), unreadable: start..<(start + 8_192))
+            let log = try HealingLog(opening: bad, headerKey: Self.key, epoch: 1)
+            var repaired: [UInt8] = []
+            for chunk in 0...lastChunk {
+                let result = try log.repair(chunk: chunk)
+                #expect(result.unrepairedCodewords.isEmpty, "8 KiB unreadable at \(start), chunk \(chunk)")
+                repaired += result.data
+            }
+            let same = repaired == all
+            #expect(same, "8 KiB unreadable at \(start)")
+        }
+        // The same 8 KiB damaged rather than unreadable is beyond what parity repairs without knowing where.
+        var damaged = image
+        for offset in places[0]..<(places[0] + 8_192) { damaged[offset] ^= 0x3C }
+        let log = try HealingLog(opening: Self.handle(damaged), headerKey: Self.key, epoch: 1)
+        #expect(!(try log.repair(chunk: 0)).unrepairedCodewords.isEmpty)
+    }
+
     @Test("A file cut below what its slot says is refused; a slot of another epoch is not read")
     func cutAndOtherEpoch() throws {
         let (handle, all) = try Self.file(with: Self.records([350, 9_000], seed: 8))
