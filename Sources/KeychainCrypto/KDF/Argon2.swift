@@ -45,6 +45,27 @@ extension KDF {
         ///   of range, their work exceeds ``maximumWorkKiB``, or the memory cannot be allocated;
         ///   ``CryptoKitError/incorrectParameterSize`` if `outputByteCount` or the length of the salt,
         ///   password, secret or associated data is out of range.
+        /// What every public derivation does: its inputs as contiguous bytes, then the derivation below.
+        static func derive<Password: Sequence, Salt: Sequence, AssociatedData: Sequence>(
+            variant: Argon2Variant, password: Password, salt: Salt, secret: SymmetricKey, associatedData: AssociatedData,
+            outputByteCount: Int, iterations: Int, memoryKiB: Int, parallelism: Int
+        ) throws(CryptoKitError) -> SymmetricKey
+        where Password.Element == UInt8, Salt.Element == UInt8, AssociatedData.Element == UInt8 {
+            let passwordKey = SymmetricKey(data: password)
+            return try passwordKey.withUnsafeBytes { (passwordBytes) throws(CryptoKitError) -> SymmetricKey in
+                try secret.withUnsafeBytes { (secretBytes) throws(CryptoKitError) -> SymmetricKey in
+                    try withContiguousBytes(of: salt) { (saltBytes) throws(CryptoKitError) -> SymmetricKey in
+                        try withContiguousBytes(of: associatedData) { (adBytes) throws(CryptoKitError) -> SymmetricKey in
+                            try derive(
+                                variant: variant, password: passwordBytes, salt: saltBytes, secret: secretBytes,
+                                associatedData: adBytes, outputByteCount: outputByteCount, iterations: iterations,
+                                memoryKiB: memoryKiB, parallelism: parallelism)
+                        }
+                    }
+                }
+            }
+        }
+
         static func derive(
             variant: Argon2Variant, password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer,
             secret: UnsafeRawBufferPointer, associatedData: UnsafeRawBufferPointer,

@@ -62,19 +62,9 @@ extension KDF {
             outputByteCount: Int, iterations: Int, memoryKiB: Int, parallelism: Int
         ) throws(CryptoKitError) -> SymmetricKey
         where Password.Element == UInt8, Salt.Element == UInt8, AssociatedData.Element == UInt8 {
-            let passwordKey = SymmetricKey(data: password)
-            return try passwordKey.withUnsafeBytes { (passwordBytes) throws(CryptoKitError) -> SymmetricKey in
-                try secret.withUnsafeBytes { (secretBytes) throws(CryptoKitError) -> SymmetricKey in
-                    try withContiguousBytes(of: salt) { (saltBytes) throws(CryptoKitError) -> SymmetricKey in
-                        try withContiguousBytes(of: associatedData) { (adBytes) throws(CryptoKitError) -> SymmetricKey in
-                            try KDF.Argon2.derive(
-                                variant: .argon2id, password: passwordBytes, salt: saltBytes, secret: secretBytes,
-                                associatedData: adBytes, outputByteCount: outputByteCount, iterations: iterations,
-                                memoryKiB: memoryKiB, parallelism: parallelism)
-                        }
-                    }
-                }
-            }
+            try KDF.Argon2.derive(
+                variant: .argon2id, password: password, salt: salt, secret: secret, associatedData: associatedData,
+                outputByteCount: outputByteCount, iterations: iterations, memoryKiB: memoryKiB, parallelism: parallelism)
         }
     }
 }
