@@ -30,10 +30,14 @@ struct CommitSlot: Equatable, Sendable {
     /// The slot in `bytes` (``length`` bytes as read from the file), or `nil` if neither seal copy reads.
     /// When both read but differ — a slot write torn between them — the copy with the higher counter is the
     /// one that write put down; its parity may be the older one's, which costs only repairs, never data.
-    static func decode(_ bytes: [UInt8], headerKey: SymmetricKey) -> CommitSlot? {
+    ///
+    /// - Parameter epoch: When given, a seal copy of another epoch counts as unreadable (it is compared before
+    ///   the copies are, so that a stale copy cannot hide a good one).
+    static func decode(_ bytes: [UInt8], headerKey: SymmetricKey, epoch: UInt64? = nil) -> CommitSlot? {
         guard bytes.count == length else { return nil }
-        let first = Seal.decode(bytes[0..<Seal.encodedLength], headerKey: headerKey)
-        let second = Seal.decode(bytes[(length - Seal.encodedLength)...], headerKey: headerKey)
+        func ofEpoch(_ seal: Seal?) -> Seal? { epoch == nil || seal?.epoch == epoch ? seal : nil }
+        let first = ofEpoch(Seal.decode(bytes[0..<Seal.encodedLength], headerKey: headerKey))
+        let second = ofEpoch(Seal.decode(bytes[(length - Seal.encodedLength)...], headerKey: headerKey))
         let chosen: Seal?
         switch (first, second) {
         case (let a?, let b?): chosen = a.counter >= b.counter ? a : b

@@ -2,16 +2,19 @@
 /// 1, header page B, then the log's chunks, each complete chunk followed by its parity.
 ///
 /// ```swift
-/// HealingLayout.physical(0)            // 25,088: the log's first byte
-/// HealingLayout.physical(57_088)       // 90,368: chunk 1, after chunk 0's data and parity
+/// HealingLayout.physical(0)            // 32,768: the log's first byte
+/// HealingLayout.physical(57_088)       // 98,048: chunk 1, after chunk 0's data and parity
 /// ```
 enum HealingLayout {
     /// A header page: one copy of the header and its own parity.
     static let headerPageLength = 4_096
+    /// The room each commit slot has: its 8,448 bytes padded to whole 4 KiB pages, so that writing one slot
+    /// never rewrites a sector (or page) that holds part of the other.
+    static let slotStride = 12_288
     /// Where each commit slot starts.
-    static let slotOffsets = [headerPageLength, headerPageLength + CommitSlot.length]
-    /// Where header page B starts: 8 KiB and more after page A.
-    static let headerBOffset = headerPageLength + 2 * CommitSlot.length
+    static let slotOffsets = [headerPageLength, headerPageLength + slotStride]
+    /// Where header page B starts: 24 KiB after page A.
+    static let headerBOffset = headerPageLength + 2 * slotStride
     /// Where the log's first chunk starts.
     static let logStart = headerBOffset + headerPageLength
     /// A complete chunk and its parity.

@@ -16,8 +16,9 @@ import KeychainCrypto
 /// any point leaves it readable and describing the log up to its committed end.
 ///
 /// Parity is never trusted: ``repair(chunk:)`` only proposes bytes, which the caller accepts if what they
-/// belong to then verifies by its tags, and writes back with ``writeBack(chunk:data:)``. The parity a writer
-/// extends is computed from the log's bytes when it opens (the caller verifies them before appending).
+/// belong to then verifies by its tags, and writes back with ``writeBack(_:)``. The parity a writer extends is
+/// computed from the last chunk's bytes when it opens, and used only if it equals the parity the newest slot
+/// stored: otherwise appends wait for a repair.
 ///
 /// For example:
 /// ```swift
@@ -31,11 +32,18 @@ final class HealingLog {
     /// The newest commit slot that reads, and the one before it.
     private(set) var newest: CommitSlot?
     private(set) var older: CommitSlot?
+    /// Which slot place holds ``newest`` (0 or 1); an append writes the other.
+    private var newestPlace: Int?
     /// The log's written end (logical).
     private(set) var writtenEnd: Int
-    /// The parity of the last, partial chunk, computed from its bytes (not read from a slot); `nil` when some of
-    /// them could not be read, until a repair writes them back.
+    /// The parity of the last, partial chunk, computed from its bytes and equal to what the newest slot stored;
+    /// `nil` while that is not known to hold (bytes unreadable or missing, a mismatch), and appends wait.
     private var tailParity: ChunkParity?
+    /// Why appends are refused, if they are.
+    private(set) var appendRefusal: String?
+    /// The logical range the last write claims but the file does not hold (it is shorter: the slot reached the
+    /// disk before the file's new size did). Read as erasures by ``repair(chunk:)``.
+    private(set) var missingRange: Range<Int>?
 
     /// A log with nothing written, in a file whose prefix (header pages, empty slots) the caller wrote.
     init(creating file: any KeychainFileHandle, headerKey: SymmetricKey, epoch: UInt64) {
@@ -48,37 +56,64 @@ final class HealingLog {
 
     /// Opens the log of `file`: the newest commit slot of this epoch that reads says how far it goes.
     ///
-    /// - Throws: `KeychainError.corrupted` if the file is shorter than the newest slot's written end says (it
-    ///   was cut); `.io` if it cannot be read.
-    init(opening file: any KeychainFileHandle, headerKey: SymmetricKey, epoch: UInt64) throws(KeychainError) {
+    /// - Parameter rewriteEnd: The log's end when it was last rewritten, from the verified header: nothing
+    ///   below it may be written over, whatever the slots say.
+    /// - Throws: `KeychainError.corrupted` if the file is shorter than the older slot's written end (it was
+    ///   cut below a commit that was acknowledged), or a slot claims more than ``maximumLogLength``; `.io` if
+    ///   the file's size cannot be read.
+    init(opening file: any KeychainFileHandle, headerKey: SymmetricKey, epoch: UInt64, rewriteEnd: Int = 0) throws(KeychainError) {
         self.file = file
         self.headerKey = headerKey
         self.epoch = epoch
         let size = try file.size()
         var slots: [CommitSlot?] = []
-        for offset in HealingLayout.slotOffsets {
+        for (place, offset) in HealingLayout.slotOffsets.enumerated() {
             guard size >= offset + CommitSlot.length else {
                 slots.append(nil)
                 continue
             }
-            let slot = CommitSlot.decode(try file.readExactly(count: CommitSlot.length, at: offset), headerKey: headerKey)
-            slots.append(slot?.seal.epoch == epoch ? slot : nil)
+            // Unreadable sectors read as zeros: a seal copy there does not decode, and the other may.
+            let bytes = Self.readTolerating(file, count: CommitSlot.length, at: offset).bytes
+            let slot = CommitSlot.decode(bytes, headerKey: headerKey, epoch: epoch)
+            // A seal in the place its counter does not name was not put there by a writer of this format.
+            slots.append(slot.flatMap { Int($0.seal.counter % 2) == place && $0.seal.counter < UInt64.max ? $0 : nil })
         }
         (newest, older) = CommitSlot.newest(slots[0], slots[1])
-        let claimed = newest?.seal.writtenEnd ?? 0
-        guard claimed <= UInt64(Self.maximumLogLength) else {
+        newestPlace = newest.map { Int($0.seal.counter % 2) }
+        for slot in [newest, older] {
+            guard let claimed = slot?.seal.writtenEnd, claimed > UInt64(Self.maximumLogLength) else { continue }
             throw .corrupted(offset: HealingLayout.slotOffsets[0], reason: "a commit slot says the log is \(claimed) bytes long, more than 2^48")
         }
-        writtenEnd = Int(claimed)
-        let physicalEnd = HealingLayout.physicalEnd(ofLog: writtenEnd)
-        guard size >= physicalEnd else {
-            throw .corrupted(
-                offset: size, reason: "the file ends at byte \(size), but its commit slot says its log reaches byte \(physicalEnd): it was cut")
+        let newestEnd = Int(newest?.seal.writtenEnd ?? 0)
+        let olderEnd = Int(older?.seal.writtenEnd ?? 0)
+        writtenEnd = max(newestEnd, rewriteEnd)
+        let held = HealingLayout.physicalEnd(ofLog: writtenEnd)
+        if size < held {
+            // The slot reached the disk before the file's new size: the last write's bytes are missing. Below the
+            // older commit (or the rewrite) the file was cut.
+            let floor = HealingLayout.physicalEnd(ofLog: max(olderEnd, rewriteEnd))
+            guard newest != nil, size >= floor else {
+                throw .corrupted(
+                    offset: size, reason: "the file ends at byte \(size), but its commits say its log reaches byte \(held): it was cut")
+            }
+            missingRange = max(olderEnd, rewriteEnd)..<writtenEnd
+            appendRefusal = "the last write did not reach the disk whole; repair the log first"
+        } else if newest == nil && size > HealingLayout.physicalEnd(ofLog: rewriteEnd) {
+            appendRefusal = "no commit slot reads, and the log holds bytes past its rewrite; repair it first"
         }
         tailParity = nil
-        let tailStart = writtenEnd - writtenEnd % ChunkParity.dataLength
-        let tail = try readTolerating(count: writtenEnd - tailStart, at: HealingLayout.physical(tailStart))
-        if tail.unreadable.isEmpty { tailParity = ChunkParity(chunk: tail.bytes) }
+        if appendRefusal == nil {
+            let tailStart = writtenEnd - writtenEnd % ChunkParity.dataLength
+            let tail = Self.readTolerating(file, count: writtenEnd - tailStart, at: HealingLayout.physical(tailStart))
+            let computed = ChunkParity(chunk: tail.bytes)
+            if !tail.unreadable.isEmpty {
+                appendRefusal = "the log's last chunk could not be read; repair it first"
+            } else if let stored = newest?.parity, newestEnd == writtenEnd, stored != computed {
+                appendRefusal = "the log's last chunk does not match its parity; repair it first"
+            } else {
+                tailParity = computed
+            }
+        }
     }
 
     /// The committed end, head sequence and chain value of the newest commit, if any.
@@ -99,83 +134,175 @@ final class HealingLog {
     }
 
     /// Appends `bytes` to the log and commits: the bytes, the parity of every chunk they complete, and the
-    /// other commit slot, then one `fdatasync` (two when `flushBetween`: for large records, so that a durable
-    /// slot implies durable data).
+    /// other commit slot, then one `fdatasync` (two for records over 64 KiB or when `flushBetween`, so that a
+    /// durable slot implies durable data). The caller holds the file's exclusive lock.
     ///
     /// - Parameters:
-    ///   - committedEnd: The log's committed end after this append (≤ its written end).
+    ///   - committedEnd: The log's committed end after this append: at least the last commit's, at most the
+    ///     new written end.
     ///   - headSequence: The sequence number of the record ending at `committedEnd`.
     ///   - headChain: That record's chain value (16 bytes).
-    /// - Throws: `KeychainError.io` if a write or the sync fails; the last commit then still stands.
+    /// - Throws: `KeychainError.io` if appends are refused (``appendRefusal``), if the slots on disk are no
+    ///   longer the ones this log read (another writer: reopen), or if a write or sync fails. After a failure
+    ///   once writing began, the new slot may still reach the disk: this log refuses further appends until it
+    ///   is opened again.
     func append(
         _ bytes: [UInt8], committedEnd: Int, headSequence: UInt64, headChain: [UInt8], flushBetween: Bool = false
     ) throws(KeychainError) {
+        if let appendRefusal { throw .io(operation: "append (\(appendRefusal))", errno: EIO, path: file.path) }
+        guard var parity = tailParity else {
+            throw .io(operation: "append (the log's last chunk is not known to match its parity)", errno: EIO, path: file.path)
+        }
         let newEnd = writtenEnd + bytes.count
         precondition(committedEnd <= newEnd, "nothing is committed past the written end")
-        guard var parity = tailParity else {
-            throw .io(operation: "append (the log's last chunk could not be read; repair it first)", errno: EIO, path: file.path)
-        }
-        var position = writtenEnd
-        var consumed = 0
-        while consumed < bytes.count {
-            let chunkOffset = position % ChunkParity.dataLength
-            let count = min(bytes.count - consumed, ChunkParity.dataLength - chunkOffset)
-            let piece = Array(bytes[consumed..<(consumed + count)])
-            try piece.withBytes { (raw) throws(KeychainError) in try file.writeAll(raw, at: HealingLayout.physical(position)) }
-            parity.append(piece, at: chunkOffset)
-            position += count
-            consumed += count
-            if position % ChunkParity.dataLength == 0 {
-                let chunk = position / ChunkParity.dataLength - 1
-                try parity.bytes.withBytes { (raw) throws(KeychainError) in
-                    try file.writeAll(raw, at: HealingLayout.parityOffset(ofChunk: chunk))
+        precondition(committedEnd >= Int(newest?.seal.committedEnd ?? 0), "a commit never takes back an earlier one")
+        try checkSlotsUnchanged()
+        do throws(KeychainError) {
+            var position = writtenEnd
+            var consumed = 0
+            while consumed < bytes.count {
+                let chunkOffset = position % ChunkParity.dataLength
+                let count = min(bytes.count - consumed, ChunkParity.dataLength - chunkOffset)
+                let piece = Array(bytes[consumed..<(consumed + count)])
+                try piece.withBytes { (raw) throws(KeychainError) in try file.writeAll(raw, at: HealingLayout.physical(position)) }
+                parity.append(piece, at: chunkOffset)
+                position += count
+                consumed += count
+                if position % ChunkParity.dataLength == 0 {
+                    let chunk = position / ChunkParity.dataLength - 1
+                    try parity.bytes.withBytes { (raw) throws(KeychainError) in
+                        try file.writeAll(raw, at: HealingLayout.parityOffset(ofChunk: chunk))
+                    }
+                    parity = ChunkParity()
                 }
-                parity = ChunkParity()
             }
+            if flushBetween || bytes.count > Self.largeRecord { try file.sync() }
+            let counter = (newest?.seal.counter ?? 0) + 1
+            let place = Int(counter % 2)
+            precondition(place != newestPlace, "an append never writes the slot of the last commit")
+            let slot = CommitSlot(
+                seal: Seal(
+                    epoch: epoch, counter: counter, writtenEnd: UInt64(newEnd), committedEnd: UInt64(committedEnd),
+                    headSequence: headSequence, headChain: headChain),
+                parity: parity)
+            try slot.encoded(headerKey: headerKey).withBytes { (raw) throws(KeychainError) in
+                try file.writeAll(raw, at: HealingLayout.slotOffsets[place])
+            }
+            try file.sync()
+            older = newest
+            newest = slot
+            newestPlace = place
+            writtenEnd = newEnd
+            tailParity = parity
+        } catch {
+            appendRefusal = "an earlier append failed after it began writing (\(error)); open the log again"
+            throw error
         }
-        if flushBetween { try file.sync() }
-        let counter = (newest?.seal.counter ?? 0) + 1
-        let slot = CommitSlot(
-            seal: Seal(
-                epoch: epoch, counter: counter, writtenEnd: UInt64(newEnd), committedEnd: UInt64(committedEnd),
-                headSequence: headSequence, headChain: headChain),
-            parity: parity)
-        let encoded = slot.encoded(headerKey: headerKey)
-        try encoded.withBytes { (raw) throws(KeychainError) in
-            try file.writeAll(raw, at: HealingLayout.slotOffsets[Int(counter % 2)])
+    }
+
+    /// Records over this many bytes get a flush before their slot is written.
+    static let largeRecord = 65_536
+
+    /// Throws unless both slot places still hold what this log read (nothing another writer appended since).
+    private func checkSlotsUnchanged() throws(KeychainError) {
+        for (place, offset) in HealingLayout.slotOffsets.enumerated() {
+            let expected = [newest, older].compactMap { $0 }.first { Int($0.seal.counter % 2) == place }
+            guard (try? file.size()).map({ $0 >= offset + CommitSlot.length }) == true else {
+                guard expected == nil else { throw Self.changed(file) }
+                continue
+            }
+            let bytes = Self.readTolerating(file, count: CommitSlot.length, at: offset).bytes
+            let found = CommitSlot.decode(bytes, headerKey: headerKey, epoch: epoch)
+            guard found?.seal == expected?.seal else { throw Self.changed(file) }
         }
-        try file.sync()
-        older = newest
-        newest = slot
-        writtenEnd = newEnd
-        tailParity = parity
+    }
+
+    private static func changed(_ file: any KeychainFileHandle) -> KeychainError {
+        .io(operation: "append (the commit slots changed since this log read them: another writer; open it again)", errno: EAGAIN, path: file.path)
+    }
+
+    /// A chunk's repair, as proposed by ``repair(chunk:)``: nothing of it is on disk until ``writeBack(_:)``.
+    struct ChunkRepair {
+        let chunk: Int
+        /// The chunk's bytes as repaired (codewords that could not be repaired are left as read).
+        let data: [UInt8]
+        /// The chunk offsets whose bytes changed.
+        let changedOffsets: [Int]
+        /// The parity with its own damaged symbols corrected (unrepaired codewords keep what was stored).
+        let parity: ChunkParity
+        /// Whether any parity symbol was corrected.
+        let parityChanged: Bool
+        let unrepairedCodewords: [Int]
     }
 
     /// Proposes repaired bytes for chunk `chunk` of the log, from the parity on disk: the complete chunk's own,
     /// or the newest slot's for the last one. Writes nothing.
     ///
-    /// Sectors that cannot be read (`EIO`) are zero-filled and repaired as erasures, 512 bytes at a time.
-    ///
-    /// - Returns: The chunk's bytes as repaired, the chunk offsets changed, and the codewords that could not be
-    ///   repaired (left as read).
-    func repair(chunk: Int) throws(KeychainError) -> (data: [UInt8], changedOffsets: [Int], unrepairedCodewords: [Int]) {
+    /// Sectors that cannot be read (`EIO`), and bytes the last write claims but the file does not hold, are
+    /// zero-filled and repaired as erasures.
+    func repair(chunk: Int) throws(KeychainError) -> ChunkRepair {
         let start = chunk * ChunkParity.dataLength
-        precondition(start < writtenEnd || (start == 0 && writtenEnd == 0), "a chunk of the log")
-        let count = min(ChunkParity.dataLength, writtenEnd - start)
-        var (data, erasedData) = try readTolerating(count: count, at: HealingLayout.physical(start))
+        let count = max(0, min(ChunkParity.dataLength, writtenEnd - start))
+        guard count > 0 else {
+            return ChunkRepair(chunk: chunk, data: [], changedOffsets: [], parity: ChunkParity(), parityChanged: false, unrepairedCodewords: [])
+        }
+        let held = max(0, min(count, (try file.size()) - HealingLayout.physical(start)))
+        var (data, erasedData) = Self.readTolerating(file, count: held, at: HealingLayout.physical(start))
+        if held < count {
+            data += [UInt8](repeating: 0, count: count - held)
+            for offset in held..<count { erasedData.insert(offset) }
+        }
         var parity: ChunkParity
         var erasedParity: Set<Int> = []
         if count == ChunkParity.dataLength {
-            let stored = try readTolerating(count: ChunkParity.parityLength, at: HealingLayout.parityOffset(ofChunk: chunk))
+            let stored = Self.readTolerating(file, count: ChunkParity.parityLength, at: HealingLayout.parityOffset(ofChunk: chunk))
             parity = ChunkParity(storedBytes: stored.bytes)
             erasedParity = stored.unreadable
         } else if let stored = newest?.parity {
             parity = stored
         } else {
-            return (data, [], Array(0..<ChunkParity.depth))
+            return ChunkRepair(
+                chunk: chunk, data: data, changedOffsets: [], parity: ChunkParity(), parityChanged: false,
+                unrepairedCodewords: Array(0..<ChunkParity.depth))
         }
+        let before = parity
         let result = parity.repair(chunk: &data, erasedData: erasedData, erasedParity: erasedParity)
-        return (data, result.changedOffsets, result.unrepairedCodewords)
+        return ChunkRepair(
+            chunk: chunk, data: data, changedOffsets: result.changedOffsets, parity: parity, parityChanged: parity != before,
+            unrepairedCodewords: result.unrepairedCodewords)
+    }
+
+    /// Writes back a repair the caller confirmed (what its bytes belong to verifies by its tags): only the bytes
+    /// that changed, then a sync, then the corrected parity — the complete chunk's in place, the last chunk's
+    /// into the memory the next append extends — and a sync. Parity is never recomputed from the chunk as read:
+    /// that would make it agree with damage a repair left (an unrepaired codeword).
+    func writeBack(_ repair: ChunkRepair) throws(KeychainError) {
+        let start = repair.chunk * ChunkParity.dataLength
+        precondition(start + repair.data.count <= writtenEnd, "a chunk of the log")
+        var index = 0
+        let changed = repair.changedOffsets
+        while index < changed.count {
+            // A run of adjacent changed offsets is written as one piece.
+            var end = index + 1
+            while end < changed.count && changed[end] == changed[end - 1] + 1 { end += 1 }
+            let piece = Array(repair.data[changed[index]...changed[end - 1]])
+            try piece.withBytes { (raw) throws(KeychainError) in
+                try file.writeAll(raw, at: HealingLayout.physical(start + changed[index]))
+            }
+            index = end
+        }
+        try file.sync()
+        if repair.data.count == ChunkParity.dataLength {
+            if repair.parityChanged {
+                try repair.parity.bytes.withBytes { (raw) throws(KeychainError) in
+                    try file.writeAll(raw, at: HealingLayout.parityOffset(ofChunk: repair.chunk))
+                }
+                try file.sync()
+            }
+        } else if repair.unrepairedCodewords.isEmpty && start + repair.data.count == writtenEnd {
+            tailParity = repair.parity
+            if appendRefusal != nil && missingRange == nil { appendRefusal = nil }
+        }
     }
 
     /// The longest log a file may have (2^48 bytes): a bound on what a slot can make a reader compute with.
@@ -184,56 +311,25 @@ final class HealingLog {
     /// The sector size unreadable bytes are counted in.
     static let sectorSize = 512
 
-    /// Reads `count` bytes at physical offset `offset`; where a read fails (`EIO` from a bad sector), reads
-    /// again sector by sector and zero-fills the sectors that still fail. Returns the bytes and the offsets,
-    /// relative to `offset`, that could not be read.
-    private func readTolerating(count: Int, at offset: Int) throws(KeychainError) -> (bytes: [UInt8], unreadable: Set<Int>) {
-        do throws(KeychainError) {
-            return (try file.readExactly(count: count, at: offset), [])
-        } catch .io {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(count)
-            var unreadable: Set<Int> = []
-            var position = 0
-            while position < count {
-                let sectorEnd = min(count, ((offset + position) / Self.sectorSize + 1) * Self.sectorSize - offset)
-                do throws(KeychainError) {
-                    bytes += try file.readExactly(count: sectorEnd - position, at: offset + position)
-                } catch .io {
-                    bytes += [UInt8](repeating: 0, count: sectorEnd - position)
-                    for lost in position..<sectorEnd { unreadable.insert(lost) }
-                }
-                position = sectorEnd
+    /// Reads `count` bytes at physical offset `offset`; where a read fails (`EIO` from a bad sector, or the file
+    /// ending early), reads again sector by sector and zero-fills the sectors that still fail. Returns the bytes
+    /// and the offsets, relative to `offset`, that could not be read.
+    private static func readTolerating(_ file: any KeychainFileHandle, count: Int, at offset: Int) -> (bytes: [UInt8], unreadable: Set<Int>) {
+        if let bytes = try? file.readExactly(count: count, at: offset) { return (bytes, []) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        var unreadable: Set<Int> = []
+        var position = 0
+        while position < count {
+            let sectorEnd = min(count, ((offset + position) / sectorSize + 1) * sectorSize - offset)
+            if let sector = try? file.readExactly(count: sectorEnd - position, at: offset + position) {
+                bytes += sector
+            } else {
+                bytes += [UInt8](repeating: 0, count: sectorEnd - position)
+                for lost in position..<sectorEnd { unreadable.insert(lost) }
             }
-            return (bytes, unreadable)
+            position = sectorEnd
         }
-    }
-
-    /// Writes confirmed bytes of chunk `chunk` back (the caller verified them by their tags), and the chunk's
-    /// parity recomputed from them; then syncs. The last chunk's parity goes into the memory the next append
-    /// extends, and reaches its slot with that append.
-    func writeBack(chunk: Int, data: [UInt8]) throws(KeychainError) {
-        let start = chunk * ChunkParity.dataLength
-        precondition(start + data.count <= writtenEnd, "bytes inside the log")
-        var position = start
-        var offset = 0
-        while offset < data.count {
-            let count = min(data.count - offset, ChunkParity.dataLength - position % ChunkParity.dataLength)
-            try Array(data[offset..<(offset + count)]).withBytes { (raw) throws(KeychainError) in
-                try file.writeAll(raw, at: HealingLayout.physical(position))
-            }
-            position += count
-            offset += count
-        }
-        let whole = try read(at: start, count: min(ChunkParity.dataLength, writtenEnd - start))
-        let parity = ChunkParity(chunk: whole)
-        if whole.count == ChunkParity.dataLength {
-            try parity.bytes.withBytes { (raw) throws(KeychainError) in
-                try file.writeAll(raw, at: HealingLayout.parityOffset(ofChunk: chunk))
-            }
-        } else {
-            tailParity = parity
-        }
-        try file.sync()
+        return (bytes, unreadable)
     }
 }

@@ -87,7 +87,8 @@ struct HealingLogTests {
         }
         let otherKey = SymmetricKey(data: [UInt8](repeating: 0x4C, count: 32))
         let underOtherKey = try HealingLog(opening: Self.handle(try Self.bytes(of: handle)), headerKey: otherKey, epoch: 1)
-        #expect(underOtherKey.writtenEnd == 0, "under another key no slot reads: an empty log")
+        #expect(underOtherKey.writtenEnd == 0, "under another key no slot reads")
+        #expect(underOtherKey.appendRefusal != nil, "and with bytes in the log and no slot, nothing may be appended over them")
     }
 
     @Test("Any damaged 4 KiB region of the file after the header page is repaired, chunk by chunk")
@@ -163,7 +164,7 @@ struct HealingLogTests {
         for (index, byte) in write.bytes.enumerated() { image[write.offset + index] = byte }
     }
 
-    @Test("A slot that reached the disk before its record did: the slot's parity restores the record")
+    @Test("A slot that reached the disk before its record and the file's new size: the log opens, refuses appends, and the slot's parity restores the record")
     func slotBeforeRecord() throws {
         let records = Self.records([350, 3_000], seed: 6)
         let (handle, all) = try Self.file(with: records)
@@ -172,16 +173,48 @@ struct HealingLogTests {
         let log = try HealingLog(opening: recording, headerKey: Self.key, epoch: 1)
         let next = Self.records([2_000], seed: 7)[0]
         try log.append(next, committedEnd: all.count + next.count, headSequence: 3, headChain: Self.chain)
-        var image = base
-        Self.apply(recording.writes.last!, to: &image)              // the slot only
-        image += [UInt8](repeating: 0, count: HealingLayout.physicalEnd(ofLog: all.count + next.count) - image.count)
-        let reopened = try HealingLog(opening: Self.handle(image), headerKey: Self.key, epoch: 1)
-        #expect(reopened.writtenEnd == all.count + next.count)
-        #expect(try reopened.read(at: all.count, count: next.count) != next, "the record's bytes are not there")
-        let repaired = try reopened.repair(chunk: 0)
-        #expect(repaired.unrepairedCodewords.isEmpty)
-        let same = repaired.data == all + next
-        #expect(same, "the slot's parity proposes the record; its tags would confirm it")
+        var short = base
+        Self.apply(recording.writes.last!, to: &short)              // the slot only; the file keeps its old size
+        var padded = short
+        padded += [UInt8](repeating: 0, count: HealingLayout.physicalEnd(ofLog: all.count + next.count) - padded.count)
+        for (name, image) in [("old size", short), ("zeros to the new size", padded)] {
+            let reopened = try HealingLog(opening: Self.handle(image), headerKey: Self.key, epoch: 1)
+            #expect(reopened.writtenEnd == all.count + next.count, "\(name)")
+            #expect(reopened.appendRefusal != nil || name != "old size", "\(name): appends wait for the repair")
+            let repaired = try reopened.repair(chunk: 0)
+            #expect(repaired.unrepairedCodewords.isEmpty, "\(name)")
+            let same = repaired.data == all + next
+            #expect(same, "\(name): the slot's parity proposes the record; its tags would confirm it")
+        }
+    }
+
+    @Test("A second writer's append is refused when another appended since it read the slots, and a failed append stops further ones")
+    func secondWriterAndFailure() throws {
+        let (handle, all) = try Self.file(with: Self.records([350, 9_000], seed: 10))
+        let first = try HealingLog(opening: handle, headerKey: Self.key, epoch: 1)
+        let second = try HealingLog(opening: handle, headerKey: Self.key, epoch: 1)
+        try first.append([1, 2, 3], committedEnd: all.count + 3, headSequence: 3, headChain: Self.chain)
+        #expect(throws: KeychainError.self) {
+            try second.append([4, 5, 6], committedEnd: all.count + 3, headSequence: 3, headChain: Self.chain)
+        }
+        let reopened = try HealingLog(opening: handle, headerKey: Self.key, epoch: 1)
+        #expect(reopened.writtenEnd == all.count + 3)
+        #expect(try reopened.read(at: all.count, count: 3) == [1, 2, 3], "the first writer's record stands")
+    }
+
+    @Test("An unreadable sector in a commit slot costs that seal copy, not the open; the slots share no 4 KiB page")
+    func unreadableSlotSector() throws {
+        let (handle, all) = try Self.file(with: Self.records([350, 9_000, 20_000], seed: 11))
+        let image = try Self.bytes(of: handle)
+        for offset in HealingLayout.slotOffsets {
+            for bad in [offset, offset + 4_096, offset + CommitSlot.length - 512] {
+                let log = try HealingLog(opening: BadSectorHandle(Self.handle(image), unreadable: bad..<(bad + 512)), headerKey: Self.key, epoch: 1)
+                #expect(log.writtenEnd == all.count, "bad sector at \(bad)")
+            }
+        }
+        let pages = HealingLayout.slotOffsets.map { Set(($0 / 4_096)...(($0 + CommitSlot.length - 1) / 4_096)) }
+        #expect(pages[0].isDisjoint(with: pages[1]))
+        #expect(!pages[1].contains(HealingLayout.headerBOffset / 4_096))
     }
 
     /// A handle whose reads fail with EIO wherever they touch `unreadable` (physical offsets), as a disk's
@@ -239,15 +272,45 @@ struct HealingLogTests {
         #expect(!(try log.repair(chunk: 0)).unrepairedCodewords.isEmpty)
     }
 
-    @Test("A file cut below what its slot says is refused; a slot of another epoch is not read")
+    @Test("A file cut below its older commit is refused; cut only within the last write, it opens with that write to repair; a slot of another epoch is not read")
     func cutAndOtherEpoch() throws {
         let (handle, all) = try Self.file(with: Self.records([350, 9_000], seed: 8))
         let image = try Self.bytes(of: handle)
+        let lastWrite = try HealingLog(opening: Self.handle(Array(image.dropLast(1))), headerKey: Self.key, epoch: 1)
+        #expect(lastWrite.missingRange == 350..<9_350)
+        #expect(lastWrite.appendRefusal != nil)
+        let repaired = try lastWrite.repair(chunk: 0)
+        let same = repaired.data == (try Self.file(with: Self.records([350, 9_000], seed: 8))).log
+        #expect(same && repaired.unrepairedCodewords.isEmpty, "the missing byte is repaired as an erasure")
         #expect(throws: KeychainError.self) {
-            _ = try HealingLog(opening: Self.handle(Array(image.dropLast(1))), headerKey: Self.key, epoch: 1)
+            _ = try HealingLog(opening: Self.handle(Array(image.dropLast(9_001))), headerKey: Self.key, epoch: 1)
         }
         let later = try HealingLog(opening: Self.handle(image), headerKey: Self.key, epoch: 2)
         #expect(later.writtenEnd == 0 && later.committed == nil)
         #expect(all.count == 9_350)
+    }
+
+    @Test("A seal in the place its counter does not name is not read; a writeBack keeps the stored parity of a codeword it could not repair")
+    func misplacedSealAndWriteBack() throws {
+        let (handle, all) = try Self.file(with: Self.records([350, 9_000, 20_000, 40_000], seed: 12))
+        var image = try Self.bytes(of: handle)
+        // Copy the newest slot (counter 4, place 0) over place 1: place 1 now holds a seal its counter does not name.
+        let newest = Array(image[HealingLayout.slotOffsets[0]..<(HealingLayout.slotOffsets[0] + CommitSlot.length)])
+        var misplaced = image
+        misplaced.replaceSubrange(HealingLayout.slotOffsets[1]..<(HealingLayout.slotOffsets[1] + CommitSlot.length), with: newest)
+        let log = try HealingLog(opening: Self.handle(misplaced), headerKey: Self.key, epoch: 1)
+        #expect(log.older == nil && log.committed?.counter == 4, "only the seal in its own place is read")
+        // 17 damaged symbols in codeword 5 of chunk 0 (complete: its parity is on disk after it), and one in codeword 9.
+        for symbol in 0..<17 { image[HealingLayout.physical(symbol * 256 + 5)] ^= 0x5A }
+        image[HealingLayout.physical(3 * 256 + 9)] ^= 0x01
+        let damagedHandle = Self.handle(image)
+        let damaged = try HealingLog(opening: damagedHandle, headerKey: Self.key, epoch: 1)
+        let repair = try damaged.repair(chunk: 0)
+        #expect(repair.unrepairedCodewords == [5])
+        try damaged.writeBack(repair)
+        let after = try HealingLog(opening: damagedHandle, headerKey: Self.key, epoch: 1)
+        let again = try after.repair(chunk: 0)
+        #expect(again.unrepairedCodewords == [5], "codeword 5 still unrepaired, its parity not made to agree with the damage")
+        #expect(try after.read(at: 3 * 256 + 9, count: 1) == [all[3 * 256 + 9]], "codeword 9 written back")
     }
 }
