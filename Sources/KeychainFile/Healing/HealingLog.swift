@@ -265,11 +265,44 @@ final class HealingLog {
                 chunk: chunk, data: data, changedOffsets: [], parity: ChunkParity(), parityChanged: false,
                 unrepairedCodewords: Array(0..<ChunkParity.depth))
         }
+        let read = data
         let before = parity
         let result = parity.repair(chunk: &data, erasedData: erasedData, erasedParity: erasedParity)
-        return ChunkRepair(
+        var best = ChunkRepair(
             chunk: chunk, data: data, changedOffsets: result.changedOffsets, parity: parity, parityChanged: parity != before,
             unrepairedCodewords: result.unrepairedCodewords)
+        guard !best.unrepairedCodewords.isEmpty else { return best }
+        // The last write may not have reached the disk whole (its slot may have, before its bytes): its range
+        // as erasures, with the same parity; then the older commit's parity over the chunk as it stood then.
+        let olderEnd = Int(older?.seal.writtenEnd ?? 0)
+        let lastWriteStart = max(olderEnd, start)
+        let lastWriteEnd = min(writtenEnd, start + count)
+        if newest != nil, lastWriteStart < lastWriteEnd {
+            var retried = read
+            var retriedParity = before
+            let erased = erasedData.union((lastWriteStart - start)..<(lastWriteEnd - start))
+            let again = retriedParity.repair(chunk: &retried, erasedData: erased, erasedParity: erasedParity)
+            if again.unrepairedCodewords.count < best.unrepairedCodewords.count {
+                best = ChunkRepair(
+                    chunk: chunk, data: retried, changedOffsets: again.changedOffsets, parity: retriedParity,
+                    parityChanged: retriedParity != before, unrepairedCodewords: again.unrepairedCodewords)
+            }
+        }
+        if let olderParity = older?.parity, olderEnd > start, olderEnd < start + ChunkParity.dataLength, !best.unrepairedCodewords.isEmpty {
+            // The older slot's parity covers this chunk's bytes below its written end (the rest were zeros then).
+            var prefix = Array(read[0..<(olderEnd - start)])
+            var parityThen = olderParity
+            let erasedThen = erasedData.filter { $0 < olderEnd - start }
+            let then = parityThen.repair(chunk: &prefix, erasedData: erasedThen, erasedParity: [])
+            if then.unrepairedCodewords.isEmpty {
+                // Only the bytes below the older commit are proposed; the last write's stay as read, and the
+                // codewords they left unrepaired stay listed, so that a write-back takes no parity from this.
+                best = ChunkRepair(
+                    chunk: chunk, data: prefix + read[(olderEnd - start)...], changedOffsets: then.changedOffsets,
+                    parity: before, parityChanged: false, unrepairedCodewords: best.unrepairedCodewords)
+            }
+        }
+        return best
     }
 
     /// Writes back a repair the caller confirmed (what its bytes belong to verifies by its tags): only the bytes

@@ -188,6 +188,36 @@ struct HealingLogTests {
         }
     }
 
+    @Test("When the last write's bytes are missing and an acknowledged byte is damaged too: its range as erasures, then the older slot's parity")
+    func lastWriteMissingAndDamage() throws {
+        let (handle, all) = try Self.file(with: Self.records([4_000, 6_000], seed: 13))
+        let base = try Self.bytes(of: handle)
+        let recording = RecordingHandle(Self.handle(base))
+        let log = try HealingLog(opening: recording, headerKey: Self.key, epoch: 1)
+        let next = Self.records([6_000], seed: 14)[0]
+        try log.append(next, committedEnd: all.count + next.count, headSequence: 3, headChain: Self.chain)
+        var image = base
+        Self.apply(recording.writes.last!, to: &image)      // the slot reached the disk; the record did not
+        image += [UInt8](repeating: 0, count: HealingLayout.physicalEnd(ofLog: all.count + next.count) - image.count)
+        image[HealingLayout.physical(100)] ^= 0x10          // and an acknowledged byte flipped
+        let reopened = try HealingLog(opening: Self.handle(image), headerKey: Self.key, epoch: 1)
+        let repaired = try reopened.repair(chunk: 0)
+        #expect(repaired.unrepairedCodewords.isEmpty)
+        let same = repaired.data == all + next
+        #expect(same, "the last write's range as erasures: both the flip and the missing record are repaired")
+        // The newest slot's parity lost too: the older slot's parity still repairs the acknowledged byte.
+        var noParity = image
+        let newestPlace = Int((reopened.committed?.counter ?? 0) % 2)
+        let newestParity = HealingLayout.slotOffsets[newestPlace] + Seal.encodedLength
+        for offset in newestParity..<(newestParity + ChunkParity.parityLength) { noParity[offset] = 0 }
+        let withoutParity = try HealingLog(opening: Self.handle(noParity), headerKey: Self.key, epoch: 1)
+        let fallback = try withoutParity.repair(chunk: 0)
+        #expect(fallback.data[100] == all[100], "the acknowledged byte, from the older slot's parity")
+        let acknowledged = Array(fallback.data[0..<all.count]) == all
+        #expect(acknowledged)
+        #expect(!fallback.unrepairedCodewords.isEmpty, "the last write's bytes are not claimed repaired")
+    }
+
     @Test("A second writer's append is refused when another appended since it read the slots, and a failed append stops further ones")
     func secondWriterAndFailure() throws {
         let (handle, all) = try Self.file(with: Self.records([350, 9_000], seed: 10))
