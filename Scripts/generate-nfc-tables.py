@@ -103,6 +103,32 @@ def parse_unicode_data(lines):
     return classes, decompositions
 
 
+def assigned_ranges(lines):
+    """The code points whose normal form no later Unicode version can change, as merged (first, last) pairs:
+    those UnicodeData.txt lists (alone or as a First/Last range) and the 66 noncharacters, which are never
+    assigned (Unicode §23.7). DerivedAge.txt lists exactly these."""
+    codes = [(0xFDD0, 0xFDEF)] + [(plane * 0x10000 + 0xFFFE, plane * 0x10000 + 0xFFFF) for plane in range(17)]
+    first = None
+    for line in lines:
+        fields = line.split(";")
+        code = int(fields[0], 16)
+        if fields[1].endswith(", First>"):
+            first = code
+            continue
+        if fields[1].endswith(", Last>"):
+            codes.append((first, code))
+            first = None
+            continue
+        codes.append((code, code))
+    merged = []
+    for low, high in sorted(codes):
+        if merged and low == merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], high)
+        else:
+            merged.append((low, high))
+    return merged
+
+
 def parse_code_point_list(lines):
     """Code points of a UCD file of `XXXX[..YYYY] ; …  # comment` lines (or `XXXX # comment`)."""
     codes = set()
@@ -228,6 +254,22 @@ def main():
         if derived_property(derived, "NFC_QC", "M") != maybe:
             fail("NFC_QC=Maybe differs from DerivedNormalizationProps.txt")
         print("generate-nfc-tables: checked against DerivedNormalizationProps.txt")
+    assigned = assigned_ranges(data_lines)
+    age_path = os.path.join(arguments.ucd, "DerivedAge.txt")
+    if os.path.exists(age_path):
+        ages, _ = read_lines(age_path)
+        aged = set()
+        for line in ages:
+            field = line.split("#", 1)[0].split(";")[0].strip()
+            if field:
+                low, _, high = field.partition("..")
+                aged.update(range(int(low, 16), int(high or low, 16) + 1))
+        listed = set()
+        for low, high in assigned:
+            listed.update(range(low, high + 1))
+        if listed != aged:
+            fail("the code points UnicodeData.txt assigns differ from DerivedAge.txt")
+        print("generate-nfc-tables: assigned code points checked against DerivedAge.txt")
     if any(code in HANGUL_SYLLABLES for code in decompositions):
         fail("UnicodeData.txt lists a Hangul syllable's decomposition; UnicodeNFC decomposes them in code")
 
@@ -259,17 +301,22 @@ def main():
 ///   canonical decompositions less the composition exclusions, the singletons and the non-starter
 ///   decompositions. Hangul syllables compose algorithmically and are not listed.
 ///
+/// - `assignedRanges`: `XXXX..YYYY`, the runs of code points the version assigns (every code point
+///   UnicodeData.txt lists, alone or as a range, surrogates and private use included) and the noncharacters,
+///   which are never assigned: the code points whose normal form no later version can change. Ascending.
+///
 /// For example, `00C5=0041+030A` in `canonicalDecompositions` and `0041+030A=00C5` in `compositionPairs`.
 enum UnicodeNFCData {{
     /// The Unicode version of this data.
     static let unicodeVersion = "{UNICODE_VERSION}"
 
     /// How many tokens each literal holds; `UnicodeNFCTables` checks its decoding against them.
-    static let counts = (canonicalCombiningClasses: {len(ccc_tokens(classes))}, canonicalDecompositions: {len(full)}, compositionPairs: {len(pairs)})
+    static let counts = (canonicalCombiningClasses: {len(ccc_tokens(classes))}, canonicalDecompositions: {len(full)}, compositionPairs: {len(pairs)}, assignedRanges: {len(assigned)})
 
 {swift_literal("canonicalCombiningClasses", "Non-zero canonical combining classes: `XXXX=N`, `XXXX..YYYY=N`.", wrap(ccc_tokens(classes)))}
 {swift_literal("canonicalDecompositions", "Full canonical decompositions: `XXXX=AAAA+BBBB…`.", wrap(decomposition_tokens))}
-{swift_literal("compositionPairs", "Canonical composition pairs: `AAAA+BBBB=XXXX`.", wrap(pair_tokens))}}}
+{swift_literal("compositionPairs", "Canonical composition pairs: `AAAA+BBBB=XXXX`.", wrap(pair_tokens))}
+{swift_literal("assignedRanges", "Runs of assigned code points: `XXXX..YYYY`.", wrap([f"{hex_code(low)}..{hex_code(high)}" for low, high in assigned]))}}}
 """
     os.makedirs(os.path.dirname(SWIFT_OUTPUT), exist_ok=True)
     with open(SWIFT_OUTPUT, "w", encoding="utf-8") as file:
