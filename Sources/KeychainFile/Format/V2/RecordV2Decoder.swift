@@ -1,0 +1,249 @@
+@_spi(KeychainFileInternals) import KeychainCrypto
+
+/// Opens version 2 records (`RecordV2`) and verifies every box: each page is decrypted, and each secret box's
+/// tag is checked — not decrypted — and must be the tag its page names, for its item.
+///
+/// Decoding has two steps so that a large log opens on several cores: `scan` walks a record's frame and box
+/// fields (no cryptography; it finds every page and the previous chain value each is sealed with, which is the
+/// tag of the page before it, read from the bytes), and `openPage` verifies one page and its secrets, in any
+/// order. `decode` does both for one record.
+///
+/// ```swift
+/// let record = try RecordV2Decoder.decode(bytes, at: 0, previousChain: c0, keys: keys)
+/// record.entries; record.chain; record.end
+/// ```
+enum RecordV2Decoder {
+    /// A record's frame, walked.
+    struct Scanned: Sendable {
+        let start: Int
+        let end: Int
+        let kind: RecordV2.Kind
+        let sequence: UInt64
+        let part: UInt32
+        let entryCount: UInt32
+        let boxCount: UInt32
+        let pages: [Page]
+        /// The offset of the last page's tag: the record's chain value.
+        var chainRange: Range<Int> { (pages[pages.count - 1].box.upperBound - 16)..<pages[pages.count - 1].box.upperBound }
+    }
+
+    /// One page and the secret boxes before it.
+    struct Page: Sendable {
+        let box: Range<Int>
+        let boxIndex: UInt32
+        let secrets: [Range<Int>]
+        /// The previous page's tag in the same record; nil for the first page (the previous record's chain).
+        let previousTag: Range<Int>?
+    }
+
+    /// One record: its verified entries, its chain value and where it ends.
+    struct Record: Sendable {
+        let kind: RecordV2.Kind
+        let sequence: UInt64
+        let part: UInt32
+        let entries: [DecodedEntryV2]
+        let chain: [UInt8]
+        let end: Int
+    }
+
+    static func decode(_ bytes: [UInt8], at offset: Int, previousChain: [UInt8], keys: RecordKeysV2) throws(KeychainError) -> Record {
+        let scanned = try scan(bytes, at: offset)
+        var entries: [DecodedEntryV2] = []
+        entries.reserveCapacity(Int(scanned.entryCount))
+        for page in scanned.pages {
+            entries += try openPage(page, of: scanned, in: bytes, previousChain: previousChain, keys: keys)
+        }
+        guard entries.count == Int(scanned.entryCount) else {
+            throw .corrupted(offset: offset + 21, reason: "the record declares \(scanned.entryCount) entries; its pages hold \(entries.count)")
+        }
+        return Record(
+            kind: scanned.kind, sequence: scanned.sequence, part: scanned.part, entries: entries,
+            chain: Array(bytes[scanned.chainRange]), end: scanned.end)
+    }
+
+    /// Walks the frame at `offset`: lengths, kind, counts and box fields, every length checked before use.
+    static func scan(_ bytes: [UInt8], at offset: Int) throws(KeychainError) -> Scanned {
+        func corrupted(_ at: Int, _ reason: String) -> KeychainError { .corrupted(offset: at, reason: "record: \(reason)") }
+        var reader = ByteReader(bytes, range: offset..<bytes.count)
+        do {
+            let length = Int(try reader.readUInt32("body length"))
+            let check = try reader.readUInt32("length check")
+            guard UInt32(length) ^ 0xFFFF_FFFF == check else { throw corrupted(offset, "the length check does not match the body length") }
+            guard length >= RecordV2.minimumBodyLength, length <= RecordV2.maximumBodyLength else {
+                throw corrupted(offset, "body length \(length) is outside \(RecordV2.minimumBodyLength) … \(RecordV2.maximumBodyLength)")
+            }
+            let end = offset + 8 + length
+            guard end <= bytes.count else { throw corrupted(offset, "the body runs \(end - bytes.count) bytes past the end of the log") }
+            reader = ByteReader(bytes, range: (offset + 8)..<end)
+            let rawKind = try reader.readUInt8("kind")
+            guard let kind = RecordV2.Kind(rawValue: rawKind) else { throw corrupted(offset + 8, "unknown record kind \(rawKind)") }
+            let sequence = try reader.readUInt64("sequence")
+            let part = try reader.readUInt32("part")
+            let entryCount = try reader.readUInt32("entry count")
+            let boxCount = try reader.readUInt32("box count")
+            // Every entry takes at least 25 bytes of some page's plaintext (a deletion), so a count the body
+            // cannot hold is refused before anything is sized by it.
+            guard entryCount >= 1, Int(entryCount) <= length / 25 else {
+                throw corrupted(offset + 21, "entry count \(entryCount) does not fit a body of \(length) bytes")
+            }
+            guard boxCount >= 1, Int(boxCount) <= length / (RecordV2.boxFieldHeaderSize + 28) else {
+                throw corrupted(offset + 25, "box count \(boxCount) does not fit a body of \(length) bytes")
+            }
+            var pages: [Page] = []
+            var secrets: [Range<Int>] = []
+            var previousTag: Range<Int>? = nil
+            for index in 0..<boxCount {
+                let field = reader.offset
+                let keyID = try reader.readUInt8("key id")
+                guard keyID == 0 else { throw corrupted(field, "box \(index) is sealed under key id \(keyID), which this file does not have") }
+                let rawRole = try reader.readUInt8("box role")
+                guard let role = RecordV2.Role(rawValue: rawRole) else { throw corrupted(field + 1, "box \(index) has unknown role \(rawRole)") }
+                let boxLength = Int(try reader.readUInt32("box length"))
+                guard boxLength >= 28 else { throw corrupted(field + 2, "box \(index) is \(boxLength) bytes, less than 28") }
+                let box = try reader.readRange(boxLength, "box \(index)")
+                switch role {
+                case .secret:
+                    secrets.append(box)
+                case .page:
+                    pages.append(Page(box: box, boxIndex: index, secrets: secrets, previousTag: previousTag))
+                    secrets = []
+                    previousTag = (box.upperBound - 16)..<box.upperBound
+                }
+            }
+            guard reader.isAtEnd else { throw corrupted(reader.offset, "\(reader.remaining) bytes after the last box") }
+            guard secrets.isEmpty, !pages.isEmpty else { throw corrupted(offset, "the record does not end with a page") }
+            return Scanned(
+                start: offset, end: end, kind: kind, sequence: sequence, part: part, entryCount: entryCount,
+                boxCount: boxCount, pages: pages)
+        } catch let error as KeychainError {
+            throw error
+        } catch let underflow as ByteReader.Underflow {
+            throw corrupted(underflow.offset, "truncated \(underflow.field)")
+        } catch {
+            throw corrupted(offset, "\(error)")
+        }
+    }
+
+    /// Verifies and decodes one page and checks its secret boxes.
+    ///
+    /// - Parameter previousChain: the chain value before the record (used by its first page).
+    static func openPage(
+        _ page: Page, of record: Scanned, in bytes: [UInt8], previousChain: [UInt8], keys: RecordKeysV2
+    ) throws(KeychainError) -> [DecodedEntryV2] {
+        let place = BoxAADV2.PagePlace(
+            sequence: record.sequence, kind: record.kind.rawValue, part: record.part, entryCount: record.entryCount,
+            boxCount: record.boxCount, boxIndex: page.boxIndex, keyID: 0)
+        let aad = page.previousTag.map {
+            BoxAADV2.page(fileID: keys.fileID, epoch: keys.epoch, place: place, previousChain: bytes[$0])
+        } ?? BoxAADV2.page(fileID: keys.fileID, epoch: keys.epoch, place: place, previousChain: previousChain)
+        var plaintext = [UInt8](repeating: 0, count: page.box.count - 28)
+        let opened = bytes.withUnsafeBytes { all in
+            aad.withUnsafeBytes { aad in
+                plaintext.withUnsafeMutableBytes { out in
+                    (try? AES.GCM.open(UnsafeRawBufferPointer(rebasing: all[page.box]), using: keys.page, authenticating: aad, into: out)) != nil
+                }
+            }
+        }
+        guard opened else {
+            throw .corrupted(offset: page.box.lowerBound, reason: "page (box \(page.boxIndex) of the record at \(record.start)) does not authenticate")
+        }
+        return try entries(of: plaintext, page: page, in: bytes, keys: keys)
+    }
+
+    private static func entries(
+        of plaintext: [UInt8], page: Page, in bytes: [UInt8], keys: RecordKeysV2
+    ) throws(KeychainError) -> [DecodedEntryV2] {
+        let where_ = page.box.lowerBound
+        func corrupted(_ reason: String) -> KeychainError { .corrupted(offset: where_, reason: "page (box \(page.boxIndex)): \(reason)") }
+        var reader = ByteReader(plaintext)
+        var entries: [DecodedEntryV2] = []
+        var secretIndex = 0
+        do {
+            guard try reader.readUInt8("version") == RecordV2.pageEncodingVersion else { throw corrupted("unknown page encoding version") }
+            let count = Int(try reader.readUInt16("entry count"))
+            guard count >= 1 else { throw corrupted("no entries") }
+            entries.reserveCapacity(count)
+            for _ in 0..<count {
+                let kind = try reader.readUInt8("entry kind")
+                switch kind {
+                case 1:
+                    let attributeLength = Int(try reader.readUInt32("attributes length"))
+                    let range = try reader.readRange(attributeLength, "attributes")
+                    let decoded = plaintext.withUnsafeBytes { all -> Result<(id: ItemID, attributes: ItemAttributes), AttributeDecodingError> in
+                        do throws(AttributeDecodingError) {
+                            return .success(try AttributeCoding.decode(UnsafeRawBufferPointer(rebasing: all[range])))
+                        } catch {
+                            return .failure(error)
+                        }
+                    }
+                    guard case .success(let checked) = decoded else {
+                        if case .failure(let error) = decoded { throw corrupted("\(error)") }
+                        throw corrupted("attributes")
+                    }
+                    let secretLength = Int(try reader.readUInt32("secret length"))
+                    let tag = try reader.readRange(16, "secret tag")
+                    guard secretIndex < page.secrets.count else { throw corrupted("more puts than secret boxes before the page") }
+                    let box = page.secrets[secretIndex]
+                    secretIndex += 1
+                    guard box.count == secretLength + 28 else {
+                        throw corrupted("the secret of item \(checked.id) is \(box.count - 28) bytes; its page says \(secretLength)")
+                    }
+                    guard bytes[(box.upperBound - 16)..<box.upperBound].elementsEqual(plaintext[tag]) else {
+                        throw corrupted("the secret box at \(box.lowerBound) is not the one the page names for item \(checked.id)")
+                    }
+                    try verifySecret(box, of: checked.id, in: bytes, keys: keys)
+                    entries.append(.put(id: checked.id, attributes: checked.attributes, secretBox: box))
+                case 2, 3:
+                    let idRange = try reader.readRange(16, "item id")
+                    let id = plaintext.withUnsafeBytes { ItemID(uncheckedPrefixOf: UnsafeRawBufferPointer(rebasing: $0[idRange])) }
+                    let time = Int64(bitPattern: try reader.readUInt64("time"))
+                    entries.append(kind == 2 ? .delete(id: id, time: time) : .tombstone(id: id, time: time))
+                default:
+                    throw corrupted("unknown entry kind \(kind)")
+                }
+            }
+            guard reader.isAtEnd else { throw corrupted("\(reader.remaining) bytes after the last entry") }
+            guard secretIndex == page.secrets.count else { throw corrupted("\(page.secrets.count - secretIndex) secret boxes that no entry names") }
+        } catch let error as KeychainError {
+            throw error
+        } catch let underflow as ByteReader.Underflow {
+            throw corrupted("truncated \(underflow.field) at byte \(underflow.offset) of the plaintext")
+        } catch {
+            throw corrupted("\(error)")
+        }
+        return entries
+    }
+
+    /// Checks a secret box's tag under the secret key, for its item, without decrypting it.
+    static func verifySecret(_ box: Range<Int>, of id: ItemID, in bytes: [UInt8], keys: RecordKeysV2) throws(KeychainError) {
+        let aad = BoxAADV2.secret(fileID: keys.fileID, keyID: 0, itemID: id)
+        let verified = bytes.withUnsafeBytes { all in
+            aad.withUnsafeBytes { aad in
+                (try? AES.GCM.verify(UnsafeRawBufferPointer(rebasing: all[box]), using: keys.secret, authenticating: aad)) != nil
+            }
+        }
+        guard verified else {
+            throw .corrupted(offset: box.lowerBound, reason: "the secret box of item \(id) does not authenticate")
+        }
+    }
+}
+
+extension RecordV2Decoder {
+    /// Decrypts a put's secret from its box (which `decode` verified; this checks its tag again, as the bytes
+    /// may have been read anew).
+    ///
+    /// - Throws: `.corrupted` if the box does not authenticate for `id`.
+    static func openSecret(_ box: Range<Int>, of id: ItemID, in bytes: [UInt8], keys: RecordKeysV2) throws(KeychainError) -> [UInt8] {
+        let aad = BoxAADV2.secret(fileID: keys.fileID, keyID: 0, itemID: id)
+        var secret = [UInt8](repeating: 0, count: box.count - 28)
+        let opened = bytes.withUnsafeBytes { all in
+            aad.withUnsafeBytes { aad in
+                secret.withUnsafeMutableBytes { out in
+                    (try? AES.GCM.open(UnsafeRawBufferPointer(rebasing: all[box]), using: keys.secret, authenticating: aad, into: out)) != nil
+                }
+            }
+        }
+        guard opened else { throw .corrupted(offset: box.lowerBound, reason: "the secret box of item \(id) does not authenticate") }
+        return secret
+    }
+}

@@ -1,0 +1,124 @@
+@_spi(KeychainFileInternals) import KeychainCrypto
+
+/// Seals entries into one version 2 record (`RecordV2`): pages of at most 8 KiB of plaintext, each after its
+/// puts' secret boxes.
+///
+/// ```swift
+/// let (bytes, chain) = try RecordV2Encoder.encode(
+///     entries, kind: .commit, sequence: 1, part: 0, previousChain: c0, keys: keys, using: &generator)
+/// ```
+enum RecordV2Encoder {
+    /// The record's bytes and its chain value (the tag of its last page).
+    ///
+    /// - Throws: `.limitReached` when the record would pass `RecordV2.maximumBodyLength` (the caller splits
+    ///   it into parts) or a secret passes 1 MiB; `.invalidParameter` for no entries.
+    static func encode<Generator: RandomNumberGenerator>(
+        _ entries: [EntryV2], kind: RecordV2.Kind, sequence: UInt64, part: UInt32, previousChain: [UInt8],
+        keys: RecordKeysV2, using generator: inout Generator
+    ) throws(KeychainError) -> (bytes: [UInt8], chain: [UInt8]) {
+        guard !entries.isEmpty else { throw .invalidParameter("a record needs at least one entry") }
+        let pages = paginate(entries)
+        var boxCount = 0
+        var bodyLength = RecordV2.fixedSize - 8
+        for page in pages {
+            var plaintext = 3
+            for entry in entries[page] {
+                plaintext += entry.pageByteCount
+                if case .put(_, _, let secret) = entry {
+                    guard secret.count <= RecordV2.maximumSecretSize else { throw .limitReached("a secret is larger than 1 MiB") }
+                    boxCount += 1
+                    bodyLength += RecordV2.boxFieldHeaderSize + secret.count + 28
+                }
+            }
+            boxCount += 1
+            bodyLength += RecordV2.boxFieldHeaderSize + plaintext + 28
+        }
+        guard bodyLength <= RecordV2.maximumBodyLength else {
+            throw .limitReached("the record would be more than 16 MiB; a larger transaction is written in parts")
+        }
+        var out = ByteWriter(capacity: 8 + bodyLength)
+        out.writeUInt32(UInt32(bodyLength))
+        out.writeUInt32(UInt32(bodyLength) ^ 0xFFFF_FFFF)
+        out.writeUInt8(kind.rawValue)
+        out.writeUInt64(sequence)
+        out.writeUInt32(part)
+        out.writeUInt32(UInt32(entries.count))
+        out.writeUInt32(UInt32(boxCount))
+        var chain = previousChain
+        var boxIndex: UInt32 = 0
+        for page in pages {
+            var plaintext = ByteWriter(capacity: RecordV2.pagePlaintextLimit)
+            plaintext.writeUInt8(RecordV2.pageEncodingVersion)
+            plaintext.writeUInt16(UInt16(page.count))
+            for entry in entries[page] {
+                plaintext.writeUInt8(entry.kind)
+                switch entry {
+                case .put(let id, let attributes, let secret):
+                    let aad = BoxAADV2.secret(fileID: keys.fileID, keyID: 0, itemID: id)
+                    let box = try seal(secret, aad: aad, key: keys.secret, using: &generator)
+                    writeBoxField(box, role: .secret, into: &out)
+                    boxIndex += 1
+                    let encoded = AttributeCoding.encode(id: id, attributes: attributes)
+                    plaintext.writeUInt32(UInt32(encoded.count))
+                    plaintext.writeBytes(encoded)
+                    plaintext.writeUInt32(UInt32(secret.count))
+                    plaintext.writeBytes(box.suffix(16))
+                case .delete(let id, let time), .tombstone(let id, let time):
+                    plaintext.writeBytes(id.bytes)
+                    plaintext.writeUInt64(UInt64(bitPattern: time))
+                }
+            }
+            let place = BoxAADV2.PagePlace(
+                sequence: sequence, kind: kind.rawValue, part: part, entryCount: UInt32(entries.count),
+                boxCount: UInt32(boxCount), boxIndex: boxIndex, keyID: 0)
+            let aad = BoxAADV2.page(fileID: keys.fileID, epoch: keys.epoch, place: place, previousChain: chain)
+            let box = try seal(plaintext.bytes, aad: aad, key: keys.page, using: &generator)
+            writeBoxField(box, role: .page, into: &out)
+            boxIndex += 1
+            chain = Array(box.suffix(16))
+        }
+        return (out.bytes, chain)
+    }
+
+    /// The entries of each page: a page takes entries while its plaintext stays within the limit, and always
+    /// at least one.
+    static func paginate(_ entries: [EntryV2]) -> [Range<Int>] {
+        var pages: [Range<Int>] = []
+        var start = 0
+        var size = 3
+        for (index, entry) in entries.enumerated() {
+            if index > start, size + entry.pageByteCount > RecordV2.pagePlaintextLimit {
+                pages.append(start..<index)
+                start = index
+                size = 3
+            }
+            size += entry.pageByteCount
+        }
+        pages.append(start..<entries.count)
+        return pages
+    }
+
+    private static func writeBoxField(_ box: [UInt8], role: RecordV2.Role, into out: inout ByteWriter) {
+        out.writeUInt8(0)
+        out.writeUInt8(role.rawValue)
+        out.writeUInt32(UInt32(box.count))
+        out.writeBytes(box)
+    }
+
+    private static func seal<Generator: RandomNumberGenerator>(
+        _ plaintext: [UInt8], aad: [UInt8], key: AES.GCM.PreparedKey, using generator: inout Generator
+    ) throws(KeychainError) -> [UInt8] {
+        var box = [UInt8](repeating: 0, count: plaintext.count + 28)
+        let nonce = AES.GCM.Nonce(using: &generator)
+        let sealed = plaintext.withUnsafeBytes { text in
+            aad.withUnsafeBytes { aad in
+                box.withUnsafeMutableBytes { out in
+                    (try? AES.GCM.seal(text, using: key, nonce: nonce, authenticating: aad, into: out)) != nil
+                }
+            }
+        }
+        // The box is sized for the plaintext, and plaintexts are bounded far below GCM's limit.
+        guard sealed else { throw .invalidParameter("AES-GCM could not seal a box of \(plaintext.count) bytes") }
+        return box
+    }
+}
