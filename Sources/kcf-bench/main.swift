@@ -11,6 +11,7 @@ import Darwin
 ///     swift run -c release kcf-bench store [--json] [--items N…]
 ///     swift run -c release kcf-bench reed-solomon [--json] [--seconds S] [--megabytes M]
 ///     swift run -c release kcf-bench write-pattern [--operations N]
+///     swift run -c release kcf-bench open-v2 [--items N…]
 let usage = """
     usage: kcf-bench <command> [options]
 
@@ -22,6 +23,8 @@ let usage = """
       reed-solomon
                RS(255,223) encode and decode throughput (compare-reedsolo.sh runs Python's
                reedsolo beside it)
+      open-v2  opening format version 2 records of the store benchmark's items from memory, every box
+               verified, on one and two threads (--items; default 1000 100000 1000000)
       write-pattern
                what one durable change costs in each way of committing it (compare-write-patterns.sh
                runs SQLite's durable insert beside it)
@@ -127,6 +130,8 @@ do {
         benchmark.printingMemoryPhases = memoryPhases
         let runs = try benchmark.run()
         printStoreRuns(runs, passwordOpen: skipKDF ? .nan : try StoreBenchmark.measurePasswordOpen(), json: json)
+    case "open-v2":
+        try runOpenV2Benchmark(sizes: itemCounts.isEmpty ? [1_000, 100_000, 1_000_000] : itemCounts)
     case "write-pattern":
         let rows = try WritePatternBenchmark(operations: operations).run()
         printWritePatterns(rows, operations: operations)

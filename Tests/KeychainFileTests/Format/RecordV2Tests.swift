@@ -118,7 +118,7 @@ struct RecordV2Tests {
             damaged[bit / 8] ^= UInt8(1 << (bit % 8))
             if (try? RecordV2Decoder.decode(damaged, at: 0, previousChain: Self.c0, keys: keys)) != nil { accepted.append(bit) }
         }
-        #expect(accepted.isEmpty, "bits accepted: \(accepted.prefix(20))")
+        #expect(accepted.count == 0, "bits accepted, the first: \(Array(accepted.prefix(20)))")
     }
 
     @Test("A secret box moved to another item, or an older box of the same item put back, is refused")

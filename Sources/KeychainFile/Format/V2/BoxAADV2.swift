@@ -45,6 +45,16 @@ enum BoxAADV2 {
         return writer.bytes
     }
 
+    /// Writes what `secret` returns into `buffer` at `offset`, without allocating.
+    static func writeSecret(fileID: [UInt8], keyID: UInt8, itemID: ItemID, into buffer: inout [UInt8], at offset: Int) {
+        buffer.replaceSubrange(offset..<(offset + 16), with: secretLabel)
+        buffer.replaceSubrange((offset + 16)..<(offset + 32), with: fileID)
+        buffer[offset + 32] = keyID
+        itemID.withUnsafeBytes { id in
+            for index in 0..<16 { buffer[offset + 33 + index] = id[index] }
+        }
+    }
+
     /// `"KCF2 secret box"` and a zero byte: 16 bytes, so that with the file id the constant part is two blocks.
     static let secretLabel = Array("KCF2 secret box".utf8) + [0]
 }

@@ -29,7 +29,12 @@ struct RecordKeysV2: Sendable {
         self.secretKey = secretKey
         do {
             page = try AES.GCM.PreparedKey(recordKey)
-            secret = try AES.GCM.PreparedKey(secretKey)
+            // Every secret box's associated data begins with the same two blocks (BoxAADV2.secret): GHASH
+            // starts after them.
+            let prefix = BoxAADV2.secretLabel + fileID
+            secret = try prefix.withUnsafeBytes { (prefix) throws(CryptoKitError) in
+                try AES.GCM.PreparedKey(secretKey).sharingAssociatedDataPrefix(prefix)
+            }
         } catch {
             throw .invalidParameter("record keys: \(error)")
         }

@@ -158,6 +158,9 @@ enum RecordV2Decoder {
         var reader = ByteReader(plaintext)
         var entries: [DecodedEntryV2] = []
         var secretIndex = 0
+        // Secret boxes are checked eight at a time: the cipher computes eight E(J0) blocks in one run.
+        var pending: [(box: Range<Int>, id: ItemID)] = []
+        pending.reserveCapacity(AES.GCM.tagBatchLimit)
         do {
             guard try reader.readUInt8("version") == RecordV2.pageEncodingVersion else { throw corrupted("unknown page encoding version") }
             let count = Int(try reader.readUInt16("entry count"))
@@ -191,7 +194,11 @@ enum RecordV2Decoder {
                     guard bytes[(box.upperBound - 16)..<box.upperBound].elementsEqual(plaintext[tag]) else {
                         throw corrupted("the secret box at \(box.lowerBound) is not the one the page names for item \(checked.id)")
                     }
-                    try verifySecret(box, of: checked.id, in: bytes, keys: keys)
+                    pending.append((box, checked.id))
+                    if pending.count == AES.GCM.tagBatchLimit {
+                        try verifySecrets(pending, in: bytes, keys: keys)
+                        pending.removeAll(keepingCapacity: true)
+                    }
                     entries.append(.put(id: checked.id, attributes: checked.attributes, secretBox: box))
                 case 2, 3:
                     let idRange = try reader.readRange(16, "item id")
@@ -204,6 +211,7 @@ enum RecordV2Decoder {
             }
             guard reader.isAtEnd else { throw corrupted("\(reader.remaining) bytes after the last entry") }
             guard secretIndex == page.secrets.count else { throw corrupted("\(page.secrets.count - secretIndex) secret boxes that no entry names") }
+            if !pending.isEmpty { try verifySecrets(pending, in: bytes, keys: keys) }
         } catch let error as KeychainError {
             throw error
         } catch let underflow as ByteReader.Underflow {
@@ -212,6 +220,26 @@ enum RecordV2Decoder {
             throw corrupted("\(error)")
         }
         return entries
+    }
+
+    /// Checks the tags of up to eight secret boxes in one run of the cipher, as `verifySecret` does each.
+    static func verifySecrets(_ boxes: [(box: Range<Int>, id: ItemID)], in bytes: [UInt8], keys: RecordKeysV2) throws(KeychainError) {
+        let size = BoxAADV2.secretSize
+        var aads = [UInt8](repeating: 0, count: size * boxes.count)
+        for (index, entry) in boxes.enumerated() {
+            BoxAADV2.writeSecret(fileID: keys.fileID, keyID: 0, itemID: entry.id, into: &aads, at: index * size)
+        }
+        let failing = bytes.withUnsafeBytes { all in
+            aads.withUnsafeBytes { aad in
+                AES.GCM.firstFailingTag(
+                    count: boxes.count, using: keys.secret,
+                    box: { UnsafeRawBufferPointer(rebasing: all[boxes[$0].box]) },
+                    authenticating: { UnsafeRawBufferPointer(rebasing: aad[(size * $0)..<(size * ($0 + 1))]) })
+            }
+        }
+        if let failing {
+            throw .corrupted(offset: boxes[failing].box.lowerBound, reason: "the secret box of item \(boxes[failing].id) does not authenticate")
+        }
     }
 
     /// Checks a secret box's tag under the secret key, for its item, without decrypting it.

@@ -1,0 +1,135 @@
+import Dispatch
+@_spi(KeychainFileInternals) import KeychainCrypto
+
+/// A version 2 log of items in memory, and an open of it that verifies every box: what `kcf-bench open-v2`
+/// measures while format version 2 is not yet read by `Keychain` (Docs/FormatVersion2.md §8 step 3). The open
+/// scans the records' frames on one thread, verifies and decodes the pages (and checks every secret's tag) on
+/// `threads` threads, and puts each item in a dictionary by id — a stand-in for the index, which it
+/// under-counts.
+///
+/// ```swift
+/// let probe = try OpenProbeV2(items: items)
+/// let count = try probe.open(threads: 2)
+/// ```
+package struct OpenProbeV2: Sendable {
+    let bytes: [UInt8]
+    let keys: RecordKeysV2
+    let initialChain: [UInt8]
+    /// The items written.
+    package let itemCount: Int
+    /// The log's size in bytes (records only: no header, no parity).
+    package var byteCount: Int { bytes.count }
+    /// How many records the items took.
+    package let recordCount: Int
+
+    /// Writes `items` as a rewrite would: records of at most 16 MiB, each of 8 KiB pages after their secrets.
+    package init<Item: KeychainItem>(items: [Item]) throws(KeychainError) {
+        var random = SystemRandomNumberGenerator()
+        let fileID = randomBytes(16, using: &random)
+        keys = try RecordKeysV2(
+            fileID: fileID, epoch: 1, recordKey: SymmetricKey(data: randomBytes(32, using: &random)),
+            secretKey: SymmetricKey(data: randomBytes(32, using: &random)))
+        initialChain = randomBytes(16, using: &random)
+        var entries: [EntryV2] = []
+        entries.reserveCapacity(items.count)
+        let milliseconds: Int64 = 1_764_000_000_000
+        for item in items {
+            let attributes = try item.attributes.withDefaults()
+                .reservingWithDates(created: milliseconds, modified: milliseconds, secret: item.value ?? [])
+            entries.append(.put(id: ItemID(using: &random), attributes: attributes, secret: item.value ?? []))
+        }
+        var log: [UInt8] = []
+        var chain = initialChain
+        var sequence: UInt64 = 1
+        var start = 0
+        var records = 0
+        while start < entries.count {
+            // As many entries as fit 16 MiB: halve the slice until it does.
+            var end = min(entries.count, start + 40_000)
+            while true {
+                do {
+                    let record = try RecordV2Encoder.encode(
+                        Array(entries[start..<end]), kind: .commit, sequence: sequence, part: 0, previousChain: chain,
+                        keys: keys, using: &random)
+                    log += record.bytes
+                    chain = record.chain
+                    break
+                } catch .limitReached where end - start > 1 {
+                    end = start + (end - start) / 2
+                }
+            }
+            sequence += 1
+            records += 1
+            start = end
+        }
+        bytes = log
+        itemCount = entries.count
+        recordCount = records
+    }
+
+    /// Opens the log: every page decrypted, every secret's tag checked, every item put in a dictionary.
+    ///
+    /// - Returns: the number of items found.
+    /// - Throws: `.corrupted` for any box that does not verify.
+    package func open(threads: Int) throws(KeychainError) -> Int {
+        var jobs: [(record: RecordV2Decoder.Scanned, page: RecordV2Decoder.Page, previousChain: [UInt8])] = []
+        var offset = 0
+        var chain = initialChain
+        var entryTotal = 0
+        while offset < bytes.count {
+            let scanned = try RecordV2Decoder.scan(bytes, at: offset)
+            for page in scanned.pages { jobs.append((scanned, page, chain)) }
+            chain = Array(bytes[scanned.chainRange])
+            entryTotal += Int(scanned.entryCount)
+            offset = scanned.end
+        }
+        let shares = max(1, threads)
+        let output = ShareOutcomes(count: shares)
+        let bytes = bytes, keys = keys, pageJobs = jobs, expected = entryTotal
+        DispatchQueue.concurrentPerform(iterations: shares) { share in
+            let range = (pageJobs.count * share / shares)..<(pageJobs.count * (share + 1) / shares)
+            var decoded: [DecodedEntryV2] = []
+            decoded.reserveCapacity(expected / shares + 64)
+            do throws(KeychainError) {
+                for index in range {
+                    let job = pageJobs[index]
+                    decoded += try RecordV2Decoder.openPage(job.page, of: job.record, in: bytes, previousChain: job.previousChain, keys: keys)
+                }
+                output.slots[share] = .success(decoded)
+            } catch {
+                output.slots[share] = .failure(error)
+            }
+        }
+        var index: [ItemID: Int] = [:]
+        index.reserveCapacity(entryTotal)
+        var position = 0
+        for share in 0..<shares {
+            for entry in try output.slots[share].get() {
+                if case .put(let id, _, _) = entry { index[id] = position }
+                position += 1
+            }
+        }
+        guard position == entryTotal else {
+            throw .corrupted(offset: 0, reason: "the records declare \(entryTotal) entries; their pages hold \(position)")
+        }
+        return index.count
+    }
+}
+
+/// One outcome per share, each written by the one thread that decodes that share.
+///
+/// `@unchecked Sendable`: threads write distinct elements of `slots` only, and the caller reads them after
+/// `concurrentPerform` has returned.
+private final class ShareOutcomes: @unchecked Sendable {
+    let slots: UnsafeMutableBufferPointer<Result<[DecodedEntryV2], KeychainError>>
+
+    init(count: Int) {
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: .success([]))
+    }
+
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
+    }
+}
