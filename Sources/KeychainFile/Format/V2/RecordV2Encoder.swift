@@ -122,3 +122,42 @@ enum RecordV2Encoder {
         return box
     }
 }
+
+extension RecordV2Encoder {
+    /// Seals a transaction of any size: one commit record when it fits 16 MiB, else parts 0 … n−1 (kind 3) and
+    /// a commit of part n, each as large as fits, applied together or not at all (`TransactionLayout`).
+    ///
+    /// - Returns: the records' bytes, in order, and the chain value after the last.
+    static func encodeTransaction<Generator: RandomNumberGenerator>(
+        _ entries: [EntryV2], firstSequence: UInt64, previousChain: [UInt8], keys: RecordKeysV2,
+        using generator: inout Generator
+    ) throws(KeychainError) -> (records: [[UInt8]], chain: [UInt8]) {
+        guard !entries.isEmpty else { throw .invalidParameter("a transaction needs at least one entry") }
+        var records: [[UInt8]] = []
+        var chain = previousChain
+        var start = 0
+        var part: UInt32 = 0
+        while start < entries.count {
+            var end = entries.count
+            while true {
+                let isLast = end == entries.count
+                do {
+                    let record = try encode(
+                        Array(entries[start..<end]), kind: isLast ? .commit : .part, sequence: firstSequence + UInt64(part),
+                        part: part, previousChain: chain, keys: keys, using: &generator)
+                    records.append(record.bytes)
+                    chain = record.chain
+                    break
+                } catch .limitReached(let reason) {
+                    // Too large: try the first half of what is left; one entry always fits (a secret ≤ 1 MiB,
+                    // attributes ≤ 64 × 64 KiB), so this ends.
+                    guard end - start > 1 else { throw .limitReached(reason) }
+                    end = start + (end - start) / 2
+                }
+            }
+            start = end
+            part += 1
+        }
+        return (records, chain)
+    }
+}
