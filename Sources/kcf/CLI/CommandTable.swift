@@ -17,6 +17,7 @@ enum CommandTable {
         MaintenanceCommands.salvage,
         MaintenanceCommands.repair,
         DemoCommand.command,
+        CompletionCommand.command,
         HelpText.helpCommand,
     ]
 

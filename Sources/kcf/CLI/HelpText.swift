@@ -4,7 +4,7 @@ import KeychainFile
 enum HelpText {
     static let helpCommand = Command(
         name: "help", summary: "list the commands and exit statuses, or print one command's usage",
-        positionals: [PositionalSpec("COMMAND", optional: true)],
+        positionals: [PositionalSpec("COMMAND", optional: true, values: .command)],
         run: { (context) throws(CommandError) in
             guard let name = context.arguments.positionals.first else {
                 Output.line(overview)

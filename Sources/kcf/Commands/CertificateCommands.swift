@@ -12,7 +12,7 @@ enum CertificateCommands {
             OptionSpec("Z", help: "print the certificate's SHA-256 and SHA-1 hashes"),
             OptionSpec.expectedHead,
         ],
-        positionals: [PositionalSpec("keychain", optional: true)],
+        positionals: [PositionalSpec.keychain],
         details: ["Exits 44 when no certificate matches."],
         run: { (context) throws(CommandError) in try findCertificate(context) })
 
@@ -22,7 +22,7 @@ enum CertificateCommands {
             OptionSpec("s", .value("STRING"), help: "only identities whose label or common name contains STRING"),
             OptionSpec.expectedHead,
         ],
-        positionals: [PositionalSpec("keychain", optional: true)],
+        positionals: [PositionalSpec.keychain],
         details: ["""
             Prints each identity's certificate SHA-1 hash and name, then the count, as security does (and, as
             security does, exits 0 when there are none). No trust evaluation is done: security's -p and -v are
@@ -34,11 +34,11 @@ enum CertificateCommands {
         name: "find-key", summary: "find keys and print their attributes",
         options: [
             OptionSpec("l", .value("LABEL"), help: "match the label"),
-            OptionSpec("t", .value("CLASS"), help: "match the key class: private, public or symmetric"),
+            OptionSpec("t", .value("CLASS"), values: .choices(["private", "public", "symmetric"]), help: "match the key class: private, public or symmetric"),
             OptionSpec("a", help: "print every match, not just the first"),
             OptionSpec.expectedHead,
         ],
-        positionals: [PositionalSpec("keychain", optional: true)],
+        positionals: [PositionalSpec.keychain],
         details: ["Key bytes are never printed here (dump-keychain -d prints every secret). Exits 44 when no key matches."],
         run: { (context) throws(CommandError) in try findKey(context) })
 

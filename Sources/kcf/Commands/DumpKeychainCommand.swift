@@ -10,7 +10,7 @@ enum DumpKeychainCommand {
             OptionSpec(long: "yes", help: "with -d: do not ask (needed when there is no terminal)"),
             OptionSpec.expectedHead,
         ],
-        positionals: [PositionalSpec("keychain", optional: true)],
+        positionals: [PositionalSpec.keychain],
         details: ["""
             Items are listed by class (generic passwords, internet passwords, certificates, keys), each in the
             order it was added. In JSON, bytes are lowercase hex, dates ISO 8601 UTC, four-character codes text;

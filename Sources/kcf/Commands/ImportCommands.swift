@@ -6,11 +6,11 @@ enum ImportCommands {
     static let importCommand = Command(
         name: "import", summary: "import a certificate or a private key (DER or PEM)",
         options: [
-            OptionSpec("t", .value("TYPE"), help: "cert or priv (default: told from the file)"),
+            OptionSpec("t", .value("TYPE"), values: .choices(["cert", "priv"]), help: "cert or priv (default: told from the file)"),
             OptionSpec("l", .value("LABEL"), help: "label (default: the certificate's common name; \"Imported Private Key\")"),
             OptionSpec.expectedHead,
         ],
-        positionals: [PositionalSpec("FILE")],
+        positionals: [PositionalSpec("FILE", values: .file)],
         details: ["""
             Certificates: one X.509 certificate, DER or PEM. Private keys: PKCS #8, PKCS #1 (RSA) or SEC 1
             (EC, with its public key), DER or PEM, or raw X9.63 bytes; stored as Apple's keychain stores them
@@ -22,7 +22,7 @@ enum ImportCommands {
     static let addCertificates = Command(
         name: "add-certificates", aliases: ["add-certificate"], summary: "add certificates (DER or PEM files)",
         options: [OptionSpec.expectedHead],
-        positionals: [PositionalSpec("FILE", repeats: true)],
+        positionals: [PositionalSpec("FILE", repeats: true, values: .file)],
         run: { (context) throws(CommandError) in try addCertificates(context) })
 
     private enum Kind: String { case cert, priv }

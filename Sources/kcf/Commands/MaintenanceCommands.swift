@@ -12,14 +12,14 @@ enum MaintenanceCommands {
     static let compact = Command(
         name: "compact", summary: "rewrite the file with only its live items; print before and after",
         options: [OptionSpec.expectedHead],
-        positionals: [PositionalSpec("keychain", optional: true)],
+        positionals: [PositionalSpec.keychain],
         details: ["The file is rewritten in a new epoch and renamed into place (SPEC.md §15.1): overwritten and deleted items are gone from it."],
         run: { (context) throws(CommandError) in try compact(context) })
 
     static let verify = Command(
         name: "verify", summary: "verify every record and decrypt every secret; print counts, head and torn tail",
         options: [OptionSpec.expectedHead],
-        positionals: [PositionalSpec("keychain", optional: true)],
+        positionals: [PositionalSpec.keychain],
         details: ["""
             Exits 0 when everything verifies; 3 when the records verify but the file ends in a torn tail (an
             incomplete or unverifiable last record: an interrupted write, or damage to that record); 93 when
@@ -29,7 +29,7 @@ enum MaintenanceCommands {
 
     static let salvage = Command(
         name: "salvage", summary: "copy every item that still verifies from a damaged keychain into DEST",
-        positionals: [PositionalSpec("DEST"), PositionalSpec("keychain", optional: true)],
+        positionals: [PositionalSpec("DEST", values: .file), PositionalSpec.keychain],
         details: ["""
             Keeps every item whose boxes still authenticate, records after the damage included (SPEC.md §17),
             and writes them to DEST, a new file that the same password opens. Everything that could not be read
@@ -40,8 +40,8 @@ enum MaintenanceCommands {
 
     static let repair = Command(
         name: "repair", summary: "keep a copy of a damaged keychain, then rewrite it with every item that still verifies",
-        options: [OptionSpec(long: "backup", .value("PATH"), help: "where to keep the copy (default: KEYCHAIN.damaged-YYYYMMDDTHHMMSSZ)")],
-        positionals: [PositionalSpec("keychain", optional: true)],
+        options: [OptionSpec(long: "backup", .value("PATH"), values: .file, help: "where to keep the copy (default: KEYCHAIN.damaged-YYYYMMDDTHHMMSSZ)")],
+        positionals: [PositionalSpec.keychain],
         details: ["""
             Copies the file to the backup path and makes the copy durable first; then rewrites the keychain in
             place, under its lock, with every item whose boxes still authenticate (as salvage does), and lists

@@ -32,7 +32,7 @@ enum PasswordCommands {
                     OptionSpec(long: "base64", help: "with -w: print the secret as base64"),
                     OptionSpec.expectedHead,
                 ],
-                positionals: [PositionalSpec("keychain", optional: true)],
+                positionals: [PositionalSpec.keychain],
                 details: ["""
                     Prints the first item that matches every option given; exits 44 when none does. -w writes the
                     secret's bytes exactly as stored, then one newline that is not part of it; for a secret that is
@@ -42,7 +42,7 @@ enum PasswordCommands {
             Command(
                 name: "delete-\(noun)", summary: "delete \(article) \(itemClass)",
                 options: specs + [OptionSpec.expectedHead],
-                positionals: [PositionalSpec("keychain", optional: true)],
+                positionals: [PositionalSpec.keychain],
                 details: ["Deletes the first item that matches every option given (as security does); exits 44 when none does."],
                 run: { (context) throws(CommandError) in try delete(itemClass, attributes, context) }),
         ]
