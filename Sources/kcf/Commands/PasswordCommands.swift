@@ -52,7 +52,7 @@ enum PasswordCommands {
         The secret never has to appear on the command line. With -w alone it is asked for on the terminal
         (twice), or read from stdin when stdin is not a terminal; with `-w -` or --secret-stdin it is read
         from stdin. From stdin the secret is every byte to the end of input, as bytes (several lines, NUL,
-        not UTF-8: all kept), less one final newline (\n or \r\n) so that `echo pw | kcf …` stores pw;
+        not UTF-8: all kept), less one final newline (\\n or \\r\\n) so that `echo pw | kcf …` stores pw;
         --keep-newline keeps it. When the keychain password also comes from stdin it is the first line, and
         the secret is everything after that line. `-w SECRET` is accepted for compatibility with security
         scripts, with a warning: the command line is visible to other users (ps, /proc/PID/cmdline).

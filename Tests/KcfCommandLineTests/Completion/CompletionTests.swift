@@ -14,21 +14,6 @@ struct CompletionTests {
         "salvage", "repair", "demo", "completion", "help",
     ]
 
-    /// The commands `kcf help` lists, each with the option spellings `kcf help COMMAND` lists.
-    static func helpListing(_ sandbox: KcfSandbox) throws -> [(command: String, options: [String])] {
-        let overview = try sandbox.run(["help"]).stdout
-        let commandLines = overview.components(separatedBy: "\ncommands:\n")[1].components(separatedBy: "\n\n")[0]
-        let commands = commandLines.split(separator: "\n").map { String($0.split(separator: " ")[0]) }
-        return try commands.map { command in
-            let usage = try sandbox.run(["help", command]).stdout
-            let optionLines = usage.components(separatedBy: "\noptions:\n")[1].components(separatedBy: "\n\n")[0]
-            let options = optionLines.split(separator: "\n").flatMap { line in
-                line.split(separator: " ")[0].split(separator: "|").map(String.init)
-            }
-            return (command, options)
-        }
-    }
-
     /// Writes `kcf completion SHELL` to a file in the sandbox and returns its path.
     static func script(_ shell: String, in sandbox: KcfSandbox) throws -> String {
         let result = try sandbox.run(["completion", shell])
@@ -42,7 +27,7 @@ struct CompletionTests {
     @Test("every script names every command kcf help lists and every option of each", arguments: ["bash", "zsh", "fish"])
     func scriptsNameEverything(_ shell: String) throws {
         let sandbox = try KcfSandbox()
-        let listing = try Self.helpListing(sandbox)
+        let listing = try KcfHelpListing.read(sandbox)
         #expect(Set(Self.requiredCommands).isSubset(of: listing.map(\.command)), "kcf help lists \(listing.map(\.command))")
         let text = try String(contentsOfFile: try Self.script(shell, in: sandbox), encoding: .utf8)
         for (command, options) in listing {
@@ -59,7 +44,7 @@ struct CompletionTests {
     @Test("bash: the script parses (bash -n), registers _kcf, and completes commands, every option of every command, paths and values")
     func bash() throws {
         let sandbox = try KcfSandbox()
-        let listing = try Self.helpListing(sandbox)
+        let listing = try KcfHelpListing.read(sandbox)
         let script = try Self.script("bash", in: sandbox)
         let syntax = try ShellProcess.run("bash", ["-n", script])
         #expect(syntax.status == 0, "\(syntax.stderr)")
@@ -162,7 +147,7 @@ struct CompletionTests {
           .enabled(if: ShellProcess.exists("fish"), "fish is not installed here: only bash is checked"))
     func fish() throws {
         let sandbox = try KcfSandbox()
-        let listing = try Self.helpListing(sandbox)
+        let listing = try KcfHelpListing.read(sandbox)
         let script = try Self.script("fish", in: sandbox)
         let syntax = try ShellProcess.run("fish", ["--no-config", "-n", script])
         #expect(syntax.status == 0, "\(syntax.stderr)")
