@@ -56,6 +56,11 @@ struct OptionSpec: Sendable {
         long: "expected-head", .value("HEAD"),
         help: "refuse the keychain unless it contains HEAD (epoch.sequence.chain, as verify prints it); 32 if rolled back")
 
+    /// `--json`: print JSON (``ItemJSON``) instead of `security`'s text.
+    static func json(_ shape: String) -> OptionSpec {
+        OptionSpec(long: "json", help: "print JSON: " + shape)
+    }
+
     /// The options every command accepts (also before the command name).
     static let global: [OptionSpec] = [
         OptionSpec("k", long: "keychain", .value("PATH"), values: .file,

@@ -18,7 +18,10 @@ enum MaintenanceCommands {
 
     static let verify = Command(
         name: "verify", summary: "verify every record and decrypt every secret; print counts, head and torn tail",
-        options: [OptionSpec.expectedHead],
+        options: [
+            OptionSpec.json("{\"result\": \"ok\"|\"tornTail\", \"head\", \"epoch\", \"keySlots\", \"items\", \"secrets\", \"file\", \"tornTail\"}"),
+            OptionSpec.expectedHead,
+        ],
         positionals: [PositionalSpec.keychain],
         details: ["""
             Exits 0 when everything verifies; 3 when the records verify but the file ends in a torn tail (an
@@ -74,6 +77,7 @@ enum MaintenanceCommands {
             throw error
         }
         var counts: [String] = []
+        var countsByClass: [String: JSONValue] = [:]
         var itemCount = 0, secretCount = 0, secretBytes = 0
         for (queryClass, itemClass) in KeychainListing.classes {
             let items = try KeychainListing.all(queryClass, in: keychain, returning: [.attributes, .data])
@@ -84,10 +88,33 @@ enum MaintenanceCommands {
                 secretBytes += value.count
             }
             counts.append("\(itemClass)s \(items.count)")
+            countsByClass[AttributeValueNames.name(of: itemClass)] = .integer(Int64(items.count))
         }
         let identities = try KeychainListing.all(.identity, in: keychain, returning: [.attributes]).count
         let statistics = try keychainCall { () throws(KeychainError) in try keychain.statistics() }
         let slots = try keychainCall { () throws(KeychainError) in try keychain.keySlots() }
+        if context.has("json") {
+            countsByClass["identity"] = .integer(Int64(identities))
+            countsByClass["total"] = .integer(Int64(itemCount))
+            let torn = keychain.tornTail.map { tail -> JSONValue in
+                .object(["description": .string("\(tail)"), "mayHoldCommittedItems": .boolean(tail.mayHoldAcknowledgedData)])
+            }
+            Output.line(try JSONValue.object([
+                "keychain": .string(keychain.path),
+                "result": .string(keychain.tornTail == nil ? "ok" : "tornTail"),
+                "head": .string("\(keychain.head)"),
+                "epoch": .integer(Int64(clamping: statistics.epoch)),
+                "keySlots": .integer(Int64(slots.count)),
+                "items": .object(countsByClass),
+                "secrets": .object(["count": .integer(Int64(secretCount)), "bytes": .integer(Int64(secretBytes))]),
+                "file": .object([
+                    "size": .integer(Int64(statistics.fileSize)), "liveBytes": .integer(Int64(statistics.liveBytes)),
+                    "deadBytes": .integer(Int64(statistics.deadBytes)),
+                ]),
+                "tornTail": torn ?? .null,
+            ]).text())
+            return keychain.tornTail == nil ? .success : .tornTail
+        }
         Output.line("keychain: \(SecurityText.quoted(Array(keychain.path.utf8)))")
         Output.line("header: verified; epoch \(statistics.epoch), \(slots.count) key slot\(slots.count == 1 ? "" : "s")")
         let before = keychain.tornTail == nil ? "" : " before the torn tail"

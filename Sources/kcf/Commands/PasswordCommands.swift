@@ -30,13 +30,16 @@ enum PasswordCommands {
                     OptionSpec("w", help: "print only the secret, on stdout: its bytes exactly, then a newline"),
                     OptionSpec(long: "hex", help: "with -w: print the secret as lowercase hexadecimal"),
                     OptionSpec(long: "base64", help: "with -w: print the secret as base64"),
+                    OptionSpec.json("{\"keychain\", \"items\": [the item]}; with -g the item has its secret"),
                     OptionSpec.expectedHead,
                 ],
                 positionals: [PositionalSpec.keychain],
                 details: ["""
                     Prints the first item that matches every option given; exits 44 when none does. -w writes the
                     secret's bytes exactly as stored, then one newline that is not part of it; for a secret that is
-                    not text, --hex or --base64 print it in that form (then a newline).
+                    not text, --hex or --base64 print it in that form (then a newline). --json prints the item as
+                    dump-keychain --json does (names rather than codes); with -g its secret is in the JSON, as
+                    secret (when it is UTF-8 text) and secretBase64, not on stderr.
                     """],
                 run: { (context) throws(CommandError) in try find(itemClass, attributes, context) }),
             Command(
@@ -110,12 +113,21 @@ enum PasswordCommands {
     private static func find(_ itemClass: ItemClass, _ options: [AttributeOption], _ context: CommandContext) throws(CommandError) -> ExitStatus {
         let query = try matchQuery(itemClass, options, context)
         let format = try SecretFormat.chosen(in: context)
+        if context.has("json") && context.has("w") {
+            throw .usage("-w prints the secret alone; with --json, -g puts the secret in the JSON")
+        }
         let keychain = try context.openKeychain()
         let wantsSecret = context.has("w") || context.has("g")
         let results = try keychainCall { () throws(KeychainError) in
-            try keychain.search(query, returning: wantsSecret ? [.attributes, .data] : [.attributes])
+            try keychain.search(query, returning: wantsSecret ? [.attributes, .data, .persistentReference] : [.attributes, .persistentReference])
         }
         guard let found = results.first, let attributes = found.attributes else { throw .keychain(.itemNotFound) }
+        if context.has("json") {
+            let secret = context.has("g") ? (found.value ?? []) : nil
+            let object = ItemJSON.object(attributes: attributes, reference: found.persistentReference, secret: secret)
+            Output.line(try ItemJSON.listing(keychain: keychain.path, "items", [object]))
+            return .success
+        }
         if context.has("w") {
             Output.bytes(format.output(found.value ?? []))
             return .success
