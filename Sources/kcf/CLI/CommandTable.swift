@@ -14,6 +14,7 @@ enum CommandTable {
         KeychainPasswordCommands.changePassword,
         MaintenanceCommands.compact,
         MaintenanceCommands.verify,
+        KeychainInfoCommand.command,
         MaintenanceCommands.salvage,
         MaintenanceCommands.repair,
         DemoCommand.command,
