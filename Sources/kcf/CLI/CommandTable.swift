@@ -11,6 +11,7 @@ enum CommandTable {
         CertificateCommands.findKey,
         CertificateCommands.findIdentity,
         DumpKeychainCommand.command,
+        RunCommand.command,
         KeychainPasswordCommands.changePassword,
         MaintenanceCommands.compact,
         MaintenanceCommands.verify,
