@@ -133,7 +133,7 @@ enum CertificateCommands {
     }
 
     /// The certificate's label, else its subject's common name.
-    private static func displayName(_ attributes: ItemAttributes?) -> String? {
+    static func displayName(_ attributes: ItemAttributes?) -> String? {
         guard let attributes else { return nil }
         if case .string(let label)? = attributes[.label] { return label }
         if case .bytes(let subject)? = attributes[.subject] { return CertificateName.commonName(subject) }
@@ -141,7 +141,7 @@ enum CertificateCommands {
     }
 
     /// Whether the label or the subject's common name contains `text` (always, for `nil`).
-    private static func name(of attributes: ItemAttributes?, contains text: String?) -> Bool {
+    static func name(of attributes: ItemAttributes?, contains text: String?) -> Bool {
         guard let text else { return true }
         guard let attributes else { return false }
         var names: [String] = []

@@ -8,6 +8,7 @@ enum ImportCommands {
         options: [
             OptionSpec("t", .value("TYPE"), values: .choices(["cert", "priv"]), help: "cert or priv (default: told from the file)"),
             OptionSpec("l", .value("LABEL"), help: "label (default: the certificate's common name; \"Imported Private Key\")"),
+            OptionSpec("U", help: "update the item if the keychain has it (same certificate or key): its label and bytes"),
             OptionSpec.expectedHead,
         ],
         positionals: [PositionalSpec("FILE", values: .file)],
@@ -15,7 +16,9 @@ enum ImportCommands {
             Certificates: one X.509 certificate, DER or PEM. Private keys: PKCS #8, PKCS #1 (RSA) or SEC 1
             (EC, with its public key), DER or PEM, or raw X9.63 bytes; stored as Apple's keychain stores them
             (RSA: PKCS #1; EC: 04 ‖ X ‖ Y ‖ K), labelled with SHA-1 of the public key so that the key and its
-            certificate form an identity (see find-identity). Encrypted keys are not read.
+            certificate form an identity (see find-identity). Encrypted keys are not read. A certificate already
+            in the keychain (same issuer and serial number) or a key already there (same key) exits 45, unless -U
+            is given: then the item is updated, with the new label and bytes.
             """],
         run: { (context) throws(CommandError) in try importFile(context) })
 
@@ -33,17 +36,38 @@ enum ImportCommands {
         let kind = try kind(of: bytes, given: context.value("t"), path: path)
         let label = context.value("l")
         let keychain = try context.openKeychain()
+        let attributes: ItemAttributes
+        let secret: [UInt8]
         switch kind {
         case .cert:
             let certificate = try certificate(from: bytes, label: label)
-            try keychainCall { () throws(KeychainError) in _ = try keychain.add(certificate) }
-            Output.line("1 certificate imported.")
+            attributes = try keychainCall { () throws(KeychainError) in try certificate.attributes }
+            secret = certificate.der ?? []
         case .priv:
             let key = try PrivateKeyFile(fileBytes: bytes).item(label: label ?? "Imported Private Key")
-            try keychainCall { () throws(KeychainError) in _ = try keychain.add(key) }
-            Output.line("1 key imported.")
+            attributes = try keychainCall { () throws(KeychainError) in try key.attributes }
+            secret = key.value ?? []
         }
+        let updated = try add(attributes, secret: secret, updating: context.has("U"), in: keychain)
+        Output.line("1 \(kind == .cert ? "certificate" : "key") \(updated ? "updated" : "imported").")
         return .success
+    }
+
+    /// Adds an item; when one with its primary key exists and `updating`, updates that one instead (in one
+    /// transaction). Returns whether it updated.
+    private static func add(_ attributes: ItemAttributes, secret: [UInt8], updating: Bool, in keychain: Keychain) throws(CommandError) -> Bool {
+        try keychainCall { () throws(KeychainError) -> Bool in
+            try keychain.batch { (batch) throws(KeychainError) -> Bool in
+                do throws(KeychainError) {
+                    _ = try batch.add(attributes, secret: secret)
+                    return false
+                } catch {
+                    guard error == .duplicateItem, updating else { throw error }
+                    try batch.update(PrimaryKeyQuery.query(for: attributes), setting: PrimaryKeyQuery.changes(attributes), secret: secret)
+                    return true
+                }
+            }
+        }
     }
 
     private static func addCertificates(_ context: CommandContext) throws(CommandError) -> ExitStatus {

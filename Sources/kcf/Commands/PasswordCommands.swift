@@ -71,7 +71,7 @@ enum PasswordCommands {
         let keychain = try context.openKeychain()
         let secret = try secret(context)
         let update = context.has("U")
-        let query = primaryKeyQuery(attributes)
+        let query = PrimaryKeyQuery.query(for: attributes)
         let changes = values.filter { !Attribute.primaryKey(of: itemClass).contains($0.key) }
         try keychainCall { () throws(KeychainError) in
             try keychain.batch { (batch) throws(KeychainError) in
@@ -98,16 +98,6 @@ enum PasswordCommands {
             Output.error("kcf: warning: a secret given on the command line is visible to other users of this system (ps, /proc/PID/cmdline) and may be kept in shell history; use -w alone to be prompted, or `-w -` to read it from stdin")
             return Array(given.utf8)
         }
-    }
-
-    /// A query for exactly the item with the primary key of `attributes` (absent parts at their defaults).
-    private static func primaryKeyQuery(_ attributes: ItemAttributes) -> Query {
-        let full = attributes.withDefaults()
-        var values: [Attribute: AttributeValue] = [:]
-        for attribute in Attribute.primaryKey(of: attributes.itemClass) + [.accessGroup] {
-            values[attribute] = full[attribute]
-        }
-        return Query(attributes.itemClass == .genericPassword ? .genericPassword : .internetPassword, attributes: values)
     }
 
     private static func find(_ itemClass: ItemClass, _ options: [AttributeOption], _ context: CommandContext) throws(CommandError) -> ExitStatus {
