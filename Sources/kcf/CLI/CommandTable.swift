@@ -12,6 +12,7 @@ enum CommandTable {
         CertificateCommands.findIdentity,
         DeleteCertificateCommands.deleteCertificate,
         DeleteCertificateCommands.deleteIdentity,
+        ExportCommand.command,
         DumpKeychainCommand.command,
         RunCommand.command,
         KeychainPasswordCommands.changePassword,

@@ -63,7 +63,7 @@ enum DeleteCertificateCommands {
     /// A hash as lowercase hex without separators.
     ///
     /// - Throws: `CommandError.usage` unless it is 40 (SHA-1) or 64 (SHA-256) hex digits.
-    private static func normalizedHash(_ text: String) throws(CommandError) -> String {
+    static func normalizedHash(_ text: String) throws(CommandError) -> String {
         let digits = text.lowercased().filter { $0 != ":" && $0 != " " }
         guard digits.count == 40 || digits.count == 64, digits.allSatisfy(\.isHexDigit) else {
             throw .usage("-Z takes a SHA-1 (40 hex digits) or SHA-256 (64) hash, not \"\(text)\"")
