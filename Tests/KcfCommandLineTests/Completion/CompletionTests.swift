@@ -11,7 +11,8 @@ struct CompletionTests {
         "create-keychain", "add-generic-password", "find-generic-password", "delete-generic-password",
         "add-internet-password", "find-internet-password", "delete-internet-password", "import", "add-certificates",
         "find-certificate", "find-key", "find-identity", "dump-keychain", "change-password", "compact", "verify",
-        "salvage", "repair", "demo", "completion", "help",
+        "salvage", "repair", "demo", "completion", "help", "run", "show-keychain-info", "delete-certificate",
+        "delete-identity", "delete-keychain", "export",
     ]
 
     /// Writes `kcf completion SHELL` to a file in the sandbox and returns its path.
