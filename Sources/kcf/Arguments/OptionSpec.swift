@@ -6,6 +6,8 @@ struct OptionSpec: Sendable {
     let long: String?
     /// Whether and how it takes a value.
     let arity: OptionArity
+    /// What its value is, for shell completion.
+    let values: ValueKind
     /// One line of help.
     let help: String
 
@@ -16,17 +18,31 @@ struct OptionSpec: Sendable {
     ///   - short: The one-letter form.
     ///   - long: The long form, without dashes.
     ///   - arity: Whether and how it takes a value.
+    ///   - values: What its value is, for shell completion (free text unless said).
     ///   - help: One line of help.
-    init(_ short: Character? = nil, long: String? = nil, _ arity: OptionArity = .flag, help: String) {
+    init(_ short: Character? = nil, long: String? = nil, _ arity: OptionArity = .flag, values: ValueKind = .text, help: String) {
         self.short = short
         self.long = long
         self.arity = arity
+        self.values = values
         self.help = help
+    }
+
+    /// How it is typed: `-x`, `--name`, or both.
+    var spellings: [String] {
+        [short.map { "-\($0)" }, long.map { "--\($0)" }].compactMap { $0 }
+    }
+
+    /// Whether it needs a value (the next word, when not in the same word). An optional value such as
+    /// `-w [PASSWORD]` does not count: the word after it is completed as any other.
+    var takesValue: Bool {
+        if case .value = arity { return true }
+        return false
     }
 
     /// How the option is written in usage text: `-a ACCOUNT`, `--json`, `-w [PASSWORD]`.
     var synopsis: String {
-        let names = [short.map { "-\($0)" }, long.map { "--\($0)" }].compactMap { $0 }.joined(separator: "|")
+        let names = spellings.joined(separator: "|")
         switch arity {
         case .flag: return names
         case .value(let name): return "\(names) \(name)"
@@ -40,9 +56,14 @@ struct OptionSpec: Sendable {
         long: "expected-head", .value("HEAD"),
         help: "refuse the keychain unless it contains HEAD (epoch.sequence.chain, as verify prints it); 32 if rolled back")
 
+    /// `--json`: print JSON (``ItemJSON``) instead of `security`'s text.
+    static func json(_ shape: String) -> OptionSpec {
+        OptionSpec(long: "json", help: "print JSON: " + shape)
+    }
+
     /// The options every command accepts (also before the command name).
     static let global: [OptionSpec] = [
-        OptionSpec("k", long: "keychain", .value("PATH"),
+        OptionSpec("k", long: "keychain", .value("PATH"), values: .file,
                    help: "the keychain file (default: $KCF_KEYCHAIN, else the per-user default)"),
         OptionSpec(long: "password-stdin",
                    help: "read the keychain password from the first line of stdin, even from a terminal"),

@@ -25,6 +25,11 @@ struct ParsedArguments {
     /// Whether the option was given at all.
     func has(_ key: String) -> Bool { options[key] != nil }
 
+    /// Every value given for the option, in order (none for a flag).
+    func values(_ key: String) -> [String] {
+        options[key]?.compactMap { $0 } ?? []
+    }
+
     /// The last value given for the option, or `nil` (also for an optional value that was left out).
     func value(_ key: String) -> String? {
         options[key]?.last ?? nil

@@ -12,8 +12,31 @@ struct Command: Sendable {
     var positionals: [PositionalSpec] = []
     /// Paragraphs printed after the option list in `kcf help COMMAND`.
     var details: [String] = []
-    /// Runs the command.
-    let run: @Sendable (CommandContext) throws(CommandError) -> ExitStatus
+    /// Runs the command and returns the process's exit status.
+    let execute: @Sendable (CommandContext) throws(CommandError) -> Int32
+
+    /// A command that exits with one of kcf's own statuses.
+    init(
+        name: String, aliases: [String] = [], summary: String, options: [OptionSpec] = [], positionals: [PositionalSpec] = [],
+        details: [String] = [], run: @escaping @Sendable (CommandContext) throws(CommandError) -> ExitStatus
+    ) {
+        self.init(name: name, aliases: aliases, summary: summary, options: options, positionals: positionals, details: details,
+                  runReturningStatus: { (context) throws(CommandError) in try run(context).rawValue })
+    }
+
+    /// A command whose exit status can be any number, such as `run`, which exits with its child's.
+    init(
+        name: String, aliases: [String] = [], summary: String, options: [OptionSpec] = [], positionals: [PositionalSpec] = [],
+        details: [String] = [], runReturningStatus: @escaping @Sendable (CommandContext) throws(CommandError) -> Int32
+    ) {
+        self.name = name
+        self.aliases = aliases
+        self.summary = summary
+        self.options = options
+        self.positionals = positionals
+        self.details = details
+        self.execute = runReturningStatus
+    }
 
     /// Every option it accepts, the global ones included.
     var allOptions: [OptionSpec] { options + OptionSpec.global }

@@ -31,6 +31,10 @@ enum ExitStatus: Int32, CaseIterable {
     case wrongPassword = 51
     /// The file is damaged, tampered with or not a keychain (errSecDecode, −26275).
     case corrupted = 93
+    /// `run`: the command could not be run (as shells exit).
+    case cannotRun = 126
+    /// `run`: the command was not found (as shells exit).
+    case commandNotFound = 127
     /// Interrupted by SIGINT while prompting (128 + 2).
     case interrupted = 130
     /// A limit of the format was reached (errSecAllocate, −108).
@@ -77,6 +81,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .duplicateItem: return "duplicate item (errSecDuplicateItem)"
         case .wrongPassword: return "wrong password (errSecAuthFailed)"
         case .corrupted: return "corrupted, tampered with, or not a keychain file (errSecDecode)"
+        case .cannotRun: return "run: the command could not be run (permissions, not executable)"
+        case .commandNotFound: return "run: the command was not found; otherwise run exits with its command's status, 128 + a signal"
         case .interrupted: return "interrupted (SIGINT) at a prompt"
         case .limitReached: return "a limit of the format was reached (errSecAllocate)"
         case .readOnly: return "the keychain is read-only: its mount, file or directory, or it has hard links (errSecWrPerm)"

@@ -50,7 +50,7 @@ enum Runner {
             let context = CommandContext(
                 command: command, arguments: parsed, environment: environment,
                 secrets: SecretInput(environment: environment, passwordFromStdin: parsed.has("password-stdin")))
-            return try command.run(context).rawValue
+            return try command.execute(context)
         } catch {
             return report(error, commandName: commandName)
         }

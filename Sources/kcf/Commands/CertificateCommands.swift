@@ -10,19 +10,21 @@ enum CertificateCommands {
             OptionSpec("a", help: "print every match, not just the first"),
             OptionSpec("p", help: "print the certificate as PEM"),
             OptionSpec("Z", help: "print the certificate's SHA-256 and SHA-1 hashes"),
+            OptionSpec.json("{\"keychain\", \"items\": [...]}: subject and issuer as RFC 4514 text, notBefore, notAfter, sha1, sha256; pem with -p"),
             OptionSpec.expectedHead,
         ],
-        positionals: [PositionalSpec("keychain", optional: true)],
-        details: ["Exits 44 when no certificate matches."],
+        positionals: [PositionalSpec.keychain],
+        details: ["Exits 44 when no certificate matches. With --json the validity dates are ISO 8601 in UTC."],
         run: { (context) throws(CommandError) in try findCertificate(context) })
 
     static let findIdentity = Command(
         name: "find-identity", summary: "list identities (certificates with their private keys)",
         options: [
             OptionSpec("s", .value("STRING"), help: "only identities whose label or common name contains STRING"),
+            OptionSpec.json("{\"keychain\", \"identities\": [{\"sha1\", \"name\", \"certificate\", \"privateKey\"}]} (no key bytes)"),
             OptionSpec.expectedHead,
         ],
-        positionals: [PositionalSpec("keychain", optional: true)],
+        positionals: [PositionalSpec.keychain],
         details: ["""
             Prints each identity's certificate SHA-1 hash and name, then the count, as security does (and, as
             security does, exits 0 when there are none). No trust evaluation is done: security's -p and -v are
@@ -34,20 +36,31 @@ enum CertificateCommands {
         name: "find-key", summary: "find keys and print their attributes",
         options: [
             OptionSpec("l", .value("LABEL"), help: "match the label"),
-            OptionSpec("t", .value("CLASS"), help: "match the key class: private, public or symmetric"),
+            OptionSpec("t", .value("CLASS"), values: .choices(["private", "public", "symmetric"]), help: "match the key class: private, public or symmetric"),
             OptionSpec("a", help: "print every match, not just the first"),
+            OptionSpec.json("{\"keychain\", \"items\": [...]}, with keyClass and keyType named (private, ec, …)"),
             OptionSpec.expectedHead,
         ],
-        positionals: [PositionalSpec("keychain", optional: true)],
+        positionals: [PositionalSpec.keychain],
         details: ["Key bytes are never printed here (dump-keychain -d prints every secret). Exits 44 when no key matches."],
         run: { (context) throws(CommandError) in try findKey(context) })
 
     private static func findCertificate(_ context: CommandContext) throws(CommandError) -> ExitStatus {
         let keychain = try context.openKeychain()
-        var matches = try KeychainListing.all(.certificate, in: keychain, returning: [.attributes, .data])
+        var matches = try KeychainListing.all(.certificate, in: keychain, returning: [.attributes, .data, .persistentReference])
             .filter { name(of: $0.attributes, contains: context.value("c")) }
         guard !matches.isEmpty else { throw .keychain(.itemNotFound) }
         if !context.has("a") { matches = [matches[0]] }
+        if context.has("json") {
+            let objects = matches.compactMap { match -> JSONValue? in
+                guard let attributes = match.attributes else { return nil }
+                let object = ItemJSON.object(attributes: attributes, reference: match.persistentReference, secret: nil,
+                                             certificateDER: match.value ?? [])
+                return context.has("p") ? object.adding("pem", .string(PEM.encode(match.value ?? [], label: "CERTIFICATE"))) : object
+            }
+            Output.line(try ItemJSON.listing(keychain: keychain.path, "items", objects))
+            return .success
+        }
         for match in matches {
             let der = match.value ?? []
             if context.has("Z") {
@@ -65,8 +78,25 @@ enum CertificateCommands {
 
     private static func findIdentity(_ context: CommandContext) throws(CommandError) -> ExitStatus {
         let keychain = try context.openKeychain()
-        let identities = try KeychainListing.all(.identity, in: keychain, returning: [.attributes, .data])
+        let identities = try KeychainListing.all(.identity, in: keychain, returning: [.attributes, .data, .persistentReference])
             .filter { name(of: $0.attributes, contains: context.value("s")) }
+        if context.has("json") {
+            let objects = identities.compactMap { identity -> JSONValue? in
+                guard let attributes = identity.attributes else { return nil }
+                var members: [String: JSONValue] = [
+                    "sha1": .string(Hex.lower(Insecure.SHA1.hash(data: identity.value ?? []))),
+                    "name": .string(displayName(attributes) ?? ""),
+                    "certificate": ItemJSON.object(attributes: attributes, reference: identity.persistentReference, secret: nil,
+                                                   certificateDER: identity.value ?? []),
+                ]
+                if let key = identity.privateKey, let keyAttributes = key.attributes {
+                    members["privateKey"] = ItemJSON.object(attributes: keyAttributes, reference: key.persistentReference, secret: nil)
+                }
+                return .object(members)
+            }
+            Output.line(try ItemJSON.listing(keychain: keychain.path, "identities", objects))
+            return .success
+        }
         for (number, identity) in identities.enumerated() {
             let hash = Hex.upper(Insecure.SHA1.hash(data: identity.value ?? []))
             let name = displayName(identity.attributes) ?? ""
@@ -86,7 +116,16 @@ enum CertificateCommands {
         }
         let keychain = try context.openKeychain()
         let query = Query(.key, attributes: values, synchronizable: .any, limit: context.has("a") ? .all : .one)
-        let results = try keychainCall { () throws(KeychainError) in try keychain.search(query, returning: [.attributes]) }
+        let results = try keychainCall { () throws(KeychainError) in
+            try keychain.search(query, returning: [.attributes, .persistentReference])
+        }
+        if context.has("json") {
+            let objects = results.compactMap { result in
+                result.attributes.map { ItemJSON.object(attributes: $0, reference: result.persistentReference, secret: nil) }
+            }
+            Output.line(try ItemJSON.listing(keychain: keychain.path, "items", objects))
+            return .success
+        }
         for result in results {
             if let attributes = result.attributes { ItemPrinter.print(keychain: keychain.path, attributes: attributes) }
         }
@@ -94,7 +133,7 @@ enum CertificateCommands {
     }
 
     /// The certificate's label, else its subject's common name.
-    private static func displayName(_ attributes: ItemAttributes?) -> String? {
+    static func displayName(_ attributes: ItemAttributes?) -> String? {
         guard let attributes else { return nil }
         if case .string(let label)? = attributes[.label] { return label }
         if case .bytes(let subject)? = attributes[.subject] { return CertificateName.commonName(subject) }
@@ -102,7 +141,7 @@ enum CertificateCommands {
     }
 
     /// Whether the label or the subject's common name contains `text` (always, for `nil`).
-    private static func name(of attributes: ItemAttributes?, contains text: String?) -> Bool {
+    static func name(of attributes: ItemAttributes?, contains text: String?) -> Bool {
         guard let text else { return true }
         guard let attributes else { return false }
         var names: [String] = []

@@ -6,23 +6,26 @@ enum ImportCommands {
     static let importCommand = Command(
         name: "import", summary: "import a certificate or a private key (DER or PEM)",
         options: [
-            OptionSpec("t", .value("TYPE"), help: "cert or priv (default: told from the file)"),
+            OptionSpec("t", .value("TYPE"), values: .choices(["cert", "priv"]), help: "cert or priv (default: told from the file)"),
             OptionSpec("l", .value("LABEL"), help: "label (default: the certificate's common name; \"Imported Private Key\")"),
+            OptionSpec("U", help: "update the item if the keychain has it (same certificate or key): its label and bytes"),
             OptionSpec.expectedHead,
         ],
-        positionals: [PositionalSpec("FILE")],
+        positionals: [PositionalSpec("FILE", values: .file)],
         details: ["""
             Certificates: one X.509 certificate, DER or PEM. Private keys: PKCS #8, PKCS #1 (RSA) or SEC 1
             (EC, with its public key), DER or PEM, or raw X9.63 bytes; stored as Apple's keychain stores them
             (RSA: PKCS #1; EC: 04 ‖ X ‖ Y ‖ K), labelled with SHA-1 of the public key so that the key and its
-            certificate form an identity (see find-identity). Encrypted keys are not read.
+            certificate form an identity (see find-identity). Encrypted keys are not read. A certificate already
+            in the keychain (same issuer and serial number) or a key already there (same key) exits 45, unless -U
+            is given: then the item is updated, with the new label and bytes.
             """],
         run: { (context) throws(CommandError) in try importFile(context) })
 
     static let addCertificates = Command(
         name: "add-certificates", aliases: ["add-certificate"], summary: "add certificates (DER or PEM files)",
         options: [OptionSpec.expectedHead],
-        positionals: [PositionalSpec("FILE", repeats: true)],
+        positionals: [PositionalSpec("FILE", repeats: true, values: .file)],
         run: { (context) throws(CommandError) in try addCertificates(context) })
 
     private enum Kind: String { case cert, priv }
@@ -33,17 +36,38 @@ enum ImportCommands {
         let kind = try kind(of: bytes, given: context.value("t"), path: path)
         let label = context.value("l")
         let keychain = try context.openKeychain()
+        let attributes: ItemAttributes
+        let secret: [UInt8]
         switch kind {
         case .cert:
             let certificate = try certificate(from: bytes, label: label)
-            try keychainCall { () throws(KeychainError) in _ = try keychain.add(certificate) }
-            Output.line("1 certificate imported.")
+            attributes = try keychainCall { () throws(KeychainError) in try certificate.attributes }
+            secret = certificate.der ?? []
         case .priv:
             let key = try PrivateKeyFile(fileBytes: bytes).item(label: label ?? "Imported Private Key")
-            try keychainCall { () throws(KeychainError) in _ = try keychain.add(key) }
-            Output.line("1 key imported.")
+            attributes = try keychainCall { () throws(KeychainError) in try key.attributes }
+            secret = key.value ?? []
         }
+        let updated = try add(attributes, secret: secret, updating: context.has("U"), in: keychain)
+        Output.line("1 \(kind == .cert ? "certificate" : "key") \(updated ? "updated" : "imported").")
         return .success
+    }
+
+    /// Adds an item; when one with its primary key exists and `updating`, updates that one instead (in one
+    /// transaction). Returns whether it updated.
+    private static func add(_ attributes: ItemAttributes, secret: [UInt8], updating: Bool, in keychain: Keychain) throws(CommandError) -> Bool {
+        try keychainCall { () throws(KeychainError) -> Bool in
+            try keychain.batch { (batch) throws(KeychainError) -> Bool in
+                do throws(KeychainError) {
+                    _ = try batch.add(attributes, secret: secret)
+                    return false
+                } catch {
+                    guard error == .duplicateItem, updating else { throw error }
+                    try batch.update(PrimaryKeyQuery.query(for: attributes), setting: PrimaryKeyQuery.changes(attributes), secret: secret)
+                    return true
+                }
+            }
+        }
     }
 
     private static func addCertificates(_ context: CommandContext) throws(CommandError) -> ExitStatus {

@@ -18,14 +18,14 @@ enum KeychainPasswordCommands {
     static let createKeychain = Command(
         name: "create-keychain", summary: "create a new, empty keychain file",
         options: iterationOptions,
-        positionals: [PositionalSpec("keychain", optional: true)],
+        positionals: [PositionalSpec.keychain],
         details: [passwordDetails, "Missing directories above the file are created with mode 0700; the file gets 0600."],
         run: { (context) throws(CommandError) in try createKeychain(context) })
 
     static let changePassword = Command(
         name: "change-password", aliases: ["set-keychain-password"], summary: "change the keychain's password",
         options: iterationOptions + [OptionSpec.expectedHead],
-        positionals: [PositionalSpec("keychain", optional: true)],
+        positionals: [PositionalSpec.keychain],
         details: ["""
             The old password comes as for any command ($KCF_PASSWORD, stdin, or the terminal); the new one from
             stdin (the next line) or the terminal (asked twice), never from $KCF_PASSWORD. The file is rewritten

@@ -12,14 +12,17 @@ enum MaintenanceCommands {
     static let compact = Command(
         name: "compact", summary: "rewrite the file with only its live items; print before and after",
         options: [OptionSpec.expectedHead],
-        positionals: [PositionalSpec("keychain", optional: true)],
+        positionals: [PositionalSpec.keychain],
         details: ["The file is rewritten in a new epoch and renamed into place (SPEC.md §15.1): overwritten and deleted items are gone from it."],
         run: { (context) throws(CommandError) in try compact(context) })
 
     static let verify = Command(
         name: "verify", summary: "verify every record and decrypt every secret; print counts, head and torn tail",
-        options: [OptionSpec.expectedHead],
-        positionals: [PositionalSpec("keychain", optional: true)],
+        options: [
+            OptionSpec.json("{\"result\": \"ok\"|\"tornTail\", \"head\", \"epoch\", \"keySlots\", \"items\", \"secrets\", \"file\", \"tornTail\"}"),
+            OptionSpec.expectedHead,
+        ],
+        positionals: [PositionalSpec.keychain],
         details: ["""
             Exits 0 when everything verifies; 3 when the records verify but the file ends in a torn tail (an
             incomplete or unverifiable last record: an interrupted write, or damage to that record); 93 when
@@ -29,7 +32,7 @@ enum MaintenanceCommands {
 
     static let salvage = Command(
         name: "salvage", summary: "copy every item that still verifies from a damaged keychain into DEST",
-        positionals: [PositionalSpec("DEST"), PositionalSpec("keychain", optional: true)],
+        positionals: [PositionalSpec("DEST", values: .file), PositionalSpec.keychain],
         details: ["""
             Keeps every item whose boxes still authenticate, records after the damage included (SPEC.md §17),
             and writes them to DEST, a new file that the same password opens. Everything that could not be read
@@ -40,8 +43,8 @@ enum MaintenanceCommands {
 
     static let repair = Command(
         name: "repair", summary: "keep a copy of a damaged keychain, then rewrite it with every item that still verifies",
-        options: [OptionSpec(long: "backup", .value("PATH"), help: "where to keep the copy (default: KEYCHAIN.damaged-YYYYMMDDTHHMMSSZ)")],
-        positionals: [PositionalSpec("keychain", optional: true)],
+        options: [OptionSpec(long: "backup", .value("PATH"), values: .file, help: "where to keep the copy (default: KEYCHAIN.damaged-YYYYMMDDTHHMMSSZ)")],
+        positionals: [PositionalSpec.keychain],
         details: ["""
             Copies the file to the backup path and makes the copy durable first; then rewrites the keychain in
             place, under its lock, with every item whose boxes still authenticate (as salvage does), and lists
@@ -74,6 +77,7 @@ enum MaintenanceCommands {
             throw error
         }
         var counts: [String] = []
+        var countsByClass: [String: JSONValue] = [:]
         var itemCount = 0, secretCount = 0, secretBytes = 0
         for (queryClass, itemClass) in KeychainListing.classes {
             let items = try KeychainListing.all(queryClass, in: keychain, returning: [.attributes, .data])
@@ -84,10 +88,33 @@ enum MaintenanceCommands {
                 secretBytes += value.count
             }
             counts.append("\(itemClass)s \(items.count)")
+            countsByClass[AttributeValueNames.name(of: itemClass)] = .integer(Int64(items.count))
         }
         let identities = try KeychainListing.all(.identity, in: keychain, returning: [.attributes]).count
         let statistics = try keychainCall { () throws(KeychainError) in try keychain.statistics() }
         let slots = try keychainCall { () throws(KeychainError) in try keychain.keySlots() }
+        if context.has("json") {
+            countsByClass["identity"] = .integer(Int64(identities))
+            countsByClass["total"] = .integer(Int64(itemCount))
+            let torn = keychain.tornTail.map { tail -> JSONValue in
+                .object(["description": .string("\(tail)"), "mayHoldCommittedItems": .boolean(tail.mayHoldAcknowledgedData)])
+            }
+            Output.line(try JSONValue.object([
+                "keychain": .string(keychain.path),
+                "result": .string(keychain.tornTail == nil ? "ok" : "tornTail"),
+                "head": .string("\(keychain.head)"),
+                "epoch": .integer(Int64(clamping: statistics.epoch)),
+                "keySlots": .integer(Int64(slots.count)),
+                "items": .object(countsByClass),
+                "secrets": .object(["count": .integer(Int64(secretCount)), "bytes": .integer(Int64(secretBytes))]),
+                "file": .object([
+                    "size": .integer(Int64(statistics.fileSize)), "liveBytes": .integer(Int64(statistics.liveBytes)),
+                    "deadBytes": .integer(Int64(statistics.deadBytes)),
+                ]),
+                "tornTail": torn ?? .null,
+            ]).text())
+            return keychain.tornTail == nil ? .success : .tornTail
+        }
         Output.line("keychain: \(SecurityText.quoted(Array(keychain.path.utf8)))")
         Output.line("header: verified; epoch \(statistics.epoch), \(slots.count) key slot\(slots.count == 1 ? "" : "s")")
         let before = keychain.tornTail == nil ? "" : " before the torn tail"

@@ -19,8 +19,10 @@ enum PasswordAttributeOptions {
         text("p", "PATH", .path, "path"),
         AttributeOption(spec: OptionSpec("P", .value("PORT"), help: "port number (0 … 65535)"),
                         attribute: .port, parse: port),
-        code("r", "PROTOCOL", .protocolType, "protocol, a four-character code such as htps, ftp, ssh"),
-        code("t", "AUTHTYPE", .authenticationType, "authentication type, a four-character code such as dflt, http, form"),
+        named("r", "PROTOCOL", .protocolType, .protocols,
+              "protocol: a name (https, http, ftp, ssh, imaps, …) or a four-character code (htps, http, ftp, ssh, imps, …)"),
+        named("t", "AUTHTYPE", .authenticationType, .authenticationTypes,
+              "authentication type: a name (default, html-form, http-basic, http-digest, ntlm, …) or a code (dflt, form, http, httd, …)"),
     ] + common
 
     /// Options both password classes have.
@@ -38,6 +40,13 @@ enum PasswordAttributeOptions {
 
     private static func code(_ letter: Character, _ name: String, _ attribute: Attribute, _ help: String) -> AttributeOption {
         AttributeOption(spec: OptionSpec(letter, .value(name), help: help), attribute: attribute, parse: fourCharacterCode)
+    }
+
+    private static func named(
+        _ letter: Character, _ name: String, _ attribute: Attribute, _ names: FourCharacterCodeNames, _ help: String
+    ) -> AttributeOption {
+        AttributeOption(spec: OptionSpec(letter, .value(name), values: .choices(names.names), help: help), attribute: attribute,
+                        parse: { (text) throws(CommandError) in .integer(Int64(try names.code(for: text))) })
     }
 
     /// A four-character code; shorter text is padded with spaces (`ftp` is `ftp `), as the codes are

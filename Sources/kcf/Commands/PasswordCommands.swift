@@ -30,19 +30,22 @@ enum PasswordCommands {
                     OptionSpec("w", help: "print only the secret, on stdout: its bytes exactly, then a newline"),
                     OptionSpec(long: "hex", help: "with -w: print the secret as lowercase hexadecimal"),
                     OptionSpec(long: "base64", help: "with -w: print the secret as base64"),
+                    OptionSpec.json("{\"keychain\", \"items\": [the item]}; with -g the item has its secret"),
                     OptionSpec.expectedHead,
                 ],
-                positionals: [PositionalSpec("keychain", optional: true)],
+                positionals: [PositionalSpec.keychain],
                 details: ["""
                     Prints the first item that matches every option given; exits 44 when none does. -w writes the
                     secret's bytes exactly as stored, then one newline that is not part of it; for a secret that is
-                    not text, --hex or --base64 print it in that form (then a newline).
+                    not text, --hex or --base64 print it in that form (then a newline). --json prints the item as
+                    dump-keychain --json does (names rather than codes); with -g its secret is in the JSON, as
+                    secret (when it is UTF-8 text) and secretBase64, not on stderr.
                     """],
                 run: { (context) throws(CommandError) in try find(itemClass, attributes, context) }),
             Command(
                 name: "delete-\(noun)", summary: "delete \(article) \(itemClass)",
                 options: specs + [OptionSpec.expectedHead],
-                positionals: [PositionalSpec("keychain", optional: true)],
+                positionals: [PositionalSpec.keychain],
                 details: ["Deletes the first item that matches every option given (as security does); exits 44 when none does."],
                 run: { (context) throws(CommandError) in try delete(itemClass, attributes, context) }),
         ]
@@ -52,7 +55,7 @@ enum PasswordCommands {
         The secret never has to appear on the command line. With -w alone it is asked for on the terminal
         (twice), or read from stdin when stdin is not a terminal; with `-w -` or --secret-stdin it is read
         from stdin. From stdin the secret is every byte to the end of input, as bytes (several lines, NUL,
-        not UTF-8: all kept), less one final newline (\n or \r\n) so that `echo pw | kcf …` stores pw;
+        not UTF-8: all kept), less one final newline (\\n or \\r\\n) so that `echo pw | kcf …` stores pw;
         --keep-newline keeps it. When the keychain password also comes from stdin it is the first line, and
         the secret is everything after that line. `-w SECRET` is accepted for compatibility with security
         scripts, with a warning: the command line is visible to other users (ps, /proc/PID/cmdline).
@@ -68,7 +71,7 @@ enum PasswordCommands {
         let keychain = try context.openKeychain()
         let secret = try secret(context)
         let update = context.has("U")
-        let query = primaryKeyQuery(attributes)
+        let query = PrimaryKeyQuery.query(for: attributes)
         let changes = values.filter { !Attribute.primaryKey(of: itemClass).contains($0.key) }
         try keychainCall { () throws(KeychainError) in
             try keychain.batch { (batch) throws(KeychainError) in
@@ -97,25 +100,24 @@ enum PasswordCommands {
         }
     }
 
-    /// A query for exactly the item with the primary key of `attributes` (absent parts at their defaults).
-    private static func primaryKeyQuery(_ attributes: ItemAttributes) -> Query {
-        let full = attributes.withDefaults()
-        var values: [Attribute: AttributeValue] = [:]
-        for attribute in Attribute.primaryKey(of: attributes.itemClass) + [.accessGroup] {
-            values[attribute] = full[attribute]
-        }
-        return Query(attributes.itemClass == .genericPassword ? .genericPassword : .internetPassword, attributes: values)
-    }
-
     private static func find(_ itemClass: ItemClass, _ options: [AttributeOption], _ context: CommandContext) throws(CommandError) -> ExitStatus {
         let query = try matchQuery(itemClass, options, context)
         let format = try SecretFormat.chosen(in: context)
+        if context.has("json") && context.has("w") {
+            throw .usage("-w prints the secret alone; with --json, -g puts the secret in the JSON")
+        }
         let keychain = try context.openKeychain()
         let wantsSecret = context.has("w") || context.has("g")
         let results = try keychainCall { () throws(KeychainError) in
-            try keychain.search(query, returning: wantsSecret ? [.attributes, .data] : [.attributes])
+            try keychain.search(query, returning: wantsSecret ? [.attributes, .data, .persistentReference] : [.attributes, .persistentReference])
         }
         guard let found = results.first, let attributes = found.attributes else { throw .keychain(.itemNotFound) }
+        if context.has("json") {
+            let secret = context.has("g") ? (found.value ?? []) : nil
+            let object = ItemJSON.object(attributes: attributes, reference: found.persistentReference, secret: secret)
+            Output.line(try ItemJSON.listing(keychain: keychain.path, "items", [object]))
+            return .success
+        }
         if context.has("w") {
             Output.bytes(format.output(found.value ?? []))
             return .success

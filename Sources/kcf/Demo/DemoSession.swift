@@ -79,7 +79,13 @@ struct DemoSession {
         let internet = try keychainCall { () throws(KeychainError) in
             try keychain.find(InternetPassword.self, matching: .internetPassword(server: Self.server, protocolType: .https))[0]
         }
-        narrator.detail("internet password", "secret \((internet.passwordString ?? "").quotedForDemo), port \(internet.port), protocol \(internet.protocolType)")
+        narrator.detail("internet password", "secret \((internet.passwordString ?? "").quotedForDemo), port \(internet.port), "
+            + "protocol \(internet.protocolType), authentication \(internet.authenticationType)")
+        // The codes just printed, explained: Apple's keychain stores four characters, kcf also takes names.
+        let protocolName = FourCharacterCodeNames.protocols.name(of: internet.protocolType.rawValue) ?? "?"
+        let authenticationName = FourCharacterCodeNames.authenticationTypes.name(of: internet.authenticationType.rawValue) ?? "?"
+        narrator.detail("code \(internet.protocolType)", "the protocol HTTPS as Apple's keychain stores it; kcf takes -r \(protocolName) or -r \(internet.protocolType)")
+        narrator.detail("code \(internet.authenticationType)", "a login through an HTML form; kcf takes -t \(authenticationName) or -t \(internet.authenticationType)")
         let identities = try keychainCall { () throws(KeychainError) in try keychain.findIdentities() }
         let identity = identities[0]
         narrator.detail("identity", "\(identities.count) found: certificate \((identity.certificate.label ?? "").quotedForDemo) + its private key (\(identity.privateKey.value?.count ?? 0) bytes)")

@@ -16,7 +16,7 @@ enum CertificateName {
 
     /// The text of a directory string: UTF8String, PrintableString, IA5String, T61String (read as Latin-1)
     /// or BMPString (UTF-16BE).
-    private static func text(of element: DER.Element) -> String? {
+    static func text(of element: DER.Element) -> String? {
         switch element.tag {
         case 0x0C, 0x13, 0x16: return String(validating: element.content, as: UTF8.self)
         case 0x14: return String(element.content.map { Character(UnicodeScalar($0)) })

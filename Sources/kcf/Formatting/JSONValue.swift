@@ -1,12 +1,13 @@
 import Foundation
 
-/// A JSON value, for `dump-keychain --json`.
+/// A JSON value, for `--json`.
 enum JSONValue: Encodable {
     case string(String)
     case integer(Int64)
     case boolean(Bool)
     case array([JSONValue])
     case object([String: JSONValue])
+    case null
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
@@ -16,7 +17,15 @@ enum JSONValue: Encodable {
         case .boolean(let flag): try container.encode(flag)
         case .array(let values): try container.encode(values)
         case .object(let members): try container.encode(members)
+        case .null: try container.encodeNil()
         }
+    }
+
+    /// An object with one more member (`self` unchanged when it is not an object).
+    func adding(_ key: String, _ value: JSONValue) -> JSONValue {
+        guard case .object(var members) = self else { return self }
+        members[key] = value
+        return .object(members)
     }
 
     /// The value as pretty-printed JSON text with sorted keys.

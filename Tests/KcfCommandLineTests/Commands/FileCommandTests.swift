@@ -107,10 +107,10 @@ struct FileCommandTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(plain.stdout.utf8)) as? [String: Any])
         #expect(object["keychain"] as? String == sandbox.keychain)
         let items = try #require(object["items"] as? [[String: Any]])
-        #expect(items.map { $0["class"] as? String } == ["genp", "inet"])
+        #expect(items.map { $0["class"] as? String } == ["genericPassword", "internetPassword"])
         let attributes = try #require(items[1]["attributes"] as? [String: Any])
         #expect(attributes["server"] as? String == "example.com")
-        #expect(attributes["protocol"] as? String == "htps", "four-character codes are text, under the SPEC's attribute names")
+        #expect(attributes["protocol"] as? String == "https", "codes are named, under the SPEC's attribute names")
         #expect(items.allSatisfy { $0["secret"] == nil && $0["secretBase64"] == nil })
         #expect(!plain.stdout.contains("secret-value"))
 
