@@ -8,6 +8,8 @@ enum CommandError: Error, CustomStringConvertible {
     case keychain(KeychainError)
     /// Anything else, with its message and exit status.
     case failure(String, ExitStatus)
+    /// The keychain library failed, and a line after the error says what to do next.
+    case keychainWithHint(KeychainError, hint: String)
 
     /// A failure with the generic status 1.
     static func failed(_ message: String) -> CommandError { .failure(message, .failure) }
@@ -16,7 +18,7 @@ enum CommandError: Error, CustomStringConvertible {
     var status: ExitStatus {
         switch self {
         case .usage: return .usage
-        case .keychain(let error): return ExitStatus(error)
+        case .keychain(let error), .keychainWithHint(let error, _): return ExitStatus(error)
         case .failure(_, let status): return status
         }
     }
@@ -24,7 +26,7 @@ enum CommandError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .usage(let message): return message
-        case .keychain(let error): return Self.describe(error)
+        case .keychain(let error), .keychainWithHint(let error, _): return Self.describe(error)
         case .failure(let message, _): return message
         }
     }

@@ -58,6 +58,7 @@ enum Runner {
 
     private static func report(_ error: CommandError, commandName: String?) -> Int32 {
         Output.error(prefix(commandName) + error.description)
+        if case .keychainWithHint(_, let hint) = error { Output.error(hint) }
         if case .usage = error {
             if let commandName, let command = CommandTable.command(named: commandName) {
                 Output.error(command.usage)

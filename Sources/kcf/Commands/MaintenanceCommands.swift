@@ -37,6 +37,8 @@ enum MaintenanceCommands {
             Keeps every item whose boxes still authenticate, records after the damage included (SPEC.md §17),
             and writes them to DEST, a new file that the same password opens. Everything that could not be read
             is listed, with the item id where it is known. The damaged file is not changed. DEST must not exist.
+            The damaged keychain must be named (KEYCHAIN, -k or KCF_KEYCHAIN): salvage never takes the default
+            keychain unnamed, as `kcf salvage damaged.kcf` would otherwise salvage it into damaged.kcf's place.
             Exits 0 when nothing was damaged, 5 when something was (listed).
             """],
         run: { (context) throws(CommandError) in try salvage(context) })
@@ -71,8 +73,9 @@ enum MaintenanceCommands {
         do throws(CommandError) {
             keychain = try context.openKeychain()
         } catch {
-            if case .keychain(.corrupted) = error {
-                Output.error("kcf: verify: `kcf salvage DEST` copies the items of every record before the damage")
+            // The error first, then what to do about it.
+            if case .keychain(let failure) = error, case .corrupted = failure {
+                throw .keychainWithHint(failure, hint: "kcf: verify: `kcf salvage DEST` copies the items of every record before the damage")
             }
             throw error
         }
@@ -139,8 +142,19 @@ enum MaintenanceCommands {
         return .success
     }
 
+    /// Refuses to take the damaged keychain from the per-user default: `kcf salvage damaged.kcf`, meant as
+    /// SOURCE DEST with DEST missing, would otherwise salvage the default keychain into `damaged.kcf`'s place.
+    private static func requireNamedSource(_ context: CommandContext) throws(CommandError) {
+        let named = context.arguments.positionals.count > 1 || context.value("keychain") != nil
+            || !(context.environment[KeychainLocation.variable] ?? "").isEmpty
+        guard named else {
+            throw .usage("name the damaged keychain: kcf \(context.command.name) DEST KEYCHAIN (or -k KEYCHAIN, or KCF_KEYCHAIN); the default keychain is never taken unnamed here")
+        }
+    }
+
     private static func salvage(_ context: CommandContext) throws(CommandError) -> ExitStatus {
         let destination = context.arguments.positionals[0]
+        try requireNamedSource(context)
         let source = try context.existingKeychainPath()
         guard !KeychainLocation.exists(destination) else { throw .failed("a file already exists at \(destination)") }
         let password = try context.secrets.keychainPassword(for: source)
