@@ -4,8 +4,9 @@
 /// C0, and what each header page needed (Docs/FormatVersion2.md §4).
 ///
 /// A reader takes the first copy (page A, then B) whose checksum verifies, after repair from its own parity if
-/// need be; opens its slots with the credential; and checks the copy's MAC with the key found. Should that MAC
-/// fail while the other copy verifies and differs, the other copy is tried with the same key.
+/// need be; opens its slots with the credential; and checks the copy's MAC with the key found. A copy whose
+/// slot is damaged or whose MAC fails does not stop the other copy (when it differs) from being tried in turn;
+/// the header, key and slot index returned all come from the one copy that verified.
 ///
 /// ```swift
 /// let opened = try OpenedHeaderV2(pageA: a, pageB: b, credential: .password("…"))
@@ -39,38 +40,50 @@ struct OpenedHeaderV2: Sendable {
             else { continue }
             candidates.append((bytes, header, index))
         }
-        guard let first = candidates.first else {
+        guard !candidates.isEmpty else {
             let reasons = pages.enumerated().map { index, page in
                 if case .unusable(let reason) = page { return "page \(index == 0 ? "A" : "B"): \(reason)" }
                 return ""
             }
             throw .corrupted(offset: 0, reason: "neither copy of the header can be read or repaired (\(reasons.joined(separator: "; ")))")
         }
-        var opened: (key: SymmetricKey, slot: Int)?
-        for candidate in candidates where opened == nil {
+        // Each copy in turn: its slots, then its MAC under the key a slot gave. A copy whose slot is damaged
+        // (commitment matched, wrap failed) or whose MAC fails does not stop the other copy from being tried.
+        var firstFailure: KeychainError? = nil
+        for candidate in candidates {
+            var found: (key: SymmetricKey, slot: Int)? = nil
             for (index, slot) in candidate.header.slots.enumerated() {
                 let offset = Self.pageOffsets[candidate.page] + candidate.header.slotOffset(index)
-                if let key = try slot.open(with: credential, fileID: candidate.header.fileID, slotOffset: offset) {
-                    opened = (key, index)
-                    break
+                do {
+                    if let key = try slot.open(with: credential, fileID: candidate.header.fileID, slotOffset: offset) {
+                        found = (key, index)
+                        break
+                    }
+                } catch {
+                    firstFailure = firstFailure ?? error
                 }
             }
-        }
-        guard let opened else { throw .wrongCredentials }
-        for candidate in candidates {
-            let keys = try candidate.header.epochKeys(masterKey: opened.key)
-            guard FileHeaderV2.verifyMAC(candidate.bytes, headerKey: keys.header) else { continue }
+            guard let found else { continue }
+            let keys = try candidate.header.epochKeys(masterKey: found.key)
+            guard FileHeaderV2.verifyMAC(candidate.bytes, headerKey: keys.header) else {
+                firstFailure = firstFailure ?? .corrupted(
+                    offset: Self.pageOffsets[candidate.page] + candidate.bytes.count - 32,
+                    reason: "the header's MAC does not verify under the key its slot opened: the header was altered")
+                continue
+            }
             header = candidate.header
             headerBytes = candidate.bytes
-            masterKey = opened.key
+            masterKey = found.key
             self.keys = keys
             initialChain = candidate.header.initialChainValue(headerKey: keys.header)
-            slotIndex = opened.slot
-            self.pages = pages
+            slotIndex = found.slot
+            // A page that does not hold this very copy is for a writer to rewrite, whatever it held.
+            self.pages = pages.enumerated().map { index, page in
+                guard let bytes = page.header, bytes != candidate.bytes else { return page }
+                return .unusable(reason: "page \(index == 0 ? "A" : "B") holds another header than the copy that verified")
+            }
             return
         }
-        throw .corrupted(
-            offset: Self.pageOffsets[first.page] + first.bytes.count - 32,
-            reason: "the header's MAC does not verify under the key its slot opened: the header was altered")
+        throw firstFailure ?? .wrongCredentials
     }
 }

@@ -126,6 +126,35 @@ struct HeaderV2DamageTests {
         }
     }
 
+    @Test("A tampered or forged copy A does not stop an intact copy B: the header, key and slot index all come from B")
+    func tamperedCopyDoesNotBlockTheOther() throws {
+        let (bytes, header, key) = try Self.make()
+        let intact = HeaderPage.encode(bytes)
+        guard case .committed(let slot) = header.slots[0] else { throw KeychainError.notAKeychain }
+        var wrapped = slot.wrappedKey
+        wrapped[3] ^= 0x10
+        let damagedSlot = CommittedKeySlot(
+            type: slot.type, kdf: slot.kdf, slotID: slot.slotID, salt: slot.salt, commitment: slot.commitment,
+            nonce: slot.nonce, wrappedKey: wrapped, tag: slot.tag)
+        // Copy A: slot 0's wrap altered (its commitment still matches the password), the other slots in another
+        // order, under a MAC nobody can verify.
+        let altered = FileHeaderV2(
+            fileID: header.fileID, epoch: header.epoch, epochSalt: header.epochSalt, rewriteEnd: header.rewriteEnd,
+            rewriteHeadSequence: header.rewriteHeadSequence, rewriteHeadChain: header.rewriteHeadChain,
+            tombstoneHorizonDays: header.tombstoneHorizonDays, slots: [header.slots[1], .committed(damagedSlot)])
+        let forgedA = HeaderPage.encode(altered.encode(headerKey: SymmetricKey(data: [UInt8](repeating: 3, count: 32))))
+        for credential in [Self.password, Credential.key(SymmetricKey(data: [UInt8](repeating: 9, count: 32)))] {
+            let opened = try OpenedHeaderV2(pageA: forgedA, pageB: intact, credential: credential)
+            #expect(opened.headerBytes == bytes)
+            #expect(opened.masterKey == key)
+            #expect(opened.header.slots[opened.slotIndex].slotID == (credential.slotType == .password ? header.slots[0].slotID : header.slots[1].slotID))
+            if case .unusable = opened.pages[0] {} else { Issue.record("copy A not marked for rewriting: \(opened.pages[0])") }
+            #expect(opened.pages[1] == .intact(bytes))
+        }
+        // Copy A alone: the damaged slot is corrupted; the raw key opens its slot and meets the forged MAC.
+        #expect(throws: KeychainError.self) { try OpenedHeaderV2(pageA: forgedA, pageB: forgedA, credential: Self.password) }
+    }
+
     @Test("A slot opens under one key-encryption key only: the commitment refuses a key that GCM alone might accept")
     func commitmentBindsTheKey() throws {
         var random = SplitMix64(seed: 8)

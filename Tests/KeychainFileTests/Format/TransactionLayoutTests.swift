@@ -94,6 +94,28 @@ struct TransactionLayoutTests {
         #expect(try TransactionLayout([]) == TransactionLayout(committedEnd: 0, undonePart: nil))
     }
 
+    @Test("A commit whose kind byte was flipped to 'part' below the acknowledged end is damage, never an undone tail")
+    func flippedCommitBelowTheAcknowledgedEnd() throws {
+        let keys = try RecordV2Tests.keys()
+        var random = SplitMix64(seed: 4)
+        let one = try RecordV2Encoder.encode(try RecordV2Tests.entries(5), kind: .commit, sequence: 1, part: 0, previousChain: RecordV2Tests.c0, keys: keys, using: &random)
+        let two = try RecordV2Encoder.encode(try RecordV2Tests.entries(5, seed: 2), kind: .commit, sequence: 2, part: 0, previousChain: one.chain, keys: keys, using: &random)
+        var log = one.bytes + two.bytes
+        log[one.bytes.count + 8] = RecordV2.Kind.part.rawValue
+        let scans = try Self.scanAll(log)
+        // Without a floor the frames alone read as an unfinished transaction...
+        #expect(try TransactionLayout(scans).undonePart == one.bytes.count..<log.count)
+        // ...but the seal says both records were acknowledged: that is damage to repair or report, not a cut.
+        do {
+            _ = try TransactionLayout(scans, acknowledgedEnd: log.count)
+            Issue.record("an acknowledged record was taken for an undone part")
+        } catch {
+            guard case .corrupted(let offset, _) = error else { Issue.record("\(error)"); return }
+            #expect(offset == one.bytes.count + 8)
+        }
+        #expect(try TransactionLayout(scans, acknowledgedEnd: one.bytes.count).undonePart == one.bytes.count..<log.count)
+    }
+
     @Test("A part's kind or number altered in its frame is refused when its pages open")
     func partFieldsAuthenticated() throws {
         let keys = try RecordV2Tests.keys()
@@ -102,8 +124,11 @@ struct TransactionLayoutTests {
         var first = big.records[0]
         first[8] = RecordV2.Kind.commit.rawValue   // a part made to look like a commit
         #expect(throws: KeychainError.self) { try RecordV2Decoder.decode(first, at: 0, previousChain: RecordV2Tests.c0, keys: keys) }
+        // The second part opens after the first's chain value as written, and not once its part number is altered.
+        let firstChain = try RecordV2Decoder.decode(big.records[0], at: 0, previousChain: RecordV2Tests.c0, keys: keys).chain
+        _ = try RecordV2Decoder.decode(big.records[1], at: 0, previousChain: firstChain, keys: keys)
         var second = big.records[1]
         second[20] ^= 1                            // part 1 made part 0
-        #expect(throws: KeychainError.self) { try RecordV2Decoder.decode(second, at: 0, previousChain: RecordV2Tests.c0, keys: keys) }
+        #expect(throws: KeychainError.self) { try RecordV2Decoder.decode(second, at: 0, previousChain: firstChain, keys: keys) }
     }
 }

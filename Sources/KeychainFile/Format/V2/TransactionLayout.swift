@@ -25,7 +25,10 @@ struct TransactionLayout: Equatable, Sendable {
     /// - Throws: `.corrupted` naming the record when parts are out of order or a transaction is left open
     ///   before another record: only the last transaction of a log can be incomplete (a writer holds the lock
     ///   from its first part to its commit, and an appender after a crash cuts the undone parts first).
-    init(_ records: [RecordV2Decoder.Scanned], start: Int = 0) throws(KeychainError) {
+    ///   - acknowledgedEnd: the end below which every record is acknowledged (the newest seal's committed end,
+    ///     or the header's rewrite end): a transaction that looks unfinished there is damage — a flipped kind
+    ///     byte, say — to repair or report, never a tail to cut.
+    init(_ records: [RecordV2Decoder.Scanned], start: Int = 0, acknowledgedEnd: Int = 0) throws(KeychainError) {
         var committedEnd = start
         var open: (start: Int, nextPart: UInt32)? = nil
         for record in records {
@@ -46,6 +49,12 @@ struct TransactionLayout: Equatable, Sendable {
                 }
                 open = (open?.start ?? record.start, record.part + 1)
             }
+        }
+        if let open, open.start < acknowledgedEnd {
+            let first = records.first { $0.start == open.start }
+            throw .corrupted(
+                offset: open.start + 8,
+                reason: "record \(first?.sequence ?? 0) reads as part of an unfinished transaction, but it lies below the acknowledged end \(acknowledgedEnd): its frame is damaged")
         }
         self.committedEnd = committedEnd
         undonePart = open.map { $0.start..<(records.last?.end ?? $0.start) }
