@@ -66,6 +66,31 @@ struct ConvenienceAPITests {
         await #expect(throws: KeychainError.wrongCredentials) { try await Keychain.open(at: path, credential: .password("wrong")) }
     }
 
+    @Test("batch takes a body that throws any error: a KeychainError or a foreign error discards the batch and is rethrown as is")
+    func batchWithUntypedBody() throws {
+        let keychain = try Keychain.inMemory()
+        _ = try keychain.batch { batch in
+            try batch.add(GenericPassword(service: "a", account: "1", password: "x"))
+        }
+        _ = try keychain.batch { (batch) throws(KeychainError) in
+            try batch.add(GenericPassword(service: "a", account: "2", password: "y"))
+        }
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try keychain.batch { batch in
+                try batch.add(GenericPassword(service: "a", account: "3", password: "z"))
+                throw Stop()
+            }
+        }
+        #expect(throws: KeychainError.itemNotFound) {
+            try keychain.batch { batch in
+                try batch.add(GenericPassword(service: "a", account: "4", password: "w"))
+                try batch.delete(.genericPassword(service: "missing"))
+            }
+        }
+        #expect(try keychain.accounts(forService: "a") == ["1", "2"])
+    }
+
     @Test("An in-memory keychain has the whole API: items, compaction, credentials, statistics")
     func inMemory() throws {
         let keychain = try Keychain.inMemory()
