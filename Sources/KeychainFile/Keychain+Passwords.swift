@@ -133,13 +133,7 @@ extension Keychain {
     /// - Throws: `KeychainError.invalidParameter` if the value does not encode; what ``setData(_:forService:account:)``
     ///   throws.
     public func setValue<Value: Encodable>(_ value: Value, forService service: String, account: String) throws(KeychainError) {
-        let encoded: Data
-        do {
-            encoded = try JSONEncoder().encode(value)
-        } catch {
-            throw .invalidParameter("\(Value.self) does not encode as JSON: \(error)")
-        }
-        try setData(Array(encoded), forService: service, account: account)
+        try setData(try Self.encodeJSON(value), forService: service, account: account)
     }
 
     /// Reads a `Codable` value stored with ``setValue(_:forService:account:)``.
@@ -152,7 +146,26 @@ extension Keychain {
     /// - Throws: `KeychainError.itemNotFound` if there is none; `.invalidParameter` if the stored bytes do not
     ///   decode as `type`.
     public func value<Value: Decodable>(_ type: Value.Type, forService service: String, account: String) throws(KeychainError) -> Value {
-        let bytes = try data(forService: service, account: account)
+        try Self.decodeJSON(type, from: try data(forService: service, account: account), service: service, account: account)
+    }
+
+    /// `value` as JSON, the secret ``setValue(_:forService:account:)`` stores.
+    ///
+    /// - Throws: `KeychainError.invalidParameter` if it does not encode.
+    static func encodeJSON<Value: Encodable>(_ value: Value) throws(KeychainError) -> [UInt8] {
+        do {
+            return Array(try JSONEncoder().encode(value))
+        } catch {
+            throw .invalidParameter("\(Value.self) does not encode as JSON: \(error)")
+        }
+    }
+
+    /// The value the JSON `bytes`, the secret of `service` and `account`, hold.
+    ///
+    /// - Throws: `KeychainError.invalidParameter` if they do not decode as `type`.
+    static func decodeJSON<Value: Decodable>(
+        _ type: Value.Type, from bytes: [UInt8], service: String, account: String
+    ) throws(KeychainError) -> Value {
         do {
             return try JSONDecoder().decode(Value.self, from: Data(bytes))
         } catch {

@@ -72,7 +72,7 @@ struct SelectionTests {
         let groups = selection.run { SecItemKeychain.current?.accessGroups }
         #expect(groups == ["TEAMID.tool"])
         #expect(SecItemKeychain.current?.keychain === global.keychain)
-        let scopedItems = try await scoped.keychain.find(GenericPassword.self, matching: .genericPassword(service: "sel"))
+        let scopedItems = try await scoped.keychain.async.find(GenericPassword.self, matching: .genericPassword(service: "sel"))
         #expect(scopedItems.count == 8)
         #expect(scopedItems.allSatisfy { $0.accessGroup == "TEAMID.tool" })
         #expect(throws: KeychainError.itemNotFound) { try global.keychain.search(.genericPassword(service: "sel")) }
