@@ -53,6 +53,15 @@ extension AsyncKeychain {
         try await offload { (keychain) throws(KeychainError) in try keychain.delete(query) }
     }
 
+    /// ``Keychain/deleteIfPresent(_:)`` without blocking the caller.
+    ///
+    /// - Returns: How many items were deleted; 0 if nothing matched.
+    /// - Throws: What committing throws; never for a missing item.
+    @discardableResult
+    public func deleteIfPresent(_ query: Query) async throws(KeychainError) -> Int {
+        try await offload { (keychain) throws(KeychainError) in try keychain.deleteIfPresent(query) }
+    }
+
     /// ``Keychain/search(_:returning:)`` without blocking the caller.
     ///
     /// - Throws: `KeychainError.itemNotFound` if nothing matches.

@@ -112,6 +112,26 @@ struct AsyncKeychainTests {
         #expect(try await copy.password(forService: "s", account: "a") == "2")
     }
 
+    @Test("The IfPresent reads and removals and the subscript have async forms: nil and false for missing items")
+    func ifPresent() async throws {
+        let directory = TemporaryDirectory()
+        let keychain = try TestKeychain.create(in: directory).async
+        #expect(try await keychain.passwordIfPresent(forService: "mail", account: "ann") == nil)
+        #expect(try await keychain[service: "mail", account: "ann"] == nil)
+        #expect(try await keychain.valueIfPresent([String].self, forService: "mail", account: "ann") == nil)
+        #expect(try await keychain.removePasswordIfPresent(forService: "mail", account: "ann") == false)
+        #expect(try await keychain.deleteIfPresent(.genericPassword(service: "mail")) == 0)
+        try await keychain.setPassword("s3cret", forService: "mail", account: "ann")
+        try await keychain.setValue(["a"], forService: "list", account: "ann")
+        #expect(try await keychain[service: "mail", account: "ann"] == "s3cret")
+        #expect(try await keychain.valueIfPresent([String].self, forService: "list", account: "ann") == ["a"])
+        #expect(try await keychain.removePasswordIfPresent(forService: "mail", account: "ann") == true)
+        #expect(try await keychain.deleteIfPresent(.genericPassword(service: "list")) == 1)
+        let other = try await AsyncKeychain.open(at: keychain.keychain.path, credential: TestKeychain.password)
+        try await other.rotateMasterKey(credentials: [.password("another")], iterations: Self.fast)
+        await #expect(throws: KeychainError.wrongCredentials) { try await keychain.passwordIfPresent(forService: "mail", account: "ann") }
+    }
+
     @Test("Errors arrive typed: a `do throws(KeychainError)` catches them by case")
     func typedErrors() async throws {
         let keychain = try Keychain.inMemory().async
@@ -157,11 +177,13 @@ actor Caller {
 
     func ping() { pinged = true }
 
-    /// Adds an item in a batch whose body waits up to 5 s for `gate`; returns whether the gate opened.
+    /// Adds an item in a batch whose body waits up to 30 s for `gate`; returns whether the gate opened. (The
+    /// ping needs a thread of the global executor, which other tests' blocking work may hold for a while on a
+    /// machine with few cores: the wait is long so that only an actor kept busy by the body fails it.)
     func addWhileWaiting(on gate: DispatchSemaphore, to keychain: AsyncKeychain) async throws -> Bool {
         try await keychain.batch { (batch) throws(KeychainError) -> Bool in
             try batch.add(GenericPassword(service: "s", account: "a", password: "x"))
-            return gate.wait(timeout: .now() + 5) == .success
+            return gate.wait(timeout: .now() + 30) == .success
         }
     }
 }

@@ -42,9 +42,11 @@ struct GettingStartedExamples {
             // example: getting-started-passwords
             try keychain.setPassword("s3cret", forService: "mail.example.com", account: "ann")
             let password = try keychain.password(forService: "mail.example.com", account: "ann")
+            let maybe = try keychain.passwordIfPresent(forService: "mail.example.com", account: "bob")   // nil
             let accounts = try keychain.accounts(forService: "mail.example.com")
+            try keychain.removePasswordIfPresent(forService: "mail.example.com", account: "bob")
             // example end
-            #expect(password == "s3cret" && accounts == ["ann"])
+            #expect(password == "s3cret" && maybe == nil && accounts == ["ann"])
 
             // example: getting-started-items
             try keychain.add(InternetPassword(server: "example.com", account: "ann", password: "pw", protocolType: .https))
@@ -55,7 +57,7 @@ struct GettingStartedExamples {
             query.limit = .one
             let found = try keychain.find(InternetPassword.self, matching: query)
             // example end
-            #expect(found.count == 1 && found[0].passwordString == "pw" && found[0].protocolType == .https)
+            #expect(found.count == 1 && found[0].password == "pw" && found[0].protocolType == .https)
             try keychain.add(GenericPassword(service: "fourth", account: "item", password: "x"))
         }
     }

@@ -47,9 +47,11 @@ struct ReadmeExamples {
 
         try keychain.setPassword("s3cret", forService: "mail.example.com", account: "ann")
         let password = try keychain.password(forService: "mail.example.com", account: "ann")   // "s3cret"
-        // Nothing found is KeychainError.itemNotFound (OSStatus −25300), never nil.
+        let nobody = try keychain[service: "mail.example.com", account: "nobody"]              // nil: not there
+        // password(forService:account:) throws KeychainError.itemNotFound (OSStatus −25300) for a missing item; the
+        // subscript and passwordIfPresent return nil for it, and throw for every real failure (I/O, wrong credentials).
         // example end
-        #expect(password == "s3cret")
+        #expect(password == "s3cret" && nobody == nil)
         #expect(throws: KeychainError.itemNotFound) { try keychain.password(forService: "mail.example.com", account: "nobody") }
 
         // example: readme-api-tour
@@ -66,10 +68,12 @@ struct ReadmeExamples {
         try keychain.update(.genericPassword(service: "mail.example.com", account: "bob"), setting: [.label: .string("Bob")])
         try keychain.delete(.genericPassword(service: "mail.example.com", account: "bob"))
 
-        // Several changes as one durable record: all or none.
+        // Several changes as one durable record: all or none. delete throws itemNotFound when nothing matches, which
+        // discards the batch; deleteIfPresent is for what may or may not be there.
         try keychain.batch { batch in
             try batch.add(GenericPassword(service: "a", account: "1", password: "x"))
             try batch.delete(.genericPassword(service: "mail.example.com", account: "ann"))
+            try batch.deleteIfPresent(.genericPassword(service: "old"))
         }
 
         // Codable values, listing, and a keychain in memory for your own tests.
@@ -77,7 +81,7 @@ struct ReadmeExamples {
         let accounts = try keychain.accounts(forService: "mail.example.com")
         let scratch = try Keychain.inMemory()
         // example end
-        #expect(items.count == 1 && items[0].account == "ann" && items[0].passwordString == "s3cret")
+        #expect(items.count == 1 && items[0].account == "ann" && items[0].password == "s3cret")
         #expect(refs.count == 2)
         #expect(accounts.isEmpty)
         #expect(try keychain.password(forService: "a", account: "1") == "x")
