@@ -21,6 +21,9 @@ struct SelectionTests {
         #expect(result == nil)
         #expect(SecItemUpdate(Self.query, [kSecAttrLabel as String: "x"]) == errSecNoSuchKeychain)
         #expect(SecItemDelete(Self.query) == errSecNoSuchKeychain)
+        let failure = SecItemKeychain.lastFailure
+        #expect(failure?.function == "SecItemDelete" && failure?.status == errSecNoSuchKeychain)
+        #expect(failure?.reason.contains("SecItemKeychain.use(_:accessGroups:)") == true, "\(String(describing: failure))")
     }
 
     @Test("The selected keychain is used from every thread until the selection is cleared")

@@ -16,7 +16,8 @@ struct ReadmeSecItemExample {
     @Test("The SecItem block adds a password and reads it back as Data, as written")
     func secItemBlock() async throws {
         let file = try TemporaryKeychain()
-        await #expect(processExitsWith: .success) { [directory = file.directory as String] in
+        let run = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            [directory = file.directory as String] in
             do {
                 try ExampleSandbox.enter(directory)
                 let path = "test.kcf"
@@ -40,14 +41,21 @@ struct ReadmeSecItemExample {
                     kSecReturnData as String: true,
                     kSecMatchLimit as String: kSecMatchLimitOne,
                 ] as CFDictionary, &result)                                   // result is Data
+
+                // A status says what kind of failure; SecItemKeychain.lastFailure says why, for this thread's last call.
+                status = SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecValueData as String: "s3cret"] as CFDictionary, nil)
+                print(SecItemKeychain.lastFailure!)   // SecItemAdd: -50, One or more parameters … (kSecValueData: expected Data, got …)
                 // example end
-                #expect(status == errSecSuccess)
+                #expect(status == errSecParam)
+                #expect(SecItemKeychain.lastFailure?.reason == "kSecValueData: expected Data, got a value of type String")
                 #expect(result as? Data == Data("s3cret".utf8))
                 #expect(SecItemAdd(query as CFDictionary, nil) == errSecDuplicateItem)
             } catch {
                 Issue.record(error, "the README's SecItem example threw")
             }
         }
+        let printed = String(decoding: run?.standardOutputContent ?? [], as: UTF8.self)
+        #expect(printed.hasPrefix("SecItemAdd: -50, One or more parameters passed to a function were not valid. (kSecValueData: "), "\(printed)")
         withExtendedLifetime(file) {}
     }
 }
