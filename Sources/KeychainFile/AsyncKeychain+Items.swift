@@ -93,7 +93,7 @@ extension AsyncKeychain {
         try await offload { (keychain) throws(KeychainError) in try keychain.secret(for: reference) }
     }
 
-    /// ``Keychain/batch(_:)-(_)`` without blocking the caller: `body` runs on another task, holding the
+    /// ``Keychain/batch(_:)-30xe9`` without blocking the caller: `body` runs on another task, holding the
     /// keychain's write lock, so it is synchronous.
     ///
     /// For example:

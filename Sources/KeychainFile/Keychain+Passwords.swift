@@ -241,7 +241,7 @@ extension Keychain {
     ///   - value: The value; encoded with `JSONEncoder`.
     ///   - service: The service.
     ///   - account: The account.
-    /// - Throws: `KeychainError.invalidParameter` if the value does not encode; what ``setData(_:forService:account:)``
+    /// - Throws: `KeychainError.invalidParameter` if the value does not encode; what ``setData(_:forService:account:)-([UInt8],_,_)``
     ///   throws.
     public func setValue<Value: Encodable>(_ value: Value, forService service: String, account: String) throws(KeychainError) {
         try setData(try Self.encodeJSON(value), forService: service, account: account)
