@@ -145,20 +145,15 @@ struct AsyncKeychainTests {
         }
     }
 
-    @Test("The blocking work runs off the caller's actor: while a batch body waits, the actor that called it serves others")
+    @Test("The blocking work runs off the caller's actor: a batch body called from an actor does not run on its executor")
     func runsOffTheCallersActor() async throws {
-        let caller = Caller()
+        let executor = ThreadExecutor()
+        defer { executor.stop() }
+        let caller = Caller(executor: executor)
         let keychain = try Keychain.inMemory().async
-        let gate = DispatchSemaphore(value: 0)
-        let pinger = Task {
-            // Reaches the actor only while it is not running anything: here, once the call below suspends.
-            try await Task.sleep(for: .milliseconds(50))
-            await caller.ping()
-            gate.signal()
-        }
-        let servedMeanwhile = try await caller.addWhileWaiting(on: gate, to: keychain)
-        #expect(servedMeanwhile, "the actor stayed busy while the batch body ran: the work ran on the caller's actor")
-        try await pinger.value
+        let places = try await caller.addReportingWhereTheBodyRan(to: keychain)
+        #expect(places.callerOnItsExecutor, "the actor did not run on its own executor: this test cannot tell")
+        #expect(!places.bodyOnCallersExecutor, "the batch body ran on the calling actor's executor, keeping the actor busy")
         #expect(try await keychain.password(forService: "s", account: "a") == "x")
     }
 
@@ -171,19 +166,71 @@ struct AsyncKeychainTests {
     }
 }
 
-/// An actor that calls the keychain, and can be pinged meanwhile if the call does not keep it busy.
+/// An actor on an executor of its own (one thread), so that a test can tell whether code ran on it.
 actor Caller {
-    private(set) var pinged = false
+    let executor: ThreadExecutor
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    func ping() { pinged = true }
+    init(executor: ThreadExecutor) { self.executor = executor }
 
-    /// Adds an item in a batch whose body waits up to 30 s for `gate`; returns whether the gate opened. (The
-    /// ping needs a thread of the global executor, which other tests' blocking work may hold for a while on a
-    /// machine with few cores: the wait is long so that only an actor kept busy by the body fails it.)
-    func addWhileWaiting(on gate: DispatchSemaphore, to keychain: AsyncKeychain) async throws -> Bool {
-        try await keychain.batch { (batch) throws(KeychainError) -> Bool in
+    /// Adds an item in a batch; returns whether this actor ran on its executor's thread, and whether the
+    /// batch body did.
+    func addReportingWhereTheBodyRan(to keychain: AsyncKeychain) async throws -> (callerOnItsExecutor: Bool, bodyOnCallersExecutor: Bool) {
+        let callerOnItsExecutor = ThreadExecutor.isCurrentThreadAnExecutor
+        let bodyOnCallersExecutor = try await keychain.batch { (batch) throws(KeychainError) -> Bool in
             try batch.add(GenericPassword(service: "s", account: "a", password: "x"))
-            return gate.wait(timeout: .now() + 30) == .success
+            return ThreadExecutor.isCurrentThreadAnExecutor
+        }
+        return (callerOnItsExecutor, bodyOnCallersExecutor)
+    }
+}
+
+/// A serial executor that runs its jobs on one thread of its own, outside Swift's global executor.
+final class ThreadExecutor: SerialExecutor, @unchecked Sendable {
+    // `@unchecked Sendable`: `jobs` and `stopped` are read and written only while `condition` is locked.
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var stopped = false
+    private static let marker = "AsyncKeychainTests.ThreadExecutor"
+
+    /// Whether the current thread is a `ThreadExecutor`'s.
+    static var isCurrentThreadAnExecutor: Bool { Thread.current.threadDictionary[marker] != nil }
+
+    init() {
+        let thread = Thread { [self] in
+            Thread.current.threadDictionary[Self.marker] = true
+            run()
+        }
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.withLock {
+            jobs.append(job)
+            condition.signal()
+        }
+    }
+
+    /// Ends the thread once the jobs enqueued so far have run.
+    func stop() {
+        condition.withLock {
+            stopped = true
+            condition.signal()
+        }
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty && !stopped { condition.wait() }
+            if jobs.isEmpty {
+                condition.unlock()
+                return
+            }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedSerialExecutor())
         }
     }
 }
