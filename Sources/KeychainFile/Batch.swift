@@ -15,7 +15,7 @@ import Foundation
 /// try keychain.batch { batch in
 ///     try batch.add(GenericPassword(service: "mail", account: "ann", password: "one"))
 ///     try batch.add(GenericPassword(service: "mail", account: "bob", password: "two"))
-///     try batch.delete(Query.genericPassword(service: "old"))
+///     try batch.deleteIfPresent(.genericPassword(service: "old"))   // delete(_:) throws if there is none
 /// }
 /// ```
 public struct Batch: ~Copyable {
@@ -153,6 +153,26 @@ public struct Batch: ~Copyable {
     /// - Throws: `KeychainError.itemNotFound` if nothing matches.
     @discardableResult
     public mutating func delete(_ query: Query) throws(KeychainError) -> Int {
+        let count = try deleteIfPresent(query)
+        guard count > 0 else { throw .itemNotFound }
+        return count
+    }
+
+    /// Deletes every item the query matches, if any: ``delete(_:)`` for when nothing there is as good as
+    /// deleted. Removing what may be missing is then a choice written in the code, not an error caught.
+    ///
+    /// For example:
+    /// ```swift
+    /// try keychain.batch { batch in
+    ///     try batch.add(GenericPassword(service: "mail.example.com", account: "ann", password: "new"))
+    ///     try batch.deleteIfPresent(.genericPassword(service: "mail.example.org", account: "ann"))
+    /// }
+    /// ```
+    ///
+    /// - Returns: The number of items deleted; 0 if nothing matched (and nothing is written for it).
+    /// - Throws: `KeychainError.invalidParameter` for a query that is not valid.
+    @discardableResult
+    public mutating func deleteIfPresent(_ query: Query) throws(KeychainError) -> Int {
         var ids: [ItemID] = []
         if query.itemClass == .identity {
             for identity in try identities(matching: query) {
@@ -162,7 +182,7 @@ public struct Batch: ~Copyable {
         } else {
             ids = try matching(query).map(\.id)
         }
-        guard !ids.isEmpty else { throw .itemNotFound }
+        guard !ids.isEmpty else { return 0 }
         try stage(ids.map { LogEntry.delete(id: $0) })
         return ids.count
     }

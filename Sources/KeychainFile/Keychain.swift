@@ -311,7 +311,7 @@ public final class Keychain: @unchecked Sendable {
     /// ```swift
     /// try keychain.batch { batch in
     ///     try batch.add(GenericPassword(service: "a", account: "1", password: "x"))
-    ///     try batch.delete(.genericPassword(service: "old"))
+    ///     try batch.deleteIfPresent(.genericPassword(service: "old"))
     /// }
     /// ```
     ///
@@ -366,6 +366,22 @@ public final class Keychain: @unchecked Sendable {
     @discardableResult
     public func delete(_ query: Query) throws(KeychainError) -> Int {
         try batch { (batch) throws(KeychainError) in try batch.delete(query) }
+    }
+
+    /// Deletes every item the query matches, if any, as one record: ``delete(_:)`` for when nothing there is
+    /// as good as deleted.
+    ///
+    /// For example:
+    /// ```swift
+    /// try keychain.deleteIfPresent(.genericPassword(service: "legacy.example.com"))
+    /// ```
+    ///
+    /// - Returns: How many items were deleted; 0 if nothing matched (nothing is written then).
+    /// - Throws: `KeychainError.invalidParameter` for a query that is not valid; what committing throws (`.io`,
+    ///   `.readOnly`, …).
+    @discardableResult
+    public func deleteIfPresent(_ query: Query) throws(KeychainError) -> Int {
+        try batch { (batch) throws(KeychainError) in try batch.deleteIfPresent(query) }
     }
 
     // MARK: Searching

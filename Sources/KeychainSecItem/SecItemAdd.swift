@@ -31,7 +31,7 @@ import KeychainFile
 ///   identities (add the certificate and the private key instead); errSecNoSuchKeychain when no keychain is
 ///   selected; or the keychain file's error (errSecIO, errSecDecode, …).
 public func SecItemAdd(_ attributes: [String: Any], _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    SecItemCall.status(clearing: result) { (selection) throws(SecItemFailure) in
+    SecItemCall.status("SecItemAdd", clearing: result) { (selection) throws(SecItemFailure) in
         try SecItemAddOperation.run(attributes, result: result, selection: selection)
     }
 }
@@ -43,17 +43,17 @@ enum SecItemAddOperation {
     ) throws(SecItemFailure) {
         let request = try SecItemDictionary(dictionary)
         try SecItemCall.rejectReferences(request)
-        guard let queryClass = request.itemClass else { throw .parameter("\(kSecClass) is missing") }
+        guard let queryClass = request.itemClass else { throw .parameter("kSecClass is missing") }
         guard let itemClass = queryClass.itemClass else {
             throw SecItemFailure(errSecUnimplemented, "identities are added as their certificate and private key")
         }
         guard request.persistentReference == nil else {
-            throw .parameter("\(kSecValuePersistentRef) cannot be given to SecItemAdd")
+            throw .parameter("kSecValuePersistentRef cannot be given to SecItemAdd")
         }
         var values = try request.attributes(in: queryClass)
         switch request.synchronizable {
         case .flag(let flag)?: values[.synchronizable] = .boolean(flag)
-        case .any?: throw .parameter("\(kSecAttrSynchronizableAny) is for queries, not for new items")
+        case .any?: throw .parameter("kSecAttrSynchronizableAny is for queries, not for new items")
         case nil: break
         }
         try SecItemScope(selection).assignGroup(to: &values)

@@ -46,7 +46,7 @@ enum SecItemAttributeKeys {
                 return entry.attribute
             }
         }
-        throw SecItemFailure(errSecNoSuchAttr, "\(key): not an attribute of \(itemClass) items")
+        throw SecItemFailure(errSecNoSuchAttr, "\(SecItemKeyNames.describe(key)): not an attribute of \(itemClass) items")
     }
 
     /// The Apple key of `attribute`.

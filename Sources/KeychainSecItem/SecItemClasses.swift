@@ -16,10 +16,10 @@ enum SecItemClasses {
     /// - Throws: errSecParam when the value is not a string; errSecNoSuchClass for an unknown class.
     static func queryClass(_ value: Any) throws(SecItemFailure) -> QueryClass {
         guard let name = SecItemValueReader.string(value) else {
-            throw .parameter("\(kSecClass): \(SecItemValueReader.describe(value)) is not a class name")
+            throw .parameter("kSecClass: \(SecItemValueReader.describe(value)) is not a class name")
         }
         guard let entry = table.first(where: { $0.name == name }) else {
-            throw SecItemFailure(errSecNoSuchClass, "\(kSecClass): \"\(name)\" is not a supported class")
+            throw SecItemFailure(errSecNoSuchClass, "kSecClass: \"\(name)\" is not a supported class")
         }
         return entry.itemClass
     }

@@ -38,7 +38,7 @@ import KeychainFile
 ///   `kSecValueRef` and `kSecReturnRef`; errSecNoSuchKeychain when no keychain is selected; or the keychain
 ///   file's error.
 public func SecItemCopyMatching(_ query: [String: Any], _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    SecItemCall.status(clearing: result) { (selection) throws(SecItemFailure) in
+    SecItemCall.status("SecItemCopyMatching", clearing: result) { (selection) throws(SecItemFailure) in
         try SecItemCopyMatchingOperation.run(query, result: result, selection: selection)
     }
 }

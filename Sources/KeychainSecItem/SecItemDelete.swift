@@ -20,7 +20,7 @@ import KeychainFile
 ///   group that is not the program's; errSecUnimplemented for `kSecValueRef`; errSecNoSuchKeychain when no
 ///   keychain is selected; or the keychain file's error.
 public func SecItemDelete(_ query: [String: Any]) -> OSStatus {
-    SecItemCall.status { (selection) throws(SecItemFailure) in
+    SecItemCall.status("SecItemDelete") { (selection) throws(SecItemFailure) in
         try SecItemDeleteOperation.run(query, selection: selection)
     }
 }
@@ -30,10 +30,10 @@ enum SecItemDeleteOperation {
     static func run(_ dictionary: [String: Any], selection: SecItemKeychain) throws(SecItemFailure) {
         let request = try SecItemDictionary(dictionary)
         if request.hasValueReference {
-            throw SecItemFailure(errSecUnimplemented, "\(kSecValueRef): item objects are not supported")
+            throw SecItemFailure(errSecUnimplemented, "kSecValueRef: item objects are not supported")
         }
         guard request.limit == nil || request.limit == .all else {
-            throw .parameter("\(kSecMatchLimit): SecItemDelete deletes every match")
+            throw .parameter("kSecMatchLimit: SecItemDelete deletes every match")
         }
         let keychain = selection.keychain
         var query = try request.query(in: try SecItemSearch.itemClass(of: request, keychain: keychain))

@@ -64,14 +64,14 @@ struct SecItemDictionary {
             } else if let flag = SecItemValueReader.boolean(value) {
                 synchronizable = .flag(flag)
             } else {
-                throw .parameter("\(key): expected a Boolean or kSecAttrSynchronizableAny")
+                throw .parameter("\(SecItemKeyNames.describe(key)): expected a Boolean or kSecAttrSynchronizableAny")
             }
         case _ where SecItemAttributeKeys.isAttributeKey(key):
             attributeEntries.append((key, value))
         case kSecMatchLimit:
             limit = try Self.limit(value)
         case kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef, kSecReturnRef:
-            guard let flag = SecItemValueReader.boolean(value) else { throw .parameter("\(key): expected a Boolean") }
+            guard let flag = SecItemValueReader.boolean(value) else { throw .parameter("\(SecItemKeyNames.describe(key)): expected a Boolean") }
             switch key {
             case kSecReturnData: if flag { returning.insert(.data) }
             case kSecReturnAttributes: if flag { returning.insert(.attributes) }
@@ -79,27 +79,27 @@ struct SecItemDictionary {
             default: returnsReference = flag
             }
         case kSecValueData:
-            guard let value = SecItemValueReader.unwrapped(value), value as? String == nil,
-                  let bytes = SecItemValueReader.bytes(value) else {
-                throw .parameter("\(key): expected Data")
+            guard let unwrapped = SecItemValueReader.unwrapped(value), unwrapped as? String == nil,
+                  let bytes = SecItemValueReader.bytes(unwrapped) else {
+                throw .parameter("\(SecItemKeyNames.describe(key)): expected Data, got \(SecItemValueReader.describe(value))")
             }
             valueData = bytes
         case kSecValueRef:
             hasValueReference = true
         case kSecValuePersistentRef:
-            guard let value = SecItemValueReader.unwrapped(value), value as? String == nil,
-                  let bytes = SecItemValueReader.bytes(value) else {
-                throw .parameter("\(key): expected Data")
+            guard let unwrapped = SecItemValueReader.unwrapped(value), unwrapped as? String == nil,
+                  let bytes = SecItemValueReader.bytes(unwrapped) else {
+                throw .parameter("\(SecItemKeyNames.describe(key)): expected Data, got \(SecItemValueReader.describe(value))")
             }
             do {
                 persistentReference = try PersistentReference(bytes: bytes)
             } catch {
-                throw .parameter("\(key): not a persistent reference of this keychain (\(error))")
+                throw .parameter("\(SecItemKeyNames.describe(key)): not a persistent reference of this keychain (\(error))")
             }
         case kSecUseDataProtectionKeychain:
-            guard SecItemValueReader.boolean(value) != nil else { throw .parameter("\(key): expected a Boolean") }
+            guard SecItemValueReader.boolean(value) != nil else { throw .parameter("\(SecItemKeyNames.describe(key)): expected a Boolean") }
         default:
-            throw .parameter("\(key): not a supported key")
+            throw .parameter("\(SecItemKeyNames.describe(key)): not a key the SecItem functions know")
         }
     }
 
@@ -114,7 +114,7 @@ struct SecItemDictionary {
         } else if let count = SecItemValueReader.integer(value), count > 0, let count = Int(exactly: count) {
             return count == 1 ? .one : .count(count)
         }
-        throw .parameter("\(kSecMatchLimit): expected kSecMatchLimitOne, kSecMatchLimitAll or a positive integer")
+        throw .parameter("kSecMatchLimit: expected kSecMatchLimitOne, kSecMatchLimitAll or a positive integer")
     }
 
     /// The attributes, read as attributes of `itemClass` (without `kSecAttrSynchronizable`).

@@ -20,7 +20,7 @@ import Foundation
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     guard let dictionary = SecItemBridging.dictionary(attributes) else {
         result?.pointee = nil
-        return errSecParam
+        return SecItemCall.failed("SecItemAdd", SecItemBridging.nonStringKey("attributes"))
     }
     return SecItemAdd(dictionary, result)
 }
@@ -40,7 +40,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     guard let dictionary = SecItemBridging.dictionary(query) else {
         result?.pointee = nil
-        return errSecParam
+        return SecItemCall.failed("SecItemCopyMatching", SecItemBridging.nonStringKey("query"))
     }
     return SecItemCopyMatching(dictionary, result)
 }
@@ -57,8 +57,12 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 ///   - attributesToUpdate: The attributes to set and, optionally, the new secret, with `String` keys.
 /// - Returns: As `SecItemUpdate(_:_:)` with `[String: Any]`; errSecParam when a key is not a string.
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-    guard let dictionary = SecItemBridging.dictionary(query),
-          let changes = SecItemBridging.dictionary(attributesToUpdate) else { return errSecParam }
+    guard let dictionary = SecItemBridging.dictionary(query) else {
+        return SecItemCall.failed("SecItemUpdate", SecItemBridging.nonStringKey("query"))
+    }
+    guard let changes = SecItemBridging.dictionary(attributesToUpdate) else {
+        return SecItemCall.failed("SecItemUpdate", SecItemBridging.nonStringKey("attributesToUpdate"))
+    }
     return SecItemUpdate(dictionary, changes)
 }
 
@@ -72,7 +76,9 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// - Parameter query: Which items to delete, with `String` keys.
 /// - Returns: As `SecItemDelete(_:)` with a `[String: Any]`; errSecParam when a key is not a string.
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
-    guard let dictionary = SecItemBridging.dictionary(query) else { return errSecParam }
+    guard let dictionary = SecItemBridging.dictionary(query) else {
+        return SecItemCall.failed("SecItemDelete", SecItemBridging.nonStringKey("query"))
+    }
     return SecItemDelete(dictionary)
 }
 
@@ -81,5 +87,10 @@ enum SecItemBridging {
     /// The dictionary with `String` keys, or `nil` when a key is not a string.
     static func dictionary(_ dictionary: CFDictionary) -> [String: Any]? {
         (dictionary as NSDictionary) as? [String: Any]
+    }
+
+    /// The failure of a dictionary argument, `name`, with a key that is not a string.
+    static func nonStringKey(_ name: String) -> SecItemFailure {
+        .parameter("\(name): every key must be a string (kSecClass, kSecAttrAccount, …)")
     }
 }

@@ -45,7 +45,7 @@ struct SecItemScope {
     func check(_ group: String) throws(SecItemFailure) {
         guard let groups else { return }
         guard groups.contains(group) else {
-            throw SecItemFailure(errSecMissingEntitlement, "\(kSecAttrAccessGroup): \"\(group)\" is not one of the program's access groups")
+            throw SecItemFailure(errSecMissingEntitlement, "kSecAttrAccessGroup: \"\(group)\" is not one of the program's access groups")
         }
     }
 

@@ -61,7 +61,7 @@ enum SecItemSearch {
     static func itemClass(of request: SecItemDictionary, keychain: Keychain) throws(SecItemFailure) -> QueryClass {
         if let itemClass = request.itemClass { return itemClass }
         guard let reference = request.persistentReference else {
-            throw .parameter("\(kSecClass) is missing (it may be left out only with \(kSecValuePersistentRef))")
+            throw .parameter("kSecClass is missing (it may be left out only with kSecValuePersistentRef)")
         }
         return try itemClass(of: reference, keychain: keychain)
     }

@@ -6,6 +6,11 @@ import Foundation
 
 /// No error (0).
 public let errSecSuccess: OSStatus = 0
+#if !canImport(Darwin)
+/// No error (0): the name `MacTypes.h` gives `errSecSuccess`, which ported code often compares against. On
+/// Apple platforms the system defines it.
+public let noErr: OSStatus = 0
+#endif
 /// The operation is not implemented (−4): returned for `kSecValueRef`, `kSecReturnRef` and identity adds,
 /// which need Apple's `SecCertificate`/`SecKey`/`SecIdentity` objects.
 public let errSecUnimplemented: OSStatus = -4

@@ -25,7 +25,7 @@ import KeychainFile
 ///   group that is not the program's; errSecUnimplemented for `kSecValueRef`; errSecNoSuchKeychain when no
 ///   keychain is selected; or the keychain file's error.
 public func SecItemUpdate(_ query: [String: Any], _ attributesToUpdate: [String: Any]) -> OSStatus {
-    SecItemCall.status { (selection) throws(SecItemFailure) in
+    SecItemCall.status("SecItemUpdate") { (selection) throws(SecItemFailure) in
         try SecItemUpdateOperation.run(query, attributesToUpdate, selection: selection)
     }
 }
@@ -39,12 +39,12 @@ enum SecItemUpdateOperation {
         try SecItemCall.rejectReferences(request)
         guard request.returning.isEmpty else { throw .parameter("SecItemUpdate returns nothing: remove the return keys") }
         guard request.limit == nil || request.limit == .all else {
-            throw .parameter("\(kSecMatchLimit): SecItemUpdate changes every match")
+            throw .parameter("kSecMatchLimit: SecItemUpdate changes every match")
         }
         let changes = try SecItemDictionary(changesDictionary)
         guard changes.itemClass == nil, changes.limit == nil, changes.returning.isEmpty, !changes.returnsReference,
               !changes.hasValueReference, changes.persistentReference == nil else {
-            throw .parameter("attributesToUpdate may hold only attributes and \(kSecValueData)")
+            throw .parameter("attributesToUpdate may hold only attributes and kSecValueData")
         }
         let keychain = selection.keychain
         let scope = SecItemScope(selection)
@@ -54,7 +54,7 @@ enum SecItemUpdateOperation {
         var values = try changes.attributes(in: itemClass)
         switch changes.synchronizable {
         case .flag(let flag)?: values[.synchronizable] = .boolean(flag)
-        case .any?: throw .parameter("\(kSecAttrSynchronizableAny) is for queries, not for changes")
+        case .any?: throw .parameter("kSecAttrSynchronizableAny is for queries, not for changes")
         case nil: break
         }
         if case .string(let group)? = values[.accessGroup] { try scope.check(group) }

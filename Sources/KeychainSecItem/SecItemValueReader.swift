@@ -74,7 +74,7 @@ enum SecItemValueReader {
             }
         }
         guard let read else {
-            throw .parameter("\(key): \(describe(value)) is not a valid \(attribute.type) value for \(attribute.name)")
+            throw .parameter("\(SecItemKeyNames.describe(key)): \(describe(value)) is not a valid \(attribute.type) value for \(attribute.name)")
         }
         return read
     }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import KeychainFile
 
-@Suite("Everyday API: passwords by service and account, Codable values, async calls, in-memory keychains")
+@Suite("Everyday API: passwords by service and account, Codable values, in-memory keychains")
 struct ConvenienceAPITests {
     @Test("setPassword adds or replaces; password reads; a missing one is itemNotFound, never nil")
     func passwords() throws {
@@ -43,27 +43,29 @@ struct ConvenienceAPITests {
         #expect(throws: KeychainError.itemNotFound) { try keychain.value(Token.self, forService: "api", account: "nobody") }
     }
 
-    @Test("async variants do what the synchronous calls do")
-    func asyncCalls() async throws {
-        let directory = TemporaryDirectory()
-        let path = directory.file("async.kcf")
-        let keychain = try Keychain.create(at: path, credential: TestKeychain.password, options: TestKeychain.fastOptions)
-        try await keychain.setPassword("s3cret", forService: "mail", account: "ann")
-        #expect(try await keychain.password(forService: "mail", account: "ann") == "s3cret")
-        try await keychain.add(GenericPassword(service: "mail", account: "bob", password: "b"))
-        try await keychain.batch { (batch) throws(KeychainError) in
-            try batch.add(GenericPassword(service: "mail", account: "cy", password: "c"))
-            try batch.delete(.genericPassword(service: "mail", account: "bob"))
+    @Test("batch takes a body that throws any error: a KeychainError or a foreign error discards the batch and is rethrown as is")
+    func batchWithUntypedBody() throws {
+        let keychain = try Keychain.inMemory()
+        _ = try keychain.batch { batch in
+            try batch.add(GenericPassword(service: "a", account: "1", password: "x"))
         }
-        let found = try await keychain.find(GenericPassword.self, matching: .genericPassword(service: "mail"))
-        #expect(found.map(\.account) == ["ann", "cy"])
-        #expect(try await keychain.update(.genericPassword(service: "mail", account: "cy"), setting: [:], secret: Array("c2".utf8)) == 1)
-        #expect(try await keychain.compact().after.epoch == 2)
-        #expect(try await keychain.delete(.genericPassword(service: "mail")) == 2)
-        await #expect(throws: KeychainError.itemNotFound) { try await keychain.search(.genericPassword(service: "mail")) }
-        let reopened = try await Keychain.open(at: path, credential: TestKeychain.password)
-        #expect(reopened.count == 0)
-        await #expect(throws: KeychainError.wrongCredentials) { try await Keychain.open(at: path, credential: .password("wrong")) }
+        _ = try keychain.batch { (batch) throws(KeychainError) in
+            try batch.add(GenericPassword(service: "a", account: "2", password: "y"))
+        }
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try keychain.batch { batch in
+                try batch.add(GenericPassword(service: "a", account: "3", password: "z"))
+                throw Stop()
+            }
+        }
+        #expect(throws: KeychainError.itemNotFound) {
+            try keychain.batch { batch in
+                try batch.add(GenericPassword(service: "a", account: "4", password: "w"))
+                try batch.delete(.genericPassword(service: "missing"))
+            }
+        }
+        #expect(try keychain.accounts(forService: "a") == ["1", "2"])
     }
 
     @Test("An in-memory keychain has the whole API: items, compaction, credentials, statistics")

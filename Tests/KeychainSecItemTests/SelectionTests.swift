@@ -21,6 +21,9 @@ struct SelectionTests {
         #expect(result == nil)
         #expect(SecItemUpdate(Self.query, [kSecAttrLabel as String: "x"]) == errSecNoSuchKeychain)
         #expect(SecItemDelete(Self.query) == errSecNoSuchKeychain)
+        let failure = SecItemKeychain.lastFailure
+        #expect(failure?.function == "SecItemDelete" && failure?.status == errSecNoSuchKeychain)
+        #expect(failure?.reason.contains("SecItemKeychain.use(_:accessGroups:)") == true, "\(String(describing: failure))")
     }
 
     @Test("The selected keychain is used from every thread until the selection is cleared")
@@ -72,7 +75,7 @@ struct SelectionTests {
         let groups = selection.run { SecItemKeychain.current?.accessGroups }
         #expect(groups == ["TEAMID.tool"])
         #expect(SecItemKeychain.current?.keychain === global.keychain)
-        let scopedItems = try await scoped.keychain.find(GenericPassword.self, matching: .genericPassword(service: "sel"))
+        let scopedItems = try await scoped.keychain.async.find(GenericPassword.self, matching: .genericPassword(service: "sel"))
         #expect(scopedItems.count == 8)
         #expect(scopedItems.allSatisfy { $0.accessGroup == "TEAMID.tool" })
         #expect(throws: KeychainError.itemNotFound) { try global.keychain.search(.genericPassword(service: "sel")) }

@@ -93,7 +93,7 @@ public enum AttributeValue: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Hashes the value consistently with ``==``: strings by their UTF-8 bytes, dates by their milliseconds.
+    /// Hashes the value consistently with `==`: strings by their UTF-8 bytes, dates by their milliseconds.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(type.rawValue)
         switch self {

@@ -168,16 +168,22 @@ public struct GenericPassword: KeychainItem {
         }
     }
 
-    /// The password as text: the secret decoded as UTF-8, or `nil` when it is not loaded or not valid
-    /// UTF-8. Setting it stores the UTF-8 of the new text (or removes the secret for `nil`).
+    /// The password as text: the secret decoded as UTF-8, or `nil` when it is not loaded or not valid UTF-8.
+    /// Setting it stores the UTF-8 of the new text (or removes the secret for `nil`).
     ///
     /// For example:
     /// ```swift
     /// var item = GenericPassword(service: "mail", account: "ann", password: "old")
-    /// item.passwordString = "new"
+    /// item.password = "new"
     /// ```
-    public var passwordString: String? {
+    public var password: String? {
         get { value.flatMap { String(validating: $0, as: UTF8.self) } }
         set { value = newValue.map { Array($0.utf8) } }
+    }
+
+    /// The same as ``password``, under its first name.
+    public var passwordString: String? {
+        get { password }
+        set { password = newValue }
     }
 }

@@ -133,16 +133,19 @@ public struct InternetPassword: KeychainItem {
     ///   - port: The port, 0 when unspecified; part of the primary key.
     ///   - path: The path; part of the primary key.
     ///   - accessGroup: The access group; part of the primary key.
+    ///   - accessible: When the item may be read.
+    ///   - synchronizable: Whether the item is synchronised; part of the primary key.
     ///   - label: A label for people.
     public init(
         server: String, account: String, password: String, securityDomain: String = "",
         protocolType: InternetProtocol = .any, authenticationType: InternetAuthenticationType = .any,
-        port: UInt16 = 0, path: String = "", accessGroup: String = "", label: String? = nil
+        port: UInt16 = 0, path: String = "", accessGroup: String = "", accessible: Accessibility = .whenUnlocked,
+        synchronizable: Bool = false, label: String? = nil
     ) {
         self.init(
             server: server, account: account, securityDomain: securityDomain, protocolType: protocolType,
-            authenticationType: authenticationType, port: port, path: path, accessGroup: accessGroup, label: label,
-            value: Array(password.utf8))
+            authenticationType: authenticationType, port: port, path: path, accessGroup: accessGroup,
+            accessible: accessible, synchronizable: synchronizable, label: label, value: Array(password.utf8))
     }
 
     /// Creates an internet password from stored attributes and, when loaded, its secret.
@@ -200,10 +203,22 @@ public struct InternetPassword: KeychainItem {
         }
     }
 
-    /// The password as text: the secret decoded as UTF-8, or `nil` when it is not loaded or not valid
-    /// UTF-8. Setting it stores the UTF-8 of the new text (or removes the secret for `nil`).
-    public var passwordString: String? {
+    /// The password as text: the secret decoded as UTF-8, or `nil` when it is not loaded or not valid UTF-8.
+    /// Setting it stores the UTF-8 of the new text (or removes the secret for `nil`).
+    ///
+    /// For example:
+    /// ```swift
+    /// var item = InternetPassword(server: "example.com", account: "ann", password: "old")
+    /// item.password = "new"
+    /// ```
+    public var password: String? {
         get { value.flatMap { String(validating: $0, as: UTF8.self) } }
         set { value = newValue.map { Array($0.utf8) } }
+    }
+
+    /// The same as ``password``, under its first name.
+    public var passwordString: String? {
+        get { password }
+        set { password = newValue }
     }
 }

@@ -1,0 +1,83 @@
+/// Statistics, compaction and credential changes from `async` code: the calls of `Keychain+Compaction` and
+/// `Keychain+Credentials`.
+extension AsyncKeychain {
+    /// ``Keychain/statistics()`` without blocking the caller.
+    ///
+    /// - Throws: What catching up with the file throws.
+    public func statistics() async throws(KeychainError) -> KeychainStatistics {
+        try await offload { (keychain) throws(KeychainError) in try keychain.statistics() }
+    }
+
+    /// ``Keychain/compact()`` without blocking the caller.
+    ///
+    /// - Throws: What ``Keychain/compact()`` throws.
+    @discardableResult
+    public func compact() async throws(KeychainError) -> CompactionResult {
+        try await offload { (keychain) throws(KeychainError) in try keychain.compact() }
+    }
+
+    /// ``Keychain/refresh()`` without blocking the caller.
+    ///
+    /// - Throws: What ``Keychain/refresh()`` throws.
+    public func refresh() async throws(KeychainError) {
+        try await offload { (keychain) throws(KeychainError) in try keychain.refresh() }
+    }
+
+    /// ``Keychain/keySlots()`` without blocking the caller.
+    ///
+    /// - Throws: What catching up with the file throws.
+    public func keySlots() async throws(KeychainError) -> [KeySlotInfo] {
+        try await offload { (keychain) throws(KeychainError) in try keychain.keySlots() }
+    }
+
+    /// ``Keychain/addCredential(_:iterations:)`` without blocking the caller.
+    ///
+    /// - Throws: What ``Keychain/addCredential(_:iterations:)`` throws.
+    @discardableResult
+    public func addCredential(_ credential: Credential, iterations: PasswordIterations = .standard) async throws(KeychainError) -> KeySlotInfo {
+        try await offload { (keychain) throws(KeychainError) in try keychain.addCredential(credential, iterations: iterations) }
+    }
+
+    /// ``Keychain/removeCredential(_:)`` without blocking the caller.
+    ///
+    /// - Throws: What ``Keychain/removeCredential(_:)`` throws.
+    public func removeCredential(_ credential: Credential) async throws(KeychainError) {
+        try await offload { (keychain) throws(KeychainError) in try keychain.removeCredential(credential) }
+    }
+
+    /// ``Keychain/removeKeySlot(id:)`` without blocking the caller.
+    ///
+    /// - Throws: What ``Keychain/removeKeySlot(id:)`` throws.
+    public func removeKeySlot(id: [UInt8]) async throws(KeychainError) {
+        try await offload { (keychain) throws(KeychainError) in try keychain.removeKeySlot(id: id) }
+    }
+
+    /// ``Keychain/changeCredential(from:to:iterations:)`` without blocking the caller.
+    ///
+    /// - Throws: What ``Keychain/changeCredential(from:to:iterations:)`` throws.
+    public func changeCredential(
+        from old: Credential, to new: Credential, iterations: PasswordIterations = .standard
+    ) async throws(KeychainError) {
+        try await offload { (keychain) throws(KeychainError) in try keychain.changeCredential(from: old, to: new, iterations: iterations) }
+    }
+
+    /// ``Keychain/changePassword(from:to:iterations:)`` without blocking the caller.
+    ///
+    /// For example:
+    /// ```swift
+    /// try await keychain.async.changePassword(from: "correct horse", to: "a longer passphrase")
+    /// ```
+    ///
+    /// - Throws: `KeychainError.wrongCredentials` if `old` opens no slot; what
+    ///   ``Keychain/changePassword(from:to:iterations:)`` throws.
+    public func changePassword(from old: String, to new: String, iterations: PasswordIterations = .standard) async throws(KeychainError) {
+        try await offload { (keychain) throws(KeychainError) in try keychain.changePassword(from: old, to: new, iterations: iterations) }
+    }
+
+    /// ``Keychain/rotateMasterKey(credentials:iterations:)`` without blocking the caller.
+    ///
+    /// - Throws: What ``Keychain/rotateMasterKey(credentials:iterations:)`` throws.
+    public func rotateMasterKey(credentials: [Credential], iterations: PasswordIterations = .standard) async throws(KeychainError) {
+        try await offload { (keychain) throws(KeychainError) in try keychain.rotateMasterKey(credentials: credentials, iterations: iterations) }
+    }
+}
