@@ -11,11 +11,24 @@ struct HealingLogTests {
     static let key = SymmetricKey(data: [UInt8](repeating: 0x4B, count: 32))
     static let chain = [UInt8](repeating: 0xC0, count: 16)
 
-    /// A file handle that records every write, so that a test can rebuild the file as a crash after any of
-    /// them, or in the middle of one, would have left it.
+    /// A file handle that records every write, sync and truncation, so that a test can rebuild the file as a
+    /// crash after any of them, or in the middle of one, or with only some of them on disk, would have left it.
+    /// It can also be told to fail its next sync.
+    ///
+    /// `@unchecked Sendable`: used by one test at a time, on one thread.
     final class RecordingHandle: KeychainFileHandle, @unchecked Sendable {
+        enum Event {
+            case write(offset: Int, bytes: [UInt8])
+            case sync
+            case truncate(size: Int)
+        }
         let inner: MemoryFileHandle
-        var writes: [(offset: Int, bytes: [UInt8])] = []
+        var events: [Event] = []
+        /// Whether the next sync fails (with EIO, as fdatasync after a lost write does).
+        var failNextSync = false
+        var writes: [(offset: Int, bytes: [UInt8])] {
+            events.compactMap { if case .write(let offset, let bytes) = $0 { (offset, bytes) } else { nil } }
+        }
         var path: String { inner.path }
         var writeRefusal: Int32? { nil }
         init(_ inner: MemoryFileHandle) { self.inner = inner }
@@ -25,12 +38,22 @@ struct HealingLogTests {
         }
         func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(KeychainError) -> Int {
             let written = try inner.write(bytes, at: offset)
-            writes.append((offset, Array(bytes.prefix(written))))
+            events.append(.write(offset: offset, bytes: Array(bytes.prefix(written))))
             return written
         }
         func size() throws(KeychainError) -> Int { try inner.size() }
-        func truncate(to size: Int) throws(KeychainError) { try inner.truncate(to: size) }
-        func sync() throws(KeychainError) { try inner.sync() }
+        func truncate(to size: Int) throws(KeychainError) {
+            try inner.truncate(to: size)
+            events.append(.truncate(size: size))
+        }
+        func sync() throws(KeychainError) {
+            if failNextSync {
+                failNextSync = false
+                throw .io(operation: "fdatasync", errno: EIO, path: path)
+            }
+            try inner.sync()
+            events.append(.sync)
+        }
         func identity() throws(KeychainError) -> FileIdentity { try inner.identity() }
         func close() { inner.close() }
     }
