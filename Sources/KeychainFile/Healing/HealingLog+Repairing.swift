@@ -1,5 +1,6 @@
 /// Repair proposals and their write-back (Docs/FormatVersion2.md §2): parity proposes bytes, the caller's tags
-/// confirm them, and only confirmed bytes and corrected parity reach the disk.
+/// confirm them, and only confirmed bytes and corrected parity reach the disk; or the tags confirm the last
+/// chunk as it reads, and its parity is recomputed.
 extension HealingLog {
     /// A chunk's repair, as proposed by ``repair(chunk:)``: nothing of it is on disk until ``writeBack(_:)``.
     struct ChunkRepair {
@@ -21,7 +22,9 @@ extension HealingLog {
     /// Sectors that cannot be read (`EIO`), and bytes the last write claims but the file does not hold, are
     /// zero-filled and repaired as erasures. When that leaves codewords unrepaired, the bytes that may be
     /// wrong without a sign of it — the last write's (its slot may have reached the disk before them) and those
-    /// set aside — are tried as erasures too, and last the older slot's parity over the bytes it covered.
+    /// set aside — are tried as erasures too; last, in the codewords still unrepaired, the older slot's parity
+    /// proposes the bytes below its written end, and the codewords stay listed if they hold bytes of the last
+    /// write, which are left as read.
     func repair(chunk: Int) throws(KeychainError) -> ChunkRepair {
         let start = chunk * ChunkParity.dataLength
         let count = max(0, min(ChunkParity.dataLength, writtenEnd - start))
@@ -43,7 +46,7 @@ extension HealingLog {
         } else if let newestParity {
             stored = newestParity
         } else {
-            // No slot holds this chunk's parity (none reads, or the rewrite reaches past it).
+            // No slot holds this chunk's parity (none reads, it is torn, or the rewrite reaches past it).
             return ChunkRepair(
                 chunk: chunk, data: read, changedOffsets: [], parity: ChunkParity(), parityChanged: false,
                 unrepairedCodewords: Array(0..<ChunkParity.depth))
@@ -51,7 +54,9 @@ extension HealingLog {
         func attempt(erasing suspects: Set<Int>) -> ChunkRepair {
             var data = read
             var parity = stored
-            let result = parity.repair(chunk: &data, erasedData: erasedData.union(suspects), erasedParity: erasedParity)
+            let result = parity.repair(
+                chunk: &data, erasedData: erasedData.union(suspects), erasedParity: erasedParity,
+                margin: suspects.isEmpty ? 0 : Self.suspectMargin)
             return ChunkRepair(
                 chunk: chunk, data: data, changedOffsets: result.changedOffsets, parity: parity, parityChanged: parity != stored,
                 unrepairedCodewords: result.unrepairedCodewords)
@@ -63,22 +68,40 @@ extension HealingLog {
             let retried = attempt(erasing: Set((range.lowerBound - start)..<(range.upperBound - start)))
             if retried.unrepairedCodewords.count < best.unrepairedCodewords.count { best = retried }
         }
-        let olderEnd = Int(older?.seal.writtenEnd ?? 0)
-        if let olderParity = older?.parity, olderEnd > start, olderEnd - start < count, !best.unrepairedCodewords.isEmpty {
-            // The older slot's parity covers this chunk's bytes below its written end (the rest were zeros then).
-            var prefix = Array(read[0..<(olderEnd - start)])
-            var parityThen = olderParity
-            let erasedThen = erasedData.filter { $0 < olderEnd - start }
-            let then = parityThen.repair(chunk: &prefix, erasedData: erasedThen, erasedParity: [])
-            if then.unrepairedCodewords.isEmpty {
-                // Only the bytes below the older commit are proposed; the last write's stay as read, and the
-                // codewords they left unrepaired stay listed, so that a write-back takes no parity from this.
-                best = ChunkRepair(
-                    chunk: chunk, data: prefix + read[(olderEnd - start)...], changedOffsets: then.changedOffsets,
-                    parity: stored, parityChanged: false, unrepairedCodewords: best.unrepairedCodewords)
+        return olderFallback(for: best, read: read, erasedData: erasedData)
+    }
+
+    /// The parity symbols a repair that erases suspect bytes (not known losses) leaves for checking: a decode of
+    /// bytes that are not the chunk's then succeeds by chance with a probability of about 2^-32 per codeword.
+    static let suspectMargin = 4
+
+    /// `repair` with the codewords it left unrepaired taken from the older slot's parity, where that covers
+    /// this chunk: below the older written end their bytes are what that parity proposes (the rest were zeros
+    /// when it was computed); from there on — the last write's bytes — they are as read, and such codewords
+    /// stay listed, so that a write-back takes neither their bytes nor their parity as repaired.
+    private func olderFallback(for repair: ChunkRepair, read: [UInt8], erasedData: Set<Int>) -> ChunkRepair {
+        let start = repair.chunk * ChunkParity.dataLength
+        let olderEnd = Int(older?.seal.writtenEnd ?? 0) - start
+        guard let older, !older.isTorn, olderEnd > 0, olderEnd <= read.count, !repair.unrepairedCodewords.isEmpty else { return repair }
+        var prefix = Array(read[0..<olderEnd])
+        var parityThen = older.parity
+        let then = parityThen.repair(chunk: &prefix, erasedData: erasedData.filter { $0 < olderEnd }, erasedParity: [])
+        let unrepairedThen = Set(then.unrepairedCodewords)
+        var data = repair.data
+        var unrepaired: [Int] = []
+        for codeword in repair.unrepairedCodewords {
+            var offset = codeword
+            while offset < olderEnd {
+                data[offset] = unrepairedThen.contains(codeword) ? read[offset] : prefix[offset]
+                offset += ChunkParity.depth
             }
+            // From here on the codeword's bytes are the last write's, as read (the first attempt left them so).
+            if offset < read.count || unrepairedThen.contains(codeword) { unrepaired.append(codeword) }
         }
-        return best
+        let changed = data.indices.filter { data[$0] != read[$0] }
+        return ChunkRepair(
+            chunk: repair.chunk, data: data, changedOffsets: changed, parity: repair.parity, parityChanged: repair.parityChanged,
+            unrepairedCodewords: unrepaired)
     }
 
     /// Writes back a repair the caller confirmed (what its bytes belong to verifies by its tags): only the bytes
@@ -136,5 +159,25 @@ extension HealingLog {
                 missingRange = nil
             }
         }
+    }
+
+    /// Takes the last chunk as it reads, when it does not match the parity the newest slot stored but the
+    /// caller verified every record in it by its tags: the slot's parity was torn or damaged, not the records.
+    /// Its parity is recomputed from its bytes and committed with the same ends and head (§2: parity from
+    /// verified data). Does nothing unless appends are refused for that mismatch.
+    ///
+    /// - Throws: `KeychainError.io` if records set aside lie in the chunk (they did not verify), if another
+    ///   writer changed the slots, or if a write fails (then further writes are refused until the log is
+    ///   opened again).
+    func confirmLastChunk() throws(KeychainError) {
+        guard appendRefusal == .tailMismatch, let seal = newest?.seal else { return }
+        try checkSlotsUnchanged()
+        let parity = try parityOfChunk(endingAt: writtenEnd)
+        try poisoningOnFailure { () throws(KeychainError) in
+            try commit(
+                writtenEnd: writtenEnd, committedEnd: Int(seal.committedEnd), headSequence: seal.headSequence, headChain: seal.headChain,
+                parity: parity, lastWrite: writtenEnd..<writtenEnd)
+        }
+        appendRefusal = nil
     }
 }

@@ -95,9 +95,13 @@ final class HealingLog {
         placed = decoded.map { $0?.seal }
         // A seal counts only in the place its counter names (a writer of this format put it there), and below
         // UInt64.max (so that the next counter exists).
-        let counted = decoded.enumerated().map { place, slot in
+        var counted = decoded.enumerated().map { place, slot in
             slot.flatMap { Int($0.seal.counter % 2) == place && $0.seal.counter < UInt64.max ? $0 : nil }
         }
+        // A torn slot is the write a crash interrupted, never acknowledged: with the other slot read, the log
+        // is what that one says, and the torn write's bytes are a remnant (§3 rule 3). Alone, it is kept for
+        // its ends, which reach at least as far as the lost slot's; its parity is not used (``newestParity``).
+        for place in 0..<2 where counted[place]?.isTorn == true && counted[1 - place] != nil { counted[place] = nil }
         (newest, older) = CommitSlot.newest(counted[0], counted[1])
         for slot in [newest, older] {
             guard let claimed = slot?.seal.writtenEnd, claimed > UInt64(Self.maximumLogLength) else { continue }
@@ -133,7 +137,8 @@ final class HealingLog {
             let computed = ChunkParity(chunk: tail.bytes)
             if !tail.unreadable.isEmpty {
                 appendRefusal = .tailUnreadable
-            } else if let newest, Int(newest.seal.writtenEnd) == writtenEnd, newest.parity != computed {
+            } else if let newest, Int(newest.seal.writtenEnd) == writtenEnd, newest.isTorn || newest.parity != computed {
+                // (A torn slot's parity is of unknown age: the tail waits for a repair or the caller's tags.)
                 appendRefusal = .tailMismatch
             } else {
                 tailParity = computed
@@ -147,10 +152,10 @@ final class HealingLog {
         earlier.writtenEnd <= later.writtenEnd && earlier.committedEnd <= later.committedEnd
     }
 
-    /// The parity the newest slot stored for the last chunk, if it is that chunk's: `nil` without a slot, or
-    /// when the rewrite reaches past the slot's end.
+    /// The parity the newest slot stored for the last chunk, if it is that chunk's: `nil` without a slot, for
+    /// a torn slot (its parity may be partly another write's), or when the rewrite reaches past the slot's end.
     var newestParity: ChunkParity? {
-        guard let newest, Int(newest.seal.writtenEnd) == writtenEnd else { return nil }
+        guard let newest, !newest.isTorn, Int(newest.seal.writtenEnd) == writtenEnd else { return nil }
         return newest.parity
     }
 

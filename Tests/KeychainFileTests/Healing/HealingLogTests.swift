@@ -187,6 +187,32 @@ struct HealingLogTests {
         for (index, byte) in write.bytes.enumerated() { image[write.offset + index] = byte }
     }
 
+    @Test("A slot whose write was torn between its seal copies was never acknowledged: with the other slot readable, the log is what that one says; alone, it gives the log's end but no parity")
+    func tornSlotNotCounted() throws {
+        let (handle, all) = try Self.file(with: Self.records([350, 9_000], seed: 15))
+        let base = try Self.bytes(of: handle)
+        let recording = RecordingHandle(Self.handle(base))
+        let next = Self.records([2_000], seed: 16)[0]
+        try HealingLog(opening: recording, headerKey: Self.key, epoch: 1)
+            .append(next, committedEnd: all.count + next.count, headSequence: 3, headChain: Self.chain)
+        // The record landed, and the first page of the slot (its first seal copy) but not the rest.
+        var image = base
+        Self.apply(recording.writes[0], to: &image)
+        let slot = recording.writes[1]
+        Self.apply((slot.offset, Array(slot.bytes.prefix(4_096))), to: &image)
+        let log = try HealingLog(opening: Self.handle(image), headerKey: Self.key, epoch: 1)
+        #expect(log.committed?.counter == 2 && log.writtenEnd == all.count, "the other slot's commit")
+        #expect(log.appendRefusal == nil)
+        // With the other slot lost too, the torn slot's newer seal gives the end; its parity is not used.
+        var alone = image
+        let other = HealingLayout.slotOffsets[0]
+        for offset in other..<(other + CommitSlot.length) { alone[offset] = 0 }
+        let lone = try HealingLog(opening: Self.handle(alone), headerKey: Self.key, epoch: 1)
+        #expect(lone.committed?.counter == 3 && lone.writtenEnd == all.count + next.count)
+        #expect(lone.newestParity == nil && lone.appendRefusal == .tailMismatch)
+        #expect(try lone.repair(chunk: 0).unrepairedCodewords.count == ChunkParity.depth, "nothing proposed from a parity of unknown age")
+    }
+
     @Test("A slot that reached the disk before its record and the file's new size: the log opens, refuses appends, and the slot's parity restores the record")
     func slotBeforeRecord() throws {
         let records = Self.records([350, 3_000], seed: 6)
