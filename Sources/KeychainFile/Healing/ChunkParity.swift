@@ -91,11 +91,15 @@ struct ChunkParity: Sendable, Equatable {
     ///   - erasedData: Chunk offsets known to be lost (unreadable sectors, zero-filled): erasures, which cost a
     ///     codeword one parity symbol each instead of two, so up to 32 per codeword are repaired.
     ///   - erasedParity: Offsets into ``bytes`` known to be lost.
+    ///   - margin: Parity symbols a codeword's repair must leave unused: its erasures plus twice its errors may
+    ///     reach `paritySymbols − margin` only. With erasures that are guesses rather than known losses, a
+    ///     repair that uses every parity symbol proves nothing — almost any bytes decode — so the caller keeps
+    ///     a few for checking.
     /// - Returns: The chunk offsets changed, ascending, and the codewords that could not be repaired (too many
     ///   damaged symbols): those are left as they were.
     /// - Precondition: `chunk.count ≤ dataLength`.
     mutating func repair(
-        chunk: inout [UInt8], erasedData: Set<Int> = [], erasedParity: Set<Int> = []
+        chunk: inout [UInt8], erasedData: Set<Int> = [], erasedParity: Set<Int> = [], margin: Int = 0
     ) -> (changedOffsets: [Int], unrepairedCodewords: [Int]) {
         precondition(chunk.count <= Self.dataLength, "a chunk holds at most \(Self.dataLength) bytes")
         let code = Self.code
@@ -124,7 +128,8 @@ struct ChunkParity: Sendable, Equatable {
                 // A nonzero symbol past the written end means the decoder found another codeword than the
                 // chunk's: nothing is taken from this one.
                 let outside = positions.contains { $0 < Self.dataSymbols && $0 * Self.depth + codeword >= chunk.count && codewordBytes[$0] != 0 }
-                if outside {
+                let errors = margin == 0 ? 0 : positions.filter { !erasures.contains($0) }.count
+                if outside || erasures.count + 2 * errors > Self.paritySymbols - margin {
                     unrepaired.append(codeword)
                     continue
                 }

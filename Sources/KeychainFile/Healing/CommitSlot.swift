@@ -17,6 +17,15 @@ struct CommitSlot: Equatable, Sendable {
     let seal: Seal
     /// The last chunk's parity as stored: it only proposes repairs, which the tags confirm.
     let parity: ChunkParity
+    /// Whether both seal copies read but differ: a write of the slot that did not complete, so it was never
+    /// acknowledged, and its parity may be a mixture of that write's pages and the ones it was replacing.
+    let isTorn: Bool
+
+    init(seal: Seal, parity: ChunkParity, isTorn: Bool = false) {
+        self.seal = seal
+        self.parity = parity
+        self.isTorn = isTorn
+    }
 
     /// Seal, parity, seal.
     static let length = 2 * Seal.encodedLength + ChunkParity.parityLength
@@ -29,7 +38,8 @@ struct CommitSlot: Equatable, Sendable {
 
     /// The slot in `bytes` (``length`` bytes as read from the file), or `nil` if neither seal copy reads.
     /// When both read but differ — a slot write torn between them — the copy with the higher counter is the
-    /// one that write put down; its parity may be the older one's, which costs only repairs, never data.
+    /// one that write put down, and the slot is ``isTorn``: its parity may hold pages of the write it was
+    /// replacing, which are the parity of other bytes and would propose them as repairs.
     ///
     /// - Parameter epoch: When given, a seal copy of another epoch counts as unreadable (it is compared before
     ///   the copies are, so that a stale copy cannot hide a good one).
@@ -47,7 +57,7 @@ struct CommitSlot: Equatable, Sendable {
         }
         guard let seal = chosen else { return nil }
         let parity = ChunkParity(storedBytes: Array(bytes[Seal.encodedLength..<(Seal.encodedLength + ChunkParity.parityLength)]))
-        return CommitSlot(seal: seal, parity: parity)
+        return CommitSlot(seal: seal, parity: parity, isTorn: first != nil && second != nil && first != second)
     }
 
     /// The newer and the older of two slots as read (either may be `nil`): the one with the higher counter

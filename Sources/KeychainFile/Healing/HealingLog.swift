@@ -13,12 +13,17 @@ import KeychainCrypto
 /// An append writes only bytes no committed state uses — the log past its written end, the parity of chunks
 /// it completes — and the commit slot the last commit did not use, then makes them durable with one
 /// `fdatasync`. The slot of the last acknowledged commit is never touched by the next append, so a crash at
-/// any point leaves it readable and describing the log up to its committed end.
+/// any point leaves it readable and describing the log up to its committed end. ``cut(to:)`` takes back an
+/// undone transaction the same way: a new slot first, then the file's new size.
 ///
 /// Parity is never trusted: ``repair(chunk:)`` only proposes bytes, which the caller accepts if what they
 /// belong to then verifies by its tags, and writes back with ``writeBack(_:)``. The parity a writer extends is
 /// computed from the last chunk's bytes when it opens, and used only if it equals the parity the newest slot
-/// stored: otherwise appends wait for a repair.
+/// stored: otherwise appends wait for a repair, a cut, or records set aside (``setAside(_:)``).
+///
+/// The caller replays the log after opening it and tells the log what only the records show: that a slot's
+/// head is not the records' (``checkHeads(_:)``, a fork), or that the newest commit's records do not verify
+/// (``setAside(_:)``).
 ///
 /// For example:
 /// ```swift
@@ -29,28 +34,42 @@ final class HealingLog {
     let file: any KeychainFileHandle
     let headerKey: SymmetricKey
     let epoch: UInt64
-    /// The newest commit slot that reads, and the one before it.
+    /// The log's end when it was last rewritten, from the verified header: acknowledged, whatever the slots say.
+    let rewriteEnd: Int
+    /// The newest commit slot that reads.
     private(set) var newest: CommitSlot?
-    private(set) var older: CommitSlot?
-    /// Which slot place holds ``newest`` (0 or 1); an append writes the other.
-    private var newestPlace: Int?
+    /// The commit before ``newest``, if its slot reads and it belongs to the same history: a slot written
+    /// before a cut, or whose head the records contradict (``checkHeads(_:)``), is no older commit.
+    var older: CommitSlot?
+    /// The seal each slot place held when this log last read or wrote it (as ``CommitSlot/decode`` reads it):
+    /// an append first checks that no other writer changed them since.
+    private var placed: [Seal?]
     /// The log's written end (logical).
     private(set) var writtenEnd: Int
-    /// The parity of the last, partial chunk, computed from its bytes and equal to what the newest slot stored;
-    /// `nil` while that is not known to hold (bytes unreadable or missing, a mismatch), and appends wait.
-    private var tailParity: ChunkParity?
+    /// The log bytes the newest commit's write put down: they may not all have reached the disk (§3 rule 2).
+    var lastWrite: Range<Int>
+    /// The parity of the last, partial chunk, computed from its bytes and equal to what the newest slot stored
+    /// (or carried from that slot past records set aside); `nil` while that is not known to hold, and appends
+    /// wait.
+    var tailParity: ChunkParity?
     /// Why appends are refused, if they are.
-    private(set) var appendRefusal: String?
+    var appendRefusal: HealingLogRefusal?
     /// The logical range the last write claims but the file does not hold (it is shorter: the slot reached the
     /// disk before the file's new size did). Read as erasures by ``repair(chunk:)``.
-    private(set) var missingRange: Range<Int>?
+    var missingRange: Range<Int>?
+    /// Records the caller set aside as possibly acknowledged (§3 rule 2): kept, never cut, and the parity that
+    /// could still repair them carried into every later commit, until ``dropSetAside(headSequence:headChain:)``.
+    var setAsideRange: Range<Int>?
 
     /// A log with nothing written, in a file whose prefix (header pages, empty slots) the caller wrote.
     init(creating file: any KeychainFileHandle, headerKey: SymmetricKey, epoch: UInt64) {
         self.file = file
         self.headerKey = headerKey
         self.epoch = epoch
+        rewriteEnd = 0
+        placed = [nil, nil]
         writtenEnd = 0
+        lastWrite = 0..<0
         tailParity = ChunkParity()
     }
 
@@ -65,41 +84,51 @@ final class HealingLog {
         self.file = file
         self.headerKey = headerKey
         self.epoch = epoch
+        self.rewriteEnd = rewriteEnd
         let size = try file.size()
-        var slots: [CommitSlot?] = []
-        for (place, offset) in HealingLayout.slotOffsets.enumerated() {
-            guard size >= offset + CommitSlot.length else {
-                slots.append(nil)
-                continue
-            }
+        var decoded: [CommitSlot?] = []
+        for offset in HealingLayout.slotOffsets {
             // Unreadable sectors read as zeros: a seal copy there does not decode, and the other may.
-            let bytes = Self.readTolerating(file, count: CommitSlot.length, at: offset).bytes
-            let slot = CommitSlot.decode(bytes, headerKey: headerKey, epoch: epoch)
-            // A seal in the place its counter does not name was not put there by a writer of this format.
-            slots.append(slot.flatMap { Int($0.seal.counter % 2) == place && $0.seal.counter < UInt64.max ? $0 : nil })
+            let bytes = size >= offset + CommitSlot.length ? Self.readTolerating(file, count: CommitSlot.length, at: offset).bytes : []
+            decoded.append(CommitSlot.decode(bytes, headerKey: headerKey, epoch: epoch))
         }
-        (newest, older) = CommitSlot.newest(slots[0], slots[1])
-        newestPlace = newest.map { Int($0.seal.counter % 2) }
+        placed = decoded.map { $0?.seal }
+        // A seal counts only in the place its counter names (a writer of this format put it there), and below
+        // UInt64.max (so that the next counter exists).
+        var counted = decoded.enumerated().map { place, slot in
+            slot.flatMap { Int($0.seal.counter % 2) == place && $0.seal.counter < UInt64.max ? $0 : nil }
+        }
+        // A torn slot is the write a crash interrupted, never acknowledged: with the other slot read, the log
+        // is what that one says, and the torn write's bytes are a remnant (§3 rule 3). Alone, it is kept for
+        // its ends, which reach at least as far as the lost slot's; its parity is not used (``newestParity``).
+        for place in 0..<2 where counted[place]?.isTorn == true && counted[1 - place] != nil { counted[place] = nil }
+        (newest, older) = CommitSlot.newest(counted[0], counted[1])
         for slot in [newest, older] {
             guard let claimed = slot?.seal.writtenEnd, claimed > UInt64(Self.maximumLogLength) else { continue }
             throw .corrupted(offset: HealingLayout.slotOffsets[0], reason: "a commit slot says the log is \(claimed) bytes long, more than 2^48")
         }
+        var lastWriteStart = Int(older?.seal.writtenEnd ?? 0)
+        if let newestSeal = newest?.seal, let olderSeal = older?.seal, !Self.precedes(olderSeal, newestSeal) {
+            // The older slot was written before a cut: it describes bytes that were cut, and may have been
+            // written over since. The newest slot is that cut's, which wrote no log bytes.
+            older = nil
+            lastWriteStart = Int(newestSeal.writtenEnd)
+        }
         let newestEnd = Int(newest?.seal.writtenEnd ?? 0)
-        let olderEnd = Int(older?.seal.writtenEnd ?? 0)
         writtenEnd = max(newestEnd, rewriteEnd)
+        lastWrite = min(max(lastWriteStart, rewriteEnd), writtenEnd)..<writtenEnd
         let held = HealingLayout.physicalEnd(ofLog: writtenEnd)
         if size < held {
             // The slot reached the disk before the file's new size: the last write's bytes are missing. Below the
             // older commit (or the rewrite) the file was cut.
-            let floor = HealingLayout.physicalEnd(ofLog: max(olderEnd, rewriteEnd))
-            guard newest != nil, size >= floor else {
+            guard newest != nil, size >= HealingLayout.physicalEnd(ofLog: lastWrite.lowerBound) else {
                 throw .corrupted(
                     offset: size, reason: "the file ends at byte \(size), but its commits say its log reaches byte \(held): it was cut")
             }
-            missingRange = max(olderEnd, rewriteEnd)..<writtenEnd
-            appendRefusal = "the last write did not reach the disk whole; repair the log first"
+            missingRange = lastWrite
+            appendRefusal = .lastWriteMissing
         } else if newest == nil && size > HealingLayout.physicalEnd(ofLog: rewriteEnd) {
-            appendRefusal = "no commit slot reads, and the log holds bytes past its rewrite; repair it first"
+            appendRefusal = .noCommitSlot
         }
         tailParity = nil
         if appendRefusal == nil {
@@ -107,17 +136,34 @@ final class HealingLog {
             let tail = Self.readTolerating(file, count: writtenEnd - tailStart, at: HealingLayout.physical(tailStart))
             let computed = ChunkParity(chunk: tail.bytes)
             if !tail.unreadable.isEmpty {
-                appendRefusal = "the log's last chunk could not be read; repair it first"
-            } else if let stored = newest?.parity, newestEnd == writtenEnd, stored != computed {
-                appendRefusal = "the log's last chunk does not match its parity; repair it first"
+                appendRefusal = .tailUnreadable
+            } else if let newest, Int(newest.seal.writtenEnd) == writtenEnd, newest.isTorn || newest.parity != computed {
+                // (A torn slot's parity is of unknown age: the tail waits for a repair or the caller's tags.)
+                appendRefusal = .tailMismatch
             } else {
                 tailParity = computed
             }
         }
     }
 
+    /// Whether `earlier` can be the commit before `later` in one history: neither end moves back. Only a cut
+    /// moves the written end back, and only dropping records set aside moves the committed end back.
+    static func precedes(_ earlier: Seal, _ later: Seal) -> Bool {
+        earlier.writtenEnd <= later.writtenEnd && earlier.committedEnd <= later.committedEnd
+    }
+
+    /// The parity the newest slot stored for the last chunk, if it is that chunk's: `nil` without a slot, for
+    /// a torn slot (its parity may be partly another write's), or when the rewrite reaches past the slot's end.
+    var newestParity: ChunkParity? {
+        guard let newest, !newest.isTorn, Int(newest.seal.writtenEnd) == writtenEnd else { return nil }
+        return newest.parity
+    }
+
     /// The committed end, head sequence and chain value of the newest commit, if any.
     var committed: Seal? { newest?.seal }
+
+    /// The end of what is committed: the newest commit's, or the rewrite's if that is further.
+    var committedEnd: Int { max(Int(newest?.seal.committedEnd ?? 0), rewriteEnd) }
 
     /// Reads `count` log bytes at logical offset `offset`, across chunks.
     func read(at offset: Int, count: Int) throws(KeychainError) -> [UInt8] {
@@ -135,7 +181,8 @@ final class HealingLog {
 
     /// Appends `bytes` to the log and commits: the bytes, the parity of every chunk they complete, and the
     /// other commit slot, then one `fdatasync` (two for records over 64 KiB or when `flushBetween`, so that a
-    /// durable slot implies durable data). The caller holds the file's exclusive lock.
+    /// durable slot implies durable data). A remnant past the written end is cut off first (§3 rules 3 and 4).
+    /// The caller holds the file's exclusive lock.
     ///
     /// - Parameters:
     ///   - committedEnd: The log's committed end after this append: at least the last commit's, at most the
@@ -153,12 +200,14 @@ final class HealingLog {
         guard var parity = tailParity else {
             throw .io(operation: "append (the log's last chunk is not known to match its parity)", errno: EIO, path: file.path)
         }
-        let newEnd = writtenEnd + bytes.count
+        let start = writtenEnd
+        let newEnd = start + bytes.count
         precondition(committedEnd <= newEnd, "nothing is committed past the written end")
-        precondition(committedEnd >= Int(newest?.seal.committedEnd ?? 0), "a commit never takes back an earlier one")
+        precondition(committedEnd >= self.committedEnd, "a commit never takes back an earlier one")
         try checkSlotsUnchanged()
-        do throws(KeychainError) {
-            var position = writtenEnd
+        try poisoningOnFailure { () throws(KeychainError) in
+            try cutRemnant()
+            var position = start
             var consumed = 0
             while consumed < bytes.count {
                 let chunkOffset = position % ChunkParity.dataLength
@@ -177,164 +226,65 @@ final class HealingLog {
                 }
             }
             if flushBetween || bytes.count > Self.largeRecord { try file.sync() }
-            let counter = (newest?.seal.counter ?? 0) + 1
-            let place = Int(counter % 2)
-            precondition(place != newestPlace, "an append never writes the slot of the last commit")
-            let slot = CommitSlot(
-                seal: Seal(
-                    epoch: epoch, counter: counter, writtenEnd: UInt64(newEnd), committedEnd: UInt64(committedEnd),
-                    headSequence: headSequence, headChain: headChain),
-                parity: parity)
-            try slot.encoded(headerKey: headerKey).withBytes { (raw) throws(KeychainError) in
-                try file.writeAll(raw, at: HealingLayout.slotOffsets[place])
-            }
-            try file.sync()
-            older = newest
-            newest = slot
-            newestPlace = place
-            writtenEnd = newEnd
-            tailParity = parity
-        } catch {
-            appendRefusal = "an earlier append failed after it began writing (\(error)); open the log again"
-            throw error
+            try commit(
+                writtenEnd: newEnd, committedEnd: committedEnd, headSequence: headSequence, headChain: headChain, parity: parity,
+                lastWrite: start..<newEnd)
         }
     }
 
     /// Records over this many bytes get a flush before their slot is written.
     static let largeRecord = 65_536
 
-    /// Throws unless both slot places still hold what this log read (nothing another writer appended since).
-    private func checkSlotsUnchanged() throws(KeychainError) {
-        for (place, offset) in HealingLayout.slotOffsets.enumerated() {
-            let expected = [newest, older].compactMap { $0 }.first { Int($0.seal.counter % 2) == place }
-            guard (try? file.size()).map({ $0 >= offset + CommitSlot.length }) == true else {
-                guard expected == nil else { throw Self.changed(file) }
-                continue
-            }
-            let bytes = Self.readTolerating(file, count: CommitSlot.length, at: offset).bytes
-            let found = CommitSlot.decode(bytes, headerKey: headerKey, epoch: epoch)
-            guard found?.seal == expected?.seal else { throw Self.changed(file) }
+    /// Writes the slot the newest commit does not use — a seal with the next counter and `parity`, the last
+    /// chunk's — and syncs; then that slot is the newest commit. The one write an append, a cut and a drop
+    /// share; the caller has checked the slots and turns a failure into ``HealingLogRefusal/failedWrite(_:)``.
+    func commit(
+        writtenEnd newEnd: Int, committedEnd: Int, headSequence: UInt64, headChain: [UInt8], parity: ChunkParity, lastWrite: Range<Int>
+    ) throws(KeychainError) {
+        let current = newest?.seal.counter ?? 0
+        // An open never takes a slot at UInt64.max: the next counter must stay below it too.
+        guard current < UInt64.max - 1 else { throw .limitReached("the commit counter of this epoch is exhausted; rewrite the file") }
+        let counter = current + 1
+        let place = Int(counter % 2)
+        let slot = CommitSlot(
+            seal: Seal(
+                epoch: epoch, counter: counter, writtenEnd: UInt64(newEnd), committedEnd: UInt64(committedEnd),
+                headSequence: headSequence, headChain: headChain),
+            parity: parity)
+        try slot.encoded(headerKey: headerKey).withBytes { (raw) throws(KeychainError) in
+            try file.writeAll(raw, at: HealingLayout.slotOffsets[place])
         }
-    }
-
-    private static func changed(_ file: any KeychainFileHandle) -> KeychainError {
-        .io(operation: "append (the commit slots changed since this log read them: another writer; open it again)", errno: EAGAIN, path: file.path)
-    }
-
-    /// A chunk's repair, as proposed by ``repair(chunk:)``: nothing of it is on disk until ``writeBack(_:)``.
-    struct ChunkRepair {
-        let chunk: Int
-        /// The chunk's bytes as repaired (codewords that could not be repaired are left as read).
-        let data: [UInt8]
-        /// The chunk offsets whose bytes changed.
-        let changedOffsets: [Int]
-        /// The parity with its own damaged symbols corrected (unrepaired codewords keep what was stored).
-        let parity: ChunkParity
-        /// Whether any parity symbol was corrected.
-        let parityChanged: Bool
-        let unrepairedCodewords: [Int]
-    }
-
-    /// Proposes repaired bytes for chunk `chunk` of the log, from the parity on disk: the complete chunk's own,
-    /// or the newest slot's for the last one. Writes nothing.
-    ///
-    /// Sectors that cannot be read (`EIO`), and bytes the last write claims but the file does not hold, are
-    /// zero-filled and repaired as erasures.
-    func repair(chunk: Int) throws(KeychainError) -> ChunkRepair {
-        let start = chunk * ChunkParity.dataLength
-        let count = max(0, min(ChunkParity.dataLength, writtenEnd - start))
-        guard count > 0 else {
-            return ChunkRepair(chunk: chunk, data: [], changedOffsets: [], parity: ChunkParity(), parityChanged: false, unrepairedCodewords: [])
-        }
-        let held = max(0, min(count, (try file.size()) - HealingLayout.physical(start)))
-        var (data, erasedData) = Self.readTolerating(file, count: held, at: HealingLayout.physical(start))
-        if held < count {
-            data += [UInt8](repeating: 0, count: count - held)
-            for offset in held..<count { erasedData.insert(offset) }
-        }
-        var parity: ChunkParity
-        var erasedParity: Set<Int> = []
-        if count == ChunkParity.dataLength {
-            let stored = Self.readTolerating(file, count: ChunkParity.parityLength, at: HealingLayout.parityOffset(ofChunk: chunk))
-            parity = ChunkParity(storedBytes: stored.bytes)
-            erasedParity = stored.unreadable
-        } else if let stored = newest?.parity {
-            parity = stored
-        } else {
-            return ChunkRepair(
-                chunk: chunk, data: data, changedOffsets: [], parity: ChunkParity(), parityChanged: false,
-                unrepairedCodewords: Array(0..<ChunkParity.depth))
-        }
-        let read = data
-        let before = parity
-        let result = parity.repair(chunk: &data, erasedData: erasedData, erasedParity: erasedParity)
-        var best = ChunkRepair(
-            chunk: chunk, data: data, changedOffsets: result.changedOffsets, parity: parity, parityChanged: parity != before,
-            unrepairedCodewords: result.unrepairedCodewords)
-        guard !best.unrepairedCodewords.isEmpty else { return best }
-        // The last write may not have reached the disk whole (its slot may have, before its bytes): its range
-        // as erasures, with the same parity; then the older commit's parity over the chunk as it stood then.
-        let olderEnd = Int(older?.seal.writtenEnd ?? 0)
-        let lastWriteStart = max(olderEnd, start)
-        let lastWriteEnd = min(writtenEnd, start + count)
-        if newest != nil, lastWriteStart < lastWriteEnd {
-            var retried = read
-            var retriedParity = before
-            let erased = erasedData.union((lastWriteStart - start)..<(lastWriteEnd - start))
-            let again = retriedParity.repair(chunk: &retried, erasedData: erased, erasedParity: erasedParity)
-            if again.unrepairedCodewords.count < best.unrepairedCodewords.count {
-                best = ChunkRepair(
-                    chunk: chunk, data: retried, changedOffsets: again.changedOffsets, parity: retriedParity,
-                    parityChanged: retriedParity != before, unrepairedCodewords: again.unrepairedCodewords)
-            }
-        }
-        if let olderParity = older?.parity, olderEnd > start, olderEnd < start + ChunkParity.dataLength, !best.unrepairedCodewords.isEmpty {
-            // The older slot's parity covers this chunk's bytes below its written end (the rest were zeros then).
-            var prefix = Array(read[0..<(olderEnd - start)])
-            var parityThen = olderParity
-            let erasedThen = erasedData.filter { $0 < olderEnd - start }
-            let then = parityThen.repair(chunk: &prefix, erasedData: erasedThen, erasedParity: [])
-            if then.unrepairedCodewords.isEmpty {
-                // Only the bytes below the older commit are proposed; the last write's stay as read, and the
-                // codewords they left unrepaired stay listed, so that a write-back takes no parity from this.
-                best = ChunkRepair(
-                    chunk: chunk, data: prefix + read[(olderEnd - start)...], changedOffsets: then.changedOffsets,
-                    parity: before, parityChanged: false, unrepairedCodewords: best.unrepairedCodewords)
-            }
-        }
-        return best
-    }
-
-    /// Writes back a repair the caller confirmed (what its bytes belong to verifies by its tags): only the bytes
-    /// that changed, then a sync, then the corrected parity — the complete chunk's in place, the last chunk's
-    /// into the memory the next append extends — and a sync. Parity is never recomputed from the chunk as read:
-    /// that would make it agree with damage a repair left (an unrepaired codeword).
-    func writeBack(_ repair: ChunkRepair) throws(KeychainError) {
-        let start = repair.chunk * ChunkParity.dataLength
-        precondition(start + repair.data.count <= writtenEnd, "a chunk of the log")
-        var index = 0
-        let changed = repair.changedOffsets
-        while index < changed.count {
-            // A run of adjacent changed offsets is written as one piece.
-            var end = index + 1
-            while end < changed.count && changed[end] == changed[end - 1] + 1 { end += 1 }
-            let piece = Array(repair.data[changed[index]...changed[end - 1]])
-            try piece.withBytes { (raw) throws(KeychainError) in
-                try file.writeAll(raw, at: HealingLayout.physical(start + changed[index]))
-            }
-            index = end
-        }
+        placed[place] = slot.seal
         try file.sync()
-        if repair.data.count == ChunkParity.dataLength {
-            if repair.parityChanged {
-                try repair.parity.bytes.withBytes { (raw) throws(KeychainError) in
-                    try file.writeAll(raw, at: HealingLayout.parityOffset(ofChunk: repair.chunk))
-                }
-                try file.sync()
+        older = newest.flatMap { Self.precedes($0.seal, slot.seal) ? $0 : nil }
+        newest = slot
+        writtenEnd = newEnd
+        tailParity = parity
+        self.lastWrite = lastWrite
+    }
+
+    /// Runs `body`, which writes; a failure once it began leaves this log refusing writes until it is opened
+    /// again (the page cache may still write out what it wrote, which this log would not know of).
+    func poisoningOnFailure(_ body: () throws(KeychainError) -> Void) throws(KeychainError) {
+        do throws(KeychainError) {
+            try body()
+        } catch {
+            appendRefusal = .failedWrite("\(error)")
+            throw error
+        }
+    }
+
+    /// Throws unless both slot places still hold what this log read or wrote (nothing another writer appended
+    /// since).
+    func checkSlotsUnchanged() throws(KeychainError) {
+        let size = try file.size()
+        for (place, offset) in HealingLayout.slotOffsets.enumerated() {
+            let bytes = size >= offset + CommitSlot.length ? Self.readTolerating(file, count: CommitSlot.length, at: offset).bytes : []
+            guard CommitSlot.decode(bytes, headerKey: headerKey, epoch: epoch)?.seal == placed[place] else {
+                throw .io(
+                    operation: "append (the commit slots changed since this log read them: another writer; open it again)",
+                    errno: EAGAIN, path: file.path)
             }
-        } else if repair.unrepairedCodewords.isEmpty && start + repair.data.count == writtenEnd {
-            tailParity = repair.parity
-            if appendRefusal != nil && missingRange == nil { appendRefusal = nil }
         }
     }
 
@@ -347,7 +297,7 @@ final class HealingLog {
     /// Reads `count` bytes at physical offset `offset`; where a read fails (`EIO` from a bad sector, or the file
     /// ending early), reads again sector by sector and zero-fills the sectors that still fail. Returns the bytes
     /// and the offsets, relative to `offset`, that could not be read.
-    private static func readTolerating(_ file: any KeychainFileHandle, count: Int, at offset: Int) -> (bytes: [UInt8], unreadable: Set<Int>) {
+    static func readTolerating(_ file: any KeychainFileHandle, count: Int, at offset: Int) -> (bytes: [UInt8], unreadable: Set<Int>) {
         if let bytes = try? file.readExactly(count: count, at: offset) { return (bytes, []) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count)

@@ -86,13 +86,17 @@ struct CommitSlotTests {
         }
     }
 
-    @Test("A slot write torn between its copies reads as the newer seal")
+    @Test("A slot write torn between its copies reads as the newer seal, marked torn; a whole slot, or one with a copy lost, is not")
     func tornSlotWrite() {
         let older = Self.slot(counter: 5).encoded(headerKey: Self.key)
         let newer = Self.slot(counter: 7, seed: 2).encoded(headerKey: Self.key)
         // The write reached the first seal copy and part of the parity, not the second copy.
         let torn = Array(newer[0..<4_000] + older[4_000...])
         #expect(CommitSlot.decode(torn, headerKey: Self.key)?.seal.counter == 7)
+        #expect(CommitSlot.decode(torn, headerKey: Self.key)?.isTorn == true)
+        #expect(CommitSlot.decode(newer, headerKey: Self.key)?.isTorn == false)
+        let copyLost = Array(newer[0..<(CommitSlot.length - Seal.encodedLength)]) + [UInt8](repeating: 0, count: Seal.encodedLength)
+        #expect(CommitSlot.decode(copyLost, headerKey: Self.key)?.isTorn == false)
     }
 
     @Test("The newer of two slots is the one with the higher counter, whichever place it is in")

@@ -11,11 +11,24 @@ struct HealingLogTests {
     static let key = SymmetricKey(data: [UInt8](repeating: 0x4B, count: 32))
     static let chain = [UInt8](repeating: 0xC0, count: 16)
 
-    /// A file handle that records every write, so that a test can rebuild the file as a crash after any of
-    /// them, or in the middle of one, would have left it.
+    /// A file handle that records every write, sync and truncation, so that a test can rebuild the file as a
+    /// crash after any of them, or in the middle of one, or with only some of them on disk, would have left it.
+    /// It can also be told to fail its next sync.
+    ///
+    /// `@unchecked Sendable`: used by one test at a time, on one thread.
     final class RecordingHandle: KeychainFileHandle, @unchecked Sendable {
+        enum Event {
+            case write(offset: Int, bytes: [UInt8])
+            case sync
+            case truncate(size: Int)
+        }
         let inner: MemoryFileHandle
-        var writes: [(offset: Int, bytes: [UInt8])] = []
+        var events: [Event] = []
+        /// Whether the next sync fails (with EIO, as fdatasync after a lost write does).
+        var failNextSync = false
+        var writes: [(offset: Int, bytes: [UInt8])] {
+            events.compactMap { if case .write(let offset, let bytes) = $0 { (offset, bytes) } else { nil } }
+        }
         var path: String { inner.path }
         var writeRefusal: Int32? { nil }
         init(_ inner: MemoryFileHandle) { self.inner = inner }
@@ -25,12 +38,22 @@ struct HealingLogTests {
         }
         func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(KeychainError) -> Int {
             let written = try inner.write(bytes, at: offset)
-            writes.append((offset, Array(bytes.prefix(written))))
+            events.append(.write(offset: offset, bytes: Array(bytes.prefix(written))))
             return written
         }
         func size() throws(KeychainError) -> Int { try inner.size() }
-        func truncate(to size: Int) throws(KeychainError) { try inner.truncate(to: size) }
-        func sync() throws(KeychainError) { try inner.sync() }
+        func truncate(to size: Int) throws(KeychainError) {
+            try inner.truncate(to: size)
+            events.append(.truncate(size: size))
+        }
+        func sync() throws(KeychainError) {
+            if failNextSync {
+                failNextSync = false
+                throw .io(operation: "fdatasync", errno: EIO, path: path)
+            }
+            try inner.sync()
+            events.append(.sync)
+        }
         func identity() throws(KeychainError) -> FileIdentity { try inner.identity() }
         func close() { inner.close() }
     }
@@ -162,6 +185,32 @@ struct HealingLogTests {
             image += [UInt8](repeating: 0, count: write.offset + write.bytes.count - image.count)
         }
         for (index, byte) in write.bytes.enumerated() { image[write.offset + index] = byte }
+    }
+
+    @Test("A slot whose write was torn between its seal copies was never acknowledged: with the other slot readable, the log is what that one says; alone, it gives the log's end but no parity")
+    func tornSlotNotCounted() throws {
+        let (handle, all) = try Self.file(with: Self.records([350, 9_000], seed: 15))
+        let base = try Self.bytes(of: handle)
+        let recording = RecordingHandle(Self.handle(base))
+        let next = Self.records([2_000], seed: 16)[0]
+        try HealingLog(opening: recording, headerKey: Self.key, epoch: 1)
+            .append(next, committedEnd: all.count + next.count, headSequence: 3, headChain: Self.chain)
+        // The record landed, and the first page of the slot (its first seal copy) but not the rest.
+        var image = base
+        Self.apply(recording.writes[0], to: &image)
+        let slot = recording.writes[1]
+        Self.apply((slot.offset, Array(slot.bytes.prefix(4_096))), to: &image)
+        let log = try HealingLog(opening: Self.handle(image), headerKey: Self.key, epoch: 1)
+        #expect(log.committed?.counter == 2 && log.writtenEnd == all.count, "the other slot's commit")
+        #expect(log.appendRefusal == nil)
+        // With the other slot lost too, the torn slot's newer seal gives the end; its parity is not used.
+        var alone = image
+        let other = HealingLayout.slotOffsets[0]
+        for offset in other..<(other + CommitSlot.length) { alone[offset] = 0 }
+        let lone = try HealingLog(opening: Self.handle(alone), headerKey: Self.key, epoch: 1)
+        #expect(lone.committed?.counter == 3 && lone.writtenEnd == all.count + next.count)
+        #expect(lone.newestParity == nil && lone.appendRefusal == .tailMismatch)
+        #expect(try lone.repair(chunk: 0).unrepairedCodewords.count == ChunkParity.depth, "nothing proposed from a parity of unknown age")
     }
 
     @Test("A slot that reached the disk before its record and the file's new size: the log opens, refuses appends, and the slot's parity restores the record")
