@@ -3,6 +3,8 @@
 # -sanitize=fuzzer,address outside SwiftPM (Package.swift has no unsafe flags), run for SECONDS.
 #
 #   Scripts/fuzz.sh SECONDS [libFuzzer options...]     e.g. Scripts/fuzz.sh 600, Scripts/fuzz.sh 60 -seed=1
+#   Scripts/fuzz.sh --target healing-log SECONDS ...    the same for format version 2's physical layer
+#                                                       (Fuzz/HealingLog; --target also goes before --reproduce)
 #   Scripts/fuzz.sh --reproduce FILE...                 runs the target once on each FILE (a crash artifact);
 #                                                       FUZZ_TRACE=1 prints what each open did;
 #                                                       FUZZ_WRITE_KEYCHAIN=PATH saves the file a structured
@@ -19,8 +21,19 @@ cd "$(dirname "$0")/.."
 root=$PWD
 work=.build-fuzz
 objects=$work/obj
-binary=$work/open-replay-fuzzer
-corpus=$work/corpus
+# The target: open-replay (Fuzz/OpenReplay, the default) or healing-log (Fuzz/HealingLog). Both link the same
+# instrumented libraries; each has its own harness build, binary and corpus.
+target=open-replay
+if [[ ${1:-} == --target ]]; then
+  target=${2:?usage: Scripts/fuzz.sh --target open-replay|healing-log ...}
+  shift 2
+fi
+case $target in
+  open-replay) harness_dir=Fuzz/OpenReplay; module=OpenReplayFuzzer; corpus=$work/corpus; harness_step=harness ;;
+  healing-log) harness_dir=Fuzz/HealingLog; module=HealingLogFuzzer; corpus=$work/corpus-healing-log; harness_step=harness-healing-log ;;
+  *) echo "fuzz.sh: unknown target $target (open-replay or healing-log)" >&2; exit 2 ;;
+esac
+binary=$work/$target-fuzzer
 artifacts=$work/artifacts
 mkdir -p "$objects" "$corpus" "$artifacts"
 
@@ -55,7 +68,7 @@ build() {
   local crypto_sources file_sources harness_sources
   crypto_sources=$(find Sources/KeychainCrypto -name '*.swift' | sort)
   file_sources=$(find Sources/KeychainFile -name '*.swift' | sort)
-  harness_sources=$(find Fuzz/OpenReplay -name '*.swift' | sort)
+  harness_sources=$(find "$harness_dir" -name '*.swift' | sort)
   # KeychainCrypto: address sanitizer only — coverage of constant-time block loops would only slow the
   # fuzzer and guide it nowhere.
   inputs="$crypto_sources"
@@ -68,7 +81,7 @@ build() {
     -emit-library -static -o "$objects/libKeychainFile.a" $file_sources
   inputs="$crypto_sources $file_sources $harness_sources"
   # Run in $objects: linking an executable with -g leaves the module's .swiftmodule in the current directory.
-  build_step harness env -C "$objects" swiftc "${flags[@]}" -sanitize=fuzzer,address -module-name OpenReplayFuzzer \
+  build_step "$harness_step" env -C "$objects" swiftc "${flags[@]}" -sanitize=fuzzer,address -module-name "$module" \
     -I . -o "$root/$binary" $(printf "$root/%s " $harness_sources) libKeychainFile.a libKeychainCrypto.a
 }
 
@@ -88,7 +101,9 @@ fi
 seconds=${1:?usage: Scripts/fuzz.sh SECONDS [libFuzzer options...]}
 shift
 build
-for seed in Fixtures/v1/*.kcf Fixtures/fuzz-regressions/*.kcf Fuzz/OpenReplay/seeds/*.bin; do
+if [[ $target == open-replay ]]; then seeds=(Fixtures/v1/*.kcf Fixtures/fuzz-regressions/*.kcf Fuzz/OpenReplay/seeds/*.bin)
+else seeds=(Fuzz/HealingLog/seeds/*.bin); fi
+for seed in "${seeds[@]}"; do
   [[ -f $seed ]] && cp -n "$seed" "$corpus/seed-$(basename "$seed")"
 done
 

@@ -1,0 +1,15 @@
+/// SplitMix64: the harness's only source of "randomness" (nonces, salts, item ids, temporary names), fixed
+/// per execution so that every finding reproduces from its input alone.
+struct FuzzRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64 = 0x5EED_F022) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
