@@ -68,7 +68,8 @@ build() {
   local crypto_sources file_sources harness_sources
   crypto_sources=$(find Sources/KeychainCrypto -name '*.swift' | sort)
   file_sources=$(find Sources/KeychainFile -name '*.swift' | sort)
-  harness_sources=$(find "$harness_dir" -name '*.swift' | sort)
+  # Each target's own files and the helpers both share (Fuzz/Shared).
+  harness_sources=$(find "$harness_dir" Fuzz/Shared -name '*.swift' | sort)
   # KeychainCrypto: address sanitizer only — coverage of constant-time block loops would only slow the
   # fuzzer and guide it nowhere.
   inputs="$crypto_sources"

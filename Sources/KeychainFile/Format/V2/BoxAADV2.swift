@@ -37,12 +37,9 @@ enum BoxAADV2 {
     }
 
     static func secret(fileID: [UInt8], keyID: UInt8, itemID: ItemID) -> [UInt8] {
-        var writer = ByteWriter(capacity: secretSize)
-        writer.writeBytes(secretLabel)
-        writer.writeBytes(fileID)
-        writer.writeUInt8(keyID)
-        writer.writeBytes(itemID.bytes)
-        return writer.bytes
+        var bytes = [UInt8](repeating: 0, count: secretSize)
+        writeSecret(fileID: fileID, keyID: keyID, itemID: itemID, into: &bytes, at: 0)
+        return bytes
     }
 
     /// Writes what `secret` returns into `buffer` at `offset`, without allocating.

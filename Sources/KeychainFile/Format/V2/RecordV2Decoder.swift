@@ -222,7 +222,7 @@ enum RecordV2Decoder {
         return entries
     }
 
-    /// Checks the tags of up to eight secret boxes in one run of the cipher, as `verifySecret` does each.
+    /// Checks the tags of up to eight secret boxes in one run of the cipher, each as `AES.GCM.verify` would.
     static func verifySecrets(_ boxes: [(box: Range<Int>, id: ItemID)], in bytes: [UInt8], keys: RecordKeysV2) throws(KeychainError) {
         let size = BoxAADV2.secretSize
         var aads = [UInt8](repeating: 0, count: size * boxes.count)
@@ -239,19 +239,6 @@ enum RecordV2Decoder {
         }
         if let failing {
             throw .corrupted(offset: boxes[failing].box.lowerBound, reason: "the secret box of item \(boxes[failing].id) does not authenticate")
-        }
-    }
-
-    /// Checks a secret box's tag under the secret key, for its item, without decrypting it.
-    static func verifySecret(_ box: Range<Int>, of id: ItemID, in bytes: [UInt8], keys: RecordKeysV2) throws(KeychainError) {
-        let aad = BoxAADV2.secret(fileID: keys.fileID, keyID: 0, itemID: id)
-        let verified = bytes.withUnsafeBytes { all in
-            aad.withUnsafeBytes { aad in
-                (try? AES.GCM.verify(UnsafeRawBufferPointer(rebasing: all[box]), using: keys.secret, authenticating: aad)) != nil
-            }
-        }
-        guard verified else {
-            throw .corrupted(offset: box.lowerBound, reason: "the secret box of item \(id) does not authenticate")
         }
     }
 }
