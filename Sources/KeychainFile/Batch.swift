@@ -302,15 +302,15 @@ public struct Batch: ~Copyable {
     /// calling it, when nothing was staged. The entries hold the batch's index while `body` runs; the batch
     /// changes nothing until it returns.
     func sealing(
-        _ body: (BatchEntries) throws(KeychainError) -> RecordEncoder.Encoded
-    ) throws(KeychainError) -> RecordEncoder.Encoded? {
+        _ body: (BatchEntries) throws(KeychainError) -> AppendedSecrets
+    ) throws(KeychainError) -> AppendedSecrets? {
         guard !isEmpty else { return nil }
         return try body(BatchEntries(kept: entries, index: state, trailingAdds: trailingAdds))
     }
 
     /// Hands the items back: with the batch's operations and the sealed secrets of `written` (the record of
     /// its entries; nil when there were none), or — `committed` false — as they were before the batch.
-    mutating func finish(committed: Bool, written: RecordEncoder.Encoded?) -> ItemIndex {
+    mutating func finish(committed: Bool, written: AppendedSecrets?) -> ItemIndex {
         // Moved out rather than copied, so that the changes below do not copy every item.
         var state = ItemIndex()
         swap(&state, &self.state)
@@ -329,14 +329,16 @@ public struct Batch: ~Copyable {
             return state
         }
         if let written {
-            var puts = written.puts.makeIterator()
+            var put = 0
             for case .put(let id, _, _) in entries {
-                guard let put = puts.next() else { break }
-                state.replaceSecret(of: id, with: written.secret(of: put))
+                guard put < written.count else { break }
+                state.replaceSecret(of: id, with: written.secret(put))
+                put += 1
             }
             for position in trailingAdds {
-                guard let put = puts.next() else { break }
-                state.replaceSecret(atPosition: position, with: written.secret(of: put))
+                guard put < written.count else { break }
+                state.replaceSecret(atPosition: position, with: written.secret(put))
+                put += 1
             }
         }
         return state

@@ -40,22 +40,21 @@ extension Keychain {
     @discardableResult
     func compactLocked() throws(KeychainError) -> CompactionResult {
         let before = statisticsLocked()
-        try rewriteLocked(slots: log.header.slots, masterKey: log.masterKey)
+        try rewriteLocked(changing: .keep)
         return CompactionResult(before: before, after: statisticsLocked())
     }
 
     /// Rewrites the file with the live items, `slots` and `masterKey`, then removes stray temporary files.
     /// Called inside `withWrite`.
-    func rewriteLocked(slots: [KeySlot], masterKey: SymmetricKey) throws(KeychainError) {
-        try log.rewrite(slots: slots, masterKey: masterKey, index: &index, using: &random)
+    @discardableResult
+    func rewriteLocked(changing change: SlotChange) throws(KeychainError) -> KeySlotInfo? {
+        let added = try log.rewrite(changing: change, index: &index, using: &random)
         log.removeStrayTemporaryFiles()
+        return added
     }
 
     /// Statistics from the state in memory. Called under the lock.
     func statisticsLocked() -> KeychainStatistics {
-        let live = log.headerLength + index.liveEntryBytes
-        return KeychainStatistics(
-            itemCount: index.count, liveBytes: live, deadBytes: max(0, log.end - live),
-            fileSize: log.end + (log.tornTail?.byteCount ?? 0), epoch: log.header.epoch)
+        log.statistics(of: index)
     }
 }

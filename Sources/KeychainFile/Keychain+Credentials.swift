@@ -8,6 +8,8 @@ public struct KeySlotInfo: Sendable, Hashable, CustomStringConvertible {
         case password(iterations: UInt32)
         /// A 32-byte application key.
         case rawKey
+        /// A password, stretched with Argon2id (format version 2's KDF id 3).
+        case passwordArgon2id(memoryKiB: UInt32, passes: UInt32, lanes: UInt8)
     }
 
     /// The slot's random 16-byte id, which names it for ``Keychain/removeKeySlot(id:)``.
@@ -20,11 +22,32 @@ public struct KeySlotInfo: Sendable, Hashable, CustomStringConvertible {
         kind = slot.type == .password ? .password(iterations: slot.iterations) : .rawKey
     }
 
+    init(_ slot: HeaderKeySlot) {
+        switch slot {
+        case .legacy(let legacy):
+            self.init(legacy)
+        case .committed(let committed):
+            switch committed.kdf {
+            case .pbkdf2(let iterations): self.init(id: committed.slotID, kind: .password(iterations: iterations))
+            case .hkdf: self.init(id: committed.slotID, kind: .rawKey)
+            case .argon2id(let memory, let passes, let lanes):
+                self.init(id: committed.slotID, kind: .passwordArgon2id(memoryKiB: memory, passes: passes, lanes: lanes))
+            }
+        }
+    }
+
+    private init(id: [UInt8], kind: Kind) {
+        self.id = id
+        self.kind = kind
+    }
+
     public var description: String {
         let hex = id.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
         switch kind {
         case .password(let iterations): return "\(hex): password, \(iterations) PBKDF2 iterations"
         case .rawKey: return "\(hex): raw key"
+        case .passwordArgon2id(let memory, let passes, let lanes):
+            return "\(hex): password, Argon2id with \(memory) KiB, \(passes) passes, \(lanes) lanes"
         }
     }
 }
@@ -37,7 +60,7 @@ extension Keychain {
     ///
     /// - Throws: What catching up with other processes throws.
     public func keySlots() throws(KeychainError) -> [KeySlotInfo] {
-        try withRead { () throws(KeychainError) -> [KeySlotInfo] in log.header.slots.map(KeySlotInfo.init) }
+        try withRead { () throws(KeychainError) -> [KeySlotInfo] in log.keySlotInfos() }
     }
 
     /// Adds a key slot: afterwards `credential` opens the keychain too.
@@ -58,11 +81,10 @@ extension Keychain {
         _ credential: Credential, iterations: PasswordIterations = .standard
     ) throws(KeychainError) -> KeySlotInfo {
         try withWrite { () throws(KeychainError) -> KeySlotInfo in
-            let slot = try makeSlot(for: credential, iterations: iterations)
-            let slots = log.header.slots + [slot]
-            try RecordLog.checkSlotLimits(slots)
-            try rewriteLocked(slots: slots, masterKey: log.masterKey)
-            return KeySlotInfo(slot)
+            guard let added = try rewriteLocked(changing: .add(credential, iterations: iterations)) else {
+                throw .invalidParameter("internal error: a key slot was added but not described")
+            }
+            return added
         }
     }
 
@@ -73,8 +95,7 @@ extension Keychain {
     ///   last one (a keychain nothing opens is lost); `.io`.
     public func removeCredential(_ credential: Credential) throws(KeychainError) {
         try withWrite { () throws(KeychainError) in
-            let position = try slotPosition(openedBy: credential)
-            try removeSlotLocked(at: position)
+            try rewriteLocked(changing: .remove(openedBy: credential))
         }
     }
 
@@ -85,8 +106,7 @@ extension Keychain {
     ///   slot; `.io`.
     public func removeKeySlot(id: [UInt8]) throws(KeychainError) {
         try withWrite { () throws(KeychainError) in
-            guard let position = log.header.slots.firstIndex(where: { $0.slotID == id }) else { throw .itemNotFound }
-            try removeSlotLocked(at: position)
+            try rewriteLocked(changing: .removeID(id))
         }
     }
 
@@ -107,11 +127,7 @@ extension Keychain {
         from old: Credential, to new: Credential, iterations: PasswordIterations = .standard
     ) throws(KeychainError) {
         try withWrite { () throws(KeychainError) in
-            let position = try slotPosition(openedBy: old)
-            var slots = log.header.slots
-            slots[position] = try makeSlot(for: new, iterations: iterations)
-            try RecordLog.checkSlotLimits(slots)
-            try rewriteLocked(slots: slots, masterKey: log.masterKey)
+            try rewriteLocked(changing: .replace(openedBy: old, with: new, iterations: iterations))
         }
     }
 
@@ -136,34 +152,7 @@ extension Keychain {
         credentials: [Credential], iterations: PasswordIterations = .standard
     ) throws(KeychainError) {
         try withWrite { () throws(KeychainError) in
-            guard !credentials.isEmpty else { throw .invalidParameter("rotating the master key needs at least one credential") }
-            let masterKey = SymmetricKey(size: .bits256, using: &random)
-            let slots = try RecordLog.makeSlots(
-                for: credentials, masterKey: masterKey, fileID: log.header.fileID, iterations: iterations, using: &random)
-            try rewriteLocked(slots: slots, masterKey: masterKey)
+            try rewriteLocked(changing: .rotate(credentials, iterations: iterations))
         }
-    }
-
-    // MARK: Internals (called inside `withWrite`)
-
-    private func makeSlot(for credential: Credential, iterations: PasswordIterations) throws(KeychainError) -> KeySlot {
-        try credential.validate()
-        return try KeySlot.make(
-            for: credential, masterKey: log.masterKey, fileID: log.header.fileID, iterations: iterations, using: &random)
-    }
-
-    private func slotPosition(openedBy credential: Credential) throws(KeychainError) -> Int {
-        try credential.validate()
-        guard let found = try RecordLog.slotIndex(in: log.header, openedBy: credential) else { throw .wrongCredentials }
-        return found.index
-    }
-
-    private func removeSlotLocked(at position: Int) throws(KeychainError) {
-        var slots = log.header.slots
-        guard slots.count > 1 else {
-            throw .invalidParameter("this is the last key slot: without it nothing could open the keychain")
-        }
-        slots.remove(at: position)
-        try rewriteLocked(slots: slots, masterKey: log.masterKey)
     }
 }

@@ -11,6 +11,6 @@ extension Keychain {
     /// - Returns: The 16 bytes.
     /// - Throws: What catching up with other processes throws.
     public func fileID() throws(KeychainError) -> [UInt8] {
-        try withRead { () throws(KeychainError) -> [UInt8] in log.header.fileID }
+        try withRead { () throws(KeychainError) -> [UInt8] in log.fileID }
     }
 }

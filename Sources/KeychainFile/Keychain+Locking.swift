@@ -76,7 +76,12 @@ extension Keychain {
     func acknowledgeIfChanged(since before: (Head, Int)) -> KeychainError? {
         guard log.head != before.0 || log.end != before.1 else { return nil }
         do throws(KeychainError) {
-            try lockFile.writeAcknowledgement(log.acknowledgementBytes())
+            if let acknowledgement = log.acknowledgementBytes() {
+                try lockFile.writeAcknowledgement(acknowledgement)
+            } else {
+                // A format that needs none: a block an earlier file left says nothing about this one.
+                try lockFile.withdrawAcknowledgement()
+            }
             return nil
         } catch {
             do throws(KeychainError) {

@@ -133,7 +133,7 @@ extension Keychain {
                 try withIndexInPlace { (index) throws(KeychainError) -> [UInt8]? in
                     guard let position = index.firstGenericPassword(service: service, account: account) else { return nil }
                     let item = index.item(atPosition: position)
-                    return try log.decryptSecret(item.secret)
+                    return try log.decryptSecret(of: item)
                 }
             }
         }

@@ -100,7 +100,7 @@ extension Keychain {
             var matches: [(attributes: ItemAttributes, value: [UInt8]?)] = []
             try withIndexInPlace { (index) throws(KeychainError) in
                 try index.forEachMatch(of: query) { (item) throws(KeychainError) -> Bool in
-                    matches.append((item.attributes.detached(), loadingValues ? try log.decryptSecret(item.secret) : nil))
+                    matches.append((item.attributes.detached(), loadingValues ? try log.decryptSecret(of: item) : nil))
                     return query.limit != .one
                 }
             }

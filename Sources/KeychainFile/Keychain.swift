@@ -27,7 +27,7 @@ import Darwin
 public final class Keychain: @unchecked Sendable {
     // `@unchecked Sendable`: every mutable property below is read and written only while `lock` is held.
     let lock = Lock()
-    let log: RecordLog
+    let log: any KeychainLog
     // Unchecked: Swift would otherwise record every access to this property in a per-thread table at run
     // time (about 120 instructions of a find's 12k), to trap a second access on the same thread
     // while one is open. None can happen: while an access is open only library code runs, and it does not
@@ -53,6 +53,9 @@ public final class Keychain: @unchecked Sendable {
         public var additionalCredentials: [Credential]
         /// When commits compact the file on their own. Default: when half the file is dead.
         public var autoCompaction: AutoCompaction
+        /// The format version of the new file: 1 (the default), or 2, which is still being built
+        /// (Docs/FormatVersion2.md) and which SPEC.md does not describe yet.
+        @_spi(FormatVersion2) public var formatVersion: Int = 1
 
         /// - Parameters:
         ///   - passwordIterations: The PBKDF2 cost of password slots.
@@ -96,7 +99,7 @@ public final class Keychain: @unchecked Sendable {
     public let recovery: RecoveryReport?
 
     private init(
-        path: String, log: RecordLog, index: ItemIndex, random: RandomSource, clock: @escaping @Sendable () -> Date,
+        path: String, log: any KeychainLog, index: ItemIndex, random: RandomSource, clock: @escaping @Sendable () -> Date,
         lockFile: any KeychainLockHandle, lockReadOnly: ReadOnlyReason?, autoCompaction: AutoCompaction,
         recovery: RecoveryReport? = nil
     ) {
@@ -176,11 +179,22 @@ public final class Keychain: @unchecked Sendable {
         let lockFile = try fileSystem.openLock(lockFilePath(for: file))
         _ = try lockFile.lock(exclusive: true, wait: true)
         defer { lockFile.unlock() }
-        let (log, index) = try RecordLog.create(
-            at: file, credentials: credentials, iterations: options.passwordIterations, fileSystem: fileSystem,
-            using: &generator)
+        let (log, index): (any KeychainLog, ItemIndex)
+        if options.formatVersion == 2 {
+            (log, index) = try RecordLogV2.create(
+                at: file, credentials: credentials, iterations: options.passwordIterations, fileSystem: fileSystem, clock: clock,
+                using: &generator)
+        } else {
+            (log, index) = try RecordLog.create(
+                at: file, credentials: credentials, iterations: options.passwordIterations, fileSystem: fileSystem,
+                using: &generator)
+        }
         // A new file's acknowledgement replaces whatever a lock file left there by an earlier keychain says.
-        try? lockFile.writeAcknowledgement(log.acknowledgementBytes())
+        if let acknowledgement = log.acknowledgementBytes() {
+            try? lockFile.writeAcknowledgement(acknowledgement)
+        } else {
+            try? lockFile.withdrawAcknowledgement()
+        }
         return Keychain(path: path, log: log, index: index, random: generator, clock: clock, lockFile: lockFile,
                         lockReadOnly: nil, autoCompaction: options.autoCompaction)
     }
@@ -194,8 +208,27 @@ public final class Keychain: @unchecked Sendable {
         let (lockFile, lockReadOnly) = try fileSystem.openLockForExistingKeychain(lockFilePath(for: file))
         // Opened under a shared lock so that no record is half-written while it is replayed (SPEC.md §16).
         _ = try lockFile.lock(exclusive: false, wait: true)
+        let handle: any KeychainFileHandle
+        let isVersion2: Bool
+        do {
+            handle = try fileSystem.openExisting(file)
+        } catch {
+            lockFile.unlock()
+            throw error
+        }
+        do {
+            isVersion2 = try RecordLogV2.isVersion2(handle)
+        } catch {
+            handle.close()
+            lockFile.unlock()
+            throw error
+        }
         if options.recover {
+            handle.close()
             defer { lockFile.unlock() }
+            guard !isVersion2 else {
+                throw .invalidParameter("opening a format version 2 file with recovery is not built yet; open it without recovery")
+            }
             let (log, index, damage) = try RecordLog.openRecovering(
                 at: file, credential: credential, acknowledgement: lockFile.readAcknowledgement(), pin: options.expectedHead,
                 fileSystem: fileSystem)
@@ -203,11 +236,16 @@ public final class Keychain: @unchecked Sendable {
                 path: path, log: log, index: index, random: random, clock: clock, lockFile: lockFile, lockReadOnly: lockReadOnly,
                 autoCompaction: .disabled, recovery: RecoveryReport(damage: damage))
         }
-        let opened: (RecordLog, ItemIndex)
+        let opened: (any KeychainLog, ItemIndex)
         do {
-            opened = try RecordLog.open(
-                at: file, credential: credential, expectedHead: options.expectedHead,
-                acknowledgement: lockFile.readAcknowledgement(), fileSystem: fileSystem)
+            if isVersion2 {
+                opened = try RecordLogV2.open(
+                    at: file, file: handle, credential: credential, expectedHead: options.expectedHead, fileSystem: fileSystem, clock: clock)
+            } else {
+                opened = try RecordLog.open(
+                    at: file, file: handle, credential: credential, expectedHead: options.expectedHead,
+                    acknowledgement: lockFile.readAcknowledgement(), fileSystem: fileSystem)
+            }
         } catch {
             lockFile.unlock()
             throw error
@@ -289,7 +327,7 @@ public final class Keychain: @unchecked Sendable {
             // The batch works on the index itself, moved in, and hands it back changed or restored.
             var batch = makeBatch(movingIndex: true)
             let result: Result
-            let encoded: RecordEncoder.Encoded?
+            let encoded: AppendedSecrets?
             do throws(KeychainError) {
                 result = try body(&batch)
                 encoded = try batch.sealing { (entries) throws(KeychainError) in try log.append(entries, using: &random) }
@@ -422,7 +460,7 @@ public final class Keychain: @unchecked Sendable {
     public func secret(for reference: PersistentReference) throws(KeychainError) -> [UInt8] {
         try withRead { () throws(KeychainError) -> [UInt8] in
             guard let item = index[reference.itemID] else { throw .itemNotFound }
-            return try log.decryptSecret(item.secret)
+            return try log.decryptSecret(of: item)
         }
     }
 
@@ -432,7 +470,7 @@ public final class Keychain: @unchecked Sendable {
         SearchResult.Item(
             persistentReference: options.contains(.persistentReference) ? PersistentReference(itemID: item.id) : nil,
             attributes: options.contains(.attributes) ? item.attributes.detached() : nil,
-            value: options.contains(.data) ? try log.decryptSecret(item.secret) : nil)
+            value: options.contains(.data) ? try log.decryptSecret(of: item) : nil)
     }
 
     /// A batch over the current state. Called with the lock held. A batch that will change items takes the
@@ -445,7 +483,7 @@ public final class Keychain: @unchecked Sendable {
         return Batch(
             state: state, now: clock(),
             makeID: { [unowned self] in ItemID(using: &self.random) },
-            decryptSecret: { (item) throws(KeychainError) -> [UInt8] in try log.decryptSecret(item.secret) })
+            decryptSecret: { (item) throws(KeychainError) -> [UInt8] in try log.decryptSecret(of: item) })
     }
 
     /// Compacts if the auto-compaction setting asks for it, after a commit. Called inside `withWrite`.

@@ -107,77 +107,52 @@ extension RecordLog {
         let headerBytes = header.encode(headerKey: keys.header)
         let context = RecordContext(fileID: fileID, epoch: epoch, recordKey: keys.record)
 
-        let temporary = path + temporarySuffix + randomBytes(6, using: &generator).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-        let staging = try fileSystem.createExclusive(temporary)
-        var placed = false
-        do throws(KeychainError) {
-            try headerBytes.withBytes { (bytes) throws(KeychainError) in try staging.writeAll(bytes, at: 0) }
-            var end = headerBytes.count
-            var head = Head(epoch: epoch, sequence: 0, chainValue: FileHeader.initialChainValue(of: headerBytes))
-            var secrets = WrittenSecrets(context: context)
-            var boxes: UInt64 = 0
-            for chunk in chunked(itemCount, item) {
-                var entries: [LogEntry] = []
-                entries.reserveCapacity(chunk.count)
-                for rank in chunk {
-                    let stored = item(rank)
-                    entries.append(.put(id: stored.id, attributes: stored.attributes, secret: .bytes(try decryptSecret(stored))))
+        var loaded: WrittenFile? = nil
+        _ = try StagedFile.write(
+            at: path, temporary: StagedFile.temporaryName(for: path, using: &generator), replacing: replacing, fileSystem: fileSystem,
+            body: { (staging) throws(KeychainError) -> (end: Int, head: Head, boxes: UInt64, secrets: WrittenSecrets) in
+                try headerBytes.withBytes { (bytes) throws(KeychainError) in try staging.writeAll(bytes, at: 0) }
+                var end = headerBytes.count
+                var head = Head(epoch: epoch, sequence: 0, chainValue: FileHeader.initialChainValue(of: headerBytes))
+                var secrets = WrittenSecrets(context: context)
+                var boxes: UInt64 = 0
+                for chunk in chunked(itemCount, item) {
+                    var entries: [LogEntry] = []
+                    entries.reserveCapacity(chunk.count)
+                    for rank in chunk {
+                        let stored = item(rank)
+                        entries.append(.put(id: stored.id, attributes: stored.attributes, secret: .bytes(try decryptSecret(stored))))
+                    }
+                    let start = end
+                    let encoded = try RecordEncoder.encode(
+                        entries, sequence: head.sequence + 1, previousChain: head.chainValue, context: context, keepingSecrets: false,
+                        using: &generator,
+                        writingTo: { (bytes, offset) throws(KeychainError) in
+                            try bytes.withBytes { (raw) throws(KeychainError) in try staging.writeAll(raw, at: start + offset) }
+                        })
+                    entries.removeAll()
+                    end += encoded.frameCount
+                    head = Head(epoch: epoch, sequence: head.sequence + 1, chainValue: encoded.chainValue)
+                    boxes += UInt64(encoded.boxCount)
+                    secrets.append(encoded, at: start)
                 }
-                let start = end
-                let encoded = try RecordEncoder.encode(
-                    entries, sequence: head.sequence + 1, previousChain: head.chainValue, context: context, keepingSecrets: false,
-                    using: &generator,
-                    writingTo: { (bytes, offset) throws(KeychainError) in
-                        try bytes.withBytes { (raw) throws(KeychainError) in try staging.writeAll(raw, at: start + offset) }
-                    })
-                entries.removeAll()
-                end += encoded.frameCount
-                head = Head(epoch: epoch, sequence: head.sequence + 1, chainValue: encoded.chainValue)
-                boxes += UInt64(encoded.boxCount)
-                secrets.append(encoded, at: start)
-            }
-            guard secrets.count == itemCount else {
-                throw KeychainError.invalidParameter("internal error: \(secrets.count) of \(itemCount) items written to a new file")
-            }
-            try staging.sync()
-            // Asked before the file is put in place: once it is, a failure must not leave the caller on the old
-            // file (after a rotation the old master key no longer opens the new one).
-            let identity = try staging.identity()
-            if replacing {
-                try fileSystem.rename(temporary, to: path)
-            } else {
-                do {
-                    try fileSystem.link(temporary, to: path)
-                } catch .io(_, let code, _) where code == EEXIST {
-                    throw KeychainError.invalidParameter("a file already exists at \(path)")
+                guard secrets.count == itemCount else {
+                    throw KeychainError.invalidParameter("internal error: \(secrets.count) of \(itemCount) items written to a new file")
                 }
-            }
-            placed = true
-            let loaded = WrittenFile(
-                state: FileState(
-                    file: staging, identity: identity, header: header, headerLength: headerBytes.count,
-                    context: context, masterKey: masterKey, headerKey: keys.header, end: end, head: head, tornTail: nil,
-                    boxesSealed: boxes),
-                secrets: secrets)
-            afterRename(loaded)
-            // The new file is in place: what fails now does not undo it, so it is reported as a change that took
-            // effect without confirmed durability, never as a plain failure.
-            do throws(KeychainError) {
-                if !replacing { try fileSystem.removeIfPresent(temporary) }
-                try fileSystem.syncDirectory(containing: path)
-            } catch {
-                throw KeychainError.notConfirmedDurable(
-                    operation: replacing ? "the rewrite of \(path)" : "the new keychain file \(path)",
-                    reason: "it is in place, but \(error)")
-            }
-            return loaded
-        } catch {
-            if !placed {
-                staging.close()
-                try? fileSystem.removeIfPresent(temporary)
-            }
-            throw error
-        }
+                return (end, head, boxes, secrets)
+            },
+            afterPlacing: { (written, staging, identity) in
+                let file = WrittenFile(
+                    state: FileState(
+                        file: staging, identity: identity, header: header, headerLength: headerBytes.count,
+                        context: context, masterKey: masterKey, headerKey: keys.header, end: written.end, head: written.head,
+                        tornTail: nil, boxesSealed: written.boxes),
+                    secrets: written.secrets)
+                loaded = file
+                afterRename(file)
+            })
+        guard let loaded else { throw .invalidParameter("internal error: a new file was written but not put in place") }
+        return loaded
     }
 
     /// The ranks `0 ..< count` in groups of at most 4,096 items, or about 4 MiB of secrets: one transaction

@@ -145,8 +145,19 @@ final class RecordLog {
         at path: String, credential: Credential, expectedHead: Head?, acknowledgement: [UInt8]?, fileSystem: any FileSystem
     ) throws(KeychainError) -> (RecordLog, ItemIndex) {
         try credential.validate()
-        let file = try fileSystem.openExisting(path)
+        return try open(
+            at: path, file: try fileSystem.openExisting(path), credential: credential, expectedHead: expectedHead,
+            acknowledgement: acknowledgement, fileSystem: fileSystem)
+    }
+
+    /// ``open(at:credential:expectedHead:acknowledgement:fileSystem:)`` of a file already open, which is closed if
+    /// this throws.
+    static func open(
+        at path: String, file: any KeychainFileHandle, credential: Credential, expectedHead: Head?, acknowledgement: [UInt8]?,
+        fileSystem: any FileSystem
+    ) throws(KeychainError) -> (RecordLog, ItemIndex) {
         do throws(KeychainError) {
+            try credential.validate()
             let (header, headerBytes, size) = try readHeader(file)
             guard let masterKey = try unlock(header, with: credential) else { throw KeychainError.wrongCredentials }
             let epoch = try OpenedEpoch(header: header, headerBytes: headerBytes, masterKey: masterKey, acknowledgement: acknowledgement)
@@ -334,7 +345,7 @@ final class RecordLog {
     }
 
     /// The acknowledgement of this log's head and end (SPEC.md §16.1), for the lock file.
-    func acknowledgementBytes() -> [UInt8] {
+    func acknowledgementBytes() -> [UInt8]? {
         Acknowledgement(fileID: header.fileID, head: head, end: end).encode(headerKey: state.headerKey)
     }
 

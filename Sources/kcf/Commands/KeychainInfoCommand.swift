@@ -78,6 +78,8 @@ enum KeychainInfoCommand {
         switch kind {
         case .password(let iterations): return "password, PBKDF2-HMAC-SHA256, \(iterations) iterations"
         case .rawKey: return "raw key (32 bytes, no key derivation)"
+        case .passwordArgon2id(let memory, let passes, let lanes):
+            return "password, Argon2id, \(memory) KiB, \(passes) passes, \(lanes) lanes"
         }
     }
 
@@ -88,6 +90,11 @@ enum KeychainInfoCommand {
                             "iterations": .integer(Int64(iterations))])
         case .rawKey:
             return .object(["id": .string(Hex.lower(slot.id)), "kind": .string("rawKey"), "kdf": .null, "iterations": .null])
+        case .passwordArgon2id(let memory, let passes, let lanes):
+            return .object([
+                "id": .string(Hex.lower(slot.id)), "kind": .string("password"), "kdf": .string("Argon2id"), "iterations": .null,
+                "memoryKiB": .integer(Int64(memory)), "passes": .integer(Int64(passes)), "lanes": .integer(Int64(lanes)),
+            ])
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import KeychainCrypto
 import Testing
-@testable import KeychainFile
+@_spi(FormatVersion2) @testable import KeychainFile
 
 #if canImport(Glibc)
 import Glibc
@@ -38,8 +38,8 @@ struct DiskFaultTests {
 
         /// The file the change starts from: the template, or for `addOverTornTail` the template followed by
         /// what a crash left of a record (64 zero bytes), which the append must cut off first.
-        func startBytes() throws -> [UInt8] {
-            let template = try DiskFaultTests.cachedTemplate.get()
+        func startBytes(version: Int) throws -> [UInt8] {
+            let template = try DiskFaultTests.cachedTemplate(version: version)
             return self == .addOverTornTail ? template + [UInt8](repeating: 0, count: 64) : template
         }
 
@@ -135,11 +135,11 @@ struct DiskFaultTests {
 
     /// The template: five items of four classes and a deleted one (so there is something to compact), with
     /// two raw-key slots.
-    static func template() throws -> [UInt8] {
+    static func template(version: Int) throws -> [UInt8] {
         let directory = TemporaryDirectory()
         let path = directory.file("template.kcf")
         let keychain = try Keychain.create(
-            at: path, credential: firstKey, options: .init(additionalCredentials: [secondKey], autoCompaction: .disabled),
+            at: path, credential: firstKey, options: creationOptions(version: version, autoCompaction: .disabled),
             random: RandomSource(TestRandom(seed: 1)), clock: clock, fileSystem: PosixFileSystem())
         for (variant, itemClass) in [ItemClass.genericPassword, .genericPassword, .genericPassword, .internetPassword, .key].enumerated() {
             try keychain.add(try fullAttributes(of: itemClass, variant: variant), secret: Array("secret \(variant)".utf8))
@@ -175,9 +175,17 @@ struct DiskFaultTests {
         var perOperation: [String: Int] = [:]
     }
 
-    @Test("A fault at any call of any file operation loses nothing committed, and the keychain goes on", arguments: Change.allCases)
-    func faults(during change: Change) throws {
-        let template = try change.startBytes()
+    /// Two raw-key slots, in a file of format version `version`.
+    static func creationOptions(version: Int, autoCompaction: AutoCompaction = .standard) -> Keychain.CreationOptions {
+        var options = Keychain.CreationOptions(additionalCredentials: [secondKey], autoCompaction: autoCompaction)
+        options.formatVersion = version
+        return options
+    }
+
+    @Test("A fault at any call of any file operation loses nothing committed, and the keychain goes on",
+          arguments: Change.allCases, [1, 2])
+    func faults(during change: Change, version: Int) throws {
+        let template = try change.startBytes(version: version)
         let before = try { () throws -> DiskState in
             let directory = TemporaryDirectory()
             try writeFileBytes(template, to: directory.file("k.kcf"))
@@ -202,7 +210,8 @@ struct DiskFaultTests {
                 for fault in Self.faults(at: operation) {
                     var call = 1
                     while call <= 100 {
-                        let fired = try trial(change, fault, at: operation, call: call, before: before, after: after, tally: &tally)
+                        let fired = try trial(
+                            change, fault, at: operation, call: call, version: version, before: before, after: after, tally: &tally)
                         if !fired { break }
                         tally.perOperation["\(operation)", default: 0] += 1
                         call += 1
@@ -214,18 +223,18 @@ struct DiskFaultTests {
         #expect(tally.lost == 0)
         #expect(tally.injected > 0)
         let operations = tally.perOperation.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        print("disk faults: \(change): \(tally.injected) faults injected (\(operations)); threw \(tally.threw), succeeded \(tally.succeeded) (short writes that went on, or faults after the commit); disk held the old state \(tally.diskOld) times, the new \(tally.diskNew); lost \(tally.lost); \(String(format: "%.1f", seconds)) s")
+        print("disk faults: \(change), format version \(version): \(tally.injected) faults injected (\(operations)); threw \(tally.threw), succeeded \(tally.succeeded) (short writes that went on, or faults after the commit); disk held the old state \(tally.diskOld) times, the new \(tally.diskNew); lost \(tally.lost); \(String(format: "%.1f", seconds)) s")
     }
 
     /// One trial; returns whether the armed fault fired.
     func trial(
-        _ change: Change, _ fault: FaultyFileSystem.Fault, at operation: FaultyFileSystem.Operation, call: Int,
+        _ change: Change, _ fault: FaultyFileSystem.Fault, at operation: FaultyFileSystem.Operation, call: Int, version: Int,
         before: DiskState, after: DiskState, tally: inout Tally
     ) throws -> Bool {
-        let label = "\(change), \(fault) at \(operation) call \(call)"
+        let label = "\(change) (version \(version)), \(fault) at \(operation) call \(call)"
         let directory = TemporaryDirectory()
         let path = directory.file("k.kcf")
-        try writeFileBytes(try change.startBytes(), to: path)
+        try writeFileBytes(try change.startBytes(version: version), to: path)
         let fileSystem = FaultyFileSystem()
         let keychain = try Self.open(path, change, fileSystem: fileSystem)
         fileSystem.inject(fault, at: operation, call: call)
@@ -283,9 +292,9 @@ struct DiskFaultTests {
         return true
     }
 
-    @Test("A fault at any call while opening leaves the file untouched; the open throws or works")
-    func faultsWhileOpening() throws {
-        let template = try Self.cachedTemplate.get()
+    @Test("A fault at any call while opening leaves the file untouched; the open throws or works", arguments: [1, 2])
+    func faultsWhileOpening(version: Int) throws {
+        let template = try Self.cachedTemplate(version: version)
         var injected = 0
         var outcomes: [String: Int] = [:]
         for operation in FaultyFileSystem.Operation.allCases {
@@ -321,11 +330,11 @@ struct DiskFaultTests {
                 }
             }
         }
-        print("disk faults: open: \(injected) faults injected; \(outcomes); file unchanged every time")
+        print("disk faults: open, format version \(version): \(injected) faults injected; \(outcomes); file unchanged every time")
     }
 
-    @Test("A fault at any call while creating leaves no file, or a whole empty keychain")
-    func faultsWhileCreating() throws {
+    @Test("A fault at any call while creating leaves no file, or a whole empty keychain", arguments: [1, 2])
+    func faultsWhileCreating(version: Int) throws {
         var injected = 0
         var outcomes: [String: Int] = [:]
         for operation in FaultyFileSystem.Operation.allCases {
@@ -338,7 +347,7 @@ struct DiskFaultTests {
                     fileSystem.inject(fault, at: operation, call: call)
                     let outcome = Result { () throws(KeychainError) in
                         try Keychain.create(
-                            at: path, credential: Self.firstKey, options: .init(additionalCredentials: [Self.secondKey]),
+                            at: path, credential: Self.firstKey, options: Self.creationOptions(version: version),
                             random: RandomSource(TestRandom(seed: 3)), clock: Self.clock, fileSystem: fileSystem)
                     }
                     let fired = fileSystem.fired
@@ -360,7 +369,7 @@ struct DiskFaultTests {
                         keychain = created
                     case .failure(let error) where !FileManager.default.fileExists(atPath: path):
                         outcomes["threw \(error.code), no file", default: 0] += 1
-                        keychain = try Keychain.create(at: path, credential: Self.firstKey, options: .init(additionalCredentials: [Self.secondKey]),
+                        keychain = try Keychain.create(at: path, credential: Self.firstKey, options: Self.creationOptions(version: version),
                                                        random: RandomSource(TestRandom(seed: 3)), clock: Self.clock, fileSystem: fileSystem)
                     case .failure(let error):
                         // The new file was linked into place before the failure: it must be whole and empty.
@@ -374,9 +383,13 @@ struct DiskFaultTests {
                 }
             }
         }
-        print("disk faults: create: \(injected) faults injected; \(outcomes)")
+        print("disk faults: create, format version \(version): \(injected) faults injected; \(outcomes)")
     }
 
-    /// The template, built once per process.
-    static let cachedTemplate = Result { try template() }
+    /// The template of each format version, built once per process.
+    static func cachedTemplate(version: Int) throws -> [UInt8] {
+        try (version == 2 ? cachedTemplateV2 : cachedTemplateV1).get()
+    }
+    private static let cachedTemplateV1 = Result { try template(version: 1) }
+    private static let cachedTemplateV2 = Result { try template(version: 2) }
 }

@@ -1,0 +1,68 @@
+import KeychainCrypto
+
+/// The keychain file as `Keychain` uses it, whatever its format version: the verified records, appending,
+/// catching up with other processes, rewriting, and the key slots (SPEC.md §9, §10, §15, §16;
+/// Docs/FormatVersion2.md). ``RecordLog`` is version 1's, ``RecordLogV2`` version 2's.
+///
+/// Not thread-safe on its own, and takes no lock file: the `Keychain` that owns it serialises every call and
+/// holds the lock file as SPEC.md §16 requires.
+protocol KeychainLog: AnyObject {
+    var path: String { get }
+    /// The open file (read by `Keychain` to check that it may be written).
+    var file: any KeychainFileHandle { get }
+    /// The format version of the open file.
+    var formatVersion: Int { get }
+    var fileID: [UInt8] { get }
+    var epoch: UInt64 { get }
+    /// The master key, kept to reload a file another process rewrote and to make new key slots.
+    var masterKey: SymmetricKey { get }
+    /// The newest verified record.
+    var head: Head { get }
+    /// The end of the last verified record (a position in the file's records; appends start here).
+    var end: Int { get }
+    /// What follows the last verified record and was not applied, if anything.
+    var tornTail: TornTail? { get }
+    /// Set for a log opened with recovery: what was read stays as it is, and nothing is written.
+    var isRecoveryView: Bool { get }
+
+    /// How long a read may trust an unchanged change counter without looking the path up (SPEC.md §16).
+    var pathCheckInterval: UInt64 { get set }
+    /// What the last path check that found this log current saw.
+    var lastCurrent: (counter: UInt64, at: UInt64)? { get }
+    func isKnownCurrent(counter: UInt64?, now: UInt64) -> Bool
+    func noteCurrent(counter: UInt64?, at: UInt64)
+    /// Whether the file changed since this log last read it (one `stat` of the path).
+    func hasChanged() throws(KeychainError) -> Bool
+    /// Catches up with the file: records other processes appended, or another file renamed over the path.
+    func refresh(_ index: inout ItemIndex, acknowledgement: [UInt8]?) throws(KeychainError)
+
+    /// Throws for a log that must not be written (opened with recovery).
+    func checkWritable() throws(KeychainError)
+    /// The lock file's acknowledgement of this log's head (SPEC.md §16.1), or `nil` for a format that needs none
+    /// (the caller then withdraws any block an earlier file left).
+    func acknowledgementBytes() -> [UInt8]?
+
+    /// Seals `entries` as the next commit, appends it durably, and returns the sealed secrets of its puts. The
+    /// caller holds the lock file exclusively, has caught up, validated the entries against its index, and
+    /// applies them after this returns.
+    func append<Entries: RandomAccessCollection<LogEntry>>(
+        _ entries: Entries, using generator: inout RandomSource
+    ) throws(KeychainError) -> AppendedSecrets where Entries.Index == Int
+    /// The error of the last append whose change took effect without confirmed durability, once.
+    func takeUnconfirmedDurability() -> KeychainError?
+    /// Decrypts the secret of a stored item.
+    func decryptSecret(of item: StoredItem) throws(KeychainError) -> [UInt8]
+
+    /// The key slots, as the public API describes them.
+    func keySlotInfos() -> [KeySlotInfo]
+    /// Replaces the file with a new one in the next epoch holding the index's live items, with the key slots
+    /// changed as `change` says: compaction and every credential change. Returns the slot added, if any.
+    @discardableResult
+    func rewrite(
+        changing change: SlotChange, index: inout ItemIndex, using generator: inout RandomSource
+    ) throws(KeychainError) -> KeySlotInfo?
+    /// Removes temporary files that a crashed rewrite left beside the keychain.
+    func removeStrayTemporaryFiles()
+    /// Item count, live and dead bytes, file size and epoch.
+    func statistics(of index: ItemIndex) -> KeychainStatistics
+}

@@ -1,0 +1,83 @@
+import KeychainCrypto
+
+/// Version 1's log as `Keychain` uses it (``KeychainLog``).
+extension RecordLog: KeychainLog {
+    var formatVersion: Int { Int(Format.version) }
+    var fileID: [UInt8] { header.fileID }
+    var epoch: UInt64 { header.epoch }
+
+    func append<Entries: RandomAccessCollection<LogEntry>>(
+        _ entries: Entries, using generator: inout RandomSource
+    ) throws(KeychainError) -> AppendedSecrets where Entries.Index == Int {
+        let encoded: RecordEncoder.Encoded = try append(entries, using: &generator)
+        return AppendedSecrets(count: encoded.puts.count) { encoded.secret(of: encoded.puts[$0]) }
+    }
+
+    func decryptSecret(of item: StoredItem) throws(KeychainError) -> [UInt8] {
+        try decryptSecret(item.secret)
+    }
+
+    func keySlotInfos() -> [KeySlotInfo] { header.slots.map(KeySlotInfo.init) }
+
+    @discardableResult
+    func rewrite(
+        changing change: SlotChange, index: inout ItemIndex, using generator: inout RandomSource
+    ) throws(KeychainError) -> KeySlotInfo? {
+        var slots = header.slots
+        var masterKey = self.masterKey
+        var added: KeySlotInfo? = nil
+        switch change {
+        case .keep:
+            break
+        case .add(let credential, let iterations):
+            let slot = try makeSlot(for: credential, iterations: iterations, using: &generator)
+            slots.append(slot)
+            try Self.checkSlotLimits(slots)
+            added = KeySlotInfo(slot)
+        case .remove(let credential):
+            slots = try slotsWithout(position: try slotPosition(openedBy: credential))
+        case .removeID(let id):
+            guard let position = slots.firstIndex(where: { $0.slotID == id }) else { throw .itemNotFound }
+            slots = try slotsWithout(position: position)
+        case .replace(let old, let new, let iterations):
+            let position = try slotPosition(openedBy: old)
+            slots[position] = try makeSlot(for: new, iterations: iterations, using: &generator)
+            try Self.checkSlotLimits(slots)
+        case .rotate(let credentials, let iterations):
+            guard !credentials.isEmpty else { throw .invalidParameter("rotating the master key needs at least one credential") }
+            masterKey = SymmetricKey(size: .bits256, using: &generator)
+            slots = try Self.makeSlots(for: credentials, masterKey: masterKey, fileID: header.fileID, iterations: iterations, using: &generator)
+        }
+        try rewrite(slots: slots, masterKey: masterKey, index: &index, using: &generator)
+        return added
+    }
+
+    func statistics(of index: ItemIndex) -> KeychainStatistics {
+        let live = headerLength + index.liveEntryBytes
+        return KeychainStatistics(
+            itemCount: index.count, liveBytes: live, deadBytes: max(0, end - live),
+            fileSize: end + (tornTail?.byteCount ?? 0), epoch: header.epoch)
+    }
+
+    private func makeSlot(
+        for credential: Credential, iterations: PasswordIterations, using generator: inout RandomSource
+    ) throws(KeychainError) -> KeySlot {
+        try credential.validate()
+        return try KeySlot.make(for: credential, masterKey: masterKey, fileID: header.fileID, iterations: iterations, using: &generator)
+    }
+
+    private func slotPosition(openedBy credential: Credential) throws(KeychainError) -> Int {
+        try credential.validate()
+        guard let found = try Self.slotIndex(in: header, openedBy: credential) else { throw .wrongCredentials }
+        return found.index
+    }
+
+    private func slotsWithout(position: Int) throws(KeychainError) -> [KeySlot] {
+        var slots = header.slots
+        guard slots.count > 1 else {
+            throw .invalidParameter("this is the last key slot: without it nothing could open the keychain")
+        }
+        slots.remove(at: position)
+        return slots
+    }
+}

@@ -1,0 +1,237 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+@_spi(KeychainFileInternals) import KeychainCrypto
+
+// Writing a whole version 2 file: a new keychain, compaction and every credential change.
+extension RecordLogV2 {
+    /// A file `writeFile` wrote: its state, and the sealed secret of each item, in the order of the items given.
+    struct WrittenFile {
+        let state: FileState
+        let secrets: [SealedSecret]
+    }
+
+    /// Creates a new version 2 keychain file holding no items: written under a temporary name, made durable,
+    /// then linked into place so that an existing file is never replaced.
+    static func create<Generator: RandomNumberGenerator>(
+        at path: String, credentials: [Credential], iterations: PasswordIterations, fileSystem: any FileSystem,
+        clock: @escaping @Sendable () -> Date, using generator: inout Generator
+    ) throws(KeychainError) -> (RecordLogV2, ItemIndex) {
+        guard !credentials.isEmpty else { throw .invalidParameter("a keychain needs at least one credential") }
+        guard !fileSystem.exists(path) else { throw .invalidParameter("a file already exists at \(path)") }
+        let masterKey = SymmetricKey(size: .bits256, using: &generator)
+        let fileID = randomBytes(16, using: &generator)
+        let slots = try makeSlots(for: credentials, masterKey: masterKey, fileID: fileID, iterations: iterations, using: &generator)
+        let written = try writeFile(
+            at: path, replacing: false, fileID: fileID, epoch: 1, slots: slots, masterKey: masterKey, itemCount: 0,
+            item: { _ in preconditionFailure("a new keychain has no items") }, decryptSecret: { _ throws(KeychainError) in [] },
+            tombstones: [:], fileSystem: fileSystem, using: &generator)
+        return (RecordLogV2(path: path, fileSystem: fileSystem, credential: credentials[0], clock: clock, state: written.state), ItemIndex())
+    }
+
+    /// Replaces the file with one in the next epoch holding the index's live items in the order they were added,
+    /// the tombstones younger than the header's horizon, and the key slots `change` makes. The caller holds the
+    /// lock file exclusively and has caught up; the index's items get the secrets sealed in the new file once
+    /// it is in place.
+    @discardableResult
+    func rewrite(
+        changing change: SlotChange, index: inout ItemIndex, using generator: inout RandomSource
+    ) throws(KeychainError) -> KeySlotInfo? {
+        try checkTailMayBeDropped()
+        guard epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
+        var slots = state.header.slots
+        var masterKey = self.masterKey
+        var added: KeySlotInfo? = nil
+        switch change {
+        case .keep:
+            break
+        case .add(let credential, let iterations):
+            let slot = try Self.makeSlots(for: [credential], masterKey: masterKey, fileID: fileID, iterations: iterations, using: &generator)[0]
+            slots.append(slot)
+            added = KeySlotInfo(slot)
+        case .remove(let credential):
+            slots.remove(at: try slotPosition(openedBy: credential))
+        case .removeID(let id):
+            guard let position = slots.firstIndex(where: { $0.slotID == id }) else { throw .itemNotFound }
+            slots.remove(at: position)
+        case .replace(let old, let new, let iterations):
+            let position = try slotPosition(openedBy: old)
+            slots[position] = try Self.makeSlots(for: [new], masterKey: masterKey, fileID: fileID, iterations: iterations, using: &generator)[0]
+        case .rotate(let credentials, let iterations):
+            guard !credentials.isEmpty else { throw .invalidParameter("rotating the master key needs at least one credential") }
+            masterKey = SymmetricKey(size: .bits256, using: &generator)
+            slots = try Self.makeSlots(for: credentials, masterKey: masterKey, fileID: fileID, iterations: iterations, using: &generator)
+        }
+        guard !slots.isEmpty else {
+            throw .invalidParameter("this is the last key slot: without it nothing could open the keychain")
+        }
+        try Self.checkSlotLimits(slots)
+        let horizon = Self.milliseconds(clock()) - Int64(state.header.tombstoneHorizonDays) * 86_400_000
+        let tombstones = state.replayed.tombstones.filter { $0.value >= horizon && index.position(of: $0.key) == nil }
+        let order = index.positionsInAddedOrder()
+        var placed: [SealedSecret]? = nil
+        defer {
+            // The new file holds the same items in the same order: only where their secrets are sealed changed.
+            if let placed {
+                for (rank, secret) in placed.enumerated() { index.replaceSecret(atPosition: Int(order[rank]), with: secret) }
+            }
+        }
+        _ = try Self.writeFile(
+            at: path, replacing: true, fileID: fileID, epoch: epoch + 1, slots: slots, masterKey: masterKey,
+            itemCount: order.count, item: { index.item(atPosition: Int(order[$0])) },
+            decryptSecret: { (item) throws(KeychainError) in try self.decryptSecret(of: item) }, tombstones: tombstones,
+            fileSystem: fileSystem, using: &generator,
+            afterRename: { (written) in
+                self.adopt(written.state)
+                placed = written.secrets
+            })
+        return added
+    }
+
+    /// Writes a whole version 2 file — the items as commit records through a healing log, then the two header
+    /// pages naming the records' end and head — under a temporary name, makes it durable and puts it at `path`
+    /// (``StagedFile``). `afterRename` runs once it is in place.
+    static func writeFile<Generator: RandomNumberGenerator>(
+        at path: String, replacing: Bool, fileID: [UInt8], epoch: UInt64, slots: [HeaderKeySlot], masterKey: SymmetricKey,
+        itemCount: Int, item: (Int) -> StoredItem, decryptSecret: (StoredItem) throws(KeychainError) -> [UInt8],
+        tombstones: [ItemID: Int64], fileSystem: any FileSystem, using generator: inout Generator,
+        afterRename: (WrittenFile) -> Void = { _ in }
+    ) throws(KeychainError) -> WrittenFile {
+        let epochSalt = randomBytes(32, using: &generator)
+        let draft = FileHeaderV2(
+            fileID: fileID, epoch: epoch, epochSalt: epochSalt, rewriteEnd: 0, rewriteHeadSequence: 0, rewriteHeadChain: [],
+            tombstoneHorizonDays: FileHeaderV2.defaultTombstoneHorizonDays, slots: slots)
+        let epochKeys = try draft.epochKeys(masterKey: masterKey)
+        let initialChain = draft.initialChainValue(headerKey: epochKeys.header)
+        let keys = try RecordKeysV2(
+            fileID: fileID, epoch: epoch, recordKey: epochKeys.record,
+            secretKey: try RecordKeysV2.secretKey(masterKey: masterKey, fileID: fileID))
+        var loaded: WrittenFile? = nil
+        _ = try StagedFile.write(
+            at: path, temporary: StagedFile.temporaryName(for: path, using: &generator), replacing: replacing, fileSystem: fileSystem,
+            body: { (staging) throws(KeychainError) -> (header: FileHeaderV2, bytes: [UInt8], log: HealingLog, head: Head, secrets: [SealedSecret]) in
+                // The prefix is zeros — two empty commit slots — until the header pages are written last.
+                try staging.truncate(to: HealingLayout.logStart)
+                let log = HealingLog(creating: staging, headerKey: epochKeys.header, epoch: epoch)
+                var head = Head(epoch: epoch, sequence: 0, chainValue: initialChain)
+                var secrets: [SealedSecret] = []
+                secrets.reserveCapacity(itemCount)
+                func commit(_ entries: inout [EntryV2]) throws(KeychainError) {
+                    defer {
+                        EntryV2.wipeSecrets(&entries)
+                        entries.removeAll(keepingCapacity: true)
+                    }
+                    let transaction = try RecordV2Encoder.encodeTransaction(
+                        entries, firstSequence: head.sequence + 1, previousChain: head.chainValue, keys: keys, using: &generator)
+                    var bytes: [UInt8] = []
+                    for record in transaction.records {
+                        secrets += try sealedSecrets(of: record)
+                        bytes += record
+                    }
+                    head = Head(epoch: epoch, sequence: head.sequence + UInt64(transaction.records.count), chainValue: transaction.chain)
+                    try log.append(bytes, committedEnd: log.writtenEnd + bytes.count, headSequence: head.sequence, headChain: head.chainValue)
+                }
+                var entries: [EntryV2] = []
+                var bytes = 0
+                for rank in 0..<itemCount {
+                    let stored = item(rank)
+                    let secret = try decryptSecret(stored)
+                    bytes += secret.count + stored.attributes.encoded.count + 64
+                    entries.append(.put(id: stored.id, attributes: stored.attributes, secret: secret))
+                    if entries.count >= 4_096 || bytes >= 4 << 20 {
+                        try commit(&entries)
+                        bytes = 0
+                    }
+                }
+                if !entries.isEmpty { try commit(&entries) }
+                for (id, time) in tombstones.sorted(by: { $0.value != $1.value ? $0.value < $1.value : $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
+                    entries.append(.tombstone(id: id, time: time))
+                    if entries.count >= 4_096 { try commit(&entries) }
+                }
+                if !entries.isEmpty { try commit(&entries) }
+                guard secrets.count == itemCount else {
+                    throw KeychainError.invalidParameter("internal error: \(secrets.count) of \(itemCount) items written to a new file")
+                }
+                let header = FileHeaderV2(
+                    fileID: fileID, epoch: epoch, epochSalt: epochSalt, rewriteEnd: UInt64(log.writtenEnd), rewriteHeadSequence: head.sequence,
+                    rewriteHeadChain: head.chainValue, tombstoneHorizonDays: draft.tombstoneHorizonDays, slots: slots)
+                let headerBytes = header.encode(headerKey: epochKeys.header)
+                // What readers will refuse is refused here, before the file is put in place.
+                do throws(KeychainError) {
+                    _ = try FileHeaderV2.parse(headerBytes)
+                } catch {
+                    throw KeychainError.limitReached("the key slots do not fit a version 2 header: \(error)")
+                }
+                let page = HeaderPage.encode(headerBytes)
+                for offset in OpenedHeaderV2.pageOffsets {
+                    try page.withBytes { (raw) throws(KeychainError) in try staging.writeAll(raw, at: offset) }
+                }
+                return (header, headerBytes, log, head, secrets)
+            },
+            afterPlacing: { (written, staging, identity) in
+                let state = FileState(
+                    file: staging, identity: identity, header: written.header, headerBytes: written.bytes, masterKey: masterKey, headerKey: epochKeys.header,
+                    keys: keys, initialChain: initialChain, log: written.log, pagesIntact: [true, true],
+                    replayed: ReplayV2.Outcome(head: written.head, end: written.log.writtenEnd, tornTail: nil, tombstones: tombstones, repairs: []),
+                    size: (try? staging.size()) ?? HealingLayout.physicalEnd(ofLog: written.log.writtenEnd))
+                let file = WrittenFile(state: state, secrets: written.secrets)
+                loaded = file
+                afterRename(file)
+            })
+        guard let loaded else { throw .invalidParameter("internal error: a new file was written but not put in place") }
+        return loaded
+    }
+
+    // MARK: Key slots
+
+    /// Committed key slots wrapping `masterKey`, one for each credential (PBKDF2 for passwords, HKDF for keys).
+    static func makeSlots<Generator: RandomNumberGenerator>(
+        for credentials: [Credential], masterKey: SymmetricKey, fileID: [UInt8], iterations: PasswordIterations,
+        using generator: inout Generator
+    ) throws(KeychainError) -> [HeaderKeySlot] {
+        for credential in credentials { try credential.validate() }
+        var slots: [HeaderKeySlot] = []
+        for credential in credentials {
+            let kdf: SlotKDF = credential.slotType == .password ? .pbkdf2(iterations: iterations.count) : .hkdf
+            slots.append(.committed(try CommittedKeySlot.make(for: credential, kdf: kdf, masterKey: masterKey, fileID: fileID, using: &generator)))
+        }
+        try checkSlotLimits(slots)
+        return slots
+    }
+
+    /// The header limits on key slots: 1 to 16 slots, at most 20,000,000 PBKDF2 iterations in all.
+    static func checkSlotLimits(_ slots: [HeaderKeySlot]) throws(KeychainError) {
+        guard !slots.isEmpty else { throw .invalidParameter("a keychain needs at least one key slot") }
+        guard slots.count <= Format.maximumSlots else { throw .limitReached("at most 16 credentials (key slots)") }
+        let total = slots.reduce(UInt64(0)) { $0 + $1.work.iterations }
+        guard total <= Format.maximumTotalIterations else {
+            throw .limitReached("the password slots would need \(total) PBKDF2 iterations together; the limit is 20,000,000")
+        }
+    }
+
+    /// The position of the first slot `credential` opens.
+    func slotPosition(openedBy credential: Credential) throws(KeychainError) -> Int {
+        try credential.validate()
+        for (position, slot) in state.header.slots.enumerated() {
+            switch slot {
+            case .committed(let committed):
+                guard committed.type == credential.slotType else { continue }
+                if try committed.open(with: credential, fileID: fileID, slotOffset: state.header.slotOffset(position)) != nil { return position }
+            case .legacy(let legacy):
+                guard legacy.type == credential.slotType else { continue }
+                if try legacy.unwrap(with: credential, fileID: fileID) != nil { return position }
+            }
+        }
+        throw .wrongCredentials
+    }
+
+    func keySlotInfos() -> [KeySlotInfo] { state.header.slots.map(KeySlotInfo.init) }
+
+    func removeStrayTemporaryFiles() {
+        RecordLog.removeStrayTemporaryFiles(besides: path, fileSystem: fileSystem)
+    }
+}
+
+extension RecordLogV2: KeychainLog {}

@@ -1,0 +1,388 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@_spi(KeychainFileInternals) import KeychainCrypto
+
+/// A format version 2 keychain file (Docs/FormatVersion2.md): two header pages, the commit slots and the
+/// healing log of records, as `Keychain` uses it (``KeychainLog``).
+///
+/// The records are read as they stand in the file and verified by their tags; only where they do not verify is
+/// the log's parity asked for repaired bytes (``ReplayV2``), which are used only if they then verify, and written
+/// back by the next write. Appends commit through the log's slots; a batch larger than a record is written as a
+/// transaction in parts, committed by its last.
+///
+/// Not thread-safe on its own, and takes no lock file: the `Keychain` that owns it serialises every call and
+/// holds the lock file as SPEC.md §16 requires.
+final class RecordLogV2 {
+    let path: String
+    let fileSystem: any FileSystem
+    /// The credential that opened the file: tried when a rewritten file no longer opens with the master key.
+    private let credential: Credential
+    /// The time deletions are stamped with.
+    let clock: @Sendable () -> Date
+    private(set) var state: FileState
+    /// Set when the state may no longer describe the file (a write failed part-way): the next catch-up reads the
+    /// file again from its header.
+    var mustReload = false
+    var pathCheckInterval: UInt64 = 10_000_000
+    private(set) var lastCurrent: (counter: UInt64, at: UInt64)? = nil
+    var isRecoveryView: Bool { false }
+    private var unconfirmedDurability: KeychainError?
+
+    /// One open, verified file.
+    struct FileState {
+        let file: any KeychainFileHandle
+        let identity: FileIdentity
+        let header: FileHeaderV2
+        /// The verified copy's bytes, which a writer puts back in a page that does not hold them.
+        let headerBytes: [UInt8]
+        let masterKey: SymmetricKey
+        let headerKey: SymmetricKey
+        let keys: RecordKeysV2
+        let initialChain: [UInt8]
+        let log: HealingLog
+        /// Whether each header page holds the verified copy (a writer rewrites the ones that do not).
+        var pagesIntact: [Bool]
+        var replayed: ReplayV2.Outcome
+        /// The file's size when this state last matched it.
+        var size: Int
+    }
+
+    init(path: String, fileSystem: any FileSystem, credential: Credential, clock: @escaping @Sendable () -> Date, state: FileState) {
+        self.path = path
+        self.fileSystem = fileSystem
+        self.credential = credential
+        self.clock = clock
+        self.state = state
+    }
+
+    deinit { state.file.close() }
+
+    func adopt(_ newState: FileState) {
+        if newState.file !== state.file { state.file.close() }
+        state = newState
+    }
+
+    var file: any KeychainFileHandle { state.file }
+    var formatVersion: Int { Int(FileHeaderV2.version) }
+    var fileID: [UInt8] { state.header.fileID }
+    var epoch: UInt64 { state.header.epoch }
+    var masterKey: SymmetricKey { state.masterKey }
+    var head: Head { state.replayed.head }
+    var end: Int { state.replayed.end }
+    var tornTail: TornTail? { state.replayed.tornTail }
+    /// The chunks of the log that open repaired from parity, not yet written back.
+    var repairedChunks: [Int] { state.replayed.repairs.map(\.chunk) }
+
+    // MARK: Opening
+
+    /// Opens, unlocks and replays a version 2 file, refusing it if it does not contain `expectedHead`.
+    static func open(
+        at path: String, credential: Credential, expectedHead: Head?, fileSystem: any FileSystem, clock: @escaping @Sendable () -> Date
+    ) throws(KeychainError) -> (RecordLogV2, ItemIndex) {
+        try open(at: path, file: try fileSystem.openExisting(path), credential: credential, expectedHead: expectedHead, fileSystem: fileSystem, clock: clock)
+    }
+
+    /// ``open(at:credential:expectedHead:fileSystem:clock:)`` of a file already open, which is closed if this throws.
+    static func open(
+        at path: String, file: any KeychainFileHandle, credential: Credential, expectedHead: Head?, fileSystem: any FileSystem,
+        clock: @escaping @Sendable () -> Date
+    ) throws(KeychainError) -> (RecordLogV2, ItemIndex) {
+        do throws(KeychainError) {
+            try credential.validate()
+            let loaded = try load(file: file, credential: credential, heldKey: nil, pin: expectedHead)
+            return (RecordLogV2(path: path, fileSystem: fileSystem, credential: credential, clock: clock, state: loaded.state), loaded.index)
+        } catch {
+            file.close()
+            throw error
+        }
+    }
+
+    /// Reads the header pages of `file`, opens them with `heldKey` (a master key this process holds) or else
+    /// `credential`, opens the log and replays it.
+    static func load(
+        file: any KeychainFileHandle, credential: Credential, heldKey: SymmetricKey?, pin: Head?
+    ) throws(KeychainError) -> (state: FileState, index: ItemIndex) {
+        let pageA = HealingLog.readTolerating(file, count: HealingLayout.headerPageLength, at: 0).bytes
+        let pageB = HealingLog.readTolerating(file, count: HealingLayout.headerPageLength, at: HealingLayout.headerBOffset).bytes
+        let opened: OpenedHeaderV2
+        if let heldKey, let held = try? OpenedHeaderV2(pageA: pageA, pageB: pageB, masterKey: heldKey) {
+            opened = held
+        } else {
+            opened = try OpenedHeaderV2(pageA: pageA, pageB: pageB, credential: credential)
+        }
+        let header = opened.header
+        let keys = try RecordKeysV2(
+            fileID: header.fileID, epoch: header.epoch, recordKey: opened.keys.record,
+            secretKey: try RecordKeysV2.secretKey(masterKey: opened.masterKey, fileID: header.fileID))
+        let log = try HealingLog(opening: file, headerKey: opened.keys.header, epoch: header.epoch, rewriteEnd: Int(header.rewriteEnd))
+        var replay = ReplayV2(
+            log: log, keys: keys, start: Head(epoch: header.epoch, sequence: 0, chainValue: opened.initialChain),
+            rewriteHead: Head(epoch: header.epoch, sequence: header.rewriteHeadSequence, chainValue: header.rewriteHeadChain), watching: pin)
+        try replay.run()
+        try replay.checkHeads()
+        if let pin { try RecordLog.checkContains(pin, epoch: header.epoch, head: replay.outcome.head, chainAtPin: replay.watchedChain) }
+        let state = FileState(
+            file: file, identity: try file.identity(), header: header, headerBytes: opened.headerBytes, masterKey: opened.masterKey, headerKey: opened.keys.header,
+            keys: keys, initialChain: opened.initialChain, log: log, pagesIntact: opened.pages.map(\.isIntact),
+            replayed: replay.outcome, size: try file.size())
+        return (state, replay.index)
+    }
+
+    // MARK: Catching up with other processes (SPEC.md §16)
+
+    func isKnownCurrent(counter: UInt64?, now: UInt64) -> Bool {
+        guard !mustReload, let counter, let lastCurrent else { return false }
+        return counter == lastCurrent.counter && now &- lastCurrent.at < pathCheckInterval
+    }
+
+    func noteCurrent(counter: UInt64?, at: UInt64) {
+        lastCurrent = counter.map { ($0, at) }
+    }
+
+    /// Whether another file is at the path, or this one's size is not what this log last saw: every append, cut
+    /// and repair of a version 2 file that changes what it holds changes its size or its identity.
+    func hasChanged() throws(KeychainError) -> Bool {
+        if mustReload { return true }
+        guard let current = try fileSystem.identityAndSize(of: path) else { return true }
+        return current.identity != state.identity || current.size != state.size
+    }
+
+    /// Catches up: replays the commits appended after this log's end, or reads the file again from its header
+    /// when another file was put at the path (it must be the same keychain at this head or later), when its
+    /// commits no longer reach this log's end, or after a failed write.
+    func refresh(_ index: inout ItemIndex, acknowledgement: [UInt8]?) throws(KeychainError) {
+        guard let current = try fileSystem.identity(of: path) else {
+            throw .io(operation: "stat (the keychain file is gone)", errno: ENOENT, path: path)
+        }
+        let size = try file.size()
+        if mustReload || current != state.identity {
+            try reload(&index)
+            mustReload = false
+            return
+        }
+        guard size != state.size else { return }
+        let log = try HealingLog(opening: file, headerKey: state.headerKey, epoch: state.header.epoch, rewriteEnd: Int(state.header.rewriteEnd))
+        guard log.committedEnd >= end else {
+            try reload(&index)
+            return
+        }
+        var replay = ReplayV2(log: log, keys: state.keys, continuing: state.replayed, index: ItemIndex())
+        swap(&replay.index, &index)
+        defer {
+            swap(&replay.index, &index)
+            state = FileState(
+                file: state.file, identity: state.identity, header: state.header, headerBytes: state.headerBytes, masterKey: state.masterKey,
+                headerKey: state.headerKey, keys: state.keys, initialChain: state.initialChain, log: log,
+                pagesIntact: state.pagesIntact, replayed: replay.outcome, size: size)
+        }
+        try replay.run()
+        try replay.checkHeads()
+    }
+
+    /// Opens the file now at the path and replaces this log's state with it.
+    private func reload(_ index: inout ItemIndex) throws(KeychainError) {
+        let newFile = try fileSystem.openExisting(path)
+        do throws(KeychainError) {
+            guard try Self.isVersion2(newFile) else {
+                throw KeychainError.corrupted(offset: 8, reason: "another file, not of format version 2, was put at \(path)")
+            }
+            let loaded = try Self.load(file: newFile, credential: credential, heldKey: masterKey, pin: head)
+            guard loaded.state.header.fileID == fileID else {
+                throw KeychainError.corrupted(offset: 16, reason: "another keychain (a different file id) was put at \(path)")
+            }
+            adopt(loaded.state)
+            index = loaded.index
+        } catch {
+            newFile.close()
+            throw error
+        }
+    }
+
+    /// Whether `file` has the layout of a version 2 file: its first header page declares a version 2 header, or
+    /// its second does, or either page's parity yields one. Anything else is read as version 1, whose reader
+    /// reports a file it cannot read (`notAKeychain`, or `unsupportedVersion` for a version it does not know).
+    static func isVersion2(_ file: any KeychainFileHandle) throws(KeychainError) -> Bool {
+        let size = try file.size()
+        guard size >= 16 else { return false }
+        let prefix = try file.readExactly(count: 16, at: 0)
+        if FileHeaderV2.declaredLength(prefix) != nil { return true }
+        if Array(prefix[0..<8]) == Format.magic && prefix[8] == 0 && prefix[9] == UInt8(Format.version) { return false }
+        guard size > HealingLayout.headerBOffset else { return false }
+        let pageB = HealingLog.readTolerating(file, count: HealingLayout.headerPageLength, at: HealingLayout.headerBOffset).bytes
+        if FileHeaderV2.declaredLength(pageB) != nil { return true }
+        let pageA = HealingLog.readTolerating(file, count: HealingLayout.headerPageLength, at: 0).bytes
+        return zip([pageA, pageB], OpenedHeaderV2.pageOffsets).contains { HeaderPage.decode($0, fileOffset: $1).header != nil }
+    }
+
+    // MARK: Writing
+
+    func checkWritable() throws(KeychainError) {}
+
+    /// Version 2 needs no acknowledgement in the lock file: its commit slots say what was committed.
+    func acknowledgementBytes() -> [UInt8]? { nil }
+
+    func takeUnconfirmedDurability() -> KeychainError? {
+        defer { unconfirmedDurability = nil }
+        return unconfirmedDurability
+    }
+
+    /// Throws unless the records after this log's end may be cut: a crash remnant or an undone transaction.
+    func checkTailMayBeDropped() throws(KeychainError) {
+        guard let tail = tornTail, tail.mayHoldAcknowledgedData else { return }
+        throw .corrupted(
+            offset: tail.offset,
+            reason: "the last commit's records (\(tail.byteCount) bytes) do not verify and may hold committed items, so this keychain "
+                + "is not changed until it is repaired")
+    }
+
+    /// Before a write: writes back what the open repaired, takes the last chunk's parity from records that
+    /// verified, and cuts what follows the last commit (a remnant, or the parts of an undone transaction).
+    func prepareForWrite() throws(KeychainError) {
+        try checkTailMayBeDropped()
+        let log = state.log
+        // A header page that does not hold the verified copy is written again, one page at a time, so that a
+        // crash while writing it leaves the other.
+        for (page, intact) in state.pagesIntact.enumerated() where !intact {
+            try HeaderPage.encode(state.headerBytes).withBytes { (raw) throws(KeychainError) in
+                try file.writeAll(raw, at: OpenedHeaderV2.pageOffsets[page])
+            }
+            try file.sync()
+            state.pagesIntact[page] = true
+        }
+        for repair in state.replayed.repairs { try log.writeBack(repair) }
+        state.replayed.repairs = []
+        if log.appendRefusal == .tailMismatch { try log.confirmLastChunk() }
+        if log.writtenEnd > end { try log.cut(to: end) } else { try log.cutRemnant() }
+        state.replayed.tornTail = nil
+    }
+
+    func append<Entries: RandomAccessCollection<LogEntry>>(
+        _ entries: Entries, using generator: inout RandomSource
+    ) throws(KeychainError) -> AppendedSecrets where Entries.Index == Int {
+        do throws(KeychainError) {
+            try prepareForWrite()
+        } catch {
+            mustReload = true
+            throw error
+        }
+        let time = Self.milliseconds(clock())
+        var sealed: [EntryV2] = []
+        sealed.reserveCapacity(entries.count)
+        for entry in entries {
+            switch entry {
+            case .put(let id, let attributes, let secret):
+                sealed.append(.put(id: id, attributes: attributes, secret: secret.plaintext(attributes: attributes)))
+            case .delete(let id):
+                sealed.append(.delete(id: id, time: time))
+            }
+        }
+        defer {
+            // Plaintext copies of the secrets go, and so do those kept in the puts' reserved blocks.
+            EntryV2.wipeSecrets(&sealed)
+            for case .put(_, let attributes, .inReservedBlock) in entries { attributes.encoded.storage.wipeReserved() }
+        }
+        let transaction = try RecordV2Encoder.encodeTransaction(
+            sealed, firstSequence: head.sequence + 1, previousChain: head.chainValue, keys: state.keys, using: &generator)
+        let log = state.log
+        let before = state.replayed
+        var secrets: [SealedSecret] = []
+        var position = end
+        for (part, record) in transaction.records.enumerated() {
+            let isLast = part == transaction.records.count - 1
+            let sequence = head.sequence + 1 + UInt64(part)
+            // The bytes the commit's slot place holds now: a commit whose sync fails is taken back by putting them back.
+            let place = Int(((log.newest?.seal.counter ?? 0) + 1) % 2)
+            let displaced = isLast ? HealingLog.readTolerating(file, count: CommitSlot.length, at: HealingLayout.slotOffsets[place]) : nil
+            let writtenBefore = log.writtenEnd
+            do throws(KeychainError) {
+                if isLast {
+                    try log.append(record, committedEnd: position + record.count, headSequence: sequence, headChain: transaction.chain)
+                } else {
+                    try log.append(
+                        record, committedEnd: before.end, headSequence: before.head.sequence, headChain: before.head.chainValue,
+                        flushBetween: true)
+                }
+            } catch {
+                mustReload = true
+                // A commit whose slot reached the file took effect, even if its sync failed: read the slots back.
+                let reread = try? HealingLog(
+                    opening: file, headerKey: state.headerKey, epoch: state.header.epoch, rewriteEnd: Int(state.header.rewriteEnd))
+                guard isLast, let reread, reread.committedEnd == position + record.count else {
+                    // Not committed: what was written past the last commit is taken back if it can be (the next
+                    // writer cuts it otherwise).
+                    if let reread, reread.committedEnd == before.end {
+                        try? reread.cut(to: before.end)
+                        try? reread.cutRemnant()
+                    }
+                    throw error
+                }
+                // The commit is in the file, but whether the disk has it is unknown: it is taken back, so that the
+                // change fails as a whole, if the slot's old bytes and the file's old size can be put back and synced.
+                if let displaced, displaced.unreadable.isEmpty {
+                    let takenBack = Result { () throws(KeychainError) in
+                        try displaced.bytes.withBytes { (raw) throws(KeychainError) in
+                            try file.writeAll(raw, at: HealingLayout.slotOffsets[place])
+                        }
+                        try file.truncate(to: HealingLayout.physicalEnd(ofLog: writtenBefore))
+                        try file.sync()
+                    }
+                    if case .success = takenBack { throw error }
+                }
+                unconfirmedDurability = .notConfirmedDurable(
+                    operation: "the change", reason: "its commit is in the file, but writing or syncing it reported \(error)")
+            }
+            secrets += try Self.sealedSecrets(of: record)
+            position += record.count
+        }
+        state.replayed.head = Head(epoch: epoch, sequence: head.sequence + UInt64(transaction.records.count), chainValue: transaction.chain)
+        state.replayed.end = position
+        for entry in sealed { if case .delete(let id, let time) = entry { state.replayed.tombstones[id] = time } }
+        state.size = (try? file.size()) ?? state.size
+        return AppendedSecrets(count: secrets.count) { secrets[$0] }
+    }
+
+    /// The sealed secrets of a record's puts, in entry order, copied from its bytes (which verified as written).
+    static func sealedSecrets(of record: [UInt8]) throws(KeychainError) -> [SealedSecret] {
+        let scanned = try RecordV2Decoder.scan(record, at: 0)
+        var secrets: [SealedSecret] = []
+        for page in scanned.pages {
+            for box in page.secrets { secrets.append(sealedSecret(box: Array(record[box]))) }
+        }
+        return secrets
+    }
+
+    /// A version 2 secret box as the index holds it: only the box (its associated data names the item).
+    static func sealedSecret(box: [UInt8]) -> SealedSecret {
+        SealedSecret(
+            box: box, sequence: 0, kind: .put, entryCount: 0, entryIndex: 0, previousChain: [],
+            entryByteCount: RecordV2.boxFieldHeaderSize + box.count + pageEntryEstimate)
+    }
+
+    /// What a put's page entry adds to the file besides its secret box, counted as live bytes.
+    static let pageEntryEstimate = 128
+
+    func decryptSecret(of item: StoredItem) throws(KeychainError) -> [UInt8] {
+        let bytes = Array(item.secret.box)
+        return try RecordV2Decoder.openSecret(0..<bytes.count, of: item.id, in: bytes, keys: state.keys)
+    }
+
+    func statistics(of index: ItemIndex) -> KeychainStatistics {
+        let live = HealingLayout.logStart + index.liveEntryBytes
+        return KeychainStatistics(
+            itemCount: index.count, liveBytes: live, deadBytes: max(0, state.size - live), fileSize: state.size, epoch: epoch)
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+}

@@ -1,0 +1,235 @@
+/// Replays a version 2 log into an index (Docs/FormatVersion2.md §3 and §5): every record up to the newest
+/// commit verified — pages opened, secret boxes' tags checked — and applied a transaction at a time.
+///
+/// Records are read as they stand in the file. Where one does not verify, the log's parity is asked for repaired
+/// bytes of the chunks it may lie in (``HealingLog/repair(chunk:)``), and the record is read again through them:
+/// the repair is kept only if the record then verifies, and the next writer writes it back. A record that still
+/// does not verify is, by where it lies:
+/// - below the older commit or the rewrite end: acknowledged, so damage — `corrupted`, never cut (§3 rule 1);
+/// - in the newest commit: possibly acknowledged — replay stops before it, and no write may cut it (rule 2);
+/// - past the newest commit: the parts of a transaction that never committed, which the next writer cuts (rule 3).
+struct ReplayV2 {
+    /// Where a replay stopped, and what it found on the way.
+    struct Outcome {
+        /// The last record applied, and where it ends (a commit's end, in the log's logical bytes).
+        var head: Head
+        var end: Int
+        /// What lies after `end` and was not applied.
+        var tornTail: TornTail?
+        /// Deleted items and when they were deleted, in milliseconds since 1970 (kept by rewrites, for merging).
+        var tombstones: [ItemID: Int64]
+        /// Chunks whose repaired bytes verified, for the next writer to write back.
+        var repairs: [HealingLog.ChunkRepair]
+    }
+
+    let log: HealingLog
+    let keys: RecordKeysV2
+    var index: ItemIndex
+    private(set) var outcome: Outcome
+    /// The head the header says the last rewrite's records end with.
+    private let rewriteHead: Head?
+    private let watchedSequence: UInt64?
+    private(set) var watchedChain: [UInt8]?
+    /// The heads at the commit slots' committed ends, for the fork check.
+    private var headsAtSlots: [Int: Head] = [:]
+    /// Log bytes read, from `windowStart`, with repaired chunks laid over them.
+    private var window: [UInt8] = []
+    private var windowStart = 0
+    /// Proposed repairs, by chunk, not yet confirmed by a record that verifies.
+    private var proposals: [Int: HealingLog.ChunkRepair] = [:]
+
+    /// A replay from the log's start, whose first record follows `start` (sequence 0 and C0).
+    init(log: HealingLog, keys: RecordKeysV2, start: Head, rewriteHead: Head? = nil, watching pin: Head? = nil) {
+        self.init(
+            log: log, keys: keys,
+            continuing: Outcome(head: start, end: 0, tornTail: nil, tombstones: [:], repairs: []),
+            index: ItemIndex(), rewriteHead: rewriteHead, watching: pin)
+    }
+
+    /// A replay that goes on after `outcome`, whose records `index` holds.
+    init(log: HealingLog, keys: RecordKeysV2, continuing outcome: Outcome, index: ItemIndex, rewriteHead: Head? = nil, watching pin: Head? = nil) {
+        self.log = log
+        self.keys = keys
+        self.index = index
+        self.outcome = outcome
+        self.outcome.tornTail = nil
+        self.rewriteHead = rewriteHead
+        watchedSequence = pin.flatMap { $0.epoch == outcome.head.epoch ? $0.sequence : nil }
+        if watchedSequence == outcome.head.sequence { watchedChain = outcome.head.chainValue }
+    }
+
+    mutating func run() throws(KeychainError) {
+        let committedEnd = log.committedEnd
+        let acknowledgedEnd = max(log.rewriteEnd, Int(log.older?.seal.committedEnd ?? 0))
+        let slotEnds = Set([log.newest, log.older].compactMap { $0.map { Int($0.seal.committedEnd) } })
+        var position = outcome.end
+        var head = outcome.head
+        var pending: [DecodedEntry] = []
+        var deletions: [(ItemID, Int64)] = []
+        var nextPart: UInt32? = nil
+        var transactionStart = position
+        while position < committedEnd {
+            let record: RecordV2Decoder.Record
+            do {
+                record = try readRecord(at: position, after: head, limit: committedEnd)
+            } catch {
+                // Read and repaired once more, if parity proposes anything new for where the record may lie.
+                if case .corrupted = error, try proposeRepairs(from: position),
+                   let repaired = try? readRecord(at: position, after: head, limit: committedEnd) {
+                    record = repaired
+                } else {
+                    try stop(at: nextPart == nil ? position : transactionStart, acknowledgedEnd: acknowledgedEnd, error: error)
+                    return
+                }
+            }
+            guard record.part == (nextPart ?? 0) else {
+                throw .corrupted(
+                    offset: position, reason: "record \(record.sequence) is part \(record.part) where part \(nextPart ?? 0) was due")
+            }
+            if nextPart == nil { transactionStart = position }
+            for entry in record.entries {
+                switch entry {
+                case .put(let id, let attributes, let box):
+                    pending.append(.put(id: id, attributes: attributes, secret: RecordLogV2.sealedSecret(box: Array(window[box]))))
+                case .delete(let id, let time):
+                    pending.append(.delete(id: id))
+                    deletions.append((id, time))
+                case .tombstone(let id, let time):
+                    deletions.append((id, time))
+                }
+            }
+            head = Head(epoch: head.epoch, sequence: record.sequence, chainValue: record.chain)
+            position = windowStart + record.end
+            if head.sequence == watchedSequence { watchedChain = head.chainValue }
+            if slotEnds.contains(position) { headsAtSlots[position] = head }
+            switch record.kind {
+            case .part:
+                nextPart = record.part + 1
+            case .commit:
+                do {
+                    try index.apply(pending)
+                } catch {
+                    throw .corrupted(offset: transactionStart, reason: "an authentic transaction cannot be applied: \(error)")
+                }
+                for (id, time) in deletions { outcome.tombstones[id] = time }
+                pending.removeAll(keepingCapacity: true)
+                deletions.removeAll(keepingCapacity: true)
+                nextPart = nil
+                outcome.head = head
+                outcome.end = position
+                if position == log.rewriteEnd, let rewriteHead, rewriteHead != head {
+                    throw .corrupted(offset: position, reason: "the records the last rewrite wrote end with another head than its header names")
+                }
+            }
+        }
+        guard nextPart == nil else {
+            throw .corrupted(
+                offset: transactionStart, reason: "the log's committed end (byte \(committedEnd)) falls inside a transaction: its frames are damaged")
+        }
+        confirmRepairs()
+        let physicalEnd = HealingLayout.physicalEnd(ofLog: log.writtenEnd)
+        if let size = try? log.file.size(), size > physicalEnd, log.writtenEnd == committedEnd {
+            outcome.tornTail = TornTail(
+                offset: committedEnd, byteCount: size - physicalEnd,
+                reason: "bytes past the log's written end: a write that never committed (a crash remnant)")
+        } else if log.writtenEnd > committedEnd {
+            outcome.tornTail = TornTail(
+                offset: committedEnd, byteCount: log.writtenEnd - committedEnd,
+                reason: "records of a transaction that never committed (a crash during a large batch)")
+        }
+    }
+
+    /// Ends the replay at `offset`, the start of a record or transaction that does not verify even repaired.
+    private mutating func stop(at offset: Int, acknowledgedEnd: Int, error: KeychainError) throws(KeychainError) {
+        confirmRepairs()
+        guard offset >= acknowledgedEnd else {
+            if case .corrupted(let at, let reason) = error {
+                throw .corrupted(offset: at, reason: "\(reason); the record is acknowledged and parity could not repair it")
+            }
+            throw error
+        }
+        outcome.tornTail = TornTail(
+            offset: offset, byteCount: log.writtenEnd - offset,
+            reason: "the newest commit's records do not verify, even repaired (\(error))", mayHoldAcknowledgedData: true)
+    }
+
+    /// Checks the commit slots' heads against the records' (``HealingLog/checkHeads(_:)``).
+    func checkHeads() throws(KeychainError) {
+        try log.checkHeads { headsAtSlots[$0] }
+    }
+
+    /// Reads and verifies the record at `position`, which must follow `head` and end by `limit`.
+    private mutating func readRecord(at position: Int, after head: Head, limit: Int) throws(KeychainError) -> RecordV2Decoder.Record {
+        try fill(position..<min(limit, position + 8))
+        guard position + 8 <= limit else {
+            throw .corrupted(offset: position, reason: "\(limit - position) bytes before the committed end, too few for a record")
+        }
+        let at = position - windowStart
+        let length = Int(window[at..<(at + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        guard length <= RecordV2.maximumBodyLength, position + 8 + length <= limit else {
+            throw .corrupted(offset: position, reason: "a record of \(length) bytes would run past the committed end (byte \(limit))")
+        }
+        try fill(position..<(position + 8 + length))
+        let record = try RecordV2Decoder.decode(window, at: position - windowStart, previousChain: head.chainValue, keys: keys)
+        guard record.sequence == head.sequence + 1 else {
+            throw .corrupted(offset: position, reason: "record \(record.sequence) where record \(head.sequence + 1) was due")
+        }
+        return record
+    }
+
+    /// Makes the window hold `range` of the log.
+    private mutating func fill(_ range: Range<Int>) throws(KeychainError) {
+        if range.lowerBound >= windowStart && range.upperBound <= windowStart + window.count { return }
+        let count = min(log.writtenEnd - range.lowerBound, max(range.count, Self.windowSize))
+        window = readLog(at: range.lowerBound, count: count)
+        windowStart = range.lowerBound
+    }
+
+    /// Log bytes as they read, unreadable sectors as zeros, with proposed repairs laid over them.
+    private func readLog(at offset: Int, count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        var position = offset
+        while position < offset + count {
+            let chunk = position / ChunkParity.dataLength
+            let inChunk = position % ChunkParity.dataLength
+            let length = min(offset + count - position, ChunkParity.dataLength - inChunk)
+            if let repair = proposals[chunk], inChunk + length <= repair.data.count {
+                bytes += repair.data[inChunk..<(inChunk + length)]
+            } else {
+                bytes += HealingLog.readTolerating(log.file, count: length, at: HealingLayout.physical(position)).bytes
+            }
+            position += length
+        }
+        return bytes
+    }
+
+    /// Asks parity for the chunks a record at `position` may lie in; whether any proposal changes bytes.
+    private mutating func proposeRepairs(from position: Int) throws(KeychainError) -> Bool {
+        let last = (min(log.writtenEnd, position + 8 + RecordV2.maximumBodyLength) - 1) / ChunkParity.dataLength
+        var changed = false
+        for chunk in (position / ChunkParity.dataLength)...max(last, position / ChunkParity.dataLength) where proposals[chunk] == nil {
+            let repair = try log.repair(chunk: chunk)
+            if !repair.changedOffsets.isEmpty || repair.parityChanged {
+                proposals[chunk] = repair
+                changed = changed || !repair.changedOffsets.isEmpty
+            }
+        }
+        if changed { window = [] }
+        return changed
+    }
+
+    /// Keeps the proposals whose changed bytes all lie in records that verified.
+    private mutating func confirmRepairs() {
+        for (chunk, repair) in proposals.sorted(by: { $0.key < $1.key }) {
+            let start = chunk * ChunkParity.dataLength
+            if repair.changedOffsets.allSatisfy({ start + $0 < outcome.end }) && repair.unrepairedCodewords.isEmpty {
+                outcome.repairs.append(repair)
+            }
+        }
+        proposals = [:]
+    }
+
+    /// Bytes read at a time.
+    static let windowSize = 1 << 20
+}

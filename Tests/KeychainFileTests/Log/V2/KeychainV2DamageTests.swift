@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@_spi(FormatVersion2) @testable import KeychainFile
+
+/// Damage to a version 2 file opened through `Keychain`: repaired from parity and reported, or refused as
+/// `corrupted` — never an empty or shorter keychain.
+@Suite("Format version 2 through Keychain: damage")
+struct KeychainV2DamageTests {
+    /// A compacted version 2 file of 300 items (every item in records the header covers), its path, the items,
+    /// and the log's written end.
+    func compactedFile(_ directory: TemporaryDirectory) throws -> (path: String, expected: [String: [UInt8]], logEnd: Int) {
+        let keychain = try V2Keychain.create(in: directory)
+        let expected = try V2Keychain.fill(keychain, count: 300, perBatch: 50, secretSize: 200)
+        try keychain.compact()
+        let log = try V2Keychain.log(keychain)
+        return (directory.file("v2.kcf"), expected, log.state.log.writtenEnd)
+    }
+
+    @Test("A flipped byte anywhere in a compacted file's records is repaired on open, and written back by the next write")
+    func flippedBytesRepaired() throws {
+        let directory = try TemporaryDirectory()
+        let (path, expected, logEnd) = try compactedFile(directory)
+        #expect(logEnd > ChunkParity.dataLength, "the records span more than one chunk")
+        let pristine = try fileBytes(path)
+        for logical in stride(from: 3, to: logEnd, by: logEnd / 37) {
+            let physical = HealingLayout.physical(logical)
+            var damaged = pristine
+            damaged[physical] ^= 0x5A
+            try writeFileBytes(damaged, to: path)
+            let keychain = try V2Keychain.open(path)
+            #expect(try liveSecrets(keychain) == expected, "byte \(logical) of the log")
+            #expect(try V2Keychain.log(keychain).repairedChunks == [logical / ChunkParity.dataLength])
+            try keychain.add(GenericPassword(service: "other", account: "a", password: "b"))
+            #expect(try fileBytes(path)[physical] == pristine[physical], "written back")
+            #expect(try liveSecrets(V2Keychain.open(path)) == expected)
+        }
+        try writeFileBytes(pristine, to: path)
+    }
+
+    @Test("A zeroed 4 KiB sector of a compacted file's records is repaired")
+    func zeroedSectorRepaired() throws {
+        let directory = try TemporaryDirectory()
+        let (path, expected, logEnd) = try compactedFile(directory)
+        let pristine = try fileBytes(path)
+        for logical in [0, 4_096 * 3 + 17, logEnd - 4_096] {
+            var damaged = pristine
+            let start = HealingLayout.physical(logical)
+            for offset in start..<min(start + 4_096, damaged.count) { damaged[offset] = 0 }
+            try writeFileBytes(damaged, to: path)
+            #expect(try liveSecrets(V2Keychain.open(path)) == expected, "4 KiB zeroed at log byte \(logical)")
+        }
+    }
+
+    @Test("Damage beyond what parity repairs in a compacted file fails the open as corrupted: never an empty keychain")
+    func unrepairableDamageRefused() throws {
+        let directory = try TemporaryDirectory()
+        let (path, _, _) = try compactedFile(directory)
+        var damaged = try fileBytes(path)
+        let start = HealingLayout.physical(1_000)
+        for offset in start..<(start + 12_000) { damaged[offset] ^= 0xFF }
+        try writeFileBytes(damaged, to: path)
+        #expect(throws: KeychainError.corrupted(offset: 0, reason: "")) { try V2Keychain.open(path) }
+        // Nothing was written over the evidence.
+        #expect(try fileBytes(path) == damaged)
+    }
+
+    @Test("A destroyed first header page opens from the second")
+    func headerPageLost() throws {
+        let directory = try TemporaryDirectory()
+        let (path, expected, _) = try compactedFile(directory)
+        var damaged = try fileBytes(path)
+        let pageB = Array(damaged[HealingLayout.headerBOffset..<(HealingLayout.headerBOffset + HealingLayout.headerPageLength)])
+        for offset in 0..<HealingLayout.headerPageLength { damaged[offset] = 0xEE }
+        try writeFileBytes(damaged, to: path)
+        let keychain = try V2Keychain.open(path)
+        #expect(try liveSecrets(keychain) == expected)
+        // The next write puts the verified copy back in the page that lost it.
+        try keychain.add(GenericPassword(service: "other", account: "a", password: "b"))
+        #expect(Array(try fileBytes(path)[0..<HealingLayout.headerPageLength]) == pageB)
+    }
+
+    @Test("A flipped byte in an early appended record, below later commits, is repaired")
+    func appendedRecordRepaired() throws {
+        let directory = try TemporaryDirectory()
+        let keychain = try V2Keychain.create(in: directory)
+        let expected = try V2Keychain.fill(keychain, count: 30)
+        let path = directory.file("v2.kcf")
+        var damaged = try fileBytes(path)
+        damaged[HealingLayout.physical(100)] ^= 1
+        try writeFileBytes(damaged, to: path)
+        #expect(try liveSecrets(V2Keychain.open(path)) == expected)
+    }
+}
