@@ -259,9 +259,14 @@ final class RecordLogV2 {
             try file.sync()
             state.pagesIntact[page] = true
         }
+        let repaired = Set(state.replayed.repairs.map(\.chunk))
         for repair in state.replayed.repairs { try log.writeBack(repair) }
         state.replayed.repairs = []
-        if log.appendRefusal == .tailMismatch { try log.confirmLastChunk() }
+        // The last chunk's records verified as they read, up to the written end: its parity was what did not
+        // match, and is computed again from them. (Bytes that verified only as repaired were written back above.)
+        if log.appendRefusal == .tailMismatch, end == log.writtenEnd, !repaired.contains(log.writtenEnd / ChunkParity.dataLength) {
+            try log.confirmLastChunk()
+        }
         if log.writtenEnd > end { try log.cut(to: end) } else { try log.cutRemnant() }
         state.replayed.tornTail = nil
     }
