@@ -9,7 +9,7 @@ import Glibc
 import Darwin
 #endif
 import KeychainCrypto
-import KeychainFile
+@_spi(FormatVersion2) import KeychainFile
 
 /// `kcf-bench store`: the keychain's own operations at several sizes, on a real file in a temporary
 /// directory, in the shapes `Scripts/compare-peers.sh` measures SQLite with.
@@ -25,6 +25,8 @@ struct StoreBenchmark {
     let lookups: Int
     /// Whether to print each phase's peak resident memory to stderr.
     var printingMemoryPhases = false
+    /// The format version of the files measured.
+    var formatVersion = 1
 
     /// One size's figures, in the order printed.
     struct Run {
@@ -53,8 +55,9 @@ struct StoreBenchmark {
 
         // Bulk load: every item in one batch, one record, one fsync.
         do {
-            let keychain = try Keychain.create(
-                at: path, credential: key, options: Keychain.CreationOptions(autoCompaction: .disabled))
+            var creation = Keychain.CreationOptions(autoCompaction: .disabled)
+            creation.formatVersion = formatVersion
+            let keychain = try Keychain.create(at: path, credential: key, options: creation)
             // Items are made inside the batch, one at a time, so that the benchmark does not hold every item
             // besides what the keychain holds (their making, about 1 µs each, is in the time).
             let start = monotonicNanoseconds()

@@ -8,7 +8,7 @@ import Darwin
 ///
 ///     swift run -c release kcf-bench crypto [--json] [--seconds S]
 ///     swift run -c release kcf-bench ct [--calls N]
-///     swift run -c release kcf-bench store [--json] [--items N…]
+///     swift run -c release kcf-bench store [--json] [--items N…] [--format 1|2]
 ///     swift run -c release kcf-bench reed-solomon [--json] [--seconds S] [--megabytes M]
 ///     swift run -c release kcf-bench write-pattern [--operations N]
 ///     swift run -c release kcf-bench open-v2 [--items N…]
@@ -41,6 +41,7 @@ let usage = """
       --lookups N    finds and secret reads timed per size (store; default 20000)
       --skip-kdf     do not time opening with a password (store; for profiling)
       --memory-phases print each phase's peak resident memory to stderr (store)
+      --format N     the format version of the files measured (store; 1 or 2; default 1)
     """
 
 func fail(_ message: String) -> Never {
@@ -77,6 +78,7 @@ var operations = 200
 var lookups = 20_000
 var skipKDF = false
 var memoryPhases = false
+var formatVersion = 1
 var megabytes = 64
 /// Takes the value after `option` from `arguments`: a whole number above zero, or the run ends with a message.
 @MainActor func positiveWholeNumber(after option: String) -> Int {
@@ -107,6 +109,9 @@ while !arguments.isEmpty {
         if itemCounts.isEmpty { fail("--items needs at least one count") }
     case "--skip-kdf": skipKDF = true
     case "--memory-phases": memoryPhases = true
+    case "--format":
+        formatVersion = positiveWholeNumber(after: option)
+        guard formatVersion == 1 || formatVersion == 2 else { fail("--format needs 1 or 2") }
     case "--operations": operations = positiveWholeNumber(after: option)
     case "--lookups": lookups = positiveWholeNumber(after: option)
     case "--megabytes": megabytes = positiveWholeNumber(after: option)
@@ -128,6 +133,7 @@ do {
             sizes: itemCounts.isEmpty ? [1_000, 10_000, 100_000] : itemCounts, durableOperations: operations,
             lookups: lookups)
         benchmark.printingMemoryPhases = memoryPhases
+        benchmark.formatVersion = formatVersion
         let runs = try benchmark.run()
         printStoreRuns(runs, passwordOpen: skipKDF ? .nan : try StoreBenchmark.measurePasswordOpen(), json: json)
     case "open-v2":

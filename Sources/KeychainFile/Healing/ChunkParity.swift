@@ -65,6 +65,15 @@ struct ChunkParity: Sendable, Equatable {
     /// - Precondition: `offset + appended.count ≤ dataLength`.
     mutating func append(_ appended: some Collection<UInt8>, at offset: Int) {
         precondition(offset >= 0 && offset + appended.count <= Self.dataLength, "the bytes lie outside the chunk")
+        if appended.count >= Self.encodingThreshold {
+            // The code is linear: the parity of the appended bytes at their places, zeros elsewhere, is added to
+            // the parity so far. Encoding every codeword costs about what 32 table steps cost for a thousand bytes.
+            var placed = [UInt8](repeating: 0, count: offset)
+            placed.append(contentsOf: appended)
+            let added = ChunkParity(chunk: placed)
+            for index in bytes.indices { bytes[index] ^= added.bytes[index] }
+            return
+        }
         let table = Self.unitParityLogarithms
         var position = offset
         for byte in appended {
@@ -161,6 +170,9 @@ struct ChunkParity: Sendable, Equatable {
     private static func encode(_ message: [UInt8]) -> [UInt8] {
         do { return try code.parity(of: message) } catch { preconditionFailure("a 223-symbol message fits RS(255, 223): \(error)") }
     }
+
+    /// Appends of at least this many bytes are encoded codeword by codeword rather than byte by byte.
+    static let encodingThreshold = 1_024
 
     /// Marks a zero coefficient in ``unitParityLogarithms`` (zero has no logarithm).
     private static let zeroLogarithm: UInt8 = 255

@@ -123,11 +123,13 @@ extension RecordLogV2 {
                         EntryV2.wipeSecrets(&entries)
                         entries.removeAll(keepingCapacity: true)
                     }
+                    let entryBytes = entries.compactMap { (entry) -> Int? in if case .put = entry { return entry.pageByteCount } else { return nil } }
                     let transaction = try RecordV2Encoder.encodeTransaction(
                         entries, firstSequence: head.sequence + 1, previousChain: head.chainValue, keys: keys, using: &generator)
                     var bytes: [UInt8] = []
+                    let first = secrets.count
                     for record in transaction.records {
-                        secrets += try sealedSecrets(of: record)
+                        secrets += try sealedSecrets(of: record, entryBytes: entryBytes[(secrets.count - first)...])
                         bytes += record
                     }
                     head = Head(epoch: epoch, sequence: head.sequence + UInt64(transaction.records.count), chainValue: transaction.chain)

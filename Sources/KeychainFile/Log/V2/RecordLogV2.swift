@@ -296,6 +296,7 @@ final class RecordLogV2 {
             EntryV2.wipeSecrets(&sealed)
             for case .put(_, let attributes, .inReservedBlock) in entries { attributes.encoded.storage.wipeReserved() }
         }
+        let entryBytes = sealed.compactMap { (entry) -> Int? in if case .put = entry { return entry.pageByteCount } else { return nil } }
         let transaction = try RecordV2Encoder.encodeTransaction(
             sealed, firstSequence: head.sequence + 1, previousChain: head.chainValue, keys: state.keys, using: &generator)
         let log = state.log
@@ -346,7 +347,7 @@ final class RecordLogV2 {
                 unconfirmedDurability = .notConfirmedDurable(
                     operation: "the change", reason: "its commit is in the file, but writing or syncing it reported \(error)")
             }
-            secrets += try Self.sealedSecrets(of: record)
+            secrets += try Self.sealedSecrets(of: record, entryBytes: entryBytes[secrets.count...])
             position += record.count
         }
         state.replayed.head = Head(epoch: epoch, sequence: head.sequence + UInt64(transaction.records.count), chainValue: transaction.chain)
@@ -357,24 +358,31 @@ final class RecordLogV2 {
     }
 
     /// The sealed secrets of a record's puts, in entry order, copied from its bytes (which verified as written).
-    static func sealedSecrets(of record: [UInt8]) throws(KeychainError) -> [SealedSecret] {
+    ///
+    /// - Parameter entryBytes: The page bytes of the record's puts' entries, in order (for the live-byte count).
+    static func sealedSecrets(of record: [UInt8], entryBytes: ArraySlice<Int>) throws(KeychainError) -> [SealedSecret] {
         let scanned = try RecordV2Decoder.scan(record, at: 0)
         var secrets: [SealedSecret] = []
+        var entry = entryBytes.startIndex
         for page in scanned.pages {
-            for box in page.secrets { secrets.append(sealedSecret(box: Array(record[box]))) }
+            for box in page.secrets {
+                let bytes = entry < entryBytes.endIndex ? entryBytes[entry] : 0
+                secrets.append(sealedSecret(box: Array(record[box]), entryBytes: bytes))
+                entry += 1
+            }
         }
         return secrets
     }
 
     /// A version 2 secret box as the index holds it: only the box (its associated data names the item).
-    static func sealedSecret(box: [UInt8]) -> SealedSecret {
+    ///
+    /// - Parameter entryBytes: The bytes of the put's entry in its page: with the box's field, the file bytes
+    ///   the item keeps live.
+    static func sealedSecret(box: [UInt8], entryBytes: Int) -> SealedSecret {
         SealedSecret(
             box: box, sequence: 0, kind: .put, entryCount: 0, entryIndex: 0, previousChain: [],
-            entryByteCount: RecordV2.boxFieldHeaderSize + box.count + pageEntryEstimate)
+            entryByteCount: RecordV2.boxFieldHeaderSize + box.count + entryBytes)
     }
-
-    /// What a put's page entry adds to the file besides its secret box, counted as live bytes.
-    static let pageEntryEstimate = 128
 
     func decryptSecret(of item: StoredItem) throws(KeychainError) -> [UInt8] {
         let bytes = Array(item.secret.box)

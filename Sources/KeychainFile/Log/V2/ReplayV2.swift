@@ -90,7 +90,8 @@ struct ReplayV2 {
             for entry in record.entries {
                 switch entry {
                 case .put(let id, let attributes, let box):
-                    pending.append(.put(id: id, attributes: attributes, secret: RecordLogV2.sealedSecret(box: Array(window[box]))))
+                    let entryBytes = 1 + 4 + AttributeCoding.encodedByteCount(attributes) + 4 + 16
+                    pending.append(.put(id: id, attributes: attributes, secret: RecordLogV2.sealedSecret(box: Array(window[box]), entryBytes: entryBytes)))
                 case .delete(let id, let time):
                     pending.append(.delete(id: id))
                     deletions.append((id, time))
