@@ -159,8 +159,9 @@ enum ImportCommands {
         guard context.value("t") == nil else { return nil }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return .pass }
-        guard let bytes = try? PasswordImport.file(path) else { return nil }
-        return ImportFormat.detect(bytes)
+        guard var head = PasswordImport.head(path, count: ImportFormat.detectionLength) else { return nil }
+        defer { wipe(&head) }
+        return ImportFormat.detect(head)
     }
 
     /// The bytes of a file.

@@ -38,7 +38,9 @@ enum PasswordImport {
     /// The items of the input, read as `format`.
     private static func items(_ format: ImportFormat, path: String, report: inout ImportReport) throws(CommandError) -> [ImportedItem] {
         if format == .pass { return try storeItems(path, report: &report) }
-        let bytes = try file(path)
+        // The export holds every password in the clear: its bytes are wiped once read.
+        var bytes = try file(path)
+        defer { wipe(&bytes) }
         do throws(ImportParseError) {
             switch format {
             case .pass:
@@ -108,6 +110,16 @@ enum PasswordImport {
         guard data.count <= maximumFileSize else {
             throw .failure("\(path) is larger than \(maximumFileSize >> 20) MiB, more than an export kcf reads", .invalidParameter)
         }
+        return Array(data)
+    }
+
+    /// The first `count` bytes of the file at `path` (fewer when it is shorter), or `nil` when it cannot be read:
+    /// enough to tell its format.
+    static func head(_ path: String, count: Int) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        guard let data = try? handle.read(upToCount: count) else { return nil }
         return Array(data)
     }
 

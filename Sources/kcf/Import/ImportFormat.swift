@@ -9,11 +9,14 @@ enum ImportFormat: String, CaseIterable {
     /// The text of macOS `security dump-keychain -d` (``SecurityDumpReader``).
     case dumpKeychain = "dump-keychain"
 
-    /// The format of a file's bytes when they are plainly one of these: text that starts as a dump does, or
-    /// a CSV header with the columns of an export. `nil` otherwise (a certificate, a key, anything else).
+    /// How many bytes of a file ``detect(_:)`` needs: more than any export's first line.
+    static let detectionLength = 65_536
+
+    /// The format of a file's first bytes when they are plainly one of these: text that starts as a dump does,
+    /// or a CSV header with the columns of an export. `nil` otherwise (a certificate, a key, anything else).
     static func detect(_ bytes: [UInt8]) -> ImportFormat? {
         if bytes.starts(with: Array("keychain: ".utf8)) { return .dumpKeychain }
-        var reader = CSVRecordReader(bytes: Array(bytes.prefix(65_536)))
+        var reader = CSVRecordReader(bytes: Array(bytes.prefix(detectionLength)))
         guard let header = try? reader.next() else { return nil }
         if BitwardenCSV.matches(header: header.fields) { return .bitwardenCSV }
         if OnePasswordCSV.matches(header: header.fields) { return .onePasswordCSV }

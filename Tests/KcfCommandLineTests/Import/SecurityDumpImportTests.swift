@@ -259,6 +259,36 @@ struct SecurityDumpImportTests {
         #expect(try KeychainContents(sandbox).items.isEmpty, "\(defect)")
     }
 
+    @Test("items of a dump that cannot be kept: a key value not UTF-8 or a code not 32 bits skips the item, a label not UTF-8 is left out; an empty dump imports nothing")
+    func valuesThatDoNotFit() throws {
+        let sandbox = try KcfSandbox()
+        try sandbox.createKeychain()
+        let text = Self.item(attribute: "    \"acct\"<blob>=\(Self.appleBuffer([0x61, 0xFF]))")
+            + Self.item(attribute: "    \"acct\"<blob>=\"b\"\n    \"crtr\"<uint32>=\"abc\"")
+            + Self.item(attribute: "    0x00000007 <blob>=\(Self.appleBuffer([0xC3, 0x28]))\n    \"acct\"<blob>=\"c\"")
+            + Self.item(attribute: "    \"acct\"<blob>=\"d\"\n    \"type\"<uint32>=\(Self.appleUInt32(0x6E6F7465))\n    \"svce\"<blob>=\"\(String(repeating: "s", count: 70_000))\"")
+        let path = sandbox.file("odd.txt")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let result = try sandbox.unlocked(["import", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "1 item imported (1 generic password). 3 skipped (listed on stderr).\n")
+        #expect(result.stderr.split(separator: "\n").map(String.init) == [
+            "kcf: import: skipped item 1 at line 1: its attribute \"acct\" is not UTF-8 text",
+            "kcf: import: skipped item 2 at line 8: its attribute \"crtr\" is 3 bytes, not a 32-bit value",
+            "kcf: import: skipped item 4 at line 24: invalid parameter: service: 70000 bytes of UTF-8, more than 65535",
+            "kcf: import: not imported: attribute 0x00000007 that is not UTF-8 text, in 1 item: item 3 at line 16 (\"\u{FFFD}(\")",
+        ])
+        let kept = try KeychainContents(sandbox).item("genericPassword", "account", "c")
+        #expect(kept.attributes["label"] == nil)
+
+        let empty = sandbox.file("empty.txt")
+        try Data().write(to: URL(fileURLWithPath: empty))
+        let nothing = try sandbox.unlocked(["import", "-f", "dump-keychain", empty])
+        #expect(nothing.status == 0, "security dump-keychain of an empty keychain prints nothing: \(nothing.stderr)")
+        #expect(nothing.stdout == "0 items imported.\n")
+        #expect(nothing.stderr == "kcf: import: \(empty) holds no items\n")
+    }
+
     @Test("kcf's own dump-keychain -d output imports into another keychain as the same items (but their dates)")
     func kcfDumpRoundTrip() throws {
         let sandbox = try KcfSandbox()
