@@ -44,7 +44,9 @@ enum ImportCommands {
             place for (one-time password seeds, folders, custom fields, unknown columns and attributes) with the
             items that had them. A file that cannot be read as its format imports nothing (206). Two different
             items with one key in the input import nothing (45); an item the keychain has exits 45 unless -U
-            is given, which updates it. Every item is added in one transaction: all or nothing.
+            is given, which updates it with the imported attributes and secret. --strict imports nothing when
+            anything would be listed. Every item is added in one transaction: all or nothing. On a terminal,
+            stderr shows how far the decryption of a pass store is. Docs/CommandLine.md has the details.
             """],
         run: { (context) throws(CommandError) in try importFile(context) })
 
