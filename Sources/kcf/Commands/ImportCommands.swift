@@ -1,14 +1,18 @@
 import Foundation
 import KeychainFile
 
-/// `import FILE` (a certificate or a private key, DER or PEM) and `add-certificates FILE...`.
+/// `import FILE` (a certificate, a private key, or another password store's export) and
+/// `add-certificates FILE...`.
 enum ImportCommands {
     static let importCommand = Command(
-        name: "import", summary: "import a certificate or a private key (DER or PEM)",
+        name: "import", summary: "import a certificate, a private key, or another password store's export",
         options: [
             OptionSpec("t", .value("TYPE"), values: .choices(["cert", "priv"]), help: "cert or priv (default: told from the file)"),
+            OptionSpec("f", long: "format", .value("FORMAT"), values: .choices(ImportFormat.allCases.map(\.rawValue)),
+                       help: "an export: " + ImportFormat.allCases.map(\.rawValue).joined(separator: ", ") + " (default: told from FILE)"),
             OptionSpec("l", .value("LABEL"), help: "label (default: the certificate's common name; \"Imported Private Key\")"),
-            OptionSpec("U", help: "update the item if the keychain has it (same certificate or key): its label and bytes"),
+            OptionSpec("U", help: "update the items the keychain has (same certificate, key or password item) instead of exiting 45"),
+            OptionSpec(long: "strict", help: "an export: import nothing if any item would be skipped or any value not kept"),
             OptionSpec.expectedHead,
         ],
         positionals: [PositionalSpec("FILE", values: .file)],
@@ -19,6 +23,30 @@ enum ImportCommands {
             certificate form an identity (see find-identity). Encrypted keys are not read. A certificate already
             in the keychain (same issuer and serial number) or a key already there (same key) exits 45, unless -U
             is given: then the item is updated, with the new label and bytes.
+            """, """
+            Exports of other password stores (-f, or told from FILE: a directory is a pass store, a CSV header
+            names Bitwarden's or 1Password's columns, dump text starts with "keychain: "):
+              bitwarden-csv   Bitwarden's CSV export (folder,favorite,type,name,notes,fields,reprompt,login_uri,
+                              login_username,login_password,login_totp; or an organisation's, with collections)
+              1password-csv   1Password's CSV export (Title,Url,Username,Password,OTPAuth,Favorite,Archived,Tags,Notes)
+              pass            a pass password store: each NAME.gpg decrypted with `gpg --decrypt --batch`
+              dump-keychain   the text of macOS `security dump-keychain -d`
+            A login with a web address becomes an internet password (server, protocol, port and path from the
+            address; no scheme is protocol 0, any), one without a generic password whose service is its name;
+            the user name is the account, the name the label, the notes the comment (icmt, shown by find
+            without -g). Bitwarden secure notes become generic passwords as Apple keeps them (desc "secure
+            note", type note, the text as the secret). A pass entry is a generic password whose service is its
+            path without .gpg (Social/mastodon.social), whose secret is the first line and whose comment is the
+            other lines; its account is the value of a "login:", "username:" or "user:" line, else empty. Symbolic
+            links in the store are not followed. A dump's genp and inet items keep their class and attributes
+            (the print name as the label); certificates are imported from their data; keys and dates are not.
+            Everything not imported is listed on stderr: items skipped with the reason, and values kcf has no
+            place for (one-time password seeds, folders, custom fields, unknown columns and attributes) with the
+            items that had them. A file that cannot be read as its format imports nothing (206). Two different
+            items with one key in the input import nothing (45); an item the keychain has exits 45 unless -U
+            is given, which updates it with the imported attributes and secret. --strict imports nothing when
+            anything would be listed. Every item is added in one transaction: all or nothing. On a terminal,
+            stderr shows how far the decryption of a pass store is. Docs/CommandLine.md has the details.
             """],
         run: { (context) throws(CommandError) in try importFile(context) })
 
@@ -32,6 +60,11 @@ enum ImportCommands {
 
     private static func importFile(_ context: CommandContext) throws(CommandError) -> ExitStatus {
         let path = context.arguments.positionals[0]
+        if let format = try exportFormat(context, path: path) {
+            if context.value("l") != nil { throw .usage("-l labels one certificate or key; an export's items keep their names") }
+            return try PasswordImport.run(format, path: path, context: context)
+        }
+        if context.has("strict") { throw .usage("--strict applies to exports (-f)") }
         let bytes = try readFile(path)
         let kind = try kind(of: bytes, given: context.value("t"), path: path)
         let label = context.value("l")
@@ -111,7 +144,26 @@ enum ImportCommands {
         }
         if (try? Certificate(der: bytes)) != nil { return .cert }
         if (try? PrivateKeyFile(fileBytes: bytes)) != nil { return .priv }
-        throw .failure("\(path) is neither a DER certificate nor a private key (give -t to see why)", .invalidParameter)
+        throw .failure("\(path) is neither a DER certificate, a private key nor an export kcf reads (give -t or -f to see why)",
+                       .invalidParameter)
+    }
+
+    /// The export format to read `path` as: the one given with -f, else the one told from the file (a directory
+    /// is a pass store); `nil` for a certificate or a key.
+    private static func exportFormat(_ context: CommandContext, path: String) throws(CommandError) -> ImportFormat? {
+        if let given = context.value("format") {
+            guard context.value("t") == nil else { throw .usage("-t (cert or priv) and -f (an export) cannot both be given") }
+            guard let format = ImportFormat(rawValue: given) else {
+                throw .usage("-f takes " + ImportFormat.allCases.map(\.rawValue).joined(separator: ", ") + ", not \"\(given)\"")
+            }
+            return format
+        }
+        guard context.value("t") == nil else { return nil }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return .pass }
+        guard var head = PasswordImport.head(path, count: ImportFormat.detectionLength) else { return nil }
+        defer { wipe(&head) }
+        return ImportFormat.detect(head)
     }
 
     /// The bytes of a file.

@@ -57,7 +57,9 @@ enum MaintenanceCommands {
 
     private static func compact(_ context: CommandContext) throws(CommandError) -> ExitStatus {
         let keychain = try context.openKeychain()
-        let result = try keychainCall { () throws(KeychainError) in try keychain.compact() }
+        let result = try ProgressReporter.showing(command: "compact", activity: "rewriting the file with its \(keychain.count) live items") {
+            () throws(CommandError) in try keychainCall { () throws(KeychainError) in try keychain.compact() }
+        }
         Output.line("before: \(describe(result.before))")
         Output.line("after:  \(describe(result.after))")
         Output.line("reclaimed \(result.before.fileSize - result.after.fileSize) bytes; head \(keychain.head)")
@@ -82,7 +84,10 @@ enum MaintenanceCommands {
         var counts: [String] = []
         var countsByClass: [String: JSONValue] = [:]
         var itemCount = 0, secretCount = 0, secretBytes = 0
-        for (queryClass, itemClass) in KeychainListing.classes {
+        let progress = ProgressReporter(command: "verify", activity: "decrypting every secret, class", total: KeychainListing.classes.count)
+        defer { progress.finish() }
+        for (done, (queryClass, itemClass)) in KeychainListing.classes.enumerated() {
+            progress.update(done)
             let items = try KeychainListing.all(queryClass, in: keychain, returning: [.attributes, .data])
             itemCount += items.count
             for item in items {
@@ -96,6 +101,7 @@ enum MaintenanceCommands {
         let identities = try KeychainListing.all(.identity, in: keychain, returning: [.attributes]).count
         let statistics = try keychainCall { () throws(KeychainError) in try keychain.statistics() }
         let slots = try keychainCall { () throws(KeychainError) in try keychain.keySlots() }
+        progress.finish()
         if context.has("json") {
             countsByClass["identity"] = .integer(Int64(identities))
             countsByClass["total"] = .integer(Int64(itemCount))
@@ -158,8 +164,9 @@ enum MaintenanceCommands {
         let source = try context.existingKeychainPath()
         guard !KeychainLocation.exists(destination) else { throw .failed("a file already exists at \(destination)") }
         let password = try context.secrets.keychainPassword(for: source)
-        let report = try keychainCall { () throws(KeychainError) in
-            try Keychain.salvage(from: source, credential: .password(password), to: destination)
+        let report = try ProgressReporter.showing(command: "salvage", activity: "reading every record that still verifies") {
+            () throws(CommandError) in
+            try keychainCall { () throws(KeychainError) in try Keychain.salvage(from: source, credential: .password(password), to: destination) }
         }
         Output.line("salvaged \(SecurityText.quoted(Array(source.utf8))) into \(SecurityText.quoted(Array(destination.utf8)))")
         return describe(report)
@@ -182,8 +189,9 @@ enum MaintenanceCommands {
         let backup = context.value("backup") ?? path + ".damaged-" + timestamp()
         guard !KeychainLocation.exists(backup) else { throw .failed("a file already exists at \(backup)") }
         let password = try context.secrets.keychainPassword(for: path)
-        let report = try keychainCall { () throws(KeychainError) in
-            try Keychain.repair(at: path, credential: .password(password), keepingCopyAt: backup)
+        let report = try ProgressReporter.showing(command: "repair", activity: "copying the file, then rewriting it with every item that verifies") {
+            () throws(CommandError) in
+            try keychainCall { () throws(KeychainError) in try Keychain.repair(at: path, credential: .password(password), keepingCopyAt: backup) }
         }
         Output.line("repaired \(SecurityText.quoted(Array(path.utf8))); the file as it was is kept at \(SecurityText.quoted(Array(backup.utf8)))")
         return describe(report)

@@ -36,6 +36,11 @@ enum Output {
         write(Array(text.utf8), to: .error)
     }
 
+    /// Writes `text` as it is to stderr: a progress line (``ProgressReporter``), redrawn after a carriage return.
+    static func progress(_ text: String) {
+        write(Array(text.utf8), to: .error)
+    }
+
     /// The failed writes so far: at most one a stream, the first.
     static var failures: [OutputFailure] {
         StandardStream.allCases.compactMap { failure(of: $0) }

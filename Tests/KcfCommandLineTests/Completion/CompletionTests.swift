@@ -55,6 +55,7 @@ struct CompletionTests {
         // Each probe prints its words, a tab, then the candidates one per line, then an empty line.
         var probes: [[String]] = [
             ["kcf", "add-gen"], ["kcf", "import", "-t", ""], ["kcf", "find-key", "-t", "p"], ["kcf", "help", "dump"],
+            ["kcf", "import", "-f", ""], ["kcf", "import", "--format", "1"], ["kcf", "import", "--st"],
             ["kcf", "completion", ""], ["kcf", "-k", sandbox.file("notes.")], ["kcf", "verify", sandbox.file("notes.")],
             ["kcf", "add-generic-password", "-a", ""], ["kcf", "--keychain", "x.kcf", "find-ke"], ["kcf", ""],
         ]
@@ -80,6 +81,9 @@ struct CompletionTests {
         }
         #expect(candidates["kcf add-gen"] == ["add-generic-password"])
         #expect(candidates["kcf import -t "] == ["cert", "priv"])
+        #expect(candidates["kcf import -f "] == ["bitwarden-csv", "1password-csv", "pass", "dump-keychain"])
+        #expect(candidates["kcf import --format 1"] == ["1password-csv"])
+        #expect(candidates["kcf import --st"] == ["--strict"])
         #expect(candidates["kcf find-key -t p"] == ["private", "public"])
         #expect(candidates["kcf help dump"] == ["dump-keychain"])
         #expect(candidates["kcf completion "] == ["bash", "zsh", "fish"])
@@ -121,6 +125,7 @@ struct CompletionTests {
         }
         #expect(try complete("kcf add-gen") == ["add-generic-password"])
         #expect(try complete("kcf import -t ") == ["cert", "priv"])
+        #expect(Set(try complete("kcf import -f ")) == ["bitwarden-csv", "1password-csv", "pass", "dump-keychain"])
         #expect(try complete("kcf help dump") == ["dump-keychain"])
         let options = try complete("kcf find-internet-password -")
         for option in ["-a", "-s", "-r", "-t", "-P", "-g", "-w", "--hex", "--expected-head", "--keychain", "-k"] {
@@ -162,6 +167,7 @@ struct CompletionTests {
         }
         #expect(try complete("kcf add-gen") == ["add-generic-password"])
         #expect(try complete("kcf import -t ") == ["cert", "priv"])
+        #expect(Set(try complete("kcf import -f ")) == ["bitwarden-csv", "1password-csv", "pass", "dump-keychain"])
         #expect(try complete("kcf completion ").sorted() == ["bash", "fish", "zsh"])
         #expect(try complete("kcf help dump") == ["dump-keychain"])
         #expect(try complete("kcf --keychain x.kcf find-ke") == ["find-key"])
