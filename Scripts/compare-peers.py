@@ -231,58 +231,74 @@ TARGETS = [
 
 
 def report(paths):
-    """Prints the table from kcf-bench's JSON documents (one per size, or one with several) and the peers'."""
-    ours = None
+    """Prints the table from kcf-bench's JSON documents (one per size and format version, or one with several
+    sizes) and the peers'. Each format version of ours gets its own column and ratio to SQLite."""
+    ours = {}
     peers = {}
     for path in paths:
         with open(path) as handle:
             document = json.load(handle)
         if document.get("benchmark") == "store":
-            if ours is None:
-                ours = document
+            version = document.get("format", 1)
+            if version not in ours:
+                ours[version] = document
             else:
-                ours["runs"].extend(document["runs"])
+                ours[version]["runs"].extend(document["runs"])
         else:
             peers[(document["peer"], document["items"])] = {figure["name"]: figure["value"] for figure in document["figures"]}
-    print(f"kcf-bench store against its peers — {ours['machine']}")
-    if ours.get("password open (600,000 PBKDF2 rounds) ms") is not None:
-        print(f"  opening with a password costs {ours['password open (600,000 PBKDF2 rounds) ms']:.0f} ms of PBKDF2 "
+    versions = sorted(ours)
+    first = ours[versions[0]]
+    print(f"kcf-bench store against its peers — {first['machine']}")
+    if first.get("password open (600,000 PBKDF2 rounds) ms") is not None:
+        print(f"  opening with a password costs {first['password open (600,000 PBKDF2 rounds) ms']:.0f} ms of PBKDF2 "
               "(600,000 rounds) on top of the raw-key open below")
-    for run in ours["runs"]:
+    def label(version):
+        return "ours" if len(versions) == 1 else f"ours v{version}"
+    for run in first["runs"]:
         count = run["items"]
         sqlite = peers.get(("sqlite", count), {})
         keepass = peers.get(("keepass", count), {})
+        columns = {version: next((r for r in ours[version]["runs"] if r["items"] == count), None) for version in versions}
+        values = {version: {f["name"]: f["value"] for f in columns[version]["figures"]} if columns[version] else {} for version in versions}
         print()
         print(f"  {count:,} items")
-        print(f"  {'figure':<46} {'ours':>14} {'SQLite':>14} {'ours/SQLite':>12} {'KeePass':>14}")
+        head = f"  {'figure':<46}"
+        for version in versions:
+            head += f" {label(version):>14} {label(version) + '/SQLite':>14}"
+        print(head + f" {'SQLite':>14} {'KeePass':>14}")
         for figure in run["figures"]:
-            name, value, unit = figure["name"], figure["value"], figure["unit"]
+            name, unit = figure["name"], figure["unit"]
             peer = sqlite.get(name)
-            ratio = f"{value / peer:.2f}×" if peer else ""
+            line = f"  {name:<46}"
+            for version in versions:
+                value = values[version].get(name)
+                line += f" {value:>11,.1f} {unit:<2}" if value is not None else f" {'':>14}"
+                line += f" {value / peer:>13.2f}×" if peer and value is not None else f" {'':>14}"
             peer_text = f"{peer:,.1f} {unit}" if peer is not None else ""
             kp = keepass.get(name)
             kp_text = f"{kp:,.1f} {unit}" if kp is not None else ""
-            print(f"  {name:<46} {value:>11,.1f} {unit:<2} {peer_text:>14} {ratio:>12} {kp_text:>14}")
-    largest = max(ours["runs"], key=lambda run: run["items"])
-    count = largest["items"]
-    mine = {figure["name"]: figure["value"] for figure in largest["figures"]}
-    sqlite = peers.get(("sqlite", count), {})
-    print()
-    print(f"  targets at {count:,} items")
-    for name, kind, bound in TARGETS:
-        value = mine.get(name)
-        if value is None:
-            continue
-        if kind == "ratio":
-            if name not in sqlite:
+            print(line + f" {peer_text:>14} {kp_text:>14}")
+    for version in versions:
+        largest = max(ours[version]["runs"], key=lambda run: run["items"])
+        count = largest["items"]
+        mine = {figure["name"]: figure["value"] for figure in largest["figures"]}
+        sqlite = peers.get(("sqlite", count), {})
+        print()
+        print(f"  targets at {count:,} items ({label(version)})")
+        for name, kind, bound in TARGETS:
+            value = mine.get(name)
+            if value is None:
                 continue
-            measured = value / sqlite[name]
-            text = f"ours/SQLite = {measured:.2f}, target ≤ {bound:.3g}"
-        else:
-            measured = value
-            text = f"{measured:,.2f}, target ≤ {bound:g}"
-        mark = "met" if measured <= bound else "NOT met"
-        print(f"  {name:<46} {text:<40} {mark}")
+            if kind == "ratio":
+                if name not in sqlite:
+                    continue
+                measured = value / sqlite[name]
+                text = f"ours/SQLite = {measured:.2f}, target ≤ {bound:.3g}"
+            else:
+                measured = value
+                text = f"{measured:,.2f}, target ≤ {bound:g}"
+            mark = "met" if measured <= bound else "NOT met"
+            print(f"  {name:<46} {text:<40} {mark}")
 
 
 def main():

@@ -4,6 +4,8 @@
 #
 #   Scripts/compare-peers.sh [N …]           default: 1000 10000 100000
 #   KCF_PEERS_OPERATIONS=K                    durable adds, updates and deletes timed per size (default 200)
+#   KCF_PEERS_FORMATS="1 2"                   the format versions of ours to measure (default 1; version 2 is
+#                                             still being built), each in its own column
 #   KCF_PEERS_KEEPASS=1                       also KeePass, at sizes up to 1,000 only: every add rewrites the
 #                                             whole file (5.5 s per add at 1,000 entries here). Needs pykeepass:
 #                                             python3 -m venv .build-peers && .build-peers/bin/pip install pykeepass
@@ -16,6 +18,7 @@ cd "$(dirname "$0")/.."
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000 100000)
 operations=${KCF_PEERS_OPERATIONS:-200}
+read -r -a formats <<< "${KCF_PEERS_FORMATS:-1}"
 keepass_python=${KCF_PEERS_PYTHON:-python3}
 [ -z "${KCF_PEERS_PYTHON:-}" ] && [ -x .build-peers/bin/python ] && keepass_python=.build-peers/bin/python
 work=$(mktemp -d)
@@ -28,9 +31,12 @@ bench=$(swift build -c release --scratch-path "$scratch" --show-bin-path)/kcf-be
 # Ours and SQLite alternate size by size, so that both see the machine (and its disk) in the same state.
 documents=()
 for size in "${sizes[@]}"; do
-    "$bench" store --json --skip-kdf --operations "$operations" --items "$size" > "$work/ours-$size.json"
+    for format in "${formats[@]}"; do
+        "$bench" store --json --skip-kdf --operations "$operations" --items "$size" --format "$format" > "$work/ours-$format-$size.json"
+        documents+=("$work/ours-$format-$size.json")
+    done
     python3 Scripts/compare-peers.py sqlite "$size" --operations "$operations" > "$work/sqlite-$size.json"
-    documents+=("$work/ours-$size.json" "$work/sqlite-$size.json")
+    documents+=("$work/sqlite-$size.json")
     if [ "${KCF_PEERS_KEEPASS:-0}" = 1 ] && [ "$size" -le 1000 ]; then
         "$keepass_python" Scripts/compare-peers.py keepass "$size" --operations 3 > "$work/keepass-$size.json"
         documents+=("$work/keepass-$size.json")
@@ -38,7 +44,7 @@ for size in "${sizes[@]}"; do
 done
 # The PBKDF2 cost of a password open, once.
 "$bench" store --json --operations 1 --items 1 > "$work/kdf.json"
-python3 - "$work/kdf.json" "$work/ours-${sizes[0]}.json" <<'PY'
+python3 - "$work/kdf.json" "$work/ours-${formats[0]}-${sizes[0]}.json" <<'PY'
 import json, sys
 kdf = json.load(open(sys.argv[1]))["password open (600,000 PBKDF2 rounds) ms"]
 first = json.load(open(sys.argv[2]))

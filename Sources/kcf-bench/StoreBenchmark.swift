@@ -201,7 +201,7 @@ func median(_ values: [UInt64]) -> Double {
 }
 
 /// Prints the runs as aligned tables, or as one JSON document.
-func printStoreRuns(_ runs: [StoreBenchmark.Run], passwordOpen: Double, json: Bool) {
+func printStoreRuns(_ runs: [StoreBenchmark.Run], passwordOpen: Double, formatVersion: Int, json: Bool) {
     let machine = machineDescription()
     if json {
         var sizes: [String] = []
@@ -215,6 +215,7 @@ func printStoreRuns(_ runs: [StoreBenchmark.Run], passwordOpen: Double, json: Bo
             {
               "benchmark": "store",
               "machine": \(quoted(machine)),
+              "format": \(formatVersion),
               "password open (600,000 PBKDF2 rounds) ms": \(formatJSON(passwordOpen)),
               "runs": [
             \(sizes.joined(separator: ",\n"))
@@ -223,7 +224,7 @@ func printStoreRuns(_ runs: [StoreBenchmark.Run], passwordOpen: Double, json: Bo
             """)
         return
     }
-    print("kcf-bench store — \(machine)")
+    print("kcf-bench store, format version \(formatVersion) — \(machine)")
     print("  open with a password (600,000 PBKDF2 rounds, empty keychain): \(formatValue(passwordOpen)) ms")
     let width = runs.first?.figures.map(\.name.count).max() ?? 0
     var header = "  " + String(repeating: " ", count: width)

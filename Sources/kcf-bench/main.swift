@@ -135,7 +135,8 @@ do {
         benchmark.printingMemoryPhases = memoryPhases
         benchmark.formatVersion = formatVersion
         let runs = try benchmark.run()
-        printStoreRuns(runs, passwordOpen: skipKDF ? .nan : try StoreBenchmark.measurePasswordOpen(), json: json)
+        printStoreRuns(
+            runs, passwordOpen: skipKDF ? .nan : try StoreBenchmark.measurePasswordOpen(), formatVersion: formatVersion, json: json)
     case "open-v2":
         try runOpenV2Benchmark(sizes: itemCounts.isEmpty ? [1_000, 100_000, 1_000_000] : itemCounts)
     case "write-pattern":
