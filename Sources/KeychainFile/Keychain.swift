@@ -224,11 +224,16 @@ public final class Keychain: @unchecked Sendable {
             throw error
         }
         if options.recover {
-            handle.close()
             defer { lockFile.unlock() }
-            guard !isVersion2 else {
-                throw .invalidParameter("opening a format version 2 file with recovery is not built yet; open it without recovery")
+            if isVersion2 {
+                let (log, index, damage) = try RecordLogV2.openRecovering(
+                    at: file, file: handle, credential: credential, expectedHead: options.expectedHead,
+                    fileSystem: fileSystem, clock: clock)
+                return Keychain(
+                    path: path, log: log, index: index, random: random, clock: clock, lockFile: lockFile, lockReadOnly: lockReadOnly,
+                    autoCompaction: .disabled, recovery: RecoveryReport(damage: damage))
             }
+            handle.close()
             let (log, index, damage) = try RecordLog.openRecovering(
                 at: file, credential: credential, acknowledgement: lockFile.readAcknowledgement(), pin: options.expectedHead,
                 fileSystem: fileSystem)

@@ -274,6 +274,17 @@ final class HealingLog {
         }
     }
 
+    /// Whether both slot places still hold what this log read or wrote: no other writer committed, cut or
+    /// repaired since, even if the file's size came back to what it was.
+    func slotsAsPlaced() -> Bool {
+        guard let size = try? file.size() else { return false }
+        for (place, offset) in HealingLayout.slotOffsets.enumerated() {
+            let bytes = size >= offset + CommitSlot.length ? Self.readTolerating(file, count: CommitSlot.length, at: offset).bytes : []
+            guard CommitSlot.decode(bytes, headerKey: headerKey, epoch: epoch)?.seal == placed[place] else { return false }
+        }
+        return true
+    }
+
     /// Throws unless both slot places still hold what this log read or wrote (nothing another writer appended
     /// since).
     func checkSlotsUnchanged() throws(KeychainError) {

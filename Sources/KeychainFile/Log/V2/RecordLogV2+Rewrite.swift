@@ -153,6 +153,12 @@ extension RecordLogV2 {
                     if entries.count >= 4_096 { try commit(&entries) }
                 }
                 if !entries.isEmpty { try commit(&entries) }
+                if log.newest == nil {
+                    // A file with no records yet still gets a commit slot: "no slot reads" then always means damage.
+                    try log.commit(
+                        writtenEnd: 0, committedEnd: 0, headSequence: head.sequence, headChain: head.chainValue, parity: ChunkParity(),
+                        lastWrite: 0..<0)
+                }
                 guard secrets.count == itemCount else {
                     throw KeychainError.invalidParameter("internal error: \(secrets.count) of \(itemCount) items written to a new file")
                 }

@@ -35,7 +35,8 @@ final class RecordLogV2 {
     var mustReload = false
     var pathCheckInterval: UInt64 = 10_000_000
     private(set) var lastCurrent: (counter: UInt64, at: UInt64)? = nil
-    var isRecoveryView: Bool { false }
+    /// Set for a log opened with recovery: what was read stays as it is, and nothing is written.
+    var isRecoveryView = false
     private var unconfirmedDurability: KeychainError?
 
     /// One open, verified file.
@@ -107,11 +108,29 @@ final class RecordLogV2 {
         }
     }
 
+    /// Opens a version 2 file for reading what still authenticates (``ReplayV2/recover()``): a log that writes
+    /// nothing and does not follow later changes, the items, and the damage it could not read.
+    static func openRecovering(
+        at path: String, file: any KeychainFileHandle, credential: Credential, expectedHead: Head?, fileSystem: any FileSystem,
+        clock: @escaping @Sendable () -> Date
+    ) throws(KeychainError) -> (RecordLogV2, ItemIndex, [Damage]) {
+        do throws(KeychainError) {
+            try credential.validate()
+            let loaded = try load(file: file, credential: credential, heldKey: nil, pin: expectedHead, recovering: true)
+            let log = RecordLogV2(path: path, fileSystem: fileSystem, credential: credential, clock: clock, state: loaded.state)
+            log.isRecoveryView = true
+            return (log, loaded.index, loaded.damage)
+        } catch {
+            file.close()
+            throw error
+        }
+    }
+
     /// Reads the header pages of `file`, opens them with `heldKey` (a master key this process holds) or else
     /// `credential`, opens the log and replays it.
     static func load(
-        file: any KeychainFileHandle, credential: Credential, heldKey: SymmetricKey?, pin: Head?
-    ) throws(KeychainError) -> (state: FileState, index: ItemIndex) {
+        file: any KeychainFileHandle, credential: Credential, heldKey: SymmetricKey?, pin: Head?, recovering: Bool = false
+    ) throws(KeychainError) -> (state: FileState, index: ItemIndex, damage: [Damage]) {
         let pageA = HealingLog.readTolerating(file, count: HealingLayout.headerPageLength, at: 0).bytes
         let pageB = HealingLog.readTolerating(file, count: HealingLayout.headerPageLength, at: HealingLayout.headerBOffset).bytes
         let opened: OpenedHeaderV2
@@ -128,14 +147,18 @@ final class RecordLogV2 {
         var replay = ReplayV2(
             log: log, keys: keys, start: Head(epoch: header.epoch, sequence: 0, chainValue: opened.initialChain),
             rewriteHead: Head(epoch: header.epoch, sequence: header.rewriteHeadSequence, chainValue: header.rewriteHeadChain), watching: pin)
-        try replay.run()
-        try replay.checkHeads()
+        if recovering {
+            try replay.recover()
+        } else {
+            try replay.run()
+            try replay.checkHeads()
+        }
         if let pin { try RecordLog.checkContains(pin, epoch: header.epoch, head: replay.outcome.head, chainAtPin: replay.watchedChain) }
         let state = FileState(
             file: file, identity: try file.identity(), header: header, headerBytes: opened.headerBytes, masterKey: opened.masterKey, headerKey: opened.keys.header,
             keys: keys, initialChain: opened.initialChain, log: log, pagesIntact: opened.pages.map(\.isIntact),
             replayed: replay.outcome, size: try file.size())
-        return (state, replay.index)
+        return (state, replay.index, replay.damage)
     }
 
     // MARK: Catching up with other processes (SPEC.md §16)
@@ -152,6 +175,7 @@ final class RecordLogV2 {
     /// Whether another file is at the path, or this one's size is not what this log last saw: every append, cut
     /// and repair of a version 2 file that changes what it holds changes its size or its identity.
     func hasChanged() throws(KeychainError) -> Bool {
+        if isRecoveryView { return false }
         if mustReload { return true }
         guard let current = try fileSystem.identityAndSize(of: path) else { return true }
         return current.identity != state.identity || current.size != state.size
@@ -161,6 +185,7 @@ final class RecordLogV2 {
     /// when another file was put at the path (it must be the same keychain at this head or later), when its
     /// commits no longer reach this log's end, or after a failed write.
     func refresh(_ index: inout ItemIndex, acknowledgement: [UInt8]?) throws(KeychainError) {
+        guard !isRecoveryView else { return }
         guard let current = try fileSystem.identity(of: path) else {
             throw .io(operation: "stat (the keychain file is gone)", errno: ENOENT, path: path)
         }
@@ -170,7 +195,8 @@ final class RecordLogV2 {
             mustReload = false
             return
         }
-        guard size != state.size else { return }
+        // The size alone does not show a cut followed by an append of the same length: the slots do.
+        guard size != state.size || !state.log.slotsAsPlaced() else { return }
         let log = try HealingLog(opening: file, headerKey: state.headerKey, epoch: state.header.epoch, rewriteEnd: Int(state.header.rewriteEnd))
         guard log.committedEnd >= end else {
             try reload(&index)
@@ -178,15 +204,20 @@ final class RecordLogV2 {
         }
         var replay = ReplayV2(log: log, keys: state.keys, continuing: state.replayed, index: ItemIndex())
         swap(&replay.index, &index)
+        var caughtUp = false
         defer {
             swap(&replay.index, &index)
+            // What verified is kept; after a failure the next call reads the file again, and fails again, rather
+            // than serving what verified as if it were all.
+            if !caughtUp { mustReload = true }
             state = FileState(
                 file: state.file, identity: state.identity, header: state.header, headerBytes: state.headerBytes, masterKey: state.masterKey,
                 headerKey: state.headerKey, keys: state.keys, initialChain: state.initialChain, log: log,
-                pagesIntact: state.pagesIntact, replayed: replay.outcome, size: size)
+                pagesIntact: state.pagesIntact, replayed: replay.outcome, size: caughtUp ? size : state.size)
         }
         try replay.run()
         try replay.checkHeads()
+        caughtUp = true
     }
 
     /// Opens the file now at the path and replaces this log's state with it.
@@ -214,7 +245,8 @@ final class RecordLogV2 {
     static func isVersion2(_ file: any KeychainFileHandle) throws(KeychainError) -> Bool {
         let size = try file.size()
         guard size >= 16 else { return false }
-        let prefix = try file.readExactly(count: 16, at: 0)
+        // An unreadable first sector reads as zeros: page B may still say what the file is.
+        let prefix = HealingLog.readTolerating(file, count: 16, at: 0).bytes
         if FileHeaderV2.declaredLength(prefix) != nil { return true }
         if Array(prefix[0..<8]) == Format.magic && prefix[8] == 0 && prefix[9] == UInt8(Format.version) { return false }
         guard size > HealingLayout.headerBOffset else { return false }
@@ -226,7 +258,12 @@ final class RecordLogV2 {
 
     // MARK: Writing
 
-    func checkWritable() throws(KeychainError) {}
+    func checkWritable() throws(KeychainError) {
+        guard !isRecoveryView else {
+            throw .invalidParameter(
+                "this keychain was opened with recovery and is read-only: salvage it, or repair it (kcf repair), to write again")
+        }
+    }
 
     /// Version 2 needs no acknowledgement in the lock file: its commit slots say what was committed.
     func acknowledgementBytes() -> [UInt8]? { nil }
@@ -248,8 +285,22 @@ final class RecordLogV2 {
     /// Before a write: writes back what the open repaired, takes the last chunk's parity from records that
     /// verified, and cuts what follows the last commit (a remnant, or the parts of an undone transaction).
     func prepareForWrite() throws(KeychainError) {
+        try checkWritable()
         try checkTailMayBeDropped()
         let log = state.log
+        // Nothing is cut or rewritten on the strength of slots another writer has changed since.
+        try log.checkSlotsUnchanged()
+        // A chunk read through parity's proposal that could not be confirmed whole holds bytes on disk that did not
+        // verify as they are: parity recomputed from them (a confirmation or a cut) would make their damage
+        // permanent.
+        let tailChunk = log.writtenEnd / ChunkParity.dataLength
+        let cutChunk = end / ChunkParity.dataLength
+        if let chunk = [tailChunk, cutChunk].first(where: { state.replayed.unconfirmedChunks.contains($0) }) {
+            throw .corrupted(
+                offset: HealingLayout.physical(chunk * ChunkParity.dataLength),
+                reason: "records in log chunk \(chunk) verified only through a repair that parity could not confirm whole; "
+                    + "nothing is written until the file is repaired, which would otherwise make the damage permanent")
+        }
         // A header page that does not hold the verified copy is written again, one page at a time, so that a
         // crash while writing it leaves the other.
         for (page, intact) in state.pagesIntact.enumerated() where !intact {
@@ -280,42 +331,48 @@ final class RecordLogV2 {
             mustReload = true
             throw error
         }
+        guard !entries.isEmpty else { throw .invalidParameter("a commit needs at least one entry") }
         let time = Self.milliseconds(clock())
-        var sealed: [EntryV2] = []
-        sealed.reserveCapacity(entries.count)
-        for entry in entries {
-            switch entry {
-            case .put(let id, let attributes, let secret):
-                sealed.append(.put(id: id, attributes: attributes, secret: secret.plaintext(attributes: attributes)))
-            case .delete(let id):
-                sealed.append(.delete(id: id, time: time))
-            }
-        }
-        defer {
-            // Plaintext copies of the secrets go, and so do those kept in the puts' reserved blocks.
-            EntryV2.wipeSecrets(&sealed)
-            for case .put(_, let attributes, .inReservedBlock) in entries { attributes.encoded.storage.wipeReserved() }
-        }
-        let entryBytes = sealed.compactMap { (entry) -> Int? in if case .put = entry { return entry.pageByteCount } else { return nil } }
-        let transaction = try RecordV2Encoder.encodeTransaction(
-            sealed, firstSequence: head.sequence + 1, previousChain: head.chainValue, keys: state.keys, using: &generator)
+        // Plaintext copies of the secrets go as each part is sealed; those kept in the puts' reserved blocks at the end.
+        defer { for case .put(_, let attributes, .inReservedBlock) in entries { attributes.encoded.storage.wipeReserved() } }
+        let parts = Self.partRanges(of: entries)
         let log = state.log
         let before = state.replayed
         var secrets: [SealedSecret] = []
+        var deletions: [(ItemID, Int64)] = []
         var position = end
-        for (part, record) in transaction.records.enumerated() {
-            let isLast = part == transaction.records.count - 1
+        var chain = head.chainValue
+        // Each part is sealed and appended before the next is made, so that a batch of any size is never held
+        // sealed whole in memory; only the last part commits (a crash before it leaves parts the next writer cuts).
+        for (part, range) in parts.enumerated() {
+            let isLast = part == parts.count - 1
+            var sealed: [EntryV2] = []
+            sealed.reserveCapacity(range.count)
+            for index in range {
+                switch entries[index] {
+                case .put(let id, let attributes, let secret):
+                    sealed.append(.put(id: id, attributes: attributes, secret: secret.plaintext(attributes: attributes)))
+                case .delete(let id):
+                    sealed.append(.delete(id: id, time: time))
+                    deletions.append((id, time))
+                }
+            }
+            defer { EntryV2.wipeSecrets(&sealed) }
+            let entryBytes = sealed.compactMap { (entry) -> Int? in if case .put = entry { return entry.pageByteCount } else { return nil } }
             let sequence = head.sequence + 1 + UInt64(part)
+            let record = try RecordV2Encoder.encode(
+                sealed, kind: isLast ? .commit : .part, sequence: sequence, part: UInt32(part), previousChain: chain, keys: state.keys,
+                using: &generator)
             // The bytes the commit's slot place holds now: a commit whose sync fails is taken back by putting them back.
             let place = Int(((log.newest?.seal.counter ?? 0) + 1) % 2)
             let displaced = isLast ? HealingLog.readTolerating(file, count: CommitSlot.length, at: HealingLayout.slotOffsets[place]) : nil
             let writtenBefore = log.writtenEnd
             do throws(KeychainError) {
                 if isLast {
-                    try log.append(record, committedEnd: position + record.count, headSequence: sequence, headChain: transaction.chain)
+                    try log.append(record.bytes, committedEnd: position + record.bytes.count, headSequence: sequence, headChain: record.chain)
                 } else {
                     try log.append(
-                        record, committedEnd: before.end, headSequence: before.head.sequence, headChain: before.head.chainValue,
+                        record.bytes, committedEnd: before.end, headSequence: before.head.sequence, headChain: before.head.chainValue,
                         flushBetween: true)
                 }
             } catch {
@@ -323,7 +380,7 @@ final class RecordLogV2 {
                 // A commit whose slot reached the file took effect, even if its sync failed: read the slots back.
                 let reread = try? HealingLog(
                     opening: file, headerKey: state.headerKey, epoch: state.header.epoch, rewriteEnd: Int(state.header.rewriteEnd))
-                guard isLast, let reread, reread.committedEnd == position + record.count else {
+                guard isLast, let reread, reread.committedEnd == position + record.bytes.count else {
                     // Not committed: what was written past the last commit is taken back if it can be (the next
                     // writer cuts it otherwise).
                     if let reread, reread.committedEnd == before.end {
@@ -347,15 +404,46 @@ final class RecordLogV2 {
                 unconfirmedDurability = .notConfirmedDurable(
                     operation: "the change", reason: "its commit is in the file, but writing or syncing it reported \(error)")
             }
-            secrets += try Self.sealedSecrets(of: record, entryBytes: entryBytes[secrets.count...])
-            position += record.count
+            secrets += try Self.sealedSecrets(of: record.bytes, entryBytes: entryBytes[...])
+            position += record.bytes.count
+            chain = record.chain
         }
-        state.replayed.head = Head(epoch: epoch, sequence: head.sequence + UInt64(transaction.records.count), chainValue: transaction.chain)
+        state.replayed.head = Head(epoch: epoch, sequence: head.sequence + UInt64(parts.count), chainValue: chain)
         state.replayed.end = position
-        for entry in sealed { if case .delete(let id, let time) = entry { state.replayed.tombstones[id] = time } }
+        for (id, time) in deletions { state.replayed.tombstones[id] = time }
         state.size = (try? file.size()) ?? state.size
         return AppendedSecrets(count: secrets.count) { secrets[$0] }
     }
+
+    /// The entries of each record of a commit: as many as fit a record's 15 MiB (below the format's 16, for the
+    /// pages' overhead), at least one each.
+    static func partRanges<Entries: RandomAccessCollection<LogEntry>>(of entries: Entries) -> [Range<Int>] where Entries.Index == Int {
+        var parts: [Range<Int>] = []
+        var start = entries.startIndex
+        var bytes = 0
+        for index in entries.indices {
+            let size: Int
+            switch entries[index] {
+            case .put(_, let attributes, let secret):
+                // The page entry, the secret box and its field, and a share of a page's box for every 8 KiB.
+                let entry = 1 + 4 + AttributeCoding.encodedByteCount(attributes) + 4 + 16
+                size = entry + entry / 128 + RecordV2.boxFieldHeaderSize + secret.count + 28
+            case .delete:
+                size = 26
+            }
+            if index > start, bytes + size > partLimit {
+                parts.append(start..<index)
+                start = index
+                bytes = 0
+            }
+            bytes += size
+        }
+        parts.append(start..<entries.endIndex)
+        return parts
+    }
+
+    /// The bytes of entries a record of a commit is given (``partRanges(of:)``).
+    static let partLimit = 15 << 20
 
     /// The sealed secrets of a record's puts, in entry order, copied from its bytes (which verified as written).
     ///

@@ -20,12 +20,15 @@ struct ReplayV2 {
         var tombstones: [ItemID: Int64]
         /// Chunks whose repaired bytes verified, for the next writer to write back.
         var repairs: [HealingLog.ChunkRepair]
+        /// Chunks read through a proposal that could not be confirmed whole: their bytes on disk are not known to
+        /// verify, so no parity may be computed from them.
+        var unconfirmedChunks: Set<Int> = []
     }
 
     let log: HealingLog
     let keys: RecordKeysV2
     var index: ItemIndex
-    private(set) var outcome: Outcome
+    var outcome: Outcome
     /// The head the header says the last rewrite's records end with.
     private let rewriteHead: Head?
     private let watchedSequence: UInt64?
@@ -33,8 +36,10 @@ struct ReplayV2 {
     /// The heads at the commit slots' committed ends, for the fork check.
     private var headsAtSlots: [Int: Head] = [:]
     /// Log bytes read, from `windowStart`, with repaired chunks laid over them.
-    private var window: [UInt8] = []
-    private var windowStart = 0
+    private(set) var window: [UInt8] = []
+    private(set) var windowStart = 0
+    /// What a recovering replay (``recover()``) could not read.
+    var damage: [Damage] = []
     /// Proposed repairs, by chunk, not yet confirmed by a record that verifies.
     private var proposals: [Int: HealingLog.ChunkRepair] = [:]
 
@@ -60,7 +65,9 @@ struct ReplayV2 {
 
     mutating func run() throws(KeychainError) {
         let committedEnd = log.committedEnd
-        let acknowledgedEnd = max(log.rewriteEnd, Int(log.older?.seal.committedEnd ?? 0))
+        // A newest commit that wrote no records (a cut, or parity committed again) acknowledged everything below its
+        // end; otherwise the commit before it did.
+        let acknowledgedEnd = log.lastWrite.isEmpty ? committedEnd : max(log.rewriteEnd, Int(log.older?.seal.committedEnd ?? 0))
         let slotEnds = Set([log.newest, log.older].compactMap { $0.map { Int($0.seal.committedEnd) } })
         var position = outcome.end
         var head = outcome.head
@@ -129,7 +136,12 @@ struct ReplayV2 {
         }
         confirmRepairs()
         let physicalEnd = HealingLayout.physicalEnd(ofLog: log.writtenEnd)
-        if let size = try? log.file.size(), size > physicalEnd, log.writtenEnd == committedEnd {
+        if log.appendRefusal == .noCommitSlot {
+            // No commit slot reads, yet the log holds bytes past the rewrite: they may have been acknowledged.
+            outcome.tornTail = TornTail(
+                offset: committedEnd, byteCount: max(0, ((try? log.file.size()) ?? physicalEnd) - HealingLayout.physicalEnd(ofLog: committedEnd)),
+                reason: "no commit slot reads, and the log holds bytes after the last rewrite's records", mayHoldAcknowledgedData: true)
+        } else if let size = try? log.file.size(), size > physicalEnd, log.writtenEnd == committedEnd {
             outcome.tornTail = TornTail(
                 offset: committedEnd, byteCount: size - physicalEnd,
                 reason: "bytes past the log's written end: a write that never committed (a crash remnant)")
@@ -160,7 +172,7 @@ struct ReplayV2 {
     }
 
     /// Reads and verifies the record at `position`, which must follow `head` and end by `limit`.
-    private mutating func readRecord(at position: Int, after head: Head, limit: Int) throws(KeychainError) -> RecordV2Decoder.Record {
+    mutating func readRecord(at position: Int, after head: Head, limit: Int) throws(KeychainError) -> RecordV2Decoder.Record {
         try fill(position..<min(limit, position + 8))
         guard position + 8 <= limit else {
             throw .corrupted(offset: position, reason: "\(limit - position) bytes before the committed end, too few for a record")
@@ -179,7 +191,7 @@ struct ReplayV2 {
     }
 
     /// Makes the window hold `range` of the log.
-    private mutating func fill(_ range: Range<Int>) throws(KeychainError) {
+    mutating func fill(_ range: Range<Int>) throws(KeychainError) {
         if range.lowerBound >= windowStart && range.upperBound <= windowStart + window.count { return }
         let count = min(log.writtenEnd - range.lowerBound, max(range.count, Self.windowSize))
         window = readLog(at: range.lowerBound, count: count)
@@ -190,6 +202,9 @@ struct ReplayV2 {
     private func readLog(at offset: Int, count: Int) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count)
+        // Bytes past the end of a file cut short read as zeros; those before it are read as they are (a read
+        // across the end would zero-fill the whole sector it ends in).
+        let size = (try? log.file.size()) ?? 0
         var position = offset
         while position < offset + count {
             let chunk = position / ChunkParity.dataLength
@@ -198,7 +213,9 @@ struct ReplayV2 {
             if let repair = proposals[chunk], inChunk + length <= repair.data.count {
                 bytes += repair.data[inChunk..<(inChunk + length)]
             } else {
-                bytes += HealingLog.readTolerating(log.file, count: length, at: HealingLayout.physical(position)).bytes
+                let held = max(0, min(length, size - HealingLayout.physical(position)))
+                bytes += HealingLog.readTolerating(log.file, count: held, at: HealingLayout.physical(position)).bytes
+                bytes += repeatElement(0, count: length - held)
             }
             position += length
         }
@@ -206,7 +223,7 @@ struct ReplayV2 {
     }
 
     /// Asks parity for the chunks a record at `position` may lie in; whether any proposal changes bytes.
-    private mutating func proposeRepairs(from position: Int) throws(KeychainError) -> Bool {
+    mutating func proposeRepairs(from position: Int) throws(KeychainError) -> Bool {
         let last = (min(log.writtenEnd, position + 8 + RecordV2.maximumBodyLength) - 1) / ChunkParity.dataLength
         var changed = false
         for chunk in (position / ChunkParity.dataLength)...max(last, position / ChunkParity.dataLength) where proposals[chunk] == nil {
@@ -226,6 +243,8 @@ struct ReplayV2 {
             let start = chunk * ChunkParity.dataLength
             if repair.changedOffsets.allSatisfy({ start + $0 < outcome.end }) && repair.unrepairedCodewords.isEmpty {
                 outcome.repairs.append(repair)
+            } else if !repair.changedOffsets.isEmpty {
+                outcome.unconfirmedChunks.insert(chunk)
             }
         }
         proposals = [:]

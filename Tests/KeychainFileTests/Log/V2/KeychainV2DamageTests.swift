@@ -91,3 +91,81 @@ struct KeychainV2DamageTests {
         #expect(try liveSecrets(V2Keychain.open(path)) == expected)
     }
 }
+
+@Suite("Format version 2 through Keychain: recovering open")
+struct KeychainV2RecoveryTests {
+    /// The log's logical bytes, up to `end`, from a version 2 file's bytes.
+    static func logBytes(_ file: [UInt8], end: Int) -> [UInt8] {
+        (0..<end).map { file[HealingLayout.physical($0)] }
+    }
+
+    /// A file of 300 items in one record, then one more commit; its path and items.
+    static func oneBigRecord(
+        _ directory: TemporaryDirectory
+    ) throws -> (path: String, expected: [String: [UInt8]], logEnd: Int, keys: RecordKeysV2) {
+        let keychain = try V2Keychain.create(in: directory)
+        let expected = try V2Keychain.fill(keychain, count: 300, perBatch: 300, secretSize: 200)
+        try keychain.add(GenericPassword(service: "late", account: "a", password: "after the damage"))
+        let log = try V2Keychain.log(keychain)
+        return (directory.file("v2.kcf"), expected, log.state.log.writtenEnd, log.state.keys)
+    }
+
+    @Test("A page damaged beyond repair costs its items only; the rest are served, and the damage is listed")
+    func damagedPageCostsItsItems() throws {
+        let directory = try TemporaryDirectory()
+        let (path, expected, logEnd, keys) = try Self.oneBigRecord(directory)
+        var damaged = try fileBytes(path)
+        let log = Self.logBytes(damaged, end: logEnd)
+        let record = try RecordV2Decoder.scan(log, at: 0)
+        let page = record.pages[1].box
+        // The items the page names, read before the damage.
+        let onPage = try RecordV2Decoder.openPage(record.pages[1], of: record, in: log, previousChain: [], keys: keys).compactMap { entry in
+            if case .put(let id, _, _) = entry { return id } else { return nil }
+        }
+        #expect(page.count > 8_000)
+        // Every byte of the page's ciphertext: 32 symbols of each codeword of its chunk, past what parity repairs.
+        for logical in (page.lowerBound + 12)..<(page.upperBound - 16) { damaged[HealingLayout.physical(logical)] ^= 0xFF }
+        try writeFileBytes(damaged, to: path)
+        #expect(throws: KeychainError.corrupted(offset: 0, reason: "")) { try V2Keychain.open(path) }
+
+        let recovered = try Keychain.open(at: path, credential: TestKeychain.password, options: .init(recover: true))
+        let report = try #require(recovered.recovery)
+        #expect(report.damage.count == 1)
+        #expect(report.damage.first?.loss == .region(byteCount: page.count))
+        let served = try liveSecrets(recovered)
+        for (account, secret) in served { #expect(expected[account] == secret, "\(account)") }
+        #expect(!onPage.isEmpty && served.count == 300 - onPage.count, "\(served.count) of 300 served; the page held \(onPage.count)")
+        let servedIDs = Set(try recovered.search(Query(.genericPassword, limit: .all), returning: .persistentReference).compactMap { $0.persistentReference?.itemID })
+        #expect(servedIDs.isDisjoint(with: onPage))
+        #expect(try liveSecrets(recovered, service: "late") == ["a": Array("after the damage".utf8)])
+        // Read-only, and the file is as it was.
+        #expect(throws: KeychainError.invalidParameter("")) { try recovered.add(GenericPassword(service: "x", account: "y", password: "z")) }
+        #expect(try fileBytes(path) == damaged)
+    }
+
+    @Test("A record whose frame cannot be walked costs the bytes up to the next record that verifies, which is served")
+    func damagedFrameCostsTheRecord() throws {
+        let directory = try TemporaryDirectory()
+        let (path, expected, _, _) = try Self.oneBigRecord(directory)
+        var damaged = try fileBytes(path)
+        let start = HealingLayout.physical(20_000)
+        for offset in start..<(start + 12_000) { damaged[offset] ^= 0xFF }
+        try writeFileBytes(damaged, to: path)
+        let recovered = try Keychain.open(at: path, credential: TestKeychain.password, options: .init(recover: true))
+        let report = try #require(recovered.recovery)
+        #expect(report.isDamaged)
+        for (account, secret) in try liveSecrets(recovered) { #expect(expected[account] == secret, "\(account)") }
+        #expect(try liveSecrets(recovered, service: "late") == ["a": Array("after the damage".utf8)])
+    }
+
+    @Test("A recovering open of an undamaged version 2 file reports nothing and serves everything")
+    func recoveringOpenOfAnIntactFile() throws {
+        let directory = try TemporaryDirectory()
+        let keychain = try V2Keychain.create(in: directory)
+        let expected = try V2Keychain.fill(keychain, count: 20, perBatch: 3)
+        try keychain.delete(.genericPassword(service: "svc", account: "user1"))
+        let recovered = try Keychain.open(at: directory.file("v2.kcf"), credential: TestKeychain.password, options: .init(recover: true))
+        #expect(recovered.recovery?.isDamaged == false)
+        #expect(try liveSecrets(recovered) == expected.filter { $0.key != "user1" })
+    }
+}

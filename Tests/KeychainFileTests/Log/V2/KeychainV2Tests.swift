@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 @_spi(FormatVersion2) @testable import KeychainFile
 
 /// Creating, opening and writing format version 2 files through `Keychain`.
@@ -133,6 +136,32 @@ struct KeychainV2Tests {
         let reopened = try V2Keychain.open(directory.file("v2.kcf"))
         #expect(try liveSecrets(reopened) == expected)
         #expect(reopened.head.sequence == 2)
+    }
+
+    @Test("A transaction in parts that fails after its first part leaves nothing of it, and the keychain goes on")
+    func transactionInPartsFails() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("v2.kcf")
+        let keychain = try V2Keychain.create(in: directory)
+        let kept = try V2Keychain.fill(keychain, count: 3)
+        let fileSystem = FaultyFileSystem()
+        let writer = try Keychain.openForTesting(at: path, fileSystem: fileSystem)
+        // The first part (15 MiB) takes about 530 writes: its chunks' pieces, their parity and its slot.
+        fileSystem.inject(.error(EIO), at: .write, call: 700)
+        #expect(throws: KeychainError.self) {
+            try writer.batch { (batch) throws(KeychainError) in
+                for number in 0..<20 {
+                    try batch.add(GenericPassword(service: "big", account: "\(number)", value: [UInt8](repeating: UInt8(number), count: 1 << 20)))
+                }
+            }
+        }
+        #expect(fileSystem.fired)
+        fileSystem.heal()
+        #expect(try liveSecrets(writer) == kept)
+        #expect(try liveSecrets(V2Keychain.open(path)) == kept)
+        #expect(try liveSecrets(V2Keychain.open(path), service: "big").isEmpty)
+        try writer.add(GenericPassword(service: "svc", account: "after", password: "x"))
+        #expect(try liveSecrets(V2Keychain.open(path)).count == kept.count + 1)
     }
 
     @Test("A rolled-back version 2 file is refused when a later head is pinned")

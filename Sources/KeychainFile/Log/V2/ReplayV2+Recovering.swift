@@ -1,0 +1,111 @@
+/// A recovering replay of a version 2 log (``Keychain/OpenOptions/recover``): every record that verifies —
+/// repaired by parity where it can be — is applied as in ``ReplayV2/run()``; of one that does not, every page
+/// that still authenticates is applied, and what cannot be read is listed as damage, never a reason to stop.
+/// Damage costs the items of the page it hits (a page holds at most 8 KiB of entries), or the bytes up to the next
+/// record that reads when a record's frame cannot be walked. Entries are applied one by one, so that one which
+/// conflicts with what damage left (a deletion of an item whose put was lost) is listed, not fatal.
+extension ReplayV2 {
+    mutating func recover() throws(KeychainError) {
+        let committedEnd = log.committedEnd
+        var position = outcome.end
+        var head = outcome.head
+        while position < committedEnd {
+            var record = try? readRecord(at: position, after: head, limit: committedEnd)
+            if record == nil, (try? proposeRepairs(from: position)) == true {
+                record = try? readRecord(at: position, after: head, limit: committedEnd)
+            }
+            if let record {
+                applyRecovered(record.entries, at: position)
+                head = Head(epoch: head.epoch, sequence: record.sequence, chainValue: record.chain)
+                position = windowStart + record.end
+            } else if let scanned = scanRecord(at: position, limit: committedEnd) {
+                // The frame walks: each page on its own, chained through the tags as they read.
+                for page in scanned.pages {
+                    do {
+                        let entries = try RecordV2Decoder.openPage(page, of: scanned, in: window, previousChain: head.chainValue, keys: keys)
+                        applyRecovered(entries, at: windowStart + page.box.lowerBound)
+                    } catch {
+                        damage.append(Damage(
+                            offset: HealingLayout.physical(windowStart + page.box.lowerBound), loss: .region(byteCount: page.box.count),
+                            reason: "a page of record \(scanned.sequence) does not authenticate, even repaired"))
+                    }
+                }
+                head = Head(epoch: head.epoch, sequence: scanned.sequence, chainValue: Array(window[scanned.chainRange]))
+                position = windowStart + scanned.end
+            } else {
+                // The frame does not walk: the bytes up to the next record that verifies are lost.
+                let next = nextRecord(after: position, limit: committedEnd, after: head)
+                let end = next?.start ?? committedEnd
+                damage.append(Damage(
+                    offset: HealingLayout.physical(position), loss: .region(byteCount: end - position),
+                    reason: "records whose frames cannot be read, even repaired"))
+                position = end
+                if let next { head = next.before }
+            }
+            outcome.head = head
+            outcome.end = position
+        }
+        if log.writtenEnd > committedEnd {
+            damage.append(Damage(
+                offset: HealingLayout.physical(committedEnd), loss: .crashRemnant(byteCount: log.writtenEnd - committedEnd),
+                reason: "records of a transaction that never committed"))
+        }
+    }
+
+    /// The frame of the record at `position`, walked without verifying anything, if it ends by `limit`.
+    private mutating func scanRecord(at position: Int, limit: Int) -> RecordV2Decoder.Scanned? {
+        guard position + 8 <= limit, (try? fill(position..<(position + 8))) != nil else { return nil }
+        let at = position - windowStart
+        let length = Int(window[at..<(at + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        guard length <= RecordV2.maximumBodyLength, position + 8 + length <= limit,
+              (try? fill(position..<(position + 8 + length))) != nil
+        else { return nil }
+        return try? RecordV2Decoder.scan(window, at: position - windowStart)
+    }
+
+    /// The first record after `position`, before `limit`, that verifies with a later sequence number than `head`'s,
+    /// chained to the 16 bytes before it (the tag that ends the record before it): where it starts, and the head
+    /// before it.
+    private mutating func nextRecord(after position: Int, limit: Int, after head: Head) -> (start: Int, before: Head)? {
+        var candidate = position + 1
+        while candidate + 8 <= limit {
+            defer { candidate += 1 }
+            guard (try? fill(candidate..<(candidate + 8))) != nil else { return nil }
+            let at = candidate - windowStart
+            let length = window[at..<(at + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let check = window[(at + 4)..<(at + 8)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            guard check == length ^ 0xFFFF_FFFF, candidate >= 16, let scanned = scanRecord(at: candidate, limit: limit),
+                  scanned.sequence > head.sequence, (try? fill((candidate - 16)..<(windowStart + scanned.end))) != nil
+            else { continue }
+            let chain = Array(window[(candidate - 16 - windowStart)..<(candidate - windowStart)])
+            let before = Head(epoch: head.epoch, sequence: scanned.sequence - 1, chainValue: chain)
+            if (try? readRecord(at: candidate, after: before, limit: limit)) != nil { return (candidate, before) }
+        }
+        return nil
+    }
+
+    /// Applies verified entries one by one; one that cannot be applied is listed as a conflict.
+    private mutating func applyRecovered(_ entries: [DecodedEntryV2], at offset: Int) {
+        for entry in entries {
+            switch entry {
+            case .put(let id, let attributes, let box):
+                let entryBytes = 1 + 4 + AttributeCoding.encodedByteCount(attributes) + 4 + 16
+                let secret = RecordLogV2.sealedSecret(box: Array(window[box]), entryBytes: entryBytes)
+                do {
+                    try index.apply([.put(id: id, attributes: attributes, secret: secret)])
+                } catch {
+                    damage.append(Damage(offset: HealingLayout.physical(offset), itemID: id, loss: .conflict, reason: "\(error)"))
+                }
+            case .delete(let id, let time):
+                outcome.tombstones[id] = time
+                do {
+                    try index.apply([.delete(id: id)])
+                } catch {
+                    damage.append(Damage(offset: HealingLayout.physical(offset), itemID: id, loss: .conflict, reason: "\(error)"))
+                }
+            case .tombstone(let id, let time):
+                outcome.tombstones[id] = time
+            }
+        }
+    }
+}

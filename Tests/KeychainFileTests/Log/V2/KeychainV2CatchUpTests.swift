@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+@_spi(FormatVersion2) @testable import KeychainFile
+
+/// Catching up with other writers, and files cut short by a power loss, on format version 2.
+@Suite("Format version 2 through Keychain: other writers and short files")
+struct KeychainV2CatchUpTests {
+    @Test("A remnant cut and replaced by another writer's commit of the same length is seen, not cut again")
+    func sameSizeChangeIsSeen() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("v2.kcf")
+        let first = try V2Keychain.create(in: directory)
+        _ = try V2Keychain.fill(first, count: 3)
+        let item = GenericPassword(service: "svc", account: "from second", password: "acknowledged")
+        // How much the second writer's add grows the file, measured on a copy.
+        let size = try fileBytes(path).count
+        let copy = directory.file("copy.kcf")
+        try writeFileBytes(try fileBytes(path), to: copy)
+        try V2Keychain.open(copy).add(item)
+        let growth = try fileBytes(copy).count - size
+        // A writer killed after writing its record, before its slot: a remnant of exactly that length.
+        try writeFileBytes(try fileBytes(path) + [UInt8](repeating: 0xA7, count: growth), to: path)
+        try first.refresh()
+        #expect(first.tornTail != nil)
+        // The second writer cuts the remnant and commits its add: the file has the size the first one saw.
+        let second = try V2Keychain.open(path)
+        try second.add(item)
+        #expect(try fileBytes(path).count == size + growth)
+        // The first writer's next write must keep the second's acknowledged add.
+        try first.add(GenericPassword(service: "svc", account: "from first", password: "x"))
+        let reopened = try liveSecrets(V2Keychain.open(path))
+        #expect(reopened["from second"] == Array("acknowledged".utf8))
+        #expect(reopened["from first"] == Array("x".utf8))
+        #expect(try liveSecrets(first) == reopened)
+    }
+
+    @Test("A catch-up that finds damage fails every read after it, never serving what came before as all")
+    func failedCatchUpKeepsFailing() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("v2.kcf")
+        let first = try V2Keychain.create(in: directory)
+        try first.add(GenericPassword(service: "first", account: "a", password: "1"))
+        let second = try V2Keychain.open(path)
+        let start = try V2Keychain.log(second).state.log.writtenEnd
+        _ = try V2Keychain.fill(second, count: 300, perBatch: 300, secretSize: 200)
+        try second.add(GenericPassword(service: "later", account: "y", password: "second commit"))
+        var damaged = try fileBytes(path)
+        let from = HealingLayout.physical(start + 20_000)
+        for offset in from..<(from + 12_000) { damaged[offset] ^= 0xFF }
+        try writeFileBytes(damaged, to: path)
+        #expect(throws: KeychainError.corrupted(offset: 0, reason: "")) { try first.refresh() }
+        #expect(throws: KeychainError.corrupted(offset: 0, reason: "")) {
+            _ = try first.find(GenericPassword.self, matching: .genericPassword(service: "later", account: "y"))
+        }
+        #expect(throws: KeychainError.corrupted(offset: 0, reason: "")) { _ = try first.search(Query(.genericPassword, limit: .all)) }
+    }
+
+    @Test("A file cut back to the older commit's end by a power loss opens with what that commit held")
+    func slotBeforeSize() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("v2.kcf")
+        let keychain = try V2Keychain.create(in: directory)
+        let expected = try V2Keychain.fill(keychain, count: 3)
+        for extra in [0, 1, 100, 511] {
+            try keychain.add(GenericPassword(service: "pad", account: "\(extra)", value: [UInt8](repeating: 1, count: extra + 1)))
+        }
+        let olderEnd = try V2Keychain.log(keychain).state.log.writtenEnd
+        // One append of about 20 KiB: its slot reaches the disk, its bytes and the file's new size do not.
+        try keychain.add(GenericPassword(service: "svc", account: "big", value: [UInt8](repeating: 0x42, count: 20_000)))
+        let full = try fileBytes(path)
+        try writeFileBytes(Array(full[0..<HealingLayout.physicalEnd(ofLog: olderEnd)]), to: path)
+        let reopened = try V2Keychain.open(path)
+        #expect(try liveSecrets(reopened) == expected)
+        #expect(reopened.tornTail?.mayHoldAcknowledgedData == true)
+    }
+}
