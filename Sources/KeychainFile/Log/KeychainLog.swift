@@ -27,10 +27,11 @@ protocol KeychainLog: AnyObject {
 
     /// How long a read may trust an unchanged change counter without looking the path up (SPEC.md §16).
     var pathCheckInterval: UInt64 { get set }
-    /// What the last path check that found this log current saw.
-    var lastCurrent: (counter: UInt64, at: UInt64)? { get }
-    func isKnownCurrent(counter: UInt64?, now: UInt64) -> Bool
-    func noteCurrent(counter: UInt64?, at: UInt64)
+    /// What the last path check that found this log current saw: the lock file's change counter, loaded just
+    /// before it, and when it began.
+    var lastCurrent: (counter: UInt64, at: UInt64)? { get set }
+    /// Set when the state may no longer describe the file: the next catch-up reads it again whatever `stat` says.
+    var mustReload: Bool { get }
     /// Whether the file changed since this log last read it (one `stat` of the path).
     func hasChanged() throws(KeychainError) -> Bool
     /// Catches up with the file: records other processes appended, or another file renamed over the path.
@@ -65,4 +66,22 @@ protocol KeychainLog: AnyObject {
     func removeStrayTemporaryFiles()
     /// Item count, live and dead bytes, file size and epoch.
     func statistics(of index: ItemIndex) -> KeychainStatistics
+}
+
+extension KeychainLog {
+    /// Whether a read may skip the path check: the lock file's change counter, loaded now, is the one loaded
+    /// before the last check that found this log current, and that check began less than
+    /// ``pathCheckInterval`` before `now`. Every process that holds the lock file exclusively adds one to the
+    /// counter before releasing it, so an unchanged counter means no process following §16 appended, cut or
+    /// replaced the file since. `counter` is `nil` when the lock file's counter could not be mapped.
+    func isKnownCurrent(counter: UInt64?, now: UInt64) -> Bool {
+        guard !mustReload, let counter, let lastCurrent else { return false }
+        return counter == lastCurrent.counter && now &- lastCurrent.at < pathCheckInterval
+    }
+
+    /// Records that a path check which began at `at`, with the change counter `counter` loaded before it,
+    /// found this log current (or caught it up).
+    func noteCurrent(counter: UInt64?, at: UInt64) {
+        lastCurrent = counter.map { ($0, at) }
+    }
 }

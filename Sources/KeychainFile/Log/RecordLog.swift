@@ -27,7 +27,7 @@ final class RecordLog {
     /// What the last path check that found this log current saw (SPEC.md §16): the lock file's change counter,
     /// loaded just before it, and when it began. A read within ``pathCheckInterval`` of it, with the counter
     /// unchanged, needs no `stat`.
-    private(set) var lastCurrent: (counter: UInt64, at: UInt64)? = nil
+    var lastCurrent: (counter: UInt64, at: UInt64)? = nil
     /// Set for a log opened with recovery: what was read stays as it is, and nothing is written.
     var isRecoveryView = false
     /// Set by an append whose record is in the file but whose `fsync` failed and could not be taken back: the
@@ -223,22 +223,6 @@ final class RecordLog {
     /// within which a file moved by hand (outside §16) is noticed. 10 ms, in nanoseconds (SPEC.md §16's
     /// bound; tests change it to show what the counter alone does).
     var pathCheckInterval: UInt64 = 10_000_000
-
-    /// Whether a read may skip the path check: the lock file's change counter, loaded now, is the one loaded
-    /// before the last check that found this log current, and that check began less than
-    /// ``pathCheckInterval`` before `now`. Every process that holds the lock file exclusively adds one to the
-    /// counter before releasing it, so an unchanged counter means no process following §16 appended, cut or
-    /// replaced the file since. `counter` is `nil` when the lock file's counter could not be mapped.
-    func isKnownCurrent(counter: UInt64?, now: UInt64) -> Bool {
-        guard !mustReload, let counter, let lastCurrent else { return false }
-        return counter == lastCurrent.counter && now &- lastCurrent.at < pathCheckInterval
-    }
-
-    /// Records that a path check which began at `at`, with the change counter `counter` loaded before it,
-    /// found this log current (or caught it up).
-    func noteCurrent(counter: UInt64?, at: UInt64) {
-        lastCurrent = counter.map { ($0, at) }
-    }
 
     /// Whether the file changed since this log last read it: another file at the path (renamed over it, or
     /// the path itself moved), or a size other than the end of the last verified record. One stat(2) of the

@@ -34,7 +34,7 @@ final class RecordLogV2 {
     /// file again from its header.
     var mustReload = false
     var pathCheckInterval: UInt64 = 10_000_000
-    private(set) var lastCurrent: (counter: UInt64, at: UInt64)? = nil
+    var lastCurrent: (counter: UInt64, at: UInt64)? = nil
     /// Set for a log opened with recovery: what was read stays as it is, and nothing is written.
     var isRecoveryView = false
     private var unconfirmedDurability: KeychainError?
@@ -162,15 +162,6 @@ final class RecordLogV2 {
     }
 
     // MARK: Catching up with other processes (SPEC.md §16)
-
-    func isKnownCurrent(counter: UInt64?, now: UInt64) -> Bool {
-        guard !mustReload, let counter, let lastCurrent else { return false }
-        return counter == lastCurrent.counter && now &- lastCurrent.at < pathCheckInterval
-    }
-
-    func noteCurrent(counter: UInt64?, at: UInt64) {
-        lastCurrent = counter.map { ($0, at) }
-    }
 
     /// Whether another file is at the path, or this one's size is not what this log last saw: every append, cut
     /// and repair of a version 2 file that changes what it holds changes its size or its identity.
