@@ -61,9 +61,16 @@ enum RecordV2Decoder {
             chain: Array(bytes[scanned.chainRange]), end: scanned.end)
     }
 
-    /// Walks the frame at `offset`: lengths, kind, counts and box fields, every length checked before use.
+    /// Walks the frame at `offset`: lengths, counts and box fields, every length checked before use; then the
+    /// frame check, and only then kind, key ids and roles are read for what they say.
+    ///
+    /// - Throws: `.corrupted` at this record for a frame that does not hold together or whose frame check fails
+    ///   (damage in the frame or a box field's header), or for an `offset` outside `bytes`.
     static func scan(_ bytes: [UInt8], at offset: Int) throws(KeychainError) -> Scanned {
         func corrupted(_ at: Int, _ reason: String) -> KeychainError { .corrupted(offset: at, reason: "record: \(reason)") }
+        guard offset >= 0, offset <= bytes.count else {
+            throw corrupted(max(0, offset), "offset \(offset) is outside the \(bytes.count) bytes of the log")
+        }
         var reader = ByteReader(bytes, range: offset..<bytes.count)
         do {
             let length = Int(try reader.readUInt32("body length"))
@@ -76,11 +83,11 @@ enum RecordV2Decoder {
             guard end <= bytes.count else { throw corrupted(offset, "the body runs \(end - bytes.count) bytes past the end of the log") }
             reader = ByteReader(bytes, range: (offset + 8)..<end)
             let rawKind = try reader.readUInt8("kind")
-            guard let kind = RecordV2.Kind(rawValue: rawKind) else { throw corrupted(offset + 8, "unknown record kind \(rawKind)") }
             let sequence = try reader.readUInt64("sequence")
             let part = try reader.readUInt32("part")
             let entryCount = try reader.readUInt32("entry count")
             let boxCount = try reader.readUInt32("box count")
+            let frameCheck = try reader.readRange(RecordV2.frameCheckSize, "frame check")
             // Every entry takes at least 25 bytes of some page's plaintext (a deletion), so a count the body
             // cannot hold is refused before anything is sized by it.
             guard entryCount >= 1, Int(entryCount) <= length / 25 else {
@@ -89,28 +96,42 @@ enum RecordV2Decoder {
             guard boxCount >= 1, Int(boxCount) <= length / (RecordV2.boxFieldHeaderSize + 28) else {
                 throw corrupted(offset + 25, "box count \(boxCount) does not fit a body of \(length) bytes")
             }
-            var pages: [Page] = []
-            var secrets: [Range<Int>] = []
-            var previousTag: Range<Int>? = nil
+            var boxes: [(keyID: UInt8, role: UInt8, box: Range<Int>)] = []
+            boxes.reserveCapacity(Int(boxCount))
+            var fields: [UInt8] = []
+            fields.reserveCapacity(Int(boxCount) * RecordV2.boxFieldHeaderSize)
             for index in 0..<boxCount {
                 let field = reader.offset
                 let keyID = try reader.readUInt8("key id")
-                guard keyID == 0 else { throw corrupted(field, "box \(index) is sealed under key id \(keyID), which this file does not have") }
-                let rawRole = try reader.readUInt8("box role")
-                guard let role = RecordV2.Role(rawValue: rawRole) else { throw corrupted(field + 1, "box \(index) has unknown role \(rawRole)") }
+                let role = try reader.readUInt8("box role")
                 let boxLength = Int(try reader.readUInt32("box length"))
                 guard boxLength >= 28 else { throw corrupted(field + 2, "box \(index) is \(boxLength) bytes, less than 28") }
-                let box = try reader.readRange(boxLength, "box \(index)")
-                switch role {
-                case .secret:
-                    secrets.append(box)
-                case .page:
-                    pages.append(Page(box: box, boxIndex: index, secrets: secrets, previousTag: previousTag))
-                    secrets = []
-                    previousTag = (box.upperBound - 16)..<box.upperBound
-                }
+                boxes.append((keyID, role, try reader.readRange(boxLength, "box \(index)")))
+                fields += bytes[field..<(field + RecordV2.boxFieldHeaderSize)]
             }
             guard reader.isAtEnd else { throw corrupted(reader.offset, "\(reader.remaining) bytes after the last box") }
+            guard RecordV2.frameCheck(frame: bytes[offset..<(offset + RecordV2.frameCheckOffset)], boxFields: fields)
+                .elementsEqual(bytes[frameCheck])
+            else {
+                throw corrupted(offset, "the frame check does not match: the record's frame or a box field's header is damaged")
+            }
+            guard let kind = RecordV2.Kind(rawValue: rawKind) else { throw corrupted(offset + 8, "unknown record kind \(rawKind)") }
+            var pages: [Page] = []
+            var secrets: [Range<Int>] = []
+            var previousTag: Range<Int>? = nil
+            for (index, field) in boxes.enumerated() {
+                let at = field.box.lowerBound - RecordV2.boxFieldHeaderSize
+                guard field.keyID == 0 else { throw corrupted(at, "box \(index) is sealed under key id \(field.keyID), which this file does not have") }
+                guard let role = RecordV2.Role(rawValue: field.role) else { throw corrupted(at + 1, "box \(index) has unknown role \(field.role)") }
+                switch role {
+                case .secret:
+                    secrets.append(field.box)
+                case .page:
+                    pages.append(Page(box: field.box, boxIndex: UInt32(index), secrets: secrets, previousTag: previousTag))
+                    secrets = []
+                    previousTag = (field.box.upperBound - 16)..<field.box.upperBound
+                }
+            }
             guard secrets.isEmpty, !pages.isEmpty else { throw corrupted(offset, "the record does not end with a page") }
             return Scanned(
                 start: offset, end: end, kind: kind, sequence: sequence, part: part, entryCount: entryCount,
