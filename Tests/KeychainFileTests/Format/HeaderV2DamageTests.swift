@@ -155,6 +155,77 @@ struct HeaderV2DamageTests {
         #expect(throws: KeychainError.self) { try OpenedHeaderV2(pageA: forgedA, pageB: forgedA, credential: Self.password) }
     }
 
+    /// `header` with another epoch, rewrite end or slot list, sealed under `masterKey`: a copy that verifies.
+    static func variant(
+        of header: FileHeaderV2, epoch: UInt64? = nil, rewriteEnd: UInt64? = nil, slots: [HeaderKeySlot]? = nil,
+        masterKey: SymmetricKey
+    ) throws -> (bytes: [UInt8], header: FileHeaderV2) {
+        let changed = FileHeaderV2(
+            fileID: header.fileID, epoch: epoch ?? header.epoch, epochSalt: header.epochSalt,
+            rewriteEnd: rewriteEnd ?? header.rewriteEnd, rewriteHeadSequence: header.rewriteHeadSequence,
+            rewriteHeadChain: header.rewriteHeadChain, tombstoneHorizonDays: header.tombstoneHorizonDays,
+            slots: slots ?? header.slots)
+        return (changed.encode(headerKey: try changed.epochKeys(masterKey: masterKey).header), changed)
+    }
+
+    static let rawKey = Credential.key(SymmetricKey(data: [UInt8](repeating: 9, count: 32)))
+
+    @Test("Two copies that both verify but differ: the higher epoch is used, whichever page holds it, and the other page is reported")
+    func differingCopiesHigherEpochWins() throws {
+        let (bytes, header, key) = try Self.make()
+        // A newer copy, epoch 2, with its slots in the other order.
+        let newer = try Self.variant(of: header, epoch: 2, slots: [header.slots[1], header.slots[0]], masterKey: key)
+        for (a, b, newerPage) in [(bytes, newer.bytes, 1), (newer.bytes, bytes, 0)] {
+            for credential in [Self.password, Self.rawKey] {
+                let opened = try OpenedHeaderV2(pageA: HeaderPage.encode(a), pageB: HeaderPage.encode(b), credential: credential)
+                #expect(opened.headerBytes == newer.bytes && opened.header.epoch == 2)
+                #expect(opened.copiesDisagree)
+                #expect(opened.pages[newerPage] == .intact(newer.bytes))
+                guard case .unusable(let reason) = opened.pages[1 - newerPage] else {
+                    Issue.record("the older copy reported as \(opened.pages[1 - newerPage])")
+                    continue
+                }
+                #expect(reason.contains("also verifies"), "\(reason)")
+                // The slot index is the newer copy's own: slot ids were swapped there.
+                #expect(opened.slotIndex == (credential.slotType == .password ? 1 : 0))
+                #expect(opened.header.slots[opened.slotIndex].slotID == header.slots[credential.slotType == .password ? 0 : 1].slotID)
+            }
+        }
+    }
+
+    @Test("Two copies of one epoch that both verify but differ: page A's is used, and page B is reported")
+    func differingCopiesOfOneEpochPageAWins() throws {
+        let (bytes, header, key) = try Self.make()
+        let other = try Self.variant(of: header, rewriteEnd: 4_096, masterKey: key)
+        for (a, b) in [(bytes, other.bytes), (other.bytes, bytes)] {
+            let opened = try OpenedHeaderV2(pageA: HeaderPage.encode(a), pageB: HeaderPage.encode(b), credential: Self.password)
+            #expect(opened.headerBytes == a)
+            #expect(opened.copiesDisagree)
+            #expect(opened.pages[0] == .intact(a))
+            if case .unusable = opened.pages[1] {} else { Issue.record("page B reported as \(opened.pages[1])") }
+        }
+        // Identical copies agree.
+        let same = try OpenedHeaderV2(pageA: HeaderPage.encode(bytes), pageB: HeaderPage.encode(bytes), credential: Self.password)
+        #expect(!same.copiesDisagree && same.pages == [.intact(bytes), .intact(bytes)])
+    }
+
+    @Test("The chosen copy has no slot for the credential that opened the other: corrupted, never the other copy's slot index")
+    func chosenCopyWithoutTheSlot() throws {
+        let (bytes, header, key) = try Self.make()
+        // Page A: the same epoch and master key, only the raw-key slot (a stale or altered copy that verifies).
+        let rawOnly = try Self.variant(of: header, slots: [header.slots[1]], masterKey: key)
+        let pageA = HeaderPage.encode(rawOnly.bytes), pageB = HeaderPage.encode(bytes)
+        let reason = Self.corruptedReason { () throws(KeychainError) in _ = try OpenedHeaderV2(pageA: pageA, pageB: pageB, credential: Self.password) }
+        #expect(reason?.contains("disagree") == true, "\(reason ?? "opened, or another error")")
+        // The raw key opens both; page A's is used, with page A's own slot index.
+        let opened = try OpenedHeaderV2(pageA: pageA, pageB: pageB, credential: Self.rawKey)
+        #expect(opened.headerBytes == rawOnly.bytes && opened.slotIndex == 0 && opened.copiesDisagree)
+        // With page B in a later epoch, the password opens page B.
+        let later = try Self.variant(of: header, epoch: 5, masterKey: key)
+        let fromB = try OpenedHeaderV2(pageA: pageA, pageB: HeaderPage.encode(later.bytes), credential: Self.password)
+        #expect(fromB.headerBytes == later.bytes && fromB.slotIndex == 0)
+    }
+
     @Test("A slot opens under one key-encryption key only: the commitment refuses a key that GCM alone might accept")
     func commitmentBindsTheKey() throws {
         var random = SplitMix64(seed: 8)
