@@ -48,21 +48,6 @@ struct RecordV2Tests {
         return entries
     }
 
-    /// Recomputes the frame check of the record at `offset` after a test changed its frame or box fields, as a
-    /// writer with a bug could (the check is unkeyed): whatever is refused then is refused by authentication.
-    static func refreshFrameCheck(_ bytes: inout [UInt8], at offset: Int = 0) {
-        func u32(_ at: Int) -> Int { Int(bytes[at..<(at + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) }
-        let end = offset + 8 + u32(offset)
-        var fields: [UInt8] = []
-        var position = offset + RecordV2.fixedSize
-        while position + RecordV2.boxFieldHeaderSize <= end {
-            fields += bytes[position..<(position + RecordV2.boxFieldHeaderSize)]
-            position += RecordV2.boxFieldHeaderSize + u32(position + 2)
-        }
-        let check = RecordV2.frameCheck(frame: bytes[offset..<(offset + RecordV2.frameCheckOffset)], boxFields: fields)
-        bytes.replaceSubrange((offset + RecordV2.frameCheckOffset)..<(offset + RecordV2.fixedSize), with: check)
-    }
-
     static func check(_ decoded: [DecodedEntryV2], against entries: [EntryV2], bytes: [UInt8], keys: RecordKeysV2) throws {
         #expect(decoded.count == entries.count)
         for (got, expected) in zip(decoded, entries) {
@@ -173,7 +158,7 @@ struct RecordV2Tests {
         let keptBoxes = keptPages.last!.boxIndex + 1
         func put32(_ value: UInt32, at offset: Int) { for i in 0..<4 { cut[offset + i] = UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32(i))) } }
         put32(body, at: 0); put32(body ^ 0xFFFF_FFFF, at: 4); put32(UInt32(keptEntries), at: 21); put32(keptBoxes, at: 25)
-        Self.refreshFrameCheck(&cut)
+        RecordV2Forgery.refreshFrameCheck(&cut)
         _ = try RecordV2Decoder.scan(cut, at: 0)   // the frame itself is consistent
         #expect(throws: KeychainError.self) { try RecordV2Decoder.decode(cut, at: 0, previousChain: Self.c0, keys: keys) }
     }

@@ -167,7 +167,7 @@ struct TransactionLayoutTests {
         // The last commit's kind flipped, and its frame check recomputed (a writer's bug: the check is unkeyed).
         var last = log
         last[starts[2] + 8] = RecordV2.Kind.part.rawValue
-        RecordV2Tests.refreshFrameCheck(&last, at: starts[2])
+        RecordV2Forgery.refreshFrameCheck(&last, at: starts[2])
         let scans = try Self.scanAll(last)
         // Without a floor the frames alone read as an unfinished transaction...
         #expect(try TransactionLayout(scans).undonePart == starts[2]..<log.count)
@@ -186,7 +186,7 @@ struct TransactionLayoutTests {
         // Mid-log: refused, and never an undone part, whatever the floor.
         var middle = log
         middle[starts[1] + 8] = RecordV2.Kind.part.rawValue
-        RecordV2Tests.refreshFrameCheck(&middle, at: starts[1])
+        RecordV2Forgery.refreshFrameCheck(&middle, at: starts[1])
         let middleScans = try Self.scanAll(middle)
         for acknowledged in [0, starts[2], log.count] {
             do {
@@ -206,14 +206,14 @@ struct TransactionLayoutTests {
         let big = try RecordV2Encoder.encodeTransaction(try Self.bigEntries(60), firstSequence: 1, previousChain: RecordV2Tests.c0, keys: keys, using: &random)
         var first = big.records[0]
         first[8] = RecordV2.Kind.commit.rawValue   // a part made to look like a commit
-        RecordV2Tests.refreshFrameCheck(&first)
+        RecordV2Forgery.refreshFrameCheck(&first)
         #expect(throws: KeychainError.self) { try RecordV2Decoder.decode(first, at: 0, previousChain: RecordV2Tests.c0, keys: keys) }
         // The second part opens after the first's chain value as written, and not once its part number is altered.
         let firstChain = try RecordV2Decoder.decode(big.records[0], at: 0, previousChain: RecordV2Tests.c0, keys: keys).chain
         _ = try RecordV2Decoder.decode(big.records[1], at: 0, previousChain: firstChain, keys: keys)
         var second = big.records[1]
         second[20] ^= 1                            // part 1 made part 0
-        RecordV2Tests.refreshFrameCheck(&second)
+        RecordV2Forgery.refreshFrameCheck(&second)
         #expect(throws: KeychainError.self) { try RecordV2Decoder.decode(second, at: 0, previousChain: firstChain, keys: keys) }
     }
 }

@@ -65,9 +65,12 @@ enum RecordV2Decoder {
     /// frame check, and only then kind, key ids and roles are read for what they say.
     ///
     /// - Throws: `.corrupted` at this record for a frame that does not hold together or whose frame check fails
-    ///   (damage in the frame or a box field's header), or for an `offset` outside `bytes`.
+    ///   (damage in the frame or a box field's header), or for an `offset` outside `bytes`;
+    ///   `.unsupportedFeature` for a record kind, key id or box role this version does not know, in a frame
+    ///   whose check passed (a newer writer's, not damage: nothing is to be repaired).
     static func scan(_ bytes: [UInt8], at offset: Int) throws(KeychainError) -> Scanned {
         func corrupted(_ at: Int, _ reason: String) -> KeychainError { .corrupted(offset: at, reason: "record: \(reason)") }
+        func unsupported(_ at: Int, _ reason: String) -> KeychainError { .unsupportedFeature(offset: at, reason: "record: \(reason)") }
         guard offset >= 0, offset <= bytes.count else {
             throw corrupted(max(0, offset), "offset \(offset) is outside the \(bytes.count) bytes of the log")
         }
@@ -115,14 +118,21 @@ enum RecordV2Decoder {
             else {
                 throw corrupted(offset, "the frame check does not match: the record's frame or a box field's header is damaged")
             }
-            guard let kind = RecordV2.Kind(rawValue: rawKind) else { throw corrupted(offset + 8, "unknown record kind \(rawKind)") }
+            // The frame check passed: what follows is as written, by a writer that may know more than this one.
+            guard let kind = RecordV2.Kind(rawValue: rawKind) else {
+                throw unsupported(offset + 8, "record kind \(rawKind) (this version reads kinds 1 and 3)")
+            }
             var pages: [Page] = []
             var secrets: [Range<Int>] = []
             var previousTag: Range<Int>? = nil
             for (index, field) in boxes.enumerated() {
                 let at = field.box.lowerBound - RecordV2.boxFieldHeaderSize
-                guard field.keyID == 0 else { throw corrupted(at, "box \(index) is sealed under key id \(field.keyID), which this file does not have") }
-                guard let role = RecordV2.Role(rawValue: field.role) else { throw corrupted(at + 1, "box \(index) has unknown role \(field.role)") }
+                guard field.keyID == 0 else {
+                    throw unsupported(at, "box \(index) is sealed under key id \(field.keyID) (this version reads key id 0 only)")
+                }
+                guard let role = RecordV2.Role(rawValue: field.role) else {
+                    throw unsupported(at + 1, "box \(index) has role \(field.role) (this version reads roles 1 and 2)")
+                }
                 switch role {
                 case .secret:
                     secrets.append(field.box)
@@ -148,6 +158,8 @@ enum RecordV2Decoder {
     /// Verifies and decodes one page and checks its secret boxes.
     ///
     /// - Parameter previousChain: the chain value before the record (used by its first page).
+    /// - Throws: `.corrupted` when the page or a secret box does not authenticate, or the page's entries do
+    ///   not hold together; `.unsupportedFeature` for a page that authenticates in another page encoding.
     static func openPage(
         _ page: Page, of record: Scanned, in bytes: [UInt8], previousChain: [UInt8], keys: RecordKeysV2
     ) throws(KeychainError) -> [DecodedEntryV2] {
@@ -183,7 +195,12 @@ enum RecordV2Decoder {
         var pending: [(box: Range<Int>, id: ItemID)] = []
         pending.reserveCapacity(AES.GCM.tagBatchLimit)
         do {
-            guard try reader.readUInt8("version") == RecordV2.pageEncodingVersion else { throw corrupted("unknown page encoding version") }
+            // The page authenticated: another version is a newer writer's, not damage.
+            let version = try reader.readUInt8("version")
+            guard version == RecordV2.pageEncodingVersion else {
+                throw KeychainError.unsupportedFeature(
+                    offset: where_, reason: "page (box \(page.boxIndex)) is in page encoding version \(version); this version reads \(RecordV2.pageEncodingVersion)")
+            }
             let count = Int(try reader.readUInt16("entry count"))
             guard count >= 1 else { throw corrupted("no entries") }
             entries.reserveCapacity(count)
