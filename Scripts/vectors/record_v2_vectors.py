@@ -62,7 +62,7 @@ def record(entries, sequence, kind, part, chain, file_id, epoch, page_key, secre
                 box = nonce + AESGCM(secret_key).encrypt(nonce, entry["secret"], aad)
                 boxes.append(b"\x00\x02" + struct.pack(">I", len(box)) + box)
                 box_index += 1
-                tag = box[-16:]
+                tag = hashlib.blake2b(box, digest_size=16).digest()
             plaintext += entry_bytes(entry, tag)
         nonce = fill(f"{label}/nonce", 12 * (nonce_counter + 1))[-12:]
         nonce_counter += 1

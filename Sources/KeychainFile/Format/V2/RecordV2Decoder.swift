@@ -1,7 +1,7 @@
 @_spi(KeychainFileInternals) import KeychainCrypto
 
-/// Opens version 2 records (`RecordV2`) and verifies every box: each page is decrypted, and each secret box's
-/// tag is checked — not decrypted — and must be the tag its page names, for its item.
+/// Opens version 2 records (`RecordV2`) and verifies every box: each page is decrypted, and each secret box must
+/// have the digest its page names and a tag that verifies for its item (checked, not decrypted).
 ///
 /// Decoding has two steps so that a large log opens on several cores: `scan` walks a record's frame and box
 /// fields (no cryptography; it finds every page and the previous chain value each is sealed with, which is the
@@ -222,15 +222,17 @@ enum RecordV2Decoder {
                         throw corrupted("attributes")
                     }
                     let secretLength = Int(try reader.readUInt32("secret length"))
-                    let tag = try reader.readRange(16, "secret tag")
+                    let digest = try reader.readRange(RecordV2.secretBoxDigestSize, "secret box digest")
                     guard secretIndex < page.secrets.count else { throw corrupted("more puts than secret boxes before the page") }
                     let box = page.secrets[secretIndex]
                     secretIndex += 1
                     guard box.count == secretLength + 28 else {
                         throw corrupted("the secret of item \(checked.id) is \(box.count - 28) bytes; its page says \(secretLength)")
                     }
-                    guard bytes[(box.upperBound - 16)..<box.upperBound].elementsEqual(plaintext[tag]) else {
-                        throw corrupted("the secret box at \(box.lowerBound) is not the one the page names for item \(checked.id)")
+                    guard RecordV2.secretBoxDigest(bytes[box]) == plaintext[digest] else {
+                        throw KeychainError.corrupted(
+                            offset: box.lowerBound,
+                            reason: "the secret box of item \(checked.id) is not the one its page (box \(page.boxIndex)) names: its digest differs")
                     }
                     pending.append((box, checked.id))
                     if pending.count == AES.GCM.tagBatchLimit {
@@ -260,8 +262,21 @@ enum RecordV2Decoder {
         return entries
     }
 
-    /// Checks the tags of up to eight secret boxes in one run of the cipher, each as `AES.GCM.verify` would.
-    static func verifySecrets(_ boxes: [(box: Range<Int>, id: ItemID)], in bytes: [UInt8], keys: RecordKeysV2) throws(KeychainError) {
+    /// Checks up to eight secret boxes: each one's digest against the one its page names, when `digests` are
+    /// given, then their tags in one run of the cipher, each as `AES.GCM.verify` would.
+    ///
+    /// - Parameter digests: for each box, the digest its page names (`RecordV2.secretBoxDigest`); without them
+    ///   only the tags are checked, which binds a box to its item but not to its page for whoever holds the
+    ///   secret key.
+    /// - Throws: `.corrupted` at the first box whose digest or tag does not verify.
+    static func verifySecrets(
+        _ boxes: [(box: Range<Int>, id: ItemID)], in bytes: [UInt8], keys: RecordKeysV2, digests: [[UInt8]]? = nil
+    ) throws(KeychainError) {
+        if let digests {
+            for (index, entry) in boxes.enumerated() where index >= digests.count || !(RecordV2.secretBoxDigest(bytes[entry.box]) == digests[index]) {
+                throw .corrupted(offset: entry.box.lowerBound, reason: "the secret box of item \(entry.id) is not the one its page names (its digest differs)")
+            }
+        }
         let size = BoxAADV2.secretSize
         var aads = [UInt8](repeating: 0, count: size * boxes.count)
         for (index, entry) in boxes.enumerated() {

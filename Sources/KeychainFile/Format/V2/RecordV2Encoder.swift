@@ -66,7 +66,7 @@ enum RecordV2Encoder {
                     plaintext.writeUInt32(UInt32(encoded.count))
                     plaintext.writeBytes(encoded)
                     plaintext.writeUInt32(UInt32(secret.count))
-                    plaintext.writeBytes(box.suffix(16))
+                    plaintext.writeBytes(RecordV2.secretBoxDigest(box))
                 case .delete(let id, let time), .tombstone(let id, let time):
                     plaintext.writeBytes(id.bytes)
                     plaintext.writeUInt64(UInt64(bitPattern: time))
