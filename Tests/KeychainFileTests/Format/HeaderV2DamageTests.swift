@@ -239,7 +239,7 @@ struct HeaderV2DamageTests {
         guard let otherKEK = try slot.keyEncryptionKey(for: .password("other"), fileID: fileID) else { throw KeychainError.notAKeychain }
         let forged = CommittedKeySlot(
             type: slot.type, kdf: slot.kdf, slotID: slot.slotID, salt: slot.salt,
-            commitment: CommittedKeySlot.commitment(kek: otherKEK, fileID: fileID, slotID: slot.slotID),
+            commitment: try CommittedKeySlot.commitment(kek: otherKEK, fileID: fileID, slotID: slot.slotID),
             nonce: slot.nonce, wrappedKey: slot.wrappedKey, tag: slot.tag)
         #expect(throws: KeychainError.self) { try forged.open(with: .password("other"), fileID: fileID, slotOffset: 0) }
         #expect(try forged.open(with: Self.password, fileID: fileID, slotOffset: 0) == nil)
