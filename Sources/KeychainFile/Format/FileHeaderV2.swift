@@ -15,10 +15,12 @@ struct FileHeaderV2: Sendable, Equatable {
     let epochSalt: [UInt8]
     /// The logical end of the records the last rewrite wrote: every record below it is acknowledged.
     let rewriteEnd: UInt64
-    /// The sequence number and chain value after the last of them (0 and C0 when it wrote none).
+    /// The sequence number and chain value after the last of them: 0 and C0 exactly when it wrote none (the
+    /// sequence `parse` checks; C0, which needs the header key, `OpenedHeaderV2`).
     let rewriteHeadSequence: UInt64
     let rewriteHeadChain: [UInt8]
-    /// How long a deletion's tombstone outlives it, in days (issue 32's merges need them).
+    /// How long a deletion's tombstone outlives it, in days (issue 32's merges need them), within
+    /// `tombstoneHorizonRange`.
     let tombstoneHorizonDays: UInt32
     let slots: [HeaderKeySlot]
 
@@ -28,6 +30,9 @@ struct FileHeaderV2: Sendable, Equatable {
     static let minimumLength = fixedLength + 4 + 112 + trailerLength
     static let maximumLength = fixedLength + Format.maximumSlots * CommittedKeySlot.length + trailerLength
     static let defaultTombstoneHorizonDays: UInt32 = 90
+    /// One day to a century: a tombstone kept for no time could not be merged, and the bound keeps every
+    /// horizon in milliseconds far inside an `Int64`.
+    static let tombstoneHorizonRange: ClosedRange<UInt32> = 1...36_525
 
     /// The encoded size: fixed part, slots, checksum and MAC.
     var length: Int { Self.fixedLength + slots.reduce(0) { $0 + $1.length } + Self.trailerLength }
@@ -91,6 +96,15 @@ struct FileHeaderV2: Sendable, Equatable {
             }
             guard rewriteEnd <= UInt64(Int.max / 2) else {
                 throw KeychainError.corrupted(offset: fileOffset + 72, reason: "rewrite end \(rewriteEnd) is beyond any file")
+            }
+            // Records start at sequence 1: a rewrite that wrote none has head 0, one that wrote some a head ≥ 1.
+            guard (rewriteEnd == 0) == (rewriteHeadSequence == 0) else {
+                throw KeychainError.corrupted(
+                    offset: fileOffset + 80,
+                    reason: "rewrite head sequence \(rewriteHeadSequence) does not fit rewrite end \(rewriteEnd) (0 exactly when no records were written)")
+            }
+            guard tombstoneHorizonRange.contains(horizon) else {
+                throw KeychainError.corrupted(offset: fileOffset + 104, reason: "tombstone horizon of \(horizon) days is outside 1 … 36,525")
             }
             var slots: [HeaderKeySlot] = []
             for _ in 0..<slotCount { slots.append(try HeaderKeySlot.parse(&reader, fileOffset: fileOffset)) }

@@ -37,7 +37,8 @@ struct OpenedHeaderV2: Sendable {
 
     /// - Throws: `.corrupted` when neither page holds a header whose checksum verifies (naming both reasons),
     ///   when a committed slot's commitment matches but its wrap fails and no copy verifies, when the MAC fails
-    ///   on every copy, or when the chosen copy has no slot for `credential` although the other copy's opened;
+    ///   on every copy (or a copy that verifies has rewrite end 0 and a rewrite head other than C0), or when the
+    ///   chosen copy has no slot for `credential` although the other copy's opened;
     ///   `.wrongCredentials` when no slot of either copy opens with `credential`.
     init(pageA: [UInt8], pageB: [UInt8], credential: Credential) throws(KeychainError) {
         let pages = [HeaderPage.decode(pageA, fileOffset: Self.pageOffsets[0]), HeaderPage.decode(pageB, fileOffset: Self.pageOffsets[1])]
@@ -95,7 +96,13 @@ struct OpenedHeaderV2: Sendable {
                     break
                 }
             }
-            if let found {
+            if let found, candidate.header.rewriteEnd == 0,
+               candidate.header.rewriteHeadChain != candidate.header.initialChainValue(headerKey: found.keys.header) {
+                // Verified, but not as a writer writes it: a rewrite that wrote no records leaves head (0, C0).
+                firstFailure = firstFailure ?? .corrupted(
+                    offset: Self.pageOffsets[candidate.page] + 88,
+                    reason: "page \(Self.name(candidate.page))'s header has rewrite end 0 but a rewrite head chain value other than C0")
+            } else if let found {
                 verified.append((index, found.key, found.keys))
             } else if !masterKeys.isEmpty {
                 firstFailure = firstFailure ?? .corrupted(

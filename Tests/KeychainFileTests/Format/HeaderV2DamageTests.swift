@@ -17,10 +17,14 @@ struct HeaderV2DamageTests {
             .committed(try CommittedKeySlot.make(for: password, kdf: .pbkdf2(iterations: 1), masterKey: masterKey, fileID: fileID, using: &random)),
             .committed(try CommittedKeySlot.make(for: .key(SymmetricKey(data: [UInt8](repeating: 9, count: 32))), kdf: .hkdf, masterKey: masterKey, fileID: fileID, using: &random)),
         ]
-        let header = FileHeaderV2(
+        let draft = FileHeaderV2(
             fileID: fileID, epoch: 1, epochSalt: randomBytes(32, using: &random), rewriteEnd: 0, rewriteHeadSequence: 0,
             rewriteHeadChain: [UInt8](repeating: 0, count: 16), tombstoneHorizonDays: 90, slots: slots)
-        let keys = try header.epochKeys(masterKey: masterKey)
+        let keys = try draft.epochKeys(masterKey: masterKey)
+        // No records written: the rewrite head is (0, C0).
+        let header = FileHeaderV2(
+            fileID: fileID, epoch: 1, epochSalt: draft.epochSalt, rewriteEnd: 0, rewriteHeadSequence: 0,
+            rewriteHeadChain: draft.initialChainValue(headerKey: keys.header), tombstoneHorizonDays: 90, slots: slots)
         return (header.encode(headerKey: keys.header), header, masterKey)
     }
 
@@ -160,12 +164,17 @@ struct HeaderV2DamageTests {
         of header: FileHeaderV2, epoch: UInt64? = nil, rewriteEnd: UInt64? = nil, slots: [HeaderKeySlot]? = nil,
         masterKey: SymmetricKey
     ) throws -> (bytes: [UInt8], header: FileHeaderV2) {
-        let changed = FileHeaderV2(
-            fileID: header.fileID, epoch: epoch ?? header.epoch, epochSalt: header.epochSalt,
-            rewriteEnd: rewriteEnd ?? header.rewriteEnd, rewriteHeadSequence: header.rewriteHeadSequence,
-            rewriteHeadChain: header.rewriteHeadChain, tombstoneHorizonDays: header.tombstoneHorizonDays,
-            slots: slots ?? header.slots)
-        return (changed.encode(headerKey: try changed.epochKeys(masterKey: masterKey).header), changed)
+        // A head as a writer leaves it: (0, C0) without records, some sequence and chain value after them.
+        func with(_ chain: [UInt8], sequence: UInt64) -> FileHeaderV2 {
+            FileHeaderV2(
+                fileID: header.fileID, epoch: epoch ?? header.epoch, epochSalt: header.epochSalt,
+                rewriteEnd: rewriteEnd ?? header.rewriteEnd, rewriteHeadSequence: sequence, rewriteHeadChain: chain,
+                tombstoneHorizonDays: header.tombstoneHorizonDays, slots: slots ?? header.slots)
+        }
+        var changed = with([UInt8](repeating: 0x5C, count: 16), sequence: 3)
+        let headerKey = try changed.epochKeys(masterKey: masterKey).header
+        if changed.rewriteEnd == 0 { changed = with(changed.initialChainValue(headerKey: headerKey), sequence: 0) }
+        return (changed.encode(headerKey: headerKey), changed)
     }
 
     static let rawKey = Credential.key(SymmetricKey(data: [UInt8](repeating: 9, count: 32)))

@@ -62,4 +62,76 @@ enum RecordV2Forgery {
         }
         return newChain
     }
+
+    /// A secret box for `id`, sealed as the encoder seals one.
+    static func sealSecret(_ secret: [UInt8], id: ItemID, keys: RecordKeysV2, using random: inout SplitMix64) throws -> [UInt8] {
+        try seal(secret, aad: BoxAADV2.secret(fileID: keys.fileID, keyID: 0, itemID: id), key: keys.secret, using: &random)
+    }
+
+    /// A put's entry in a page's plaintext: kind 1, its attributes, the secret length and the digest named.
+    static func putEntry(id: ItemID, attributes: ItemAttributes, secretLength: UInt32, digest: [UInt8]) -> [UInt8] {
+        let encoded = AttributeCoding.encode(id: id, attributes: attributes)
+        var writer = ByteWriter()
+        writer.writeUInt8(1)
+        writer.writeUInt32(UInt32(encoded.count))
+        writer.writeBytes(encoded)
+        writer.writeUInt32(secretLength)
+        writer.writeBytes(digest)
+        return writer.bytes
+    }
+
+    /// A record sealed from raw parts: each page's secret boxes (sealed already) and its plaintext, whatever it
+    /// holds, under the entry count given (true or not), with a frame check that passes. So a test reaches the
+    /// page parser, or a caller's count checks, with pages that authenticate.
+    static func record(
+        pages: [(secrets: [[UInt8]], plaintext: [UInt8])], entryCount: UInt32, sequence: UInt64 = 1,
+        previousChain: [UInt8], keys: RecordKeysV2, using random: inout SplitMix64
+    ) throws -> (bytes: [UInt8], chain: [UInt8]) {
+        let boxCount = UInt32(pages.reduce(0) { $0 + $1.secrets.count + 1 })
+        var body = ByteWriter()
+        var chain = previousChain
+        var boxIndex: UInt32 = 0
+        var fields: [UInt8] = []
+        for page in pages {
+            for secret in page.secrets {
+                fields += field(role: 2, length: secret.count)
+                body.writeBytes(field(role: 2, length: secret.count) + secret)
+                boxIndex += 1
+            }
+            let place = BoxAADV2.PagePlace(
+                sequence: sequence, kind: RecordV2.Kind.commit.rawValue, part: 0, entryCount: entryCount, boxCount: boxCount,
+                boxIndex: boxIndex, keyID: 0)
+            let box = try seal(page.plaintext, aad: BoxAADV2.page(fileID: keys.fileID, epoch: keys.epoch, place: place, previousChain: chain), key: keys.page, using: &random)
+            fields += field(role: 1, length: box.count)
+            body.writeBytes(field(role: 1, length: box.count) + box)
+            boxIndex += 1
+            chain = Array(box.suffix(16))
+        }
+        var frame = ByteWriter()
+        let length = UInt32(RecordV2.fixedSize - 8 + body.count)
+        frame.writeUInt32(length)
+        frame.writeUInt32(length ^ 0xFFFF_FFFF)
+        frame.writeUInt8(RecordV2.Kind.commit.rawValue)
+        frame.writeUInt64(sequence)
+        frame.writeUInt32(0)
+        frame.writeUInt32(entryCount)
+        frame.writeUInt32(boxCount)
+        frame.writeBytes(RecordV2.frameCheck(frame: frame.bytes, boxFields: fields))
+        return (frame.bytes + body.bytes, chain)
+    }
+
+    private static func field(role: UInt8, length: Int) -> [UInt8] {
+        [0, role] + (0..<4).map { UInt8(truncatingIfNeeded: length >> (24 - 8 * $0)) }
+    }
+
+    private static func seal(_ plaintext: [UInt8], aad: [UInt8], key: AES.GCM.PreparedKey, using random: inout SplitMix64) throws -> [UInt8] {
+        var box = [UInt8](repeating: 0, count: plaintext.count + 28)
+        let nonce = AES.GCM.Nonce(using: &random)
+        try plaintext.withUnsafeBytes { text in
+            try aad.withUnsafeBytes { aad in
+                try box.withUnsafeMutableBytes { try AES.GCM.seal(text, using: key, nonce: nonce, authenticating: aad, into: $0) }
+            }
+        }
+        return box
+    }
 }

@@ -23,8 +23,12 @@ enum RecordV2Decoder {
         let entryCount: UInt32
         let boxCount: UInt32
         let pages: [Page]
-        /// The offset of the last page's tag: the record's chain value.
-        var chainRange: Range<Int> { (pages[pages.count - 1].box.upperBound - 16)..<pages[pages.count - 1].box.upperBound }
+        /// The offset of the last page's tag: the record's chain value (empty for a frame without pages, which
+        /// `scan` never returns).
+        var chainRange: Range<Int> {
+            guard let last = pages.last, last.box.count >= 16 else { return end..<end }
+            return (last.box.upperBound - 16)..<last.box.upperBound
+        }
     }
 
     /// One page and the secret boxes before it.
@@ -163,6 +167,12 @@ enum RecordV2Decoder {
     static func openPage(
         _ page: Page, of record: Scanned, in bytes: [UInt8], previousChain: [UInt8], keys: RecordKeysV2
     ) throws(KeychainError) -> [DecodedEntryV2] {
+        // The page and its ranges may come from another scan than of these bytes: each is checked before use.
+        guard page.box.count >= 28, fits(page.box, in: bytes), page.secrets.allSatisfy({ $0.count >= 28 && fits($0, in: bytes) }),
+              page.previousTag.map({ $0.count == 16 && fits($0, in: bytes) }) ?? true
+        else {
+            throw .corrupted(offset: max(0, page.box.lowerBound), reason: "page (box \(page.boxIndex)): its box, its secrets or the tag before it lie outside the \(bytes.count) bytes given, or are too short")
+        }
         let place = BoxAADV2.PagePlace(
             sequence: record.sequence, kind: record.kind.rawValue, part: record.part, entryCount: record.entryCount,
             boxCount: record.boxCount, boxIndex: page.boxIndex, keyID: 0)
@@ -222,6 +232,9 @@ enum RecordV2Decoder {
                         throw corrupted("attributes")
                     }
                     let secretLength = Int(try reader.readUInt32("secret length"))
+                    guard secretLength <= RecordV2.maximumSecretSize else {
+                        throw corrupted("the secret of item \(checked.id) is \(secretLength) bytes; a secret is at most 1 MiB")
+                    }
                     let digest = try reader.readRange(RecordV2.secretBoxDigestSize, "secret box digest")
                     guard secretIndex < page.secrets.count else { throw corrupted("more puts than secret boxes before the page") }
                     let box = page.secrets[secretIndex]
@@ -262,21 +275,33 @@ enum RecordV2Decoder {
         return entries
     }
 
-    /// Checks up to eight secret boxes: each one's digest against the one its page names, when `digests` are
-    /// given, then their tags in one run of the cipher, each as `AES.GCM.verify` would.
+    /// Checks secret boxes: each one's digest against the one its page names, when `digests` are given, then
+    /// their tags, eight in one run of the cipher, each as `AES.GCM.verify` would.
     ///
     /// - Parameter digests: for each box, the digest its page names (`RecordV2.secretBoxDigest`); without them
     ///   only the tags are checked, which binds a box to its item but not to its page for whoever holds the
     ///   secret key.
-    /// - Throws: `.corrupted` at the first box whose digest or tag does not verify.
+    /// - Throws: `.corrupted` at the first box whose digest or tag does not verify, or that does not lie within
+    ///   `bytes`.
     static func verifySecrets(
         _ boxes: [(box: Range<Int>, id: ItemID)], in bytes: [UInt8], keys: RecordKeysV2, digests: [[UInt8]]? = nil
     ) throws(KeychainError) {
+        for entry in boxes where entry.box.count < 28 || !fits(entry.box, in: bytes) {
+            throw .corrupted(offset: max(0, entry.box.lowerBound), reason: "the secret box of item \(entry.id) lies outside the \(bytes.count) bytes given, or is shorter than 28 bytes")
+        }
         if let digests {
             for (index, entry) in boxes.enumerated() where index >= digests.count || !(RecordV2.secretBoxDigest(bytes[entry.box]) == digests[index]) {
                 throw .corrupted(offset: entry.box.lowerBound, reason: "the secret box of item \(entry.id) is not the one its page names (its digest differs)")
             }
         }
+        // The cipher takes at most eight at a time.
+        guard boxes.count <= AES.GCM.tagBatchLimit else {
+            for start in stride(from: 0, to: boxes.count, by: AES.GCM.tagBatchLimit) {
+                try verifySecrets(Array(boxes[start..<min(start + AES.GCM.tagBatchLimit, boxes.count)]), in: bytes, keys: keys)
+            }
+            return
+        }
+        guard !boxes.isEmpty else { return }
         let size = BoxAADV2.secretSize
         var aads = [UInt8](repeating: 0, count: size * boxes.count)
         for (index, entry) in boxes.enumerated() {
@@ -300,8 +325,12 @@ extension RecordV2Decoder {
     /// Decrypts a put's secret from its box (which `decode` verified; this checks its tag again, as the bytes
     /// may have been read anew).
     ///
-    /// - Throws: `.corrupted` if the box does not authenticate for `id`.
+    /// - Throws: `.corrupted` if the box does not authenticate for `id`, or does not lie within `bytes` (a read
+    ///   shorter than the one it was found in).
     static func openSecret(_ box: Range<Int>, of id: ItemID, in bytes: [UInt8], keys: RecordKeysV2) throws(KeychainError) -> [UInt8] {
+        guard box.count >= 28, fits(box, in: bytes) else {
+            throw .corrupted(offset: max(0, box.lowerBound), reason: "the secret box of item \(id) (\(box)) lies outside the \(bytes.count) bytes given, or is shorter than 28 bytes")
+        }
         let aad = BoxAADV2.secret(fileID: keys.fileID, keyID: 0, itemID: id)
         var secret = [UInt8](repeating: 0, count: box.count - 28)
         let opened = bytes.withUnsafeBytes { all in
@@ -313,5 +342,10 @@ extension RecordV2Decoder {
         }
         guard opened else { throw .corrupted(offset: box.lowerBound, reason: "the secret box of item \(id) does not authenticate") }
         return secret
+    }
+
+    /// Whether `range` lies within `bytes` (a `Range` is never reversed, but may be negative or past the end).
+    static func fits(_ range: Range<Int>, in bytes: [UInt8]) -> Bool {
+        range.lowerBound >= 0 && range.upperBound <= bytes.count
     }
 }
