@@ -89,8 +89,8 @@ def header(file_id, epoch, epoch_salt, rewrite_end, head_sequence, head_chain, h
     out = MAGIC + struct.pack(">HHI", 2, 0, length) + file_id + struct.pack(">Q", epoch) + epoch_salt
     out += struct.pack(">QQ", rewrite_end, head_sequence) + head_chain + struct.pack(">IB", horizon, len(slots)) + bytes(3)
     out += body
-    out += hashlib.sha256(out).digest()[:16]
     out += hmac.new(header_key, out, "sha256").digest()
+    out += hashlib.sha256(out).digest()[:16]
     assert len(out) == length
     return out
 

@@ -106,7 +106,7 @@ struct OpenedHeaderV2: Sendable {
                 verified.append((index, found.key, found.keys))
             } else if !masterKeys.isEmpty {
                 firstFailure = firstFailure ?? .corrupted(
-                    offset: Self.pageOffsets[candidate.page] + candidate.bytes.count - 32,
+                    offset: Self.pageOffsets[candidate.page] + candidate.bytes.count - FileHeaderV2.trailerLength,
                     reason: "page \(Self.name(candidate.page))'s header MAC does not verify under the key its slots opened: the header was altered")
             }
         }
