@@ -63,9 +63,11 @@ def kdf_parameters(kdf):
 def committed_slot(kind, kdf, secret, master, file_id, label):
     slot_id, salt, nonce = fill(label + "/id", 16), fill(label + "/salt", 32), fill(label + "/nonce", 12)
     kek = kek_of(kind, kdf, secret, salt, file_id)
-    commitment = hmac.new(kek, b"KCF2 slot commitment" + file_id + slot_id, "sha256").digest()
+    assert len(kek) == 32
+    commitment = hkdf(kek, None, b"KCF2 slot commitment" + file_id + slot_id)
+    wrap_key = hkdf(kek, None, b"KCF2 slot wrap" + file_id + slot_id)
     params = bytes([kind, kdf["id"]]) + struct.pack(">H", 156) + slot_id + kdf_parameters(kdf) + salt + commitment
-    sealed = AESGCM(kek).encrypt(nonce, master, b"KCF2 key slot" + file_id + params)
+    sealed = AESGCM(wrap_key).encrypt(nonce, master, b"KCF2 key slot" + file_id + params)
     slot = params + nonce + sealed
     assert len(slot) == 156
     return slot
@@ -87,8 +89,8 @@ def header(file_id, epoch, epoch_salt, rewrite_end, head_sequence, head_chain, h
     out = MAGIC + struct.pack(">HHI", 2, 0, length) + file_id + struct.pack(">Q", epoch) + epoch_salt
     out += struct.pack(">QQ", rewrite_end, head_sequence) + head_chain + struct.pack(">IB", horizon, len(slots)) + bytes(3)
     out += body
-    out += hashlib.sha256(out).digest()[:16]
     out += hmac.new(header_key, out, "sha256").digest()
+    out += hashlib.sha256(out).digest()[:16]
     assert len(out) == length
     return out
 

@@ -62,7 +62,7 @@ def record(entries, sequence, kind, part, chain, file_id, epoch, page_key, secre
                 box = nonce + AESGCM(secret_key).encrypt(nonce, entry["secret"], aad)
                 boxes.append(b"\x00\x02" + struct.pack(">I", len(box)) + box)
                 box_index += 1
-                tag = box[-16:]
+                tag = hashlib.blake2b(box, digest_size=16).digest()
             plaintext += entry_bytes(entry, tag)
         nonce = fill(f"{label}/nonce", 12 * (nonce_counter + 1))[-12:]
         nonce_counter += 1
@@ -72,8 +72,13 @@ def record(entries, sequence, kind, part, chain, file_id, epoch, page_key, secre
         boxes.append(b"\x00\x01" + struct.pack(">I", len(box)) + box)
         box_index += 1
         chain = box[-16:]
-    body = struct.pack(">BQIII", kind, sequence, part, len(entries), box_count) + b"".join(boxes)
-    return struct.pack(">II", len(body), len(body) ^ 0xFFFFFFFF) + body, chain
+    fields = b"".join(box[:6] for box in boxes)
+    length = 21 + 4 + sum(len(box) for box in boxes)
+    frame = struct.pack(">IIBQIII", length, length ^ 0xFFFFFFFF, kind, sequence, part, len(entries), box_count)
+    check = hashlib.sha256(frame + fields).digest()[:4]
+    record_bytes = frame + check + b"".join(boxes)
+    assert len(record_bytes) == 8 + length
+    return record_bytes, chain
 
 
 def main():

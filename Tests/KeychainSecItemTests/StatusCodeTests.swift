@@ -30,6 +30,7 @@ struct StatusCodeTests {
         #expect(KeychainError.io(operation: "read", errno: 5, path: "/x").code == errSecIO)
         #expect(KeychainError.limitReached("x").code == errSecAllocate)
         #expect(KeychainError.unsupportedVersion(9).code == errSecUnimplemented)
+        #expect(KeychainError.unsupportedFeature(offset: 40, reason: "key id 1").code == errSecUnimplemented)
     }
 
     @Test("SecCopyErrorMessageString describes the codes")

@@ -44,6 +44,11 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
     /// Thrown when the file was written in a format version this library does not read.
     /// (errSecUnimplemented, −4)
     case unsupportedVersion(Int)
+    /// Thrown when the file is in a format version this library reads but uses something of it this library
+    /// does not know — a record kind, a key id, a box role or a page encoding that a newer writer added — and
+    /// that is not damage (the bytes that say so passed their check or their authentication): `offset` is where,
+    /// and `reason` says what. Nothing is repaired, set aside or dropped for it. (errSecUnimplemented, −4)
+    case unsupportedFeature(offset: Int, reason: String)
     /// Thrown when a system call fails: `operation` names it and `path` the file. (errSecIO, −36)
     case io(operation: String, errno: Int32, path: String)
     /// Thrown when the keychain has reached a limit of the format or of this implementation, for example
@@ -79,7 +84,7 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
         case .invalidParameter: return -50
         case .wrongCredentials: return -25293
         case .corrupted, .notAKeychain: return -26275
-        case .unsupportedVersion: return -4
+        case .unsupportedVersion, .unsupportedFeature: return -4
         case .io, .lockFileRefused, .notConfirmedDurable: return -36
         case .limitReached: return -108
         case .rolledBack: return -67808
@@ -96,6 +101,8 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
         case .corrupted(let offset, let reason): return "corrupted keychain file at byte \(offset): \(reason)"
         case .notAKeychain: return "not a keychain file"
         case .unsupportedVersion(let version): return "unsupported keychain format version \(version)"
+        case .unsupportedFeature(let offset, let reason):
+            return "the keychain file uses, at byte \(offset), something this version of KeychainFile does not read: \(reason); a newer version may"
         case .io(let operation, let errno, let path): return "\(operation) failed on \(path): \(Self.systemMessage(errno)) (errno \(errno))"
         case .limitReached(let what): return "limit reached: \(what)"
         case .rolledBack(let expected, let found):
@@ -117,7 +124,8 @@ extension KeychainError: Equatable {
         case (.duplicateItem, .duplicateItem), (.itemNotFound, .itemNotFound), (.invalidParameter, .invalidParameter),
              (.wrongCredentials, .wrongCredentials), (.corrupted, .corrupted), (.notAKeychain, .notAKeychain),
              (.io, .io), (.limitReached, .limitReached), (.rolledBack, .rolledBack), (.readOnly, .readOnly),
-             (.lockFileRefused, .lockFileRefused), (.notConfirmedDurable, .notConfirmedDurable):
+             (.lockFileRefused, .lockFileRefused), (.notConfirmedDurable, .notConfirmedDurable),
+             (.unsupportedFeature, .unsupportedFeature):
             return true
         case (.unsupportedVersion(let a), .unsupportedVersion(let b)):
             return a == b

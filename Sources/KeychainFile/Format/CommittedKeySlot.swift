@@ -7,6 +7,10 @@
 /// Layout, 156 bytes, big-endian: type (1: password, 2: raw key) ‖ KDF id ‖ length u16 (156) ‖ slot id (16) ‖
 /// KDF parameters (12) ‖ salt (32) ‖ commitment (32) ‖ nonce (12) ‖ wrapped key (32) ‖ tag (16). The wrap's
 /// associated data is `"KCF2 key slot" ‖ file id ‖` the first 96 bytes (everything before the nonce).
+///
+/// The KEK is exactly 32 bytes (every KDF id derives 32). It keys nothing itself: the commitment and the wrap key
+/// are two HKDF-SHA256 outputs of it (empty salt), under the infos `"KCF2 slot commitment" ‖ file id ‖ slot id`
+/// and `"KCF2 slot wrap" ‖ file id ‖ slot id`, so that one key never serves two primitives.
 struct CommittedKeySlot: Sendable, Equatable {
     let type: KeySlot.SlotType
     let kdf: SlotKDF
@@ -88,9 +92,25 @@ struct CommittedKeySlot: Sendable, Equatable {
         }
     }
 
-    /// HMAC-SHA256(KEK, "KCF2 slot commitment" ‖ file id ‖ slot id).
-    static func commitment(kek: SymmetricKey, fileID: [UInt8], slotID: [UInt8]) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: commitmentLabel + fileID + slotID, using: kek))
+    /// HKDF-SHA256(KEK, empty salt, "KCF2 slot commitment" ‖ file id ‖ slot id), 32 bytes: committing to the
+    /// KEK (finding two KEKs with one commitment means a SHA-256 collision), and public.
+    static func commitment(kek: SymmetricKey, fileID: [UInt8], slotID: [UInt8]) throws(KeychainError) -> [UInt8] {
+        try derive(from: kek, label: commitmentLabel, fileID: fileID, slotID: slotID).withUnsafeBytes { Array($0) }
+    }
+
+    /// HKDF-SHA256(KEK, empty salt, "KCF2 slot wrap" ‖ file id ‖ slot id), 32 bytes: the AES-256-GCM key of the
+    /// wrap.
+    static func wrapKey(kek: SymmetricKey, fileID: [UInt8], slotID: [UInt8]) throws(KeychainError) -> SymmetricKey {
+        try derive(from: kek, label: wrapLabel, fileID: fileID, slotID: slotID)
+    }
+
+    private static func derive(from kek: SymmetricKey, label: [UInt8], fileID: [UInt8], slotID: [UInt8]) throws(KeychainError) -> SymmetricKey {
+        guard kek.bitCount == 256 else { throw .invalidParameter("a key-encryption key is 32 bytes, not \(kek.bitCount / 8)") }
+        do {
+            return try HKDF<SHA256>.deriveKey(inputKeyMaterial: kek, salt: [UInt8](), info: label + fileID + slotID, outputByteCount: 32)
+        } catch {
+            throw .invalidParameter("HKDF: \(error)")
+        }
     }
 
     /// Opens the slot with `credential`.
@@ -101,12 +121,13 @@ struct CommittedKeySlot: Sendable, Equatable {
     ///   damaged or altered after it was made for this very credential.
     func open(with credential: Credential, fileID: [UInt8], slotOffset: Int) throws(KeychainError) -> SymmetricKey? {
         guard let kek = try keyEncryptionKey(for: credential, fileID: fileID) else { return nil }
-        guard HMAC<SHA256>.isValidAuthenticationCode(commitment, authenticating: Self.commitmentLabel + fileID + slotID, using: kek) else {
-            return nil
-        }
+        // Compared in constant time (SymmetricKey's ==).
+        let expected = try Self.commitment(kek: kek, fileID: fileID, slotID: slotID)
+        guard SymmetricKey(data: expected) == SymmetricKey(data: commitment) else { return nil }
+        let wrapKey = try Self.wrapKey(kek: kek, fileID: fileID, slotID: slotID)
         do {
             let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonce), ciphertext: wrappedKey, tag: tag)
-            var master = try AES.GCM.open(box, using: kek, authenticating: Self.aadPrefix + fileID + parameterBytes)
+            var master = try AES.GCM.open(box, using: wrapKey, authenticating: Self.aadPrefix + fileID + parameterBytes)
             defer { master.withUnsafeMutableBytes { secureWipe($0) } }
             return SymmetricKey(data: master)
         } catch {
@@ -144,12 +165,13 @@ struct CommittedKeySlot: Sendable, Equatable {
         }
         let unsealed = CommittedKeySlot(
             type: type, kdf: kdf, slotID: slotID, salt: salt,
-            commitment: commitment(kek: kek, fileID: fileID, slotID: slotID), nonce: nonce, wrappedKey: [], tag: [])
+            commitment: try commitment(kek: kek, fileID: fileID, slotID: slotID), nonce: nonce, wrappedKey: [], tag: [])
+        let wrapKey = try wrapKey(kek: kek, fileID: fileID, slotID: slotID)
         do {
             var plaintext = masterKey.withUnsafeBytes { Array($0) }
             defer { plaintext.withUnsafeMutableBytes { secureWipe($0) } }
             let box = try AES.GCM.seal(
-                plaintext, using: kek, nonce: AES.GCM.Nonce(data: nonce), authenticating: aadPrefix + fileID + unsealed.parameterBytes)
+                plaintext, using: wrapKey, nonce: AES.GCM.Nonce(data: nonce), authenticating: aadPrefix + fileID + unsealed.parameterBytes)
             return CommittedKeySlot(
                 type: type, kdf: kdf, slotID: slotID, salt: salt, commitment: unsealed.commitment, nonce: nonce,
                 wrappedKey: box.ciphertext, tag: box.tag)
@@ -161,4 +183,5 @@ struct CommittedKeySlot: Sendable, Equatable {
     static let aadPrefix = Array("KCF2 key slot".utf8)
     static let rawKeyInfo = Array("KCF2 raw-key slot".utf8)
     static let commitmentLabel = Array("KCF2 slot commitment".utf8)
+    static let wrapLabel = Array("KCF2 slot wrap".utf8)
 }

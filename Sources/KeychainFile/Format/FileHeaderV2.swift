@@ -1,24 +1,28 @@
 @_spi(KeychainFileInternals) import KeychainCrypto
 
 /// The header of a format version 2 file (Docs/FormatVersion2.md §4): identity, epoch, the end and head of
-/// the records the last rewrite wrote, the tombstone horizon and the key slots, closed by a checksum and an
-/// HMAC under the epoch's header key. Two copies of it stand in the file, each in a `HeaderPage` with its
-/// own parity.
+/// the records the last rewrite wrote, the tombstone horizon and the key slots, closed by an HMAC under the
+/// epoch's header key and an unkeyed checksum over everything, MAC included. Two copies of it stand in the file,
+/// each in a `HeaderPage` with its own parity.
 ///
 /// Layout, big-endian: magic (8) ‖ version u16 (2) ‖ flags u16 (0) ‖ header length u32 ‖ file id (16) ‖
 /// epoch u64 ‖ epoch salt (32) ‖ rewrite end u64 ‖ rewrite head sequence u64 ‖ rewrite head chain value (16) ‖
-/// tombstone horizon in days u32 ‖ slot count u8 (1 … 16) ‖ reserved (3, zero) ‖ slots ‖ checksum (the first 16
-/// bytes of SHA-256 of everything before) ‖ HMAC-SHA256(K_header, everything before) (32).
+/// tombstone horizon in days u32 ‖ slot count u8 (1 … 16) ‖ reserved (3, zero) ‖ slots ‖ HMAC-SHA256(K_header,
+/// everything before) (32) ‖ checksum (the first 16 bytes of SHA-256 of everything before, MAC included). So the
+/// checksum alone tells whether every byte of a copy is as written, before any key is known: a copy that passes
+/// it is used as read, and parity is asked only for one that fails.
 struct FileHeaderV2: Sendable, Equatable {
     let fileID: [UInt8]
     let epoch: UInt64
     let epochSalt: [UInt8]
     /// The logical end of the records the last rewrite wrote: every record below it is acknowledged.
     let rewriteEnd: UInt64
-    /// The sequence number and chain value after the last of them (0 and C0 when it wrote none).
+    /// The sequence number and chain value after the last of them: 0 and C0 exactly when it wrote none (the
+    /// sequence `parse` checks; C0, which needs the header key, `OpenedHeaderV2`).
     let rewriteHeadSequence: UInt64
     let rewriteHeadChain: [UInt8]
-    /// How long a deletion's tombstone outlives it, in days (issue 32's merges need them).
+    /// How long a deletion's tombstone outlives it, in days (issue 32's merges need them), within
+    /// `tombstoneHorizonRange`.
     let tombstoneHorizonDays: UInt32
     let slots: [HeaderKeySlot]
 
@@ -28,6 +32,9 @@ struct FileHeaderV2: Sendable, Equatable {
     static let minimumLength = fixedLength + 4 + 112 + trailerLength
     static let maximumLength = fixedLength + Format.maximumSlots * CommittedKeySlot.length + trailerLength
     static let defaultTombstoneHorizonDays: UInt32 = 90
+    /// One day to a century: a tombstone kept for no time could not be merged, and the bound keeps every
+    /// horizon in milliseconds far inside an `Int64`.
+    static let tombstoneHorizonRange: ClosedRange<UInt32> = 1...36_525
 
     /// The encoded size: fixed part, slots, checksum and MAC.
     var length: Int { Self.fixedLength + slots.reduce(0) { $0 + $1.length } + Self.trailerLength }
@@ -49,8 +56,8 @@ struct FileHeaderV2: Sendable, Equatable {
         writer.writeUInt8(UInt8(slots.count))
         writer.writeBytes([0, 0, 0])
         for slot in slots { slot.encode(into: &writer) }
-        writer.writeBytes(SHA256.hash(data: writer.bytes).prefix(16))
         writer.writeBytes(HMAC<SHA256>.authenticationCode(for: writer.bytes, using: headerKey))
+        writer.writeBytes(SHA256.hash(data: writer.bytes).prefix(16))
         return writer.bytes
     }
 
@@ -69,11 +76,11 @@ struct FileHeaderV2: Sendable, Equatable {
         guard let length = declaredLength(bytes), bytes.count == length else {
             throw .corrupted(offset: fileOffset, reason: "not a version 2 header (magic, version, flags or length)")
         }
-        let checksumOffset = length - trailerLength
-        guard Array(SHA256.hash(data: bytes[0..<checksumOffset]).prefix(16)) == Array(bytes[checksumOffset..<(checksumOffset + 16)]) else {
+        let checksumOffset = length - 16
+        guard Array(SHA256.hash(data: bytes[0..<checksumOffset]).prefix(16)) == Array(bytes[checksumOffset..<length]) else {
             throw .corrupted(offset: fileOffset + checksumOffset, reason: "header checksum mismatch")
         }
-        var reader = ByteReader(bytes, range: 16..<checksumOffset)
+        var reader = ByteReader(bytes, range: 16..<(length - trailerLength))
         do {
             let fileID = try reader.readBytes(16, "file id")
             let epoch = try reader.readUInt64("epoch")
@@ -91,6 +98,15 @@ struct FileHeaderV2: Sendable, Equatable {
             }
             guard rewriteEnd <= UInt64(Int.max / 2) else {
                 throw KeychainError.corrupted(offset: fileOffset + 72, reason: "rewrite end \(rewriteEnd) is beyond any file")
+            }
+            // Records start at sequence 1: a rewrite that wrote none has head 0, one that wrote some a head ≥ 1.
+            guard (rewriteEnd == 0) == (rewriteHeadSequence == 0) else {
+                throw KeychainError.corrupted(
+                    offset: fileOffset + 80,
+                    reason: "rewrite head sequence \(rewriteHeadSequence) does not fit rewrite end \(rewriteEnd) (0 exactly when no records were written)")
+            }
+            guard tombstoneHorizonRange.contains(horizon) else {
+                throw KeychainError.corrupted(offset: fileOffset + 104, reason: "tombstone horizon of \(horizon) days is outside 1 … 36,525")
             }
             var slots: [HeaderKeySlot] = []
             for _ in 0..<slotCount { slots.append(try HeaderKeySlot.parse(&reader, fileOffset: fileOffset)) }
@@ -126,11 +142,12 @@ struct FileHeaderV2: Sendable, Equatable {
         Self.fixedLength + slots[..<index].reduce(0) { $0 + $1.length }
     }
 
-    /// Whether the MAC at the end of `bytes` verifies under `headerKey`.
+    /// Whether the MAC before the checksum at the end of `bytes` verifies under `headerKey`.
     static func verifyMAC(_ bytes: [UInt8], headerKey: SymmetricKey) -> Bool {
-        let macOffset = bytes.count - 32
+        let macOffset = bytes.count - trailerLength
         guard macOffset > 0 else { return false }
-        return HMAC<SHA256>.isValidAuthenticationCode(bytes[macOffset...], authenticating: bytes[0..<macOffset], using: headerKey)
+        return HMAC<SHA256>.isValidAuthenticationCode(
+            bytes[macOffset..<(macOffset + 32)], authenticating: bytes[0..<macOffset], using: headerKey)
     }
 
     /// The epoch's subkeys: HKDF-SHA256 of the master key with the epoch salt, under version 2's labels.

@@ -4,8 +4,9 @@
 /// — 256 scattered bytes, or a burst of 256 — are repaired; a lost sector takes the page, and the other copy
 /// serves.
 ///
-/// Parity only proposes: a repaired copy counts only if its checksum then verifies (and, once the master key
-/// is known, its MAC).
+/// Parity only proposes: a header whose checksum (which covers every byte of it, MAC included) verifies as read
+/// is used as read; a repaired copy counts only if its checksum then verifies (and, once the master key is known,
+/// its MAC).
 ///
 /// ```swift
 /// let page = HeaderPage.encode(headerBytes)          // 4,096 bytes
@@ -51,8 +52,11 @@ enum HeaderPage {
         return block + paritySymbols + [UInt8](repeating: 0, count: length - blockLength - parity.parityLength)
     }
 
-    /// Reads a page: the header as read if it and the rest of the page check out, else the header the
-    /// parity's proposal yields if its checksum verifies, else the header as read if it alone verifies.
+    /// Reads a page: the header as read whenever its structure and checksum verify — parity only proposes, so it
+    /// is used only when the header as read fails — reported `.intact` when the pad and parity agree with it and
+    /// `.repaired` when they do not (a writer rewrites the page); else the header the parity's proposal yields,
+    /// if its checksum verifies, even when some codeword was beyond repair (its damage may lie in pad or parity;
+    /// the checksum, then the MAC, decide).
     ///
     /// - Parameters:
     ///   - page: the page's bytes (fewer than 4,096 when the file is short: the rest count as zeros).
@@ -65,21 +69,19 @@ enum HeaderPage {
         var paritySymbols = Array(page[blockLength..<(blockLength + parity.parityLength)])
         let tailIsZero = page[(blockLength + parity.parityLength)...].allSatisfy { $0 == 0 }
         guard let outcome = try? parity.repair(block: &block, parity: &paritySymbols) else {
-            if case .success(let bytes) = asRead { return .intact(bytes) }
+            // Not reached: the block and parity have the sizes the parity layout was made for.
+            if case .success(let bytes) = asRead { return .repaired(bytes, repairedBytes: 1) }
             return .unusable(reason: "the page's parity could not be applied")
         }
-        let changed = outcome.blockOffsets.count + outcome.parityOffsets.count
-        if case .success(let bytes) = asRead, changed == 0, outcome.unrepairedCodewords.isEmpty, tailIsZero {
-            return .intact(bytes)
-        }
-        if outcome.unrepairedCodewords.isEmpty, case .success(let bytes) = header(in: block, fileOffset: fileOffset) {
-            return .repaired(bytes, repairedBytes: changed + (tailIsZero ? 0 : 1))
-        }
+        let disagreeing = outcome.blockOffsets.count + outcome.parityOffsets.count + (tailIsZero ? 0 : 1)
         switch asRead {
         case .success(let bytes):
-            // The header verifies as read; its parity or pad is what is damaged (a writer rewrites the page).
-            return .repaired(bytes, repairedBytes: max(1, changed))
+            if disagreeing == 0, outcome.unrepairedCodewords.isEmpty { return .intact(bytes) }
+            return .repaired(bytes, repairedBytes: max(1, disagreeing))
         case .failure(let error):
+            if case .success(let bytes) = header(in: block, fileOffset: fileOffset) {
+                return .repaired(bytes, repairedBytes: max(1, disagreeing))
+            }
             return .unusable(reason: "\(error); \(outcome.unrepairedCodewords.count) of 16 codewords beyond repair")
         }
     }

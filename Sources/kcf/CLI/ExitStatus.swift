@@ -46,7 +46,8 @@ enum ExitStatus: Int32, CaseIterable {
     case invalidParameter = 206
     /// A system call failed: missing file, permissions, full disk (errSecIO, −36).
     case io = 220
-    /// The file is in a format version this build does not read (errSecUnimplemented, −4).
+    /// The file is in a format version this build does not read, or uses something of it that this build does
+    /// not know (errSecUnimplemented, −4).
     case unsupportedVersion = 252
 
     /// The status for a keychain error: the low byte of its OSStatus code.
@@ -57,7 +58,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .invalidParameter: self = .invalidParameter
         case .wrongCredentials: self = .wrongPassword
         case .corrupted, .notAKeychain: self = .corrupted
-        case .unsupportedVersion: self = .unsupportedVersion
+        case .unsupportedVersion, .unsupportedFeature: self = .unsupportedVersion
         case .io, .lockFileRefused: self = .io
         case .readOnly: self = .readOnly
         case .notConfirmedDurable: self = .notConfirmedDurable

@@ -17,10 +17,14 @@ struct HeaderV2DamageTests {
             .committed(try CommittedKeySlot.make(for: password, kdf: .pbkdf2(iterations: 1), masterKey: masterKey, fileID: fileID, using: &random)),
             .committed(try CommittedKeySlot.make(for: .key(SymmetricKey(data: [UInt8](repeating: 9, count: 32))), kdf: .hkdf, masterKey: masterKey, fileID: fileID, using: &random)),
         ]
-        let header = FileHeaderV2(
+        let draft = FileHeaderV2(
             fileID: fileID, epoch: 1, epochSalt: randomBytes(32, using: &random), rewriteEnd: 0, rewriteHeadSequence: 0,
             rewriteHeadChain: [UInt8](repeating: 0, count: 16), tombstoneHorizonDays: 90, slots: slots)
-        let keys = try header.epochKeys(masterKey: masterKey)
+        let keys = try draft.epochKeys(masterKey: masterKey)
+        // No records written: the rewrite head is (0, C0).
+        let header = FileHeaderV2(
+            fileID: fileID, epoch: 1, epochSalt: draft.epochSalt, rewriteEnd: 0, rewriteHeadSequence: 0,
+            rewriteHeadChain: draft.initialChainValue(headerKey: keys.header), tombstoneHorizonDays: 90, slots: slots)
         return (header.encode(headerKey: keys.header), header, masterKey)
     }
 
@@ -155,6 +159,82 @@ struct HeaderV2DamageTests {
         #expect(throws: KeychainError.self) { try OpenedHeaderV2(pageA: forgedA, pageB: forgedA, credential: Self.password) }
     }
 
+    /// `header` with another epoch, rewrite end or slot list, sealed under `masterKey`: a copy that verifies.
+    static func variant(
+        of header: FileHeaderV2, epoch: UInt64? = nil, rewriteEnd: UInt64? = nil, slots: [HeaderKeySlot]? = nil,
+        masterKey: SymmetricKey
+    ) throws -> (bytes: [UInt8], header: FileHeaderV2) {
+        // A head as a writer leaves it: (0, C0) without records, some sequence and chain value after them.
+        func with(_ chain: [UInt8], sequence: UInt64) -> FileHeaderV2 {
+            FileHeaderV2(
+                fileID: header.fileID, epoch: epoch ?? header.epoch, epochSalt: header.epochSalt,
+                rewriteEnd: rewriteEnd ?? header.rewriteEnd, rewriteHeadSequence: sequence, rewriteHeadChain: chain,
+                tombstoneHorizonDays: header.tombstoneHorizonDays, slots: slots ?? header.slots)
+        }
+        var changed = with([UInt8](repeating: 0x5C, count: 16), sequence: 3)
+        let headerKey = try changed.epochKeys(masterKey: masterKey).header
+        if changed.rewriteEnd == 0 { changed = with(changed.initialChainValue(headerKey: headerKey), sequence: 0) }
+        return (changed.encode(headerKey: headerKey), changed)
+    }
+
+    static let rawKey = Credential.key(SymmetricKey(data: [UInt8](repeating: 9, count: 32)))
+
+    @Test("Two copies that both verify but differ: the higher epoch is used, whichever page holds it, and the other page is reported")
+    func differingCopiesHigherEpochWins() throws {
+        let (bytes, header, key) = try Self.make()
+        // A newer copy, epoch 2, with its slots in the other order.
+        let newer = try Self.variant(of: header, epoch: 2, slots: [header.slots[1], header.slots[0]], masterKey: key)
+        for (a, b, newerPage) in [(bytes, newer.bytes, 1), (newer.bytes, bytes, 0)] {
+            for credential in [Self.password, Self.rawKey] {
+                let opened = try OpenedHeaderV2(pageA: HeaderPage.encode(a), pageB: HeaderPage.encode(b), credential: credential)
+                #expect(opened.headerBytes == newer.bytes && opened.header.epoch == 2)
+                #expect(opened.copiesDisagree)
+                #expect(opened.pages[newerPage] == .intact(newer.bytes))
+                guard case .unusable(let reason) = opened.pages[1 - newerPage] else {
+                    Issue.record("the older copy reported as \(opened.pages[1 - newerPage])")
+                    continue
+                }
+                #expect(reason.contains("also verifies"), "\(reason)")
+                // The slot index is the newer copy's own: slot ids were swapped there.
+                #expect(opened.slotIndex == (credential.slotType == .password ? 1 : 0))
+                #expect(opened.header.slots[opened.slotIndex].slotID == header.slots[credential.slotType == .password ? 0 : 1].slotID)
+            }
+        }
+    }
+
+    @Test("Two copies of one epoch that both verify but differ: page A's is used, and page B is reported")
+    func differingCopiesOfOneEpochPageAWins() throws {
+        let (bytes, header, key) = try Self.make()
+        let other = try Self.variant(of: header, rewriteEnd: 4_096, masterKey: key)
+        for (a, b) in [(bytes, other.bytes), (other.bytes, bytes)] {
+            let opened = try OpenedHeaderV2(pageA: HeaderPage.encode(a), pageB: HeaderPage.encode(b), credential: Self.password)
+            #expect(opened.headerBytes == a)
+            #expect(opened.copiesDisagree)
+            #expect(opened.pages[0] == .intact(a))
+            if case .unusable = opened.pages[1] {} else { Issue.record("page B reported as \(opened.pages[1])") }
+        }
+        // Identical copies agree.
+        let same = try OpenedHeaderV2(pageA: HeaderPage.encode(bytes), pageB: HeaderPage.encode(bytes), credential: Self.password)
+        #expect(!same.copiesDisagree && same.pages == [.intact(bytes), .intact(bytes)])
+    }
+
+    @Test("The chosen copy has no slot for the credential that opened the other: corrupted, never the other copy's slot index")
+    func chosenCopyWithoutTheSlot() throws {
+        let (bytes, header, key) = try Self.make()
+        // Page A: the same epoch and master key, only the raw-key slot (a stale or altered copy that verifies).
+        let rawOnly = try Self.variant(of: header, slots: [header.slots[1]], masterKey: key)
+        let pageA = HeaderPage.encode(rawOnly.bytes), pageB = HeaderPage.encode(bytes)
+        let reason = Self.corruptedReason { () throws(KeychainError) in _ = try OpenedHeaderV2(pageA: pageA, pageB: pageB, credential: Self.password) }
+        #expect(reason?.contains("disagree") == true, "\(reason ?? "opened, or another error")")
+        // The raw key opens both; page A's is used, with page A's own slot index.
+        let opened = try OpenedHeaderV2(pageA: pageA, pageB: pageB, credential: Self.rawKey)
+        #expect(opened.headerBytes == rawOnly.bytes && opened.slotIndex == 0 && opened.copiesDisagree)
+        // With page B in a later epoch, the password opens page B.
+        let later = try Self.variant(of: header, epoch: 5, masterKey: key)
+        let fromB = try OpenedHeaderV2(pageA: pageA, pageB: HeaderPage.encode(later.bytes), credential: Self.password)
+        #expect(fromB.headerBytes == later.bytes && fromB.slotIndex == 0)
+    }
+
     @Test("A slot opens under one key-encryption key only: the commitment refuses a key that GCM alone might accept")
     func commitmentBindsTheKey() throws {
         var random = SplitMix64(seed: 8)
@@ -168,7 +248,7 @@ struct HeaderV2DamageTests {
         guard let otherKEK = try slot.keyEncryptionKey(for: .password("other"), fileID: fileID) else { throw KeychainError.notAKeychain }
         let forged = CommittedKeySlot(
             type: slot.type, kdf: slot.kdf, slotID: slot.slotID, salt: slot.salt,
-            commitment: CommittedKeySlot.commitment(kek: otherKEK, fileID: fileID, slotID: slot.slotID),
+            commitment: try CommittedKeySlot.commitment(kek: otherKEK, fileID: fileID, slotID: slot.slotID),
             nonce: slot.nonce, wrappedKey: slot.wrappedKey, tag: slot.tag)
         #expect(throws: KeychainError.self) { try forged.open(with: .password("other"), fileID: fileID, slotOffset: 0) }
         #expect(try forged.open(with: Self.password, fileID: fileID, slotOffset: 0) == nil)

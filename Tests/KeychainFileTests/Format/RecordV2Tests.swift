@@ -143,6 +143,41 @@ struct RecordV2Tests {
         #expect(throws: KeychainError.self) { try RecordV2Decoder.decode(replayed, at: 0, previousChain: record.chain, keys: keys) }
     }
 
+    @Test("A secret box re-forged by a holder of the secret key — same length, nonce and tag, other bytes — is refused: its page names its digest")
+    func secretBoxPinnedByDigest() throws {
+        let keys = try Self.keys()
+        var random = SplitMix64(seed: 12)
+        let entry = try Self.put(1, secretLength: 40, using: &random)
+        guard case .put(let id, _, let secret) = entry else { return }
+        let record = try RecordV2Encoder.encode([entry], kind: .commit, sequence: 1, part: 0, previousChain: Self.c0, keys: keys, using: &random)
+        let box = try RecordV2Decoder.scan(record.bytes, at: 0).pages[0].secrets[0]
+        let secretKey = SymmetricKey(data: [UInt8](repeating: 0x22, count: 32))
+        let forged = try GCMForgery.sameTag(as: Array(record.bytes[box]), key: secretKey, difference: GCMForgery.Element(high: 0x0123_4567, low: 0x89AB))
+        // GCM alone takes it: it opens, for the same item, to another secret.
+        var other = [UInt8](repeating: 0, count: secret.count)
+        let aad = BoxAADV2.secret(fileID: keys.fileID, keyID: 0, itemID: id)
+        try forged.withUnsafeBytes { forged in
+            try aad.withUnsafeBytes { aad in try other.withUnsafeMutableBytes { try AES.GCM.open(forged, using: keys.secret, authenticating: aad, into: $0) } }
+        }
+        #expect(other != secret && forged.suffix(16) == record.bytes[box].suffix(16))
+        var substituted = record.bytes
+        substituted.replaceSubrange(box, with: forged)
+        do {
+            _ = try RecordV2Decoder.decode(substituted, at: 0, previousChain: Self.c0, keys: keys)
+            Issue.record("a secret box with the same tag but other bytes was accepted")
+        } catch {
+            guard case .corrupted(let offset, let reason) = error else { Issue.record("\(error)"); return }
+            #expect(offset == box.lowerBound && reason.contains("digest"), "\(error)")
+        }
+        // verifySecrets, given the digest the page names, refuses it too; its tag alone passes.
+        let named = Array(RecordV2.secretBoxDigest(record.bytes[box]))
+        #expect(throws: KeychainError.corrupted(offset: 0, reason: "")) {
+            try RecordV2Decoder.verifySecrets([(box, id)], in: substituted, keys: keys, digests: [named])
+        }
+        try RecordV2Decoder.verifySecrets([(box, id)], in: substituted, keys: keys)
+        try RecordV2Decoder.verifySecrets([(box, id)], in: record.bytes, keys: keys, digests: [named])
+    }
+
     @Test("A record cut short — its last page and secrets dropped, counts and lengths rewritten — is refused")
     func cutShortRefused() throws {
         let keys = try Self.keys()
@@ -158,6 +193,7 @@ struct RecordV2Tests {
         let keptBoxes = keptPages.last!.boxIndex + 1
         func put32(_ value: UInt32, at offset: Int) { for i in 0..<4 { cut[offset + i] = UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32(i))) } }
         put32(body, at: 0); put32(body ^ 0xFFFF_FFFF, at: 4); put32(UInt32(keptEntries), at: 21); put32(keptBoxes, at: 25)
+        RecordV2Forgery.refreshFrameCheck(&cut)
         _ = try RecordV2Decoder.scan(cut, at: 0)   // the frame itself is consistent
         #expect(throws: KeychainError.self) { try RecordV2Decoder.decode(cut, at: 0, previousChain: Self.c0, keys: keys) }
     }

@@ -87,33 +87,116 @@ struct TransactionLayoutTests {
         ]
         for sequence in refused {
             let records = sequence.enumerated().map { scanned($1.0, part: $1.1, at: $0 * 100) }
-            #expect(throws: KeychainError.self, "\(sequence)") { try TransactionLayout(records) }
+            #expect(throws: KeychainError.corrupted(offset: 0, reason: ""), "\(sequence)") { try TransactionLayout(records) }
         }
+        // Records not contiguous (a gap, an overlap, out of order) or sequence numbers not consecutive.
+        let commit = { (start: Int, end: Int, sequence: UInt64) in
+            RecordV2Decoder.Scanned(start: start, end: end, kind: .commit, sequence: sequence, part: 0, entryCount: 1, boxCount: 1, pages: [])
+        }
+        let misplaced: [[RecordV2Decoder.Scanned]] = [
+            [commit(0, 100, 1), commit(150, 250, 2)],
+            [commit(0, 100, 1), commit(50, 150, 2)],
+            [commit(100, 200, 2), commit(0, 100, 1)],
+            [commit(0, 100, 1), commit(100, 200, 3)],
+            [commit(0, 100, 1), commit(100, 200, 1)],
+            [commit(0, 100, .max), commit(100, 200, 0)],
+            [commit(10, 100, 1)],
+            [commit(0, 0, 1)],
+        ]
+        for records in misplaced {
+            #expect(throws: KeychainError.corrupted(offset: 0, reason: ""), "\(records.map { ($0.start, $0.end, $0.sequence) })") {
+                try TransactionLayout(records)
+            }
+        }
+        // An acknowledged end inside a record, or at the end of a part that a commit follows.
+        let parts = [scanned(.part, part: 0, at: 0), scanned(.commit, part: 1, at: 100)]
+        for acknowledged in [50, 100, 150] {
+            #expect(throws: KeychainError.corrupted(offset: 0, reason: ""), "\(acknowledged)") { try TransactionLayout(parts, acknowledgedEnd: acknowledged) }
+        }
+        #expect(try TransactionLayout(parts, acknowledgedEnd: 200).committedEnd == 200)
         let fine = [scanned(.commit, part: 0, at: 0), scanned(.part, part: 0, at: 100), scanned(.commit, part: 1, at: 200), scanned(.part, part: 0, at: 300)]
         #expect(try TransactionLayout(fine) == TransactionLayout(committedEnd: 300, undonePart: 300..<400))
         #expect(try TransactionLayout([]) == TransactionLayout(committedEnd: 0, undonePart: nil))
     }
 
-    @Test("A commit whose kind byte was flipped to 'part' below the acknowledged end is damage, never an undone tail")
-    func flippedCommitBelowTheAcknowledgedEnd() throws {
+    /// Three commit records of five entries each, and where each starts.
+    static func threeCommits(seed: UInt64) throws -> (log: [UInt8], starts: [Int]) {
         let keys = try RecordV2Tests.keys()
-        var random = SplitMix64(seed: 4)
-        let one = try RecordV2Encoder.encode(try RecordV2Tests.entries(5), kind: .commit, sequence: 1, part: 0, previousChain: RecordV2Tests.c0, keys: keys, using: &random)
-        let two = try RecordV2Encoder.encode(try RecordV2Tests.entries(5, seed: 2), kind: .commit, sequence: 2, part: 0, previousChain: one.chain, keys: keys, using: &random)
-        var log = one.bytes + two.bytes
-        log[one.bytes.count + 8] = RecordV2.Kind.part.rawValue
-        let scans = try Self.scanAll(log)
-        // Without a floor the frames alone read as an unfinished transaction...
-        #expect(try TransactionLayout(scans).undonePart == one.bytes.count..<log.count)
-        // ...but the seal says both records were acknowledged: that is damage to repair or report, not a cut.
-        do {
-            _ = try TransactionLayout(scans, acknowledgedEnd: log.count)
-            Issue.record("an acknowledged record was taken for an undone part")
-        } catch {
-            guard case .corrupted(let offset, _) = error else { Issue.record("\(error)"); return }
-            #expect(offset == one.bytes.count + 8)
+        var random = SplitMix64(seed: seed)
+        var log: [UInt8] = []
+        var starts: [Int] = []
+        var chain = RecordV2Tests.c0
+        for sequence in 1...3 {
+            let record = try RecordV2Encoder.encode(
+                try RecordV2Tests.entries(5, seed: UInt64(sequence)), kind: .commit, sequence: UInt64(sequence), part: 0,
+                previousChain: chain, keys: keys, using: &random)
+            starts.append(log.count)
+            log += record.bytes
+            chain = record.chain
         }
-        #expect(try TransactionLayout(scans, acknowledgedEnd: one.bytes.count).undonePart == one.bytes.count..<log.count)
+        return (log, starts)
+    }
+
+    @Test("Bit 1 of a commit's kind byte flipped (commit reads as part), last in the log or mid-log: the scan refuses that record, and only it")
+    func flippedKindCaughtByTheFrameCheck() throws {
+        let (log, starts) = try Self.threeCommits(seed: 4)
+        for damaged in [2, 1] {
+            var bytes = log
+            bytes[starts[damaged] + 8] ^= 0b10
+            #expect(bytes[starts[damaged] + 8] == RecordV2.Kind.part.rawValue)
+            for (index, start) in starts.enumerated() {
+                if index == damaged {
+                    do {
+                        _ = try RecordV2Decoder.scan(bytes, at: start)
+                        Issue.record("record \(index): a flipped kind byte passed the scan")
+                    } catch {
+                        guard case .corrupted(let offset, let reason) = error else { Issue.record("\(error)"); continue }
+                        #expect(offset == start && reason.contains("frame check"), "record \(index): \(error)")
+                    }
+                } else {
+                    // The records around it are intact, and the scan reaches them: its length still holds.
+                    #expect(try RecordV2Decoder.scan(bytes, at: start).kind == .commit, "record \(index)")
+                }
+            }
+        }
+    }
+
+    @Test("A commit whose frame says 'part' below the acknowledged end is damage at that record, never an undone tail")
+    func flippedCommitBelowTheAcknowledgedEnd() throws {
+        let (log, starts) = try Self.threeCommits(seed: 5)
+        // The last commit's kind flipped, and its frame check recomputed (a writer's bug: the check is unkeyed).
+        var last = log
+        last[starts[2] + 8] = RecordV2.Kind.part.rawValue
+        RecordV2Forgery.refreshFrameCheck(&last, at: starts[2])
+        let scans = try Self.scanAll(last)
+        // Without a floor the frames alone read as an unfinished transaction...
+        #expect(try TransactionLayout(scans).undonePart == starts[2]..<log.count)
+        // ...but the seal says every record was acknowledged: that is damage to repair or report, not a cut.
+        for acknowledged in [log.count + 100, log.count, log.count - 1, starts[2] + 1] {
+            do {
+                let layout = try TransactionLayout(scans, acknowledgedEnd: acknowledged)
+                Issue.record("acknowledged end \(acknowledged): \(layout)")
+            } catch {
+                guard case .corrupted(let offset, _) = error else { Issue.record("\(error)"); continue }
+                #expect(offset == starts[2] + 8, "acknowledged end \(acknowledged)")
+            }
+        }
+        // A floor at or below its start leaves it a tail the next writer cuts.
+        #expect(try TransactionLayout(scans, acknowledgedEnd: starts[2]).undonePart == starts[2]..<log.count)
+        // Mid-log: refused, and never an undone part, whatever the floor.
+        var middle = log
+        middle[starts[1] + 8] = RecordV2.Kind.part.rawValue
+        RecordV2Forgery.refreshFrameCheck(&middle, at: starts[1])
+        let middleScans = try Self.scanAll(middle)
+        for acknowledged in [0, starts[2], log.count] {
+            do {
+                let layout = try TransactionLayout(middleScans, acknowledgedEnd: acknowledged)
+                Issue.record("acknowledged end \(acknowledged): \(layout)")
+            } catch {
+                guard case .corrupted(let offset, _) = error else { Issue.record("\(error)"); continue }
+                #expect((starts[1]..<log.count).contains(offset), "acknowledged end \(acknowledged): offset \(offset)")
+            }
+        }
     }
 
     @Test("A part's kind or number altered in its frame is refused when its pages open")
@@ -123,12 +206,14 @@ struct TransactionLayoutTests {
         let big = try RecordV2Encoder.encodeTransaction(try Self.bigEntries(60), firstSequence: 1, previousChain: RecordV2Tests.c0, keys: keys, using: &random)
         var first = big.records[0]
         first[8] = RecordV2.Kind.commit.rawValue   // a part made to look like a commit
+        RecordV2Forgery.refreshFrameCheck(&first)
         #expect(throws: KeychainError.self) { try RecordV2Decoder.decode(first, at: 0, previousChain: RecordV2Tests.c0, keys: keys) }
         // The second part opens after the first's chain value as written, and not once its part number is altered.
         let firstChain = try RecordV2Decoder.decode(big.records[0], at: 0, previousChain: RecordV2Tests.c0, keys: keys).chain
         _ = try RecordV2Decoder.decode(big.records[1], at: 0, previousChain: firstChain, keys: keys)
         var second = big.records[1]
         second[20] ^= 1                            // part 1 made part 0
+        RecordV2Forgery.refreshFrameCheck(&second)
         #expect(throws: KeychainError.self) { try RecordV2Decoder.decode(second, at: 0, previousChain: firstChain, keys: keys) }
     }
 }

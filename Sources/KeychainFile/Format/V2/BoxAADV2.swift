@@ -5,7 +5,7 @@
 /// previous chain value is the tag of the page before it in the epoch (C0 for the first).
 ///
 /// A secret box (role 2) is bound to its item only — `"KCF2 secret box" ‖ 0x00 ‖ file id ‖ u8 key id ‖ item id`,
-/// 49 bytes — so a rewrite copies it unchanged; the page that names its length and tag binds it to its place.
+/// 49 bytes — so a rewrite copies it unchanged; the page that names its length and digest binds it to its place.
 enum BoxAADV2 {
     static let pageSize = 70
     static let secretSize = 49

@@ -1,5 +1,5 @@
 /// A verified entry of a format version 2 record. A put's secret stays sealed: its box's place in the record's
-/// bytes, whose tag the decoder checked (the page names it); it is decrypted only when asked for.
+/// bytes, whose digest (which the page names) and tag the decoder checked; it is decrypted only when asked for.
 enum DecodedEntryV2: Sendable, Equatable {
     case put(id: ItemID, attributes: ItemAttributes, secretBox: Range<Int>)
     case delete(id: ItemID, time: Int64)

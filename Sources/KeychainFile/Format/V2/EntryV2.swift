@@ -18,7 +18,7 @@ enum EntryV2: Sendable, Equatable {
     /// Bytes of the entry in its page's plaintext.
     var pageByteCount: Int {
         switch self {
-        case .put(_, let attributes, _): return 1 + 4 + AttributeCoding.encodedByteCount(attributes) + 4 + 16
+        case .put(_, let attributes, _): return 1 + 4 + AttributeCoding.encodedByteCount(attributes) + 4 + RecordV2.secretBoxDigestSize
         case .delete, .tombstone: return 1 + 16 + 8
         }
     }

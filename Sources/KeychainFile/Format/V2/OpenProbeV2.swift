@@ -67,18 +67,30 @@ package struct OpenProbeV2: Sendable {
         recordCount = records
     }
 
-    /// Opens the log: every page decrypted, every secret's tag checked, every item put in a dictionary.
+    /// A probe over a log written elsewhere, records from the start of `bytes` chained from `initialChain`.
+    init(bytes: [UInt8], keys: RecordKeysV2, initialChain: [UInt8], itemCount: Int, recordCount: Int) {
+        self.bytes = bytes
+        self.keys = keys
+        self.initialChain = initialChain
+        self.itemCount = itemCount
+        self.recordCount = recordCount
+    }
+
+    /// Opens the log: every page decrypted, every secret's digest and tag checked, every item put in a dictionary.
     ///
     /// - Returns: the number of items found.
-    /// - Throws: `.corrupted` for any box that does not verify.
+    /// - Throws: `.corrupted` for any box that does not verify, or a record whose pages hold another number of
+    ///   entries than it declares.
     package func open(threads: Int) throws(KeychainError) -> Int {
-        var jobs: [(record: RecordV2Decoder.Scanned, page: RecordV2Decoder.Page, previousChain: [UInt8])] = []
+        var jobs: [(record: RecordV2Decoder.Scanned, recordIndex: Int, page: RecordV2Decoder.Page, previousChain: [UInt8])] = []
+        var records: [RecordV2Decoder.Scanned] = []
         var offset = 0
         var chain = initialChain
         var entryTotal = 0
         while offset < bytes.count {
             let scanned = try RecordV2Decoder.scan(bytes, at: offset)
-            for page in scanned.pages { jobs.append((scanned, page, chain)) }
+            for page in scanned.pages { jobs.append((scanned, records.count, page, chain)) }
+            records.append(scanned)
             chain = Array(bytes[scanned.chainRange])
             entryTotal += Int(scanned.entryCount)
             offset = scanned.end
@@ -90,30 +102,47 @@ package struct OpenProbeV2: Sendable {
             let range = (pageJobs.count * share / shares)..<(pageJobs.count * (share + 1) / shares)
             var decoded: [DecodedEntryV2] = []
             decoded.reserveCapacity(expected / shares + 64)
+            var perPage: [Int] = []
+            perPage.reserveCapacity(range.count)
             do throws(KeychainError) {
                 for index in range {
                     let job = pageJobs[index]
-                    decoded += try RecordV2Decoder.openPage(job.page, of: job.record, in: bytes, previousChain: job.previousChain, keys: keys)
+                    let entries = try RecordV2Decoder.openPage(job.page, of: job.record, in: bytes, previousChain: job.previousChain, keys: keys)
+                    decoded += entries
+                    perPage.append(entries.count)
                 }
-                output.slots[share] = .success(decoded)
+                output.slots[share] = .success(ShareOutput(entries: decoded, entriesPerPage: perPage))
             } catch {
                 output.slots[share] = .failure(error)
             }
         }
         var index: [ItemID: Int] = [:]
         index.reserveCapacity(entryTotal)
+        var perRecord = [Int](repeating: 0, count: records.count)
         var position = 0
+        var page = 0
         for share in 0..<shares {
-            for entry in try output.slots[share].get() {
+            let outcome = try output.slots[share].get()
+            for entry in outcome.entries {
                 if case .put(let id, _, _) = entry { index[id] = position }
                 position += 1
             }
+            for count in outcome.entriesPerPage {
+                perRecord[jobs[page].recordIndex] += count
+                page += 1
+            }
         }
-        guard position == entryTotal else {
-            throw .corrupted(offset: 0, reason: "the records declare \(entryTotal) entries; their pages hold \(position)")
+        for (number, record) in records.enumerated() where perRecord[number] != Int(record.entryCount) {
+            throw .corrupted(offset: record.start + 21, reason: "the record declares \(record.entryCount) entries; its pages hold \(perRecord[number])")
         }
         return index.count
     }
+}
+
+/// What one share decoded: its pages' entries in order, and how many each page held.
+private struct ShareOutput {
+    let entries: [DecodedEntryV2]
+    let entriesPerPage: [Int]
 }
 
 /// One outcome per share, each written by the one thread that decodes that share.
@@ -121,11 +150,11 @@ package struct OpenProbeV2: Sendable {
 /// `@unchecked Sendable`: threads write distinct elements of `slots` only, and the caller reads them after
 /// `concurrentPerform` has returned.
 private final class ShareOutcomes: @unchecked Sendable {
-    let slots: UnsafeMutableBufferPointer<Result<[DecodedEntryV2], KeychainError>>
+    let slots: UnsafeMutableBufferPointer<Result<ShareOutput, KeychainError>>
 
     init(count: Int) {
         slots = .allocate(capacity: count)
-        slots.initialize(repeating: .success([]))
+        slots.initialize(repeating: .success(ShareOutput(entries: [], entriesPerPage: [])))
     }
 
     deinit {

@@ -1,7 +1,7 @@
 @_spi(KeychainFileInternals) import KeychainCrypto
 
-/// Opens version 2 records (`RecordV2`) and verifies every box: each page is decrypted, and each secret box's
-/// tag is checked — not decrypted — and must be the tag its page names, for its item.
+/// Opens version 2 records (`RecordV2`) and verifies every box: each page is decrypted, and each secret box must
+/// have the digest its page names and a tag that verifies for its item (checked, not decrypted).
 ///
 /// Decoding has two steps so that a large log opens on several cores: `scan` walks a record's frame and box
 /// fields (no cryptography; it finds every page and the previous chain value each is sealed with, which is the
@@ -23,8 +23,12 @@ enum RecordV2Decoder {
         let entryCount: UInt32
         let boxCount: UInt32
         let pages: [Page]
-        /// The offset of the last page's tag: the record's chain value.
-        var chainRange: Range<Int> { (pages[pages.count - 1].box.upperBound - 16)..<pages[pages.count - 1].box.upperBound }
+        /// The offset of the last page's tag: the record's chain value (empty for a frame without pages, which
+        /// `scan` never returns).
+        var chainRange: Range<Int> {
+            guard let last = pages.last, last.box.count >= 16 else { return end..<end }
+            return (last.box.upperBound - 16)..<last.box.upperBound
+        }
     }
 
     /// One page and the secret boxes before it.
@@ -61,9 +65,19 @@ enum RecordV2Decoder {
             chain: Array(bytes[scanned.chainRange]), end: scanned.end)
     }
 
-    /// Walks the frame at `offset`: lengths, kind, counts and box fields, every length checked before use.
+    /// Walks the frame at `offset`: lengths, counts and box fields, every length checked before use; then the
+    /// frame check, and only then kind, key ids and roles are read for what they say.
+    ///
+    /// - Throws: `.corrupted` at this record for a frame that does not hold together or whose frame check fails
+    ///   (damage in the frame or a box field's header), or for an `offset` outside `bytes`;
+    ///   `.unsupportedFeature` for a record kind, key id or box role this version does not know, in a frame
+    ///   whose check passed (a newer writer's, not damage: nothing is to be repaired).
     static func scan(_ bytes: [UInt8], at offset: Int) throws(KeychainError) -> Scanned {
         func corrupted(_ at: Int, _ reason: String) -> KeychainError { .corrupted(offset: at, reason: "record: \(reason)") }
+        func unsupported(_ at: Int, _ reason: String) -> KeychainError { .unsupportedFeature(offset: at, reason: "record: \(reason)") }
+        guard offset >= 0, offset <= bytes.count else {
+            throw corrupted(max(0, offset), "offset \(offset) is outside the \(bytes.count) bytes of the log")
+        }
         var reader = ByteReader(bytes, range: offset..<bytes.count)
         do {
             let length = Int(try reader.readUInt32("body length"))
@@ -76,11 +90,11 @@ enum RecordV2Decoder {
             guard end <= bytes.count else { throw corrupted(offset, "the body runs \(end - bytes.count) bytes past the end of the log") }
             reader = ByteReader(bytes, range: (offset + 8)..<end)
             let rawKind = try reader.readUInt8("kind")
-            guard let kind = RecordV2.Kind(rawValue: rawKind) else { throw corrupted(offset + 8, "unknown record kind \(rawKind)") }
             let sequence = try reader.readUInt64("sequence")
             let part = try reader.readUInt32("part")
             let entryCount = try reader.readUInt32("entry count")
             let boxCount = try reader.readUInt32("box count")
+            let frameCheck = try reader.readRange(RecordV2.frameCheckSize, "frame check")
             // Every entry takes at least 25 bytes of some page's plaintext (a deletion), so a count the body
             // cannot hold is refused before anything is sized by it.
             guard entryCount >= 1, Int(entryCount) <= length / 25 else {
@@ -89,28 +103,49 @@ enum RecordV2Decoder {
             guard boxCount >= 1, Int(boxCount) <= length / (RecordV2.boxFieldHeaderSize + 28) else {
                 throw corrupted(offset + 25, "box count \(boxCount) does not fit a body of \(length) bytes")
             }
-            var pages: [Page] = []
-            var secrets: [Range<Int>] = []
-            var previousTag: Range<Int>? = nil
+            var boxes: [(keyID: UInt8, role: UInt8, box: Range<Int>)] = []
+            boxes.reserveCapacity(Int(boxCount))
+            var fields: [UInt8] = []
+            fields.reserveCapacity(Int(boxCount) * RecordV2.boxFieldHeaderSize)
             for index in 0..<boxCount {
                 let field = reader.offset
                 let keyID = try reader.readUInt8("key id")
-                guard keyID == 0 else { throw corrupted(field, "box \(index) is sealed under key id \(keyID), which this file does not have") }
-                let rawRole = try reader.readUInt8("box role")
-                guard let role = RecordV2.Role(rawValue: rawRole) else { throw corrupted(field + 1, "box \(index) has unknown role \(rawRole)") }
+                let role = try reader.readUInt8("box role")
                 let boxLength = Int(try reader.readUInt32("box length"))
                 guard boxLength >= 28 else { throw corrupted(field + 2, "box \(index) is \(boxLength) bytes, less than 28") }
-                let box = try reader.readRange(boxLength, "box \(index)")
-                switch role {
-                case .secret:
-                    secrets.append(box)
-                case .page:
-                    pages.append(Page(box: box, boxIndex: index, secrets: secrets, previousTag: previousTag))
-                    secrets = []
-                    previousTag = (box.upperBound - 16)..<box.upperBound
-                }
+                boxes.append((keyID, role, try reader.readRange(boxLength, "box \(index)")))
+                fields += bytes[field..<(field + RecordV2.boxFieldHeaderSize)]
             }
             guard reader.isAtEnd else { throw corrupted(reader.offset, "\(reader.remaining) bytes after the last box") }
+            guard RecordV2.frameCheck(frame: bytes[offset..<(offset + RecordV2.frameCheckOffset)], boxFields: fields)
+                .elementsEqual(bytes[frameCheck])
+            else {
+                throw corrupted(offset, "the frame check does not match: the record's frame or a box field's header is damaged")
+            }
+            // The frame check passed: what follows is as written, by a writer that may know more than this one.
+            guard let kind = RecordV2.Kind(rawValue: rawKind) else {
+                throw unsupported(offset + 8, "record kind \(rawKind) (this version reads kinds 1 and 3)")
+            }
+            var pages: [Page] = []
+            var secrets: [Range<Int>] = []
+            var previousTag: Range<Int>? = nil
+            for (index, field) in boxes.enumerated() {
+                let at = field.box.lowerBound - RecordV2.boxFieldHeaderSize
+                guard field.keyID == 0 else {
+                    throw unsupported(at, "box \(index) is sealed under key id \(field.keyID) (this version reads key id 0 only)")
+                }
+                guard let role = RecordV2.Role(rawValue: field.role) else {
+                    throw unsupported(at + 1, "box \(index) has role \(field.role) (this version reads roles 1 and 2)")
+                }
+                switch role {
+                case .secret:
+                    secrets.append(field.box)
+                case .page:
+                    pages.append(Page(box: field.box, boxIndex: UInt32(index), secrets: secrets, previousTag: previousTag))
+                    secrets = []
+                    previousTag = (field.box.upperBound - 16)..<field.box.upperBound
+                }
+            }
             guard secrets.isEmpty, !pages.isEmpty else { throw corrupted(offset, "the record does not end with a page") }
             return Scanned(
                 start: offset, end: end, kind: kind, sequence: sequence, part: part, entryCount: entryCount,
@@ -127,9 +162,17 @@ enum RecordV2Decoder {
     /// Verifies and decodes one page and checks its secret boxes.
     ///
     /// - Parameter previousChain: the chain value before the record (used by its first page).
+    /// - Throws: `.corrupted` when the page or a secret box does not authenticate, or the page's entries do
+    ///   not hold together; `.unsupportedFeature` for a page that authenticates in another page encoding.
     static func openPage(
         _ page: Page, of record: Scanned, in bytes: [UInt8], previousChain: [UInt8], keys: RecordKeysV2
     ) throws(KeychainError) -> [DecodedEntryV2] {
+        // The page and its ranges may come from another scan than of these bytes: each is checked before use.
+        guard page.box.count >= 28, fits(page.box, in: bytes), page.secrets.allSatisfy({ $0.count >= 28 && fits($0, in: bytes) }),
+              page.previousTag.map({ $0.count == 16 && fits($0, in: bytes) }) ?? true
+        else {
+            throw .corrupted(offset: max(0, page.box.lowerBound), reason: "page (box \(page.boxIndex)): its box, its secrets or the tag before it lie outside the \(bytes.count) bytes given, or are too short")
+        }
         let place = BoxAADV2.PagePlace(
             sequence: record.sequence, kind: record.kind.rawValue, part: record.part, entryCount: record.entryCount,
             boxCount: record.boxCount, boxIndex: page.boxIndex, keyID: 0)
@@ -162,7 +205,12 @@ enum RecordV2Decoder {
         var pending: [(box: Range<Int>, id: ItemID)] = []
         pending.reserveCapacity(AES.GCM.tagBatchLimit)
         do {
-            guard try reader.readUInt8("version") == RecordV2.pageEncodingVersion else { throw corrupted("unknown page encoding version") }
+            // The page authenticated: another version is a newer writer's, not damage.
+            let version = try reader.readUInt8("version")
+            guard version == RecordV2.pageEncodingVersion else {
+                throw KeychainError.unsupportedFeature(
+                    offset: where_, reason: "page (box \(page.boxIndex)) is in page encoding version \(version); this version reads \(RecordV2.pageEncodingVersion)")
+            }
             let count = Int(try reader.readUInt16("entry count"))
             guard count >= 1 else { throw corrupted("no entries") }
             entries.reserveCapacity(count)
@@ -184,15 +232,20 @@ enum RecordV2Decoder {
                         throw corrupted("attributes")
                     }
                     let secretLength = Int(try reader.readUInt32("secret length"))
-                    let tag = try reader.readRange(16, "secret tag")
+                    guard secretLength <= RecordV2.maximumSecretSize else {
+                        throw corrupted("the secret of item \(checked.id) is \(secretLength) bytes; a secret is at most 1 MiB")
+                    }
+                    let digest = try reader.readRange(RecordV2.secretBoxDigestSize, "secret box digest")
                     guard secretIndex < page.secrets.count else { throw corrupted("more puts than secret boxes before the page") }
                     let box = page.secrets[secretIndex]
                     secretIndex += 1
                     guard box.count == secretLength + 28 else {
                         throw corrupted("the secret of item \(checked.id) is \(box.count - 28) bytes; its page says \(secretLength)")
                     }
-                    guard bytes[(box.upperBound - 16)..<box.upperBound].elementsEqual(plaintext[tag]) else {
-                        throw corrupted("the secret box at \(box.lowerBound) is not the one the page names for item \(checked.id)")
+                    guard RecordV2.secretBoxDigest(bytes[box]) == plaintext[digest] else {
+                        throw KeychainError.corrupted(
+                            offset: box.lowerBound,
+                            reason: "the secret box of item \(checked.id) is not the one its page (box \(page.boxIndex)) names: its digest differs")
                     }
                     pending.append((box, checked.id))
                     if pending.count == AES.GCM.tagBatchLimit {
@@ -222,8 +275,33 @@ enum RecordV2Decoder {
         return entries
     }
 
-    /// Checks the tags of up to eight secret boxes in one run of the cipher, each as `AES.GCM.verify` would.
-    static func verifySecrets(_ boxes: [(box: Range<Int>, id: ItemID)], in bytes: [UInt8], keys: RecordKeysV2) throws(KeychainError) {
+    /// Checks secret boxes: each one's digest against the one its page names, when `digests` are given, then
+    /// their tags, eight in one run of the cipher, each as `AES.GCM.verify` would.
+    ///
+    /// - Parameter digests: for each box, the digest its page names (`RecordV2.secretBoxDigest`); without them
+    ///   only the tags are checked, which binds a box to its item but not to its page for whoever holds the
+    ///   secret key.
+    /// - Throws: `.corrupted` at the first box whose digest or tag does not verify, or that does not lie within
+    ///   `bytes`.
+    static func verifySecrets(
+        _ boxes: [(box: Range<Int>, id: ItemID)], in bytes: [UInt8], keys: RecordKeysV2, digests: [[UInt8]]? = nil
+    ) throws(KeychainError) {
+        for entry in boxes where entry.box.count < 28 || !fits(entry.box, in: bytes) {
+            throw .corrupted(offset: max(0, entry.box.lowerBound), reason: "the secret box of item \(entry.id) lies outside the \(bytes.count) bytes given, or is shorter than 28 bytes")
+        }
+        if let digests {
+            for (index, entry) in boxes.enumerated() where index >= digests.count || !(RecordV2.secretBoxDigest(bytes[entry.box]) == digests[index]) {
+                throw .corrupted(offset: entry.box.lowerBound, reason: "the secret box of item \(entry.id) is not the one its page names (its digest differs)")
+            }
+        }
+        // The cipher takes at most eight at a time.
+        guard boxes.count <= AES.GCM.tagBatchLimit else {
+            for start in stride(from: 0, to: boxes.count, by: AES.GCM.tagBatchLimit) {
+                try verifySecrets(Array(boxes[start..<min(start + AES.GCM.tagBatchLimit, boxes.count)]), in: bytes, keys: keys)
+            }
+            return
+        }
+        guard !boxes.isEmpty else { return }
         let size = BoxAADV2.secretSize
         var aads = [UInt8](repeating: 0, count: size * boxes.count)
         for (index, entry) in boxes.enumerated() {
@@ -247,8 +325,12 @@ extension RecordV2Decoder {
     /// Decrypts a put's secret from its box (which `decode` verified; this checks its tag again, as the bytes
     /// may have been read anew).
     ///
-    /// - Throws: `.corrupted` if the box does not authenticate for `id`.
+    /// - Throws: `.corrupted` if the box does not authenticate for `id`, or does not lie within `bytes` (a read
+    ///   shorter than the one it was found in).
     static func openSecret(_ box: Range<Int>, of id: ItemID, in bytes: [UInt8], keys: RecordKeysV2) throws(KeychainError) -> [UInt8] {
+        guard box.count >= 28, fits(box, in: bytes) else {
+            throw .corrupted(offset: max(0, box.lowerBound), reason: "the secret box of item \(id) (\(box)) lies outside the \(bytes.count) bytes given, or is shorter than 28 bytes")
+        }
         let aad = BoxAADV2.secret(fileID: keys.fileID, keyID: 0, itemID: id)
         var secret = [UInt8](repeating: 0, count: box.count - 28)
         let opened = bytes.withUnsafeBytes { all in
@@ -260,5 +342,10 @@ extension RecordV2Decoder {
         }
         guard opened else { throw .corrupted(offset: box.lowerBound, reason: "the secret box of item \(id) does not authenticate") }
         return secret
+    }
+
+    /// Whether `range` lies within `bytes` (a `Range` is never reversed, but may be negative or past the end).
+    static func fits(_ range: Range<Int>, in bytes: [UInt8]) -> Bool {
+        range.lowerBound >= 0 && range.upperBound <= bytes.count
     }
 }

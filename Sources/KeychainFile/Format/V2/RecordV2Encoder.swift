@@ -18,7 +18,9 @@ enum RecordV2Encoder {
     ) throws(KeychainError) -> (bytes: [UInt8], chain: [UInt8]) {
         guard !entries.isEmpty else { throw .invalidParameter("a record needs at least one entry") }
         let pages = paginate(entries)
-        var boxCount = 0
+        // Every box field's header (key id, role, length), known before anything is sealed: the frame check
+        // covers them.
+        var fields = ByteWriter(capacity: RecordV2.boxFieldHeaderSize * (pages.count + entries.count))
         var bodyLength = RecordV2.fixedSize - 8
         for page in pages {
             var plaintext = 3
@@ -26,16 +28,17 @@ enum RecordV2Encoder {
                 plaintext += entry.pageByteCount
                 if case .put(_, _, let secret) = entry {
                     guard secret.count <= RecordV2.maximumSecretSize else { throw .limitReached("a secret is larger than 1 MiB") }
-                    boxCount += 1
+                    writeBoxFieldHeader(role: .secret, length: secret.count + 28, into: &fields)
                     bodyLength += RecordV2.boxFieldHeaderSize + secret.count + 28
                 }
             }
-            boxCount += 1
+            writeBoxFieldHeader(role: .page, length: plaintext + 28, into: &fields)
             bodyLength += RecordV2.boxFieldHeaderSize + plaintext + 28
         }
         guard bodyLength <= RecordV2.maximumBodyLength else {
             throw .limitReached("the record would be more than 16 MiB; a larger transaction is written in parts")
         }
+        let boxCount = fields.count / RecordV2.boxFieldHeaderSize
         var out = ByteWriter(capacity: 8 + bodyLength)
         out.writeUInt32(UInt32(bodyLength))
         out.writeUInt32(UInt32(bodyLength) ^ 0xFFFF_FFFF)
@@ -44,6 +47,7 @@ enum RecordV2Encoder {
         out.writeUInt32(part)
         out.writeUInt32(UInt32(entries.count))
         out.writeUInt32(UInt32(boxCount))
+        out.writeBytes(RecordV2.frameCheck(frame: out.bytes, boxFields: fields.bytes))
         var chain = previousChain
         var boxIndex: UInt32 = 0
         for page in pages {
@@ -62,7 +66,7 @@ enum RecordV2Encoder {
                     plaintext.writeUInt32(UInt32(encoded.count))
                     plaintext.writeBytes(encoded)
                     plaintext.writeUInt32(UInt32(secret.count))
-                    plaintext.writeBytes(box.suffix(16))
+                    plaintext.writeBytes(RecordV2.secretBoxDigest(box))
                 case .delete(let id, let time), .tombstone(let id, let time):
                     plaintext.writeBytes(id.bytes)
                     plaintext.writeUInt64(UInt64(bitPattern: time))
@@ -99,10 +103,15 @@ enum RecordV2Encoder {
     }
 
     private static func writeBoxField(_ box: [UInt8], role: RecordV2.Role, into out: inout ByteWriter) {
+        writeBoxFieldHeader(role: role, length: box.count, into: &out)
+        out.writeBytes(box)
+    }
+
+    /// `u8 key id (0) ‖ u8 role ‖ u32 length`.
+    private static func writeBoxFieldHeader(role: RecordV2.Role, length: Int, into out: inout ByteWriter) {
         out.writeUInt8(0)
         out.writeUInt8(role.rawValue)
-        out.writeUInt32(UInt32(box.count))
-        out.writeBytes(box)
+        out.writeUInt32(UInt32(length))
     }
 
     private static func seal<Generator: RandomNumberGenerator>(
