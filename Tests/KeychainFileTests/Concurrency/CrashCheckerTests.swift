@@ -123,4 +123,15 @@ struct CrashCheckerTests {
         // The new password with the old epoch: the slots changed without a rewrite.
         #expect(!CrashChecker.check(acknowledged: model, pending: changing, observed: observation([:], opensWith: [1], epoch: 3)).isClean)
     }
+
+    @Test("A file that opens in another format version than the trial created is a failure")
+    func formatVersionKept() throws {
+        var (model, _) = try model(Array(Self.lines.prefix(7)))
+        model.formatVersion = 2
+        var observed = observation(model.items)
+        observed.formatVersion = 2
+        #expect(CrashChecker.check(acknowledged: model, pending: nil, observed: observed).isClean)
+        observed.formatVersion = 1
+        #expect(CrashChecker.check(acknowledged: model, pending: nil, observed: observed).other.count == 1)
+    }
 }

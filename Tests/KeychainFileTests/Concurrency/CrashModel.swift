@@ -6,6 +6,8 @@ struct CrashModel: Equatable {
     var password = 1
     /// The file's epoch; a rewrite (compaction, credential change) adds one.
     var epoch: UInt64 = 1
+    /// The file's format version, which every write and rewrite keeps.
+    var formatVersion = 1
     /// For each account, the sequence number of the last acknowledged step that changed it (in the current
     /// segment), so that a missing effect is counted against one operation.
     var lastChange: [String: Int] = [:]
@@ -66,6 +68,10 @@ struct CrashObservation: Equatable {
     var itemCount = 0
     var epoch: UInt64 = 0
     var tornTail = false
+    /// Whether the torn tail is records the newest commit names that do not verify (set aside: never cut).
+    var tornTailMayHoldAcknowledgedData = false
+    /// The format version the file opened as, when it opened.
+    var formatVersion: Int? = nil
 }
 
 /// The checker's findings for one reopened file.
@@ -107,6 +113,9 @@ enum CrashChecker {
         guard !observed.opensWith.isEmpty else {
             verdict.other.append("neither password opens the file")
             return verdict
+        }
+        if let version = observed.formatVersion, version != model.formatVersion {
+            verdict.other.append("the file is of format version \(version); the acknowledged steps kept version \(model.formatVersion)")
         }
 
         // Credentials.

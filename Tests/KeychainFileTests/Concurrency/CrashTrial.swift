@@ -1,5 +1,5 @@
 import Foundation
-@testable import KeychainFile
+@_spi(FormatVersion2) @testable import KeychainFile
 
 /// Counts of what crash trials did and found.
 struct CrashTally {
@@ -21,6 +21,13 @@ struct CrashTally {
     var tornTailsFromKills = 0
     /// Temporary files of interrupted rewrites found beside the keychain after a kill.
     var strayTemporaryFiles = 0
+    /// Format version 2 tears: the commit slot the step in flight wrote was erased, or kept while its records
+    /// were torn; of the kept ones, how many the slot's parity repaired (the step applied) and how many left
+    /// the records set aside (the file then refuses writes, and the trial ends).
+    var slotsErased = 0
+    var slotsKept = 0
+    var keptSlotsRepaired = 0
+    var setAside = 0
     var reopenChecks = 0
     var lostOperations = 0
     var halfApplied = 0
@@ -41,6 +48,10 @@ struct CrashTally {
         tornTailsReported += other.tornTailsReported
         tornTailsFromKills += other.tornTailsFromKills
         strayTemporaryFiles += other.strayTemporaryFiles
+        slotsErased += other.slotsErased
+        slotsKept += other.slotsKept
+        keptSlotsRepaired += other.keptSlotsRepaired
+        setAside += other.setAside
         reopenChecks += other.reopenChecks
         lostOperations += other.lostOperations
         halfApplied += other.halfApplied
@@ -57,6 +68,7 @@ struct CrashTally {
             "\(segments) worker runs: \(kills) killed, \(completedRuns) ran to the end; \(acknowledgedSteps) steps acknowledged",
             "kills in flight: \(flight); before open \(killsBeforeOpen)",
             "tails torn after a kill: \(tears), torn tail reported on reopening \(tornTailsReported); torn tails left by kills alone \(tornTailsFromKills); stray temporary files found \(strayTemporaryFiles)",
+            "commit slots of the step in flight (format 2): erased \(slotsErased), kept while its records were torn \(slotsKept) (repaired from the slot's parity \(keptSlotsRepaired), set aside \(setAside))",
             "reopen checks: \(reopenChecks); half-applied \(halfApplied), phantom \(phantoms), other failures \(otherFailures)",
             "\(trials) trials, \(lostOperations) lost operations",
         ]
@@ -76,10 +88,22 @@ struct CrashTrial {
     static let passwords = ("crash trial password one", "crash trial password two")
 
     let seed: UInt64
+    /// The format version the trial creates the file in; the workers and checks open whatever it is.
+    var formatVersion = 1
     var runsPerTrial = 3
     var stepsPerRun = 40
 
-    private var context: String { "trial seed \(seed) (replay: KCF_CRASH_SEED=\(seed))" }
+    private var context: String {
+        "format \(formatVersion) trial seed \(seed) (replay: KCF_CRASH_FORMAT=\(formatVersion) KCF_CRASH_SEED=\(seed))"
+    }
+
+    /// How a worker run ended, when its checks passed.
+    enum RunEnd {
+        /// The file holds `model`; the next run goes on from it.
+        case next(CrashModel)
+        /// A tear left the newest commit's records set aside: the file refuses writes until it is repaired.
+        case setAside
+    }
 
     func run() -> CrashTally {
         var tally = CrashTally()
@@ -88,33 +112,42 @@ struct CrashTrial {
         let directory = TemporaryDirectory()
         let path = directory.file("chaos.kcf")
         do {
-            _ = try Keychain.create(at: path, credential: .password(Self.passwords.0), options: TestKeychain.fastOptions)
+            var options = TestKeychain.fastOptions
+            options.formatVersion = formatVersion
+            let keychain = try Keychain.create(at: path, credential: .password(Self.passwords.0), options: options)
+            let created = keychain.withLock { keychain.log.formatVersion }
+            guard created == formatVersion else {
+                tally.failures.append("\(context): the keychain was created in format version \(created)")
+                return tally
+            }
         } catch {
             tally.failures.append("\(context): creating the keychain failed: \(error)")
             return tally
         }
         var model = CrashModel()
+        model.formatVersion = formatVersion
         for run in 0..<runsPerTrial {
             let workerSeed = random.next() >> 16
             let plan = Self.plan(using: &random, steps: stepsPerRun)
             let where_ = "\(context), run \(run), worker seed \(workerSeed), \(plan)"
-            guard let next = runWorker(
+            switch runWorker(
                 path: path, directory: directory, seed: workerSeed, plan: plan, model: model, random: &random,
-                tally: &tally, context: where_)
-            else { return tally }
-            model = next
+                tally: &tally, context: where_) {
+            case nil, .setAside?: return tally
+            case .next(let next)?: model = next
+            }
         }
         finalCheck(path: path, model: model, tally: &tally)
         return tally
     }
 
-    /// One worker run, its checks, and perhaps a torn tail; returns the model of the file afterwards, or `nil`
+    /// One worker run, its checks, and perhaps a torn tail; returns how the file stands afterwards, or `nil`
     /// after a failure (recorded in `tally`).
     private func runWorker(
         path: String, directory: TemporaryDirectory, seed workerSeed: UInt64, plan: ChaosWorkerProcess.KillPlan,
         model: CrashModel, random: inout TestRandom, tally: inout CrashTally, context: String
-    ) -> CrashModel? {
-        func fail(_ text: String, _ lines: [String] = []) -> CrashModel? {
+    ) -> RunEnd? {
+        func fail(_ text: String, _ lines: [String] = []) -> RunEnd? {
             let tail = lines.suffix(8).map { "    \($0)" }.joined(separator: "\n")
             tally.failures.append("\(context): \(text)" + (tail.isEmpty ? "" : "\n  last worker lines:\n\(tail)"))
             return nil
@@ -202,26 +235,63 @@ struct CrashTrial {
         // kill, and only the worker's "ack" line was lost: a power loss cannot take back what was synced.
         guard let reported = transcript.acknowledged.last?.end ?? transcript.opening?.end, observed.epoch == acknowledged.epoch,
               random.next() % 2 == 0, let size = Self.fileSize(path)
-        else { return resolved }
+        else { return .next(resolved) }
         let end = max(reported, Self.lockFileAcknowledgedEnd(path, epoch: observed.epoch) ?? reported)
         let pendingDurable = end > reported
-        guard size > end else { return resolved }
+        guard size > end else { return .next(resolved) }
+        // Format version 2 says what is committed in its commit slots, not in the lock file. If the step in flight
+        // wrote its slot, a power loss may have lost that slot too (it is erased: the step must not apply), or
+        // kept it and lost some of its records (the step applies if the slot's parity repairs them, else they are
+        // set aside, and writes are refused until a repair).
+        var slotKept = false
+        if formatVersion == 2,
+           let place = CrashSlotTear.pendingSlot(path, password: Self.password(observed.opensWith[0]), end: end) {
+            if random.next() % 2 == 0 {
+                slotKept = true
+                tally.slotsKept += 1
+            } else {
+                guard CrashSlotTear.erase(path, slot: place) else { return fail("could not erase commit slot \(place)") }
+                tally.slotsErased += 1
+            }
+        }
         // Cutting keeps 1 … n-1 of the n bytes after the end; zeroing overwrites 1 … n of them.
         let span = size - end
         let zeroes = span < 2 || random.next() % 2 == 0
-        let cut = zeroes ? end + Int(random.next() % UInt64(span)) : end + 1 + Int(random.next() % UInt64(span - 1))
+        var cut = zeroes ? end + Int(random.next() % UInt64(span)) : end + 1 + Int(random.next() % UInt64(span - 1))
+        // With its slot kept, the step's records may also be lost whole: parity then repairs all of them or none.
+        if slotKept && random.next() % 2 == 0 { cut = end }
         guard Self.tear(path, at: cut, end: end, zeroes: zeroes) else { return fail("could not tear the file") }
         tally.tears += 1
         let torn = Self.observe(path)
         tally.reopenChecks += 1
-        let tornVerdict = CrashChecker.check(acknowledged: acknowledged, pending: pending, observed: torn, pendingMayApply: pendingDurable)
+        let tornVerdict = CrashChecker.check(
+            acknowledged: acknowledged, pending: pending, observed: torn, pendingMayApply: pendingDurable || slotKept)
+        let tearing = "after \(zeroes ? "zeroing" : "cutting") the file from byte \(cut) of \(size) (last acknowledged end \(end)"
+            + (slotKept ? ", the step in flight's commit slot kept" : "") + ")"
         guard record(tornVerdict, in: &tally) else {
-            return fail("after \(zeroes ? "zeroing" : "cutting") the file from byte \(cut) of \(size) (last acknowledged end \(end)): "
-                + tornVerdict.problems.joined(separator: "\n  "), outcome.lines)
+            return fail("\(tearing): " + tornVerdict.problems.joined(separator: "\n  "), outcome.lines)
         }
-        guard torn.tornTail else { return fail("the file was torn at byte \(cut) of \(size) but opens without reporting a torn tail") }
+        if slotKept && tornVerdict.pendingApplied == true {
+            tally.keptSlotsRepaired += 1
+            var repaired = acknowledged
+            repaired.items = torn.items
+            return .next(repaired)
+        }
+        guard torn.tornTail else { return fail("\(tearing) the file opens without reporting a torn tail") }
         tally.tornTailsReported += 1
-        return acknowledged
+        if torn.tornTailMayHoldAcknowledgedData {
+            guard slotKept else { return fail("\(tearing) the torn tail is taken for records that may be acknowledged") }
+            if let problem = CrashSlotTear.writesRefused(path, password: Self.password(torn.opensWith[0])) {
+                return fail("\(tearing) the newest commit's records are set aside, but \(problem)")
+            }
+            tally.setAside += 1
+            return .setAside
+        }
+        return .next(acknowledged)
+    }
+
+    static func password(_ number: Int) -> String {
+        number == 1 ? passwords.0 : passwords.1
     }
 
     /// The end offset the lock file's acknowledgement block (SPEC.md §16.1) gives for `epoch`, read without
@@ -245,7 +315,7 @@ struct CrashTrial {
 
     /// The last run leaves a file that compacts and then still holds exactly the model.
     private func finalCheck(path: String, model: CrashModel, tally: inout CrashTally) {
-        let password = model.password == 1 ? Self.passwords.0 : Self.passwords.1
+        let password = Self.password(model.password)
         do {
             try Keychain.open(at: path, credential: .password(password)).compact()
         } catch {
@@ -294,6 +364,8 @@ struct CrashTrial {
         }
         guard let keychain = opened else { return observation }
         observation.tornTail = keychain.tornTail != nil
+        observation.tornTailMayHoldAcknowledgedData = keychain.tornTail?.mayHoldAcknowledgedData == true
+        observation.formatVersion = keychain.withLock { keychain.log.formatVersion }
         do {
             let statistics = try keychain.statistics()
             observation.epoch = statistics.epoch

@@ -194,17 +194,17 @@ struct ReplayV2 {
     mutating func fill(_ range: Range<Int>) throws(KeychainError) {
         if range.lowerBound >= windowStart && range.upperBound <= windowStart + window.count { return }
         let count = min(log.writtenEnd - range.lowerBound, max(range.count, Self.windowSize))
-        window = readLog(at: range.lowerBound, count: count)
+        window = try readLog(at: range.lowerBound, count: count)
         windowStart = range.lowerBound
     }
 
-    /// Log bytes as they read, unreadable sectors as zeros, with proposed repairs laid over them.
-    private func readLog(at offset: Int, count: Int) -> [UInt8] {
+    /// Log bytes as they read, unreadable sectors as zeros, with proposed repairs laid over them. Bytes past the
+    /// file's end (the last write claims them, the file does not hold them: §3 rule 4) read as zeros, and the
+    /// bytes before the end are read as they are, also in the sector the end falls in.
+    private func readLog(at offset: Int, count: Int) throws(KeychainError) -> [UInt8] {
+        let size = try log.file.size()
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count)
-        // Bytes past the end of a file cut short read as zeros; those before it are read as they are (a read
-        // across the end would zero-fill the whole sector it ends in).
-        let size = (try? log.file.size()) ?? 0
         var position = offset
         while position < offset + count {
             let chunk = position / ChunkParity.dataLength
@@ -213,9 +213,10 @@ struct ReplayV2 {
             if let repair = proposals[chunk], inChunk + length <= repair.data.count {
                 bytes += repair.data[inChunk..<(inChunk + length)]
             } else {
-                let held = max(0, min(length, size - HealingLayout.physical(position)))
-                bytes += HealingLog.readTolerating(log.file, count: held, at: HealingLayout.physical(position)).bytes
-                bytes += repeatElement(0, count: length - held)
+                let physical = HealingLayout.physical(position)
+                let held = max(0, min(length, size - physical))
+                if held > 0 { bytes += HealingLog.readTolerating(log.file, count: held, at: physical).bytes }
+                bytes += [UInt8](repeating: 0, count: length - held)
             }
             position += length
         }
