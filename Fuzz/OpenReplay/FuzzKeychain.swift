@@ -61,9 +61,9 @@ struct KeychainContents: Equatable {
 
     /// Every item with its secret decrypted. Secrets were tag-checked during replay, so checking one again
     /// must not fail: a read decrypts without checking (``SealedSecret/decrypt(using:)``), so this is what
-    /// catches a replay that let an unverified box into the index.
+    /// catches a replay that let an unverified box into the index. (A version 2 read checks the tag itself.)
     init(of keychain: Keychain) {
-        let (index, context) = keychain.withLock { (keychain.index, keychain.log.context) }
+        let (index, log) = keychain.withLock { (keychain.index, keychain.log) }
         var items: [Item] = []
         for stored in index.itemsInAddedOrder() {
             // The index's tables (ids, primary keys) find every item it holds, and only that item.
@@ -72,13 +72,15 @@ struct KeychainContents: Equatable {
                 index.itemID(for: stored.attributes.primaryKey) == stored.id, "item \(stored.id) is not found by its primary key")
             do {
                 let secret = try keychain.secret(for: PersistentReference(itemID: stored.id))
-                let sealed = stored.secret
-                let aad = BoxAAD.make(
-                    fileID: context.fileID, epoch: context.epoch, sequence: sealed.sequence, kind: sealed.kind,
-                    entryCount: sealed.entryCount, entryIndex: sealed.entryIndex, role: .secret, itemID: stored.id,
-                    previousChain: sealed.previousChain)
-                let verified = try sealed.open(using: context.boxKey, authenticating: aad)
-                Invariant.check(verified == secret, "the secret of item \(stored.id) reads differently from its verified box")
+                if let context = (log as? RecordLog)?.context {
+                    let sealed = stored.secret
+                    let aad = BoxAAD.make(
+                        fileID: context.fileID, epoch: context.epoch, sequence: sealed.sequence, kind: sealed.kind,
+                        entryCount: sealed.entryCount, entryIndex: sealed.entryIndex, role: .secret, itemID: stored.id,
+                        previousChain: sealed.previousChain)
+                    let verified = try sealed.open(using: context.boxKey, authenticating: aad)
+                    Invariant.check(verified == secret, "the secret of item \(stored.id) reads differently from its verified box")
+                }
                 items.append(Item(id: stored.id, attributes: stored.attributes, secret: secret))
             } catch {
                 Invariant.check(false, "the secret of item \(stored.id), verified during replay, does not open: \(error)")
