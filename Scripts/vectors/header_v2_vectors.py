@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Writes Fixtures/healing/header-v2.json: format version 2 headers, key slots and header pages, built from
-Docs/FormatVersion2.md §1 and §4 alone with Python's `cryptography` (OpenSSL: PBKDF2, HKDF, HMAC, AES-GCM,
-Argon2id), `unicodedata` (NFC) and `reedsolo` (the page parity), so that the Swift encoder and reader are
-checked against a second implementation both ways.
+"""Writes Fixtures/healing/header-v2.json: format version 2 headers, key slots and header pages, following
+the byte layouts of Docs/FormatVersion2.md §1 and §4 with Python's `cryptography` (OpenSSL: PBKDF2, HKDF, HMAC,
+AES-GCM, Argon2id), `unicodedata` (NFC) and `reedsolo` (the page parity). Ids, salts and nonces are fixed, so
+the check runs both ways: Swift encodes the same inputs to the same bytes, and opens this page with every
+credential (Tests/KeychainFileTests/Format/HeaderV2VectorTests.swift). The same person wrote this script and the
+Swift code: it shows the two agree with each other and with the text, not that a stranger would.
 
 Usage: python3 Scripts/vectors/header_v2_vectors.py   (from the repository root; needs `pip install reedsolo`)
 """
@@ -138,7 +140,7 @@ def main():
     head_chain = fill("rewrite head", 16)
     header_bytes = header(file_id, epoch, epoch_salt, 123_456, 42, head_chain, 90, slots, header_key)
     vectors = {
-        "source": "Scripts/vectors/header_v2_vectors.py (Python cryptography, unicodedata, reedsolo), from Docs/FormatVersion2.md",
+        "source": "Scripts/vectors/header_v2_vectors.py (Python cryptography, unicodedata, reedsolo), to Docs/FormatVersion2.md §4",
         "fileID": file_id.hex(), "epoch": epoch, "epochSalt": epoch_salt.hex(), "masterKey": master.hex(),
         "rewriteEnd": 123_456, "rewriteHeadSequence": 42, "rewriteHeadChain": head_chain.hex(), "tombstoneHorizonDays": 90,
         "headerKey": header_key.hex(), "recordKey": record_key.hex(), "initialChain": c0.hex(),

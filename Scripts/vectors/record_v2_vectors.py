@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Writes Fixtures/healing/records-v2.json: two chained format version 2 records (pages of attributes after
-their secret boxes, deletions and tombstones as page entries), built from Docs/FormatVersion2.md §5 and step 3
-of §8 alone with Python's `cryptography` (AES-GCM, HKDF) and the version 1 attributes encoder of
-Scripts/reference (an independent implementation of SPEC.md §7.3), so that the Swift decoder is checked against
-a second implementation.
+their secret boxes, deletions and tombstones as page entries), following the byte layouts of
+Docs/FormatVersion2.md §5 (frame and frame check, box fields, page plaintext, secret box digest, associated
+data, chain) with Python's `cryptography` (AES-GCM, HKDF), hashlib (SHA-256, BLAKE2b) and the version 1
+attributes encoder of Scripts/reference (a separate implementation of SPEC.md §7.3). Its nonces are fixed and
+listed, so the check runs both ways: Swift decodes these records, and Swift's encoder, given the same entries
+and nonces, writes the same bytes (Tests/KeychainFileTests/Format/RecordV2VectorTests.swift). The same person
+wrote this script and the Swift code, both from §5: it shows the two agree with each other and with the text,
+not that a stranger reading §5 would write the same.
 
 Usage: python3 Scripts/vectors/record_v2_vectors.py   (from the repository root)
 """
@@ -50,7 +54,7 @@ def record(entries, sequence, kind, part, chain, file_id, epoch, page_key, secre
         size += length
     pages.append(entries[start:])
     box_count = len(pages) + sum(1 for e in entries if e["kind"] == 1)
-    boxes, box_index, nonce_counter = [], 0, 0
+    boxes, box_index, nonce_counter, nonces = [], 0, 0, []
     for page in pages:
         plaintext = bytes([1]) + struct.pack(">H", len(page))
         for entry in page:
@@ -58,6 +62,7 @@ def record(entries, sequence, kind, part, chain, file_id, epoch, page_key, secre
             if entry["kind"] == 1:
                 nonce = fill(f"{label}/nonce", 12 * (nonce_counter + 1))[-12:]
                 nonce_counter += 1
+                nonces.append(nonce)
                 aad = b"KCF2 secret box\x00" + file_id + b"\x00" + entry["id"]
                 box = nonce + AESGCM(secret_key).encrypt(nonce, entry["secret"], aad)
                 boxes.append(b"\x00\x02" + struct.pack(">I", len(box)) + box)
@@ -66,6 +71,7 @@ def record(entries, sequence, kind, part, chain, file_id, epoch, page_key, secre
             plaintext += entry_bytes(entry, tag)
         nonce = fill(f"{label}/nonce", 12 * (nonce_counter + 1))[-12:]
         nonce_counter += 1
+        nonces.append(nonce)
         aad = (b"KCF2" + file_id + struct.pack(">QQBIIIIB", epoch, sequence, kind, part, len(entries), box_count, box_index, 0)
                + chain)
         box = nonce + AESGCM(page_key).encrypt(nonce, plaintext, aad)
@@ -78,7 +84,7 @@ def record(entries, sequence, kind, part, chain, file_id, epoch, page_key, secre
     check = hashlib.sha256(frame + fields).digest()[:4]
     record_bytes = frame + check + b"".join(boxes)
     assert len(record_bytes) == 8 + length
-    return record_bytes, chain
+    return record_bytes, chain, nonces
 
 
 def main():
@@ -96,8 +102,8 @@ def main():
                                      "creationDate": 1_700_000_000_000 + n, "modificationDate": 1_700_000_000_000 + 2 * n}})
     second = [{"kind": 1, "id": fill("item big", 16), "secret": fill("big secret", 3000),
                "attributes": {"service": "big", "account": "b", "creationDate": 0, "modificationDate": -1}}]
-    one, chain1 = record(first, 1, 1, 0, c0, file_id, epoch, page_key, secret_key, "r1")
-    two, chain2 = record(second, 2, 3, 0, chain1, file_id, epoch, page_key, secret_key, "r2")
+    one, chain1, nonces1 = record(first, 1, 1, 0, c0, file_id, epoch, page_key, secret_key, "r1")
+    two, chain2, nonces2 = record(second, 2, 3, 0, chain1, file_id, epoch, page_key, secret_key, "r2")
 
     def describe(entry):
         out = {"kind": entry["kind"], "id": entry["id"].hex()}
@@ -109,12 +115,14 @@ def main():
         return out
 
     vectors = {
-        "source": "Scripts/vectors/record_v2_vectors.py (Python cryptography and Scripts/reference), from Docs/FormatVersion2.md",
+        "source": "Scripts/vectors/record_v2_vectors.py (Python cryptography, hashlib and Scripts/reference), to Docs/FormatVersion2.md §5",
         "fileID": file_id.hex(), "epoch": epoch, "initialChain": c0.hex(), "recordKey": page_key.hex(),
         "masterKey": master.hex(), "secretKey": secret_key.hex(),
         "records": [
-            {"bytes": one.hex(), "kind": 1, "sequence": 1, "chain": chain1.hex(), "entries": [describe(e) for e in first]},
-            {"bytes": two.hex(), "kind": 3, "sequence": 2, "chain": chain2.hex(), "entries": [describe(e) for e in second]},
+            {"bytes": one.hex(), "kind": 1, "sequence": 1, "part": 0, "chain": chain1.hex(),
+             "nonces": [n.hex() for n in nonces1], "entries": [describe(e) for e in first]},
+            {"bytes": two.hex(), "kind": 3, "sequence": 2, "part": 0, "chain": chain2.hex(),
+             "nonces": [n.hex() for n in nonces2], "entries": [describe(e) for e in second]},
         ],
     }
     with open(OUTPUT, "w") as file:

@@ -1,7 +1,7 @@
 import KeychainFile
 
 /// `kcf-bench open-v2`: opening a format version 2 log of the store benchmark's items from memory, every page
-/// decrypted and every secret's tag checked (`OpenProbeV2`), on one thread and on two, with the peak resident
+/// decrypted and every secret's digest and tag checked (`OpenProbeV2`), on one thread and on two, with the peak resident
 /// memory. No file and no index: it measures the record layout alone, before version 2 is read by `Keychain`
 /// (`kcf-bench store` measures version 1's whole open in the same way of counting).
 func runOpenV2Benchmark(sizes: [Int], trials: Int = 5) throws {

@@ -76,7 +76,7 @@ struct HeaderV2DamageTests {
         let fromA = try OpenedHeaderV2(pageA: page, pageB: [], credential: Self.password)
         #expect(fromA.headerBytes == bytes)
         if case .unusable = fromA.pages[1] {} else { Issue.record("page B not reported") }
-        #expect(throws: KeychainError.self) { try OpenedHeaderV2(pageA: zeros, pageB: zeros, credential: Self.password) }
+        #expect(throws: KeychainError.corrupted(offset: 0, reason: "")) { try OpenedHeaderV2(pageA: zeros, pageB: zeros, credential: Self.password) }
     }
 
     @Test("One flipped bit anywhere in both copies of the header (the same bit) is repaired, never a wrong answer")
@@ -250,8 +250,33 @@ struct HeaderV2DamageTests {
             type: slot.type, kdf: slot.kdf, slotID: slot.slotID, salt: slot.salt,
             commitment: try CommittedKeySlot.commitment(kek: otherKEK, fileID: fileID, slotID: slot.slotID),
             nonce: slot.nonce, wrappedKey: slot.wrappedKey, tag: slot.tag)
-        #expect(throws: KeychainError.self) { try forged.open(with: .password("other"), fileID: fileID, slotOffset: 0) }
+        #expect(throws: KeychainError.corrupted(offset: 0, reason: "")) { try forged.open(with: .password("other"), fileID: fileID, slotOffset: 0) }
         #expect(try forged.open(with: Self.password, fileID: fileID, slotOffset: 0) == nil)
+    }
+
+    @Test("A wrap that AES-GCM opens under two passwords' wrap keys opens the slot only for the password committed to")
+    func commitmentRefusesAGCMKeyCollision() throws {
+        var random = SplitMix64(seed: 9)
+        let fileID = randomBytes(16, using: &random)
+        let master = SymmetricKey(data: randomBytes(32, using: &random))
+        let slot = try CommittedKeySlot.make(for: Self.password, kdf: .pbkdf2(iterations: 1), masterKey: master, fileID: fileID, using: &random)
+        guard let otherKEK = try slot.keyEncryptionKey(for: .password("other"), fileID: fileID) else { throw KeychainError.notAKeychain }
+        // A wrap that AES-GCM opens under both passwords' wrap keys (one free ciphertext block is enough when the
+        // keys are known), under the first password's commitment: the second password gets nil, never a key.
+        guard let kek = try slot.keyEncryptionKey(for: Self.password, fileID: fileID) else { throw KeychainError.notAKeychain }
+        let wrap1 = try CommittedKeySlot.wrapKey(kek: kek, fileID: fileID, slotID: slot.slotID)
+        let wrap2 = try CommittedKeySlot.wrapKey(kek: otherKEK, fileID: fileID, slotID: slot.slotID)
+        let aad = CommittedKeySlot.aadPrefix + fileID + slot.parameterBytes
+        let both = try GCMForgery.openingUnderBoth(wrap1, wrap2, nonce: slot.nonce, aad: aad, first: [UInt8](repeating: 0xAB, count: 16))
+        for key in [wrap1, wrap2] {
+            let sealed = try AES.GCM.SealedBox(combined: both)
+            #expect(try AES.GCM.open(sealed, using: key, authenticating: aad).count == 32)
+        }
+        let colliding = CommittedKeySlot(
+            type: slot.type, kdf: slot.kdf, slotID: slot.slotID, salt: slot.salt, commitment: slot.commitment,
+            nonce: slot.nonce, wrappedKey: Array(both[12..<44]), tag: Array(both[44..<60]))
+        #expect(try colliding.open(with: Self.password, fileID: fileID, slotOffset: 0) != nil)
+        #expect(try colliding.open(with: .password("other"), fileID: fileID, slotOffset: 0) == nil)
     }
 
     @Test("Hostile KDF parameters are refused before any derivation")

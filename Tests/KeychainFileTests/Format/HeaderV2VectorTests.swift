@@ -4,8 +4,8 @@ import Testing
 @testable import KeychainFile
 
 /// The version 2 header, key slots and header page against a second implementation:
-/// `Fixtures/healing/header-v2.json`, written by `Scripts/vectors/header_v2_vectors.py` from
-/// Docs/FormatVersion2.md with Python's `cryptography` (PBKDF2, HKDF, HMAC, AES-GCM, Argon2id), `unicodedata`
+/// `Fixtures/healing/header-v2.json`, written by `Scripts/vectors/header_v2_vectors.py` to
+/// Docs/FormatVersion2.md §4 with Python's `cryptography` (PBKDF2, HKDF, HMAC, AES-GCM, Argon2id), `unicodedata`
 /// and `reedsolo`. Both ways: Swift encodes the same inputs to the same bytes, and opens Python's page with
 /// every credential.
 @Suite("Format v2: header, committed slots and header page against Python's")

@@ -7,10 +7,11 @@ import Testing
 /// bound to their items and to the page that names them, pages chained.
 @Suite("Format v2: records of pages and secret boxes")
 struct RecordV2Tests {
+    /// The test keys; each epoch's record key differs, as a real epoch's does, and the secret key does not.
     static func keys(epoch: UInt64 = 1) throws -> RecordKeysV2 {
         try RecordKeysV2(
             fileID: [UInt8](repeating: 0xF1, count: 16), epoch: epoch,
-            recordKey: SymmetricKey(data: [UInt8](repeating: 0x11, count: 32)),
+            recordKey: SymmetricKey(data: [UInt8](repeating: 0x11 &+ UInt8(truncatingIfNeeded: epoch &- 1), count: 32)),
             secretKey: SymmetricKey(data: [UInt8](repeating: 0x22, count: 32)))
     }
 
@@ -46,6 +47,18 @@ struct RecordV2Tests {
             }
         }
         return entries
+    }
+
+    /// The offset and reason of the `.corrupted` error decoding the record at 0 throws; nil when it decodes or
+    /// throws something else.
+    static func refusal(_ bytes: [UInt8], previousChain: [UInt8] = c0, keys: RecordKeysV2) -> (offset: Int, reason: String)? {
+        do {
+            _ = try RecordV2Decoder.decode(bytes, at: 0, previousChain: previousChain, keys: keys)
+            return nil
+        } catch {
+            if case .corrupted(let offset, let reason) = error { return (offset, reason) }
+            return nil
+        }
     }
 
     static func check(_ decoded: [DecodedEntryV2], against entries: [EntryV2], bytes: [UInt8], keys: RecordKeysV2) throws {
@@ -141,6 +154,22 @@ struct RecordV2Tests {
         var replayed = again.bytes
         replayed.replaceSubrange(newBox, with: record.bytes[boxes[0]])
         #expect(throws: KeychainError.self) { try RecordV2Decoder.decode(replayed, at: 0, previousChain: record.chain, keys: keys) }
+        // A page that names, for item a, a box sealed for item b — its true length and digest: only the item id
+        // in the box's associated data refuses it.
+        guard case .put(let otherID, _, let otherSecret) = b else { return }
+        let boxForB = try RecordV2Forgery.sealSecret(otherSecret, id: otherID, keys: keys, using: &random)
+        let misnamed = try RecordV2Forgery.record(
+            pages: [([boxForB], [1, 0, 1] + RecordV2Forgery.putEntry(id: id, attributes: attributes, secretLength: 32, digest: Array(RecordV2.secretBoxDigest(boxForB))))],
+            entryCount: 1, previousChain: Self.c0, keys: keys, using: &random)
+        let refusal = Self.refusal(misnamed.bytes, keys: keys)
+        let boxStart = try RecordV2Decoder.scan(misnamed.bytes, at: 0).pages[0].secrets[0].lowerBound
+        #expect(refusal?.offset == boxStart && refusal?.reason.contains("does not authenticate") == true, "\(String(describing: refusal))")
+        // Sealed for item a, the same page decodes: the forgery itself is sound.
+        let boxForA = try RecordV2Forgery.sealSecret(otherSecret, id: id, keys: keys, using: &random)
+        let named = try RecordV2Forgery.record(
+            pages: [([boxForA], [1, 0, 1] + RecordV2Forgery.putEntry(id: id, attributes: attributes, secretLength: 32, digest: Array(RecordV2.secretBoxDigest(boxForA))))],
+            entryCount: 1, previousChain: Self.c0, keys: keys, using: &random)
+        #expect(Self.refusal(named.bytes, keys: keys) == nil)
     }
 
     @Test("A secret box re-forged by a holder of the secret key — same length, nonce and tag, other bytes — is refused: its page names its digest")
@@ -178,24 +207,35 @@ struct RecordV2Tests {
         try RecordV2Decoder.verifySecrets([(box, id)], in: record.bytes, keys: keys, digests: [named])
     }
 
-    @Test("A record cut short — its last page and secrets dropped, counts and lengths rewritten — is refused")
+    @Test("A record cut short (box count rewritten), or with its entry count rewritten, is refused by its first page's authentication, each count on its own")
     func cutShortRefused() throws {
         let keys = try Self.keys()
         var random = SplitMix64(seed: 6)
         let entries = try Self.entries(200)
         let record = try RecordV2Encoder.encode(entries, kind: .commit, sequence: 1, part: 0, previousChain: Self.c0, keys: keys, using: &random)
         let scanned = try RecordV2Decoder.scan(record.bytes, at: 0)
+        #expect(scanned.pages.count >= 3)
+        let firstPage = scanned.pages[0].box.lowerBound
+        // The last page and its secrets dropped: the length and box count must follow for the frame to hold
+        // together; the entry count is left as it was.
         let keptPages = scanned.pages.dropLast()
-        let cutAt = keptPages.last!.box.upperBound
-        var cut = Array(record.bytes[0..<cutAt])
+        var cut = Array(record.bytes[0..<keptPages.last!.box.upperBound])
         let body = UInt32(cut.count - 8)
-        let keptEntries = entries.count - RecordV2Encoder.paginate(entries).last!.count
-        let keptBoxes = keptPages.last!.boxIndex + 1
-        func put32(_ value: UInt32, at offset: Int) { for i in 0..<4 { cut[offset + i] = UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32(i))) } }
-        put32(body, at: 0); put32(body ^ 0xFFFF_FFFF, at: 4); put32(UInt32(keptEntries), at: 21); put32(keptBoxes, at: 25)
+        RecordV2Forgery.put32(body, into: &cut, at: 0)
+        RecordV2Forgery.put32(body ^ 0xFFFF_FFFF, into: &cut, at: 4)
+        RecordV2Forgery.put32(keptPages.last!.boxIndex + 1, into: &cut, at: 25)
         RecordV2Forgery.refreshFrameCheck(&cut)
         _ = try RecordV2Decoder.scan(cut, at: 0)   // the frame itself is consistent
-        #expect(throws: KeychainError.self) { try RecordV2Decoder.decode(cut, at: 0, previousChain: Self.c0, keys: keys) }
+        let cutRefusal = Self.refusal(cut, keys: keys)
+        #expect(cutRefusal?.offset == firstPage && cutRefusal?.reason.contains("does not authenticate") == true, "\(String(describing: cutRefusal))")
+        // Whole, with only its entry count changed.
+        for count in [UInt32(entries.count - 1), UInt32(entries.count + 1)] {
+            var miscounted = record.bytes
+            RecordV2Forgery.put32(count, into: &miscounted, at: 21)
+            RecordV2Forgery.refreshFrameCheck(&miscounted)
+            let refusal = Self.refusal(miscounted, keys: keys)
+            #expect(refusal?.offset == firstPage && refusal?.reason.contains("does not authenticate") == true, "\(count): \(String(describing: refusal))")
+        }
     }
 
     @Test("A secret box copied verbatim into a later epoch's record, under a new page, still verifies (what a rewrite does)")
@@ -213,9 +253,20 @@ struct RecordV2Tests {
         #expect(record.bytes[box] != fresh.bytes[freshBox])
         var copied = fresh.bytes
         copied.replaceSubrange(freshBox, with: record.bytes[box])
-        // The page still names the fresh box's tag: refused until the page names the copied one.
+        // The page still names the fresh box's digest: refused until the page names the copied one.
         #expect(throws: KeychainError.self) { try RecordV2Decoder.decode(copied, at: 0, previousChain: Self.c0, keys: new) }
-        #expect(try RecordV2Decoder.openSecret(box, of: id, in: record.bytes, keys: new) == secret)
+        // The new epoch's page sealed again, naming the copied box's digest (a put's digest ends its plaintext).
+        let copiedDigest = Array(RecordV2.secretBoxDigest(record.bytes[box]))
+        try RecordV2Forgery.resealPage(&copied, page: 0, previousChain: Self.c0, keys: new) { plaintext in
+            plaintext.replaceSubrange((plaintext.count - 16)..<plaintext.count, with: copiedDigest)
+        }
+        let decoded = try RecordV2Decoder.decode(copied, at: 0, previousChain: Self.c0, keys: new)
+        guard case .put(let decodedID, _, let decodedBox)? = decoded.entries.first else {
+            Issue.record("\(decoded.entries)")
+            return
+        }
+        #expect(decodedID == id && copied[decodedBox] == record.bytes[box])
+        #expect(try RecordV2Decoder.openSecret(decodedBox, of: id, in: copied, keys: new) == secret)
     }
 
     @Test("A record larger than 16 MiB is refused with limitReached, and hostile frames never trap")
@@ -239,5 +290,67 @@ struct RecordV2Tests {
             }
             _ = try? RecordV2Decoder.decode(bytes, at: 0, previousChain: Self.c0, keys: keys)
         }
+        // Frames whose check passes, with box fields of random roles and lengths, up to 2 KiB: the walker and
+        // what follows it, not only the length check.
+        for _ in 0..<5_000 {
+            var body: [UInt8] = []
+            var fields: [UInt8] = []
+            let boxes = 1 + Int(random.next() % 6)
+            for _ in 0..<boxes {
+                let length = 28 + Int(random.next() % 300)
+                let field: [UInt8] = [UInt8(random.next() % 2 == 0 ? 0 : random.next() % 4), UInt8(1 + random.next() % 2)]
+                    + (0..<4).map { UInt8(truncatingIfNeeded: length >> (24 - 8 * $0)) }
+                fields += field
+                body += field + Self.bytes(length, using: &random)
+            }
+            var frame = ByteWriter()
+            let length = UInt32(RecordV2.fixedSize - 8 + body.count)
+            frame.writeUInt32(length)
+            frame.writeUInt32(length ^ 0xFFFF_FFFF)
+            frame.writeUInt8(random.next() % 4 == 0 ? 3 : 1)
+            frame.writeUInt64(random.next() % 3)
+            frame.writeUInt32(UInt32(random.next() % 2))
+            frame.writeUInt32(UInt32(1 + random.next() % 20))
+            frame.writeUInt32(UInt32(boxes))
+            frame.writeBytes(RecordV2.frameCheck(frame: frame.bytes, boxFields: fields))
+            let record = frame.bytes + body
+            #expect((try? RecordV2Decoder.decode(record, at: 0, previousChain: Self.c0, keys: keys)) == nil)
+        }
+    }
+
+    @Test("Pages that authenticate but whose plaintext is malformed are corrupted, each by its own check")
+    func malformedPagePlaintexts() throws {
+        let keys = try Self.keys()
+        var random = SplitMix64(seed: 13)
+        let id = ItemID(using: &random)
+        let attributes = try ItemAttributes(itemClass: .genericPassword, values: [
+            .service: .string("s"), .creationDate: .date(Date(timeIntervalSince1970: 0)), .modificationDate: .date(Date(timeIntervalSince1970: 0)),
+        ])
+        let secret = [UInt8](repeating: 0x44, count: 10)
+        let box = try RecordV2Forgery.sealSecret(secret, id: id, keys: keys, using: &random)
+        let digest = Array(RecordV2.secretBoxDigest(box))
+        let put = RecordV2Forgery.putEntry(id: id, attributes: attributes, secretLength: 10, digest: digest)
+        let deletion: [UInt8] = [2] + id.bytes + [UInt8](repeating: 0, count: 8)
+        let cases: [(name: String, secrets: [[UInt8]], plaintext: [UInt8], reason: String)] = [
+            ("no entries", [], [1, 0, 0], "no entries"),
+            ("attributes longer than the page", [box], [1, 0, 1, 1, 0xFF, 0xFF, 0xFF, 0xF0] + put.dropFirst(5), "truncated attributes"),
+            ("a secret of 4 GiB", [box], [1, 0, 1] + put.dropLast(20) + [0xFF, 0xFF, 0xFF, 0xFF] + digest, "at most 1 MiB"),
+            ("bytes after the last entry", [], [1, 0, 1] + deletion + [0], "after the last entry"),
+            ("more puts than boxes", [], [1, 0, 1] + put, "more puts than secret boxes"),
+            ("a box no entry names", [box], [1, 0, 1] + deletion, "no entry names"),
+            ("more entries declared than held", [], [1, 0, 3] + deletion, "truncated entry kind"),
+            ("an unknown entry kind", [], [1, 0, 1, 9] + deletion.dropFirst(), "unknown entry kind 9"),
+            ("a deletion cut short", [], [1, 0, 1] + deletion.dropLast(3), "truncated time"),
+            ("a secret length the box does not have", [box], [1, 0, 1] + put.dropLast(20) + [0, 0, 0, 11] + digest, "page says 11"),
+        ]
+        for (name, secrets, plaintext, reason) in cases {
+            let record = try RecordV2Forgery.record(pages: [(secrets, plaintext)], entryCount: 1, previousChain: Self.c0, keys: keys, using: &random)
+            let refusal = Self.refusal(record.bytes, keys: keys)
+            #expect(refusal?.reason.contains(reason) == true, "\(name): \(String(describing: refusal))")
+        }
+        // The same parts, well formed, decode.
+        let good = try RecordV2Forgery.record(pages: [([box], [1, 0, 2] + put + deletion)], entryCount: 2, previousChain: Self.c0, keys: keys, using: &random)
+        #expect(Self.refusal(good.bytes, keys: keys) == nil)
+        #expect(try RecordV2Decoder.decode(good.bytes, at: 0, previousChain: Self.c0, keys: keys).entries.count == 2)
     }
 }
