@@ -95,7 +95,7 @@ extension Keychain {
     ///   last one (a keychain nothing opens is lost); `.io`.
     public func removeCredential(_ credential: Credential) throws(KeychainError) {
         try withWrite { () throws(KeychainError) in
-            try rewriteLocked(changing: .remove(openedBy: credential))
+            _ = try rewriteLocked(changing: .remove(openedBy: credential))
         }
     }
 
@@ -106,7 +106,7 @@ extension Keychain {
     ///   slot; `.io`.
     public func removeKeySlot(id: [UInt8]) throws(KeychainError) {
         try withWrite { () throws(KeychainError) in
-            try rewriteLocked(changing: .removeID(id))
+            _ = try rewriteLocked(changing: .removeID(id))
         }
     }
 
@@ -127,7 +127,7 @@ extension Keychain {
         from old: Credential, to new: Credential, iterations: PasswordIterations = .standard
     ) throws(KeychainError) {
         try withWrite { () throws(KeychainError) in
-            try rewriteLocked(changing: .replace(openedBy: old, with: new, iterations: iterations))
+            _ = try rewriteLocked(changing: .replace(openedBy: old, with: new, iterations: iterations))
         }
     }
 
@@ -152,7 +152,7 @@ extension Keychain {
         credentials: [Credential], iterations: PasswordIterations = .standard
     ) throws(KeychainError) {
         try withWrite { () throws(KeychainError) in
-            try rewriteLocked(changing: .rotate(credentials, iterations: iterations))
+            _ = try rewriteLocked(changing: .rotate(credentials, iterations: iterations))
         }
     }
 }
