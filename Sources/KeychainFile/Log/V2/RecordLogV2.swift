@@ -268,6 +268,17 @@ final class RecordLogV2 {
             try log.confirmLastChunk()
         }
         if log.writtenEnd > end { try log.cut(to: end) } else { try log.cutRemnant() }
+        if log.appendRefusal == .noCommitSlot {
+            // No commit slot read because none was ever written (the replay found both places blank, or the tail
+            // would have been kept above): what lay past the rewrite was the first commit's remnant, now cut, and
+            // the log, read again, takes appends.
+            let reopened = try HealingLog(
+                opening: file, headerKey: state.headerKey, epoch: state.header.epoch, rewriteEnd: Int(state.header.rewriteEnd))
+            state = FileState(
+                file: state.file, identity: state.identity, header: state.header, headerBytes: state.headerBytes, masterKey: state.masterKey,
+                headerKey: state.headerKey, keys: state.keys, initialChain: state.initialChain, log: reopened,
+                pagesIntact: state.pagesIntact, replayed: state.replayed, size: try file.size())
+        }
         state.replayed.tornTail = nil
     }
 

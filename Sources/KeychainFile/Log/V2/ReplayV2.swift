@@ -130,9 +130,15 @@ struct ReplayV2 {
         confirmRepairs()
         let physicalEnd = HealingLayout.physicalEnd(ofLog: log.writtenEnd)
         if let size = try? log.file.size(), size > physicalEnd, log.writtenEnd == committedEnd {
+            // With no commit slot that reads, they are the first commit's remnant only if no commit was ever
+            // written: both slot places blank. Otherwise commits were lost, and these may be their records.
+            let slotsLost = log.appendRefusal == .noCommitSlot && !Self.slotPlacesBlank(log.file)
             outcome.tornTail = TornTail(
                 offset: committedEnd, byteCount: size - physicalEnd,
-                reason: "bytes past the log's written end: a write that never committed (a crash remnant)")
+                reason: slotsLost
+                    ? "bytes past the log's rewrite, and no commit slot reads although the slot places were written: records of lost commits"
+                    : "bytes past the log's written end: a write that never committed (a crash remnant)",
+                mayHoldAcknowledgedData: slotsLost)
         } else if log.writtenEnd > committedEnd {
             outcome.tornTail = TornTail(
                 offset: committedEnd, byteCount: log.writtenEnd - committedEnd,
@@ -235,6 +241,14 @@ struct ReplayV2 {
             }
         }
         proposals = [:]
+    }
+
+    /// Whether both commit slot places read as zeros, as a file's are until its first commit writes a seal.
+    static func slotPlacesBlank(_ file: any KeychainFileHandle) -> Bool {
+        HealingLayout.slotOffsets.allSatisfy { offset in
+            let read = HealingLog.readTolerating(file, count: CommitSlot.length, at: offset)
+            return read.unreadable.isEmpty && read.bytes.allSatisfy { $0 == 0 }
+        }
     }
 
     /// Bytes read at a time.
