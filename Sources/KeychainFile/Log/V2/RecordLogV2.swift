@@ -259,12 +259,12 @@ final class RecordLogV2 {
             try file.sync()
             state.pagesIntact[page] = true
         }
-        let repaired = Set(state.replayed.repairs.map(\.chunk))
         for repair in state.replayed.repairs { try log.writeBack(repair) }
         state.replayed.repairs = []
-        // The last chunk's records verified as they read, up to the written end: its parity was what did not
-        // match, and is computed again from them. (Bytes that verified only as repaired were written back above.)
-        if log.appendRefusal == .tailMismatch, end == log.writtenEnd, !repaired.contains(log.writtenEnd / ChunkParity.dataLength) {
+        // The last chunk's records verified up to the written end — as they read, or as repaired and written back
+        // above — and its parity was what did not match (or a repair confirmed only in part left it so): it is
+        // computed again from them.
+        if log.appendRefusal == .tailMismatch, end == log.writtenEnd {
             try log.confirmLastChunk()
         }
         if log.writtenEnd > end { try log.cut(to: end) } else { try log.cutRemnant() }

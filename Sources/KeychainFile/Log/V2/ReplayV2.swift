@@ -232,13 +232,22 @@ struct ReplayV2 {
         return changed
     }
 
-    /// Keeps the proposals whose changed bytes all lie in records that verified.
+    /// Keeps the proposals whose changed bytes all lie in records that verified; of the others, the changed bytes
+    /// that lie in such records, alone (no parity, nothing past the replay's end), so that a writer puts back
+    /// what those records verified as before it computes a chunk's parity from the bytes below the end.
     private mutating func confirmRepairs() {
         for (chunk, repair) in proposals.sorted(by: { $0.key < $1.key }) {
             let start = chunk * ChunkParity.dataLength
             if repair.changedOffsets.allSatisfy({ start + $0 < outcome.end }) && repair.unrepairedCodewords.isEmpty {
                 outcome.repairs.append(repair)
+                continue
             }
+            let confirmed = repair.changedOffsets.filter { start + $0 < outcome.end }
+            guard !confirmed.isEmpty else { continue }
+            outcome.repairs.append(
+                HealingLog.ChunkRepair(
+                    chunk: chunk, data: Array(repair.data.prefix(outcome.end - start)), changedOffsets: confirmed,
+                    parity: repair.parity, parityChanged: false, unrepairedCodewords: repair.unrepairedCodewords))
         }
         proposals = [:]
     }
