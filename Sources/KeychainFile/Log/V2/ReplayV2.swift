@@ -177,7 +177,13 @@ struct ReplayV2 {
             throw .corrupted(offset: position, reason: "a record of \(length) bytes would run past the committed end (byte \(limit))")
         }
         try fill(position..<(position + 8 + length))
-        let record = try RecordV2Decoder.decode(window, at: position - windowStart, previousChain: head.chainValue, keys: keys)
+        let record: RecordV2Decoder.Record
+        do {
+            record = try RecordV2Decoder.decode(window, at: position - windowStart, previousChain: head.chainValue, keys: keys)
+        } catch .corrupted(let offset, let reason) {
+            // The decoder counts in the window; a report counts in the log, wherever the window began.
+            throw .corrupted(offset: windowStart + offset, reason: reason)
+        }
         guard record.sequence == head.sequence + 1 else {
             throw .corrupted(offset: position, reason: "record \(record.sequence) where record \(head.sequence + 1) was due")
         }
