@@ -5,6 +5,8 @@
 #   Scripts/fuzz.sh SECONDS [libFuzzer options...]     e.g. Scripts/fuzz.sh 600, Scripts/fuzz.sh 60 -seed=1
 #   Scripts/fuzz.sh --target healing-log SECONDS ...    the same for format version 2's physical layer
 #                                                       (Fuzz/HealingLog; --target also goes before --reproduce)
+#   Scripts/fuzz.sh --target open-v2 SECONDS ...        opening and replaying format version 2 files
+#                                                       through Keychain (Fuzz/OpenV2)
 #   Scripts/fuzz.sh --reproduce FILE...                 runs the target once on each FILE (a crash artifact);
 #                                                       FUZZ_TRACE=1 prints what each open did;
 #                                                       FUZZ_WRITE_KEYCHAIN=PATH saves the file a structured
@@ -21,17 +23,21 @@ cd "$(dirname "$0")/.."
 root=$PWD
 work=.build-fuzz
 objects=$work/obj
-# The target: open-replay (Fuzz/OpenReplay, the default) or healing-log (Fuzz/HealingLog). Both link the same
-# instrumented libraries; each has its own harness build, binary and corpus.
+# The target: open-replay (Fuzz/OpenReplay, the default), healing-log (Fuzz/HealingLog) or open-v2
+# (Fuzz/OpenV2). All link the same instrumented libraries; each has its own harness build, binary and corpus.
 target=open-replay
 if [[ ${1:-} == --target ]]; then
-  target=${2:?usage: Scripts/fuzz.sh --target open-replay|healing-log ...}
+  target=${2:?usage: Scripts/fuzz.sh --target open-replay|healing-log|open-v2 ...}
   shift 2
 fi
+# max_len: open-replay's fixtures are under 2 KB but one (256 KB), and longer inputs only slow the fuzzer; a
+# version 2 file is at least 32 KiB (header pages and commit slots), so open-v2 takes whole files up to 64 KiB.
+max_len=8192
 case $target in
   open-replay) harness_dir=Fuzz/OpenReplay; module=OpenReplayFuzzer; corpus=$work/corpus; harness_step=harness ;;
   healing-log) harness_dir=Fuzz/HealingLog; module=HealingLogFuzzer; corpus=$work/corpus-healing-log; harness_step=harness-healing-log ;;
-  *) echo "fuzz.sh: unknown target $target (open-replay or healing-log)" >&2; exit 2 ;;
+  open-v2) harness_dir=Fuzz/OpenV2; module=OpenV2Fuzzer; corpus=$work/corpus-open-v2; harness_step=harness-open-v2; max_len=65536 ;;
+  *) echo "fuzz.sh: unknown target $target (open-replay, healing-log or open-v2)" >&2; exit 2 ;;
 esac
 binary=$work/$target-fuzzer
 artifacts=$work/artifacts
@@ -86,12 +92,14 @@ build() {
     -I . -o "$root/$binary" $(printf "$root/%s " $harness_sources) libKeychainFile.a libKeychainCrypto.a
 }
 
-# libFuzzer options. max_len: the fixtures are under 2 KB but one (256 KB); longer inputs only slow the
-# fuzzer. timeout: one execution takes milliseconds; 10 s is a hang. rss_limit: a hostile length field
-# that makes the reader allocate hundreds of megabytes is a finding.
-options=(-max_len=8192 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1
+# libFuzzer options. max_len: see above. timeout: one execution takes milliseconds; 10 s is a hang.
+# rss_limit: a hostile length field that makes the reader allocate hundreds of megabytes is a finding.
+options=(-max_len=$max_len -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1
          -artifact_prefix="$artifacts/")
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
+# The address sanitizer prints the stack of a finding; Swift's own backtracer, started on the abort as well, can
+# outlive the fuzzer holding its output open, and the script then waits on it.
+export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"
 
 if [[ ${1:-} == --reproduce ]]; then
   shift
@@ -102,11 +110,23 @@ fi
 seconds=${1:?usage: Scripts/fuzz.sh SECONDS [libFuzzer options...]}
 shift
 build
-if [[ $target == open-replay ]]; then seeds=(Fixtures/v1/*.kcf Fixtures/fuzz-regressions/*.kcf Fuzz/OpenReplay/seeds/*.bin)
-else seeds=(Fuzz/HealingLog/seeds/*.bin); fi
+case $target in
+  open-replay) seeds=(Fixtures/v1/*.kcf Fixtures/fuzz-regressions/*.kcf Fuzz/OpenReplay/seeds/*.bin) ;;
+  healing-log) seeds=(Fuzz/HealingLog/seeds/*.bin) ;;
+  open-v2) seeds=(Fuzz/OpenV2/seeds/*.bin) ;;
+esac
 for seed in "${seeds[@]}"; do
   [[ -f $seed ]] && cp -n "$seed" "$corpus/seed-$(basename "$seed")"
 done
+if [[ $target == open-v2 ]]; then
+  # Whole version 2 files, written by the harness from the structured seeds (FUZZ_WRITE_KEYCHAIN): the library's
+  # own layout to mutate — header pages, commit slots, parity, a rewrite's records.
+  for seed in Fuzz/OpenV2/seeds/*.bin; do
+    file=$corpus/seed-file-$(basename "$seed" .bin)
+    [[ -f $file ]] || FUZZ_WRITE_KEYCHAIN=$file "$binary" "${options[@]}" -runs=1 "$seed" > /dev/null 2>&1 \
+      || { echo "fuzz.sh: the seed $seed fails: Scripts/fuzz.sh --target open-v2 --reproduce $seed" >&2; exit 1; }
+  done
+fi
 
 log=$work/last-run.log
 set +e

@@ -221,19 +221,3 @@ enum OpenedKeychainChecks {
         }
     }
 }
-
-/// `FUZZ_TRACE=1` in the environment prints what each execution did (for `Scripts/fuzz.sh --reproduce`).
-private let tracing = ProcessInfo.processInfo.environment["FUZZ_TRACE"] == "1"
-
-func trace(_ message: @autoclosure () -> String) {
-    if tracing { print("fuzz: \(message())") }
-}
-
-extension Credential {
-    var traceName: String {
-        switch self {
-        case .password: return "password"
-        case .key: return "key"
-        }
-    }
-}

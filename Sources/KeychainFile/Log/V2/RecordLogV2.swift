@@ -281,17 +281,6 @@ final class RecordLogV2 {
         let log = state.log
         // Nothing is cut or rewritten on the strength of slots another writer has changed since.
         try log.checkSlotsUnchanged()
-        // A chunk read through parity's proposal that could not be confirmed whole holds bytes on disk that did not
-        // verify as they are: parity recomputed from them (a confirmation or a cut) would make their damage
-        // permanent.
-        let tailChunk = log.writtenEnd / ChunkParity.dataLength
-        let cutChunk = end / ChunkParity.dataLength
-        if let chunk = [tailChunk, cutChunk].first(where: { state.replayed.unconfirmedChunks.contains($0) }) {
-            throw .corrupted(
-                offset: HealingLayout.physical(chunk * ChunkParity.dataLength),
-                reason: "records in log chunk \(chunk) verified only through a repair that parity could not confirm whole; "
-                    + "nothing is written until the file is repaired, which would otherwise make the damage permanent")
-        }
         // A header page that does not hold the verified copy is written again, one page at a time, so that a
         // crash while writing it leaves the other.
         for (page, intact) in state.pagesIntact.enumerated() where !intact {
@@ -301,12 +290,12 @@ final class RecordLogV2 {
             try file.sync()
             state.pagesIntact[page] = true
         }
-        let repaired = Set(state.replayed.repairs.map(\.chunk))
         for repair in state.replayed.repairs { try log.writeBack(repair) }
         state.replayed.repairs = []
-        // The last chunk's records verified as they read, up to the written end: its parity was what did not
-        // match, and is computed again from them. (Bytes that verified only as repaired were written back above.)
-        if log.appendRefusal == .tailMismatch, end == log.writtenEnd, !repaired.contains(log.writtenEnd / ChunkParity.dataLength) {
+        // The last chunk's records verified up to the written end — as they read, or as repaired and written back
+        // above — and its parity was what did not match (or a repair confirmed only in part left it so): it is
+        // computed again from them.
+        if log.appendRefusal == .tailMismatch, end == log.writtenEnd {
             try log.confirmLastChunk()
         }
         if log.writtenEnd > end { try log.cut(to: end) } else { try log.cutRemnant() }

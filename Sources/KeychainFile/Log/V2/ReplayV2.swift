@@ -20,9 +20,6 @@ struct ReplayV2 {
         var tombstones: [ItemID: Int64]
         /// Chunks whose repaired bytes verified, for the next writer to write back.
         var repairs: [HealingLog.ChunkRepair]
-        /// Chunks read through a proposal that could not be confirmed whole: their bytes on disk are not known to
-        /// verify, so no parity may be computed from them.
-        var unconfirmedChunks: Set<Int> = []
     }
 
     let log: HealingLog
@@ -183,7 +180,13 @@ struct ReplayV2 {
             throw .corrupted(offset: position, reason: "a record of \(length) bytes would run past the committed end (byte \(limit))")
         }
         try fill(position..<(position + 8 + length))
-        let record = try RecordV2Decoder.decode(window, at: position - windowStart, previousChain: head.chainValue, keys: keys)
+        let record: RecordV2Decoder.Record
+        do {
+            record = try RecordV2Decoder.decode(window, at: position - windowStart, previousChain: head.chainValue, keys: keys)
+        } catch .corrupted(let offset, let reason) {
+            // The decoder counts in the window; a report counts in the log, wherever the window began.
+            throw .corrupted(offset: windowStart + offset, reason: reason)
+        }
         guard record.sequence == head.sequence + 1 else {
             throw .corrupted(offset: position, reason: "record \(record.sequence) where record \(head.sequence + 1) was due")
         }
@@ -238,15 +241,22 @@ struct ReplayV2 {
         return changed
     }
 
-    /// Keeps the proposals whose changed bytes all lie in records that verified.
+    /// Keeps the proposals whose changed bytes all lie in records that verified; of the others, the changed bytes
+    /// that lie in such records, alone (no parity, nothing past the replay's end), so that a writer puts back
+    /// what those records verified as before it computes a chunk's parity from the bytes below the end.
     private mutating func confirmRepairs() {
         for (chunk, repair) in proposals.sorted(by: { $0.key < $1.key }) {
             let start = chunk * ChunkParity.dataLength
             if repair.changedOffsets.allSatisfy({ start + $0 < outcome.end }) && repair.unrepairedCodewords.isEmpty {
                 outcome.repairs.append(repair)
-            } else if !repair.changedOffsets.isEmpty {
-                outcome.unconfirmedChunks.insert(chunk)
+                continue
             }
+            let confirmed = repair.changedOffsets.filter { start + $0 < outcome.end }
+            guard !confirmed.isEmpty else { continue }
+            outcome.repairs.append(
+                HealingLog.ChunkRepair(
+                    chunk: chunk, data: Array(repair.data.prefix(outcome.end - start)), changedOffsets: confirmed,
+                    parity: repair.parity, parityChanged: false, unrepairedCodewords: repair.unrepairedCodewords))
         }
         proposals = [:]
     }

@@ -7,7 +7,7 @@ import Testing
 struct KeychainV2CatchUpTests {
     @Test("A remnant cut and replaced by another writer's commit of the same length is seen, not cut again")
     func sameSizeChangeIsSeen() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("v2.kcf")
         let first = try V2Keychain.create(in: directory)
         _ = try V2Keychain.fill(first, count: 3)
@@ -36,7 +36,7 @@ struct KeychainV2CatchUpTests {
 
     @Test("A catch-up that finds damage fails every read after it, never serving what came before as all")
     func failedCatchUpKeepsFailing() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("v2.kcf")
         let first = try V2Keychain.create(in: directory)
         try first.add(GenericPassword(service: "first", account: "a", password: "1"))
@@ -57,7 +57,7 @@ struct KeychainV2CatchUpTests {
 
     @Test("A file cut back to the older commit's end by a power loss opens with what that commit held")
     func slotBeforeSize() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("v2.kcf")
         let keychain = try V2Keychain.create(in: directory)
         let expected = try V2Keychain.fill(keychain, count: 3)
@@ -72,5 +72,30 @@ struct KeychainV2CatchUpTests {
         let reopened = try V2Keychain.open(path)
         #expect(try liveSecrets(reopened) == expected)
         #expect(reopened.tornTail?.mayHoldAcknowledgedData == true)
+    }
+
+    @Test("Records another writer committed that do not verify are set aside with the same report as a fresh open gives")
+    func damagedCommitCaughtUp() throws {
+        let directory = TemporaryDirectory()
+        let writer = try V2Keychain.create(in: directory)
+        try writer.add(GenericPassword(service: "svc", account: "first", value: [UInt8](repeating: 1, count: 200)))
+        let path = directory.file("v2.kcf")
+        let reader = try V2Keychain.open(path)
+        let end = try V2Keychain.log(reader).end
+        try writer.add(GenericPassword(service: "svc", account: "second", value: [UInt8](repeating: 2, count: 200)))
+        let slot = try #require(try V2Keychain.log(writer).state.log.newest)
+        // The second record damaged, and the parity in its commit slot too: nothing repairs it.
+        var damaged = try fileBytes(path)
+        for offset in (end + 100)..<(end + 140) { damaged[HealingLayout.physical(offset)] ^= 0xFF }
+        let parity = HealingLayout.slotOffsets[Int(slot.seal.counter % 2)] + Seal.encodedLength
+        for offset in parity..<(parity + ChunkParity.parityLength) { damaged[offset] ^= 0xA5 }
+        try writeFileBytes(damaged, to: path)
+
+        let opened = try V2Keychain.open(path)
+        let expected = try #require(opened.tornTail)
+        #expect(expected.mayHoldAcknowledgedData)
+        try reader.refresh()
+        #expect(reader.tornTail == expected)
+        #expect(reader.head == opened.head)
     }
 }

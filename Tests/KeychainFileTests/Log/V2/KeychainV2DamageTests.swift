@@ -18,7 +18,7 @@ struct KeychainV2DamageTests {
 
     @Test("A flipped byte anywhere in a compacted file's records is repaired on open, and written back by the next write")
     func flippedBytesRepaired() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let (path, expected, logEnd) = try compactedFile(directory)
         #expect(logEnd > ChunkParity.dataLength, "the records span more than one chunk")
         let pristine = try fileBytes(path)
@@ -39,7 +39,7 @@ struct KeychainV2DamageTests {
 
     @Test("A zeroed 4 KiB sector of a compacted file's records is repaired")
     func zeroedSectorRepaired() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let (path, expected, logEnd) = try compactedFile(directory)
         let pristine = try fileBytes(path)
         for logical in [0, 4_096 * 3 + 17, logEnd - 4_096] {
@@ -53,7 +53,7 @@ struct KeychainV2DamageTests {
 
     @Test("Damage beyond what parity repairs in a compacted file fails the open as corrupted: never an empty keychain")
     func unrepairableDamageRefused() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let (path, _, _) = try compactedFile(directory)
         var damaged = try fileBytes(path)
         let start = HealingLayout.physical(1_000)
@@ -66,7 +66,7 @@ struct KeychainV2DamageTests {
 
     @Test("A destroyed first header page opens from the second")
     func headerPageLost() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let (path, expected, _) = try compactedFile(directory)
         var damaged = try fileBytes(path)
         let pageB = Array(damaged[HealingLayout.headerBOffset..<(HealingLayout.headerBOffset + HealingLayout.headerPageLength)])
@@ -81,7 +81,7 @@ struct KeychainV2DamageTests {
 
     @Test("A flipped byte in an early appended record, below later commits, is repaired")
     func appendedRecordRepaired() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let keychain = try V2Keychain.create(in: directory)
         let expected = try V2Keychain.fill(keychain, count: 30)
         let path = directory.file("v2.kcf")
@@ -112,7 +112,7 @@ struct KeychainV2RecoveryTests {
 
     @Test("A page damaged beyond repair costs its items only; the rest are served, and the damage is listed")
     func damagedPageCostsItsItems() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let (path, expected, logEnd, keys) = try Self.oneBigRecord(directory)
         var damaged = try fileBytes(path)
         let log = Self.logBytes(damaged, end: logEnd)
@@ -145,7 +145,7 @@ struct KeychainV2RecoveryTests {
 
     @Test("A record whose frame cannot be walked costs the bytes up to the next record that verifies, which is served")
     func damagedFrameCostsTheRecord() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let (path, expected, _, _) = try Self.oneBigRecord(directory)
         var damaged = try fileBytes(path)
         let start = HealingLayout.physical(20_000)
@@ -160,7 +160,7 @@ struct KeychainV2RecoveryTests {
 
     @Test("A recovering open of an undamaged version 2 file reports nothing and serves everything")
     func recoveringOpenOfAnIntactFile() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let keychain = try V2Keychain.create(in: directory)
         let expected = try V2Keychain.fill(keychain, count: 20, perBatch: 3)
         try keychain.delete(.genericPassword(service: "svc", account: "user1"))

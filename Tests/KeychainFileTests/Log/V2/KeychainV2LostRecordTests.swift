@@ -33,7 +33,7 @@ struct KeychainV2LostRecordTests {
     @Test("The last add's records cut off whole, its slot kept: every earlier item opens, the add is repaired or set aside",
           arguments: [(false, 300), (false, 62_000), (true, 300), (true, 62_000)])
     func recordsCutWhole(compacted: Bool, lastSecretSize: Int) throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let file = try fileWithLastAdd(directory, count: 40, secretSize: 1_200, compacted: compacted, lastSecretSize: lastSecretSize)
         let crossesChunk = file.bytesAfter.count > HealingLayout.physicalEnd(ofLog: ChunkParity.dataLength)
         #expect(crossesChunk == (lastSecretSize > 10_000))

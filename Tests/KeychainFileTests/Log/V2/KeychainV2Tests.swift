@@ -49,7 +49,7 @@ enum V2Keychain {
 struct KeychainV2Tests {
     @Test("A new version 2 keychain keeps adds, updates and deletes across opens, and says it is version 2")
     func roundTrip() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let keychain = try V2Keychain.create(in: directory)
         var expected = try V2Keychain.fill(keychain, count: 60, perBatch: 7)
         try keychain.update(.genericPassword(service: "svc", account: "user3"), setting: [:], secret: Array("changed".utf8))
@@ -69,7 +69,7 @@ struct KeychainV2Tests {
 
     @Test("Two keychain objects on one version 2 file each see what the other commits")
     func twoWriters() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let first = try V2Keychain.create(in: directory)
         _ = try V2Keychain.fill(first, count: 5)
         let second = try V2Keychain.open(directory.file("v2.kcf"))
@@ -89,7 +89,7 @@ struct KeychainV2Tests {
 
     @Test("Compaction moves to a new epoch with the same items, keeps tombstones, and the file reopens")
     func compaction() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let keychain = try V2Keychain.create(in: directory)
         var expected = try V2Keychain.fill(keychain, count: 40)
         let deleted = try #require(keychain.search(.genericPassword(service: "svc", account: "user7"), returning: .persistentReference)[0]
@@ -109,7 +109,7 @@ struct KeychainV2Tests {
 
     @Test("Credential changes rewrite a version 2 file with committed slots")
     func credentials() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("v2.kcf")
         let keychain = try V2Keychain.create(in: directory)
         let expected = try V2Keychain.fill(keychain, count: 10)
@@ -129,7 +129,7 @@ struct KeychainV2Tests {
 
     @Test("A batch larger than one record is written as a transaction in parts and reads back whole")
     func transactionInParts() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let keychain = try V2Keychain.create(in: directory)
         // 20 secrets of 1 MiB: more than the 16 MiB a record may hold.
         let expected = try V2Keychain.fill(keychain, count: 20, perBatch: 20, secretSize: 1 << 20)
@@ -140,7 +140,7 @@ struct KeychainV2Tests {
 
     @Test("A transaction in parts that fails after its first part leaves nothing of it, and the keychain goes on")
     func transactionInPartsFails() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("v2.kcf")
         let keychain = try V2Keychain.create(in: directory)
         let kept = try V2Keychain.fill(keychain, count: 3)
@@ -166,7 +166,7 @@ struct KeychainV2Tests {
 
     @Test("A rolled-back version 2 file is refused when a later head is pinned")
     func rollback() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("v2.kcf")
         let keychain = try V2Keychain.create(in: directory)
         _ = try V2Keychain.fill(keychain, count: 3)

@@ -22,6 +22,14 @@ struct FuzzInput {
         UInt16(byte()) << 8 | UInt16(byte())
     }
 
+    mutating func uint24() -> Int {
+        Int(byte()) << 16 | Int(uint16())
+    }
+
+    mutating func uint64() -> UInt64 {
+        (0..<8).reduce(UInt64(0)) { value, _ in value << 8 | UInt64(byte()) }
+    }
+
     /// Up to `count` bytes: fewer if the input ends first.
     mutating func bytes(_ count: Int) -> [UInt8] {
         let end = min(bytes.count, position + count)

@@ -1,0 +1,198 @@
+import Foundation
+@_spi(KeychainFileInternals) @testable import KeychainCrypto
+@testable import KeychainFile
+
+/// Writes version 2 keychain files whose records are sealed, authentically, around any entries the fuzzer
+/// chooses — attribute plaintexts, deletion ids and times, secret lengths and tags the library's own encoder
+/// would never write — and commits them through the file's commit slots as `Keychain` does (a transaction part
+/// leaves the committed end where it was). The file starts as an empty keychain made by the library, with a
+/// raw-key slot and a one-iteration password slot; a compaction through `Keychain` may come between records.
+struct V2FileWriter {
+    static let key = Credential.key(SymmetricKey(data: [UInt8](repeating: 0x4B, count: 32)))
+    static let password = Credential.password("fuzz")
+
+    /// One entry of a record, with its plaintext exactly as it is to be sealed.
+    enum Entry {
+        /// `itemID` goes into the secret box's associated data; a reader takes the id from `attributes`. The
+        /// page names `namedLength` as the secret's length (its real length if `nil`) and the box's tag with its
+        /// first byte xor `tagMask`.
+        case put(attributes: [UInt8], itemID: ItemID, secret: [UInt8], namedLength: UInt32?, tagMask: UInt8)
+        /// A deletion (kind 2) or a tombstone (kind 3) of the item whose id is `id`, at `time` (ms since 1970).
+        case deletion(kind: UInt8, id: [UInt8], time: Int64)
+
+        /// The entry's bytes in its page.
+        var pageByteCount: Int {
+            switch self {
+            case .put(let attributes, _, _, _, _): return 1 + 4 + attributes.count + 4 + 16
+            case .deletion: return 1 + 16 + 8
+            }
+        }
+    }
+
+    /// An empty keychain, made once: its slots cost a key derivation each.
+    static let base: [UInt8] = {
+        let fileSystem = MemoryFileSystem()
+        var random = FuzzRandom(seed: 0x5632_4241_5345)
+        do {
+            _ = try RecordLogV2.create(
+                at: FuzzStore.path, credentials: [key, password], iterations: .insecureForTesting(1), fileSystem: fileSystem,
+                clock: FuzzStore.clock, using: &random)
+            let file = try fileSystem.openExisting(FuzzStore.path)
+            defer { file.close() }
+            return try file.readExactly(count: try file.size(), at: 0)
+        } catch {
+            fatalError("the empty version 2 keychain cannot be made: \(error)")
+        }
+    }()
+
+    let store = FuzzStore(base)
+    /// The file as it stood before each record was appended, and at the end.
+    private(set) var snapshots: [[UInt8]] = []
+    private var random = FuzzRandom(seed: 0x5632_5245_4344)
+    private var keys: RecordKeysV2
+    private var log: HealingLog
+    /// The last record written (a part or a commit), and the last commit.
+    private var head: Head
+    private var committed: (head: Head, end: Int)
+
+    init() {
+        do {
+            let loaded = try RecordLogV2.load(
+                file: try store.fileSystem.openExisting(FuzzStore.path), credential: Self.key, heldKey: nil, pin: nil)
+            keys = loaded.state.keys
+            log = loaded.state.log
+            head = loaded.state.replayed.head
+            committed = (head, loaded.state.replayed.end)
+        } catch {
+            fatalError("the empty version 2 keychain does not open: \(error)")
+        }
+    }
+
+    /// The file's bytes now.
+    var bytes: [UInt8] { store.bytes() }
+
+    /// Notes the file as it stands, before the next record.
+    mutating func snapshot() { snapshots.append(bytes) }
+
+    /// Seals `entries` as one record of `kind`, part `part` (the one due if `nil`), with `sequenceSkew` added to
+    /// the sequence number due, and appends it; a commit moves the committed end to its end.
+    mutating func append(_ entries: [Entry], kind: RecordV2.Kind, part: UInt32?, sequenceSkew: UInt64, pageVersion: UInt8) {
+        guard !entries.isEmpty else { return }
+        let sequence = head.sequence &+ 1 &+ sequenceSkew
+        let duePart = head == committed.head ? 0 : UInt32(truncatingIfNeeded: head.sequence - committed.head.sequence)
+        let part = part ?? duePart
+        let pages = Self.paginate(entries)
+        let boxCount = UInt32(pages.count + entries.filter { if case .put = $0 { return true } else { return false } }.count)
+        var out = ByteWriter(capacity: 4_096)
+        out.writeUInt32(0)
+        out.writeUInt32(0)
+        out.writeUInt8(kind.rawValue)
+        out.writeUInt64(sequence)
+        out.writeUInt32(part)
+        out.writeUInt32(UInt32(entries.count))
+        out.writeUInt32(boxCount)
+        var chain = head.chainValue
+        var boxIndex: UInt32 = 0
+        for page in pages {
+            var plaintext = ByteWriter(capacity: RecordV2.pagePlaintextLimit)
+            plaintext.writeUInt8(pageVersion)
+            plaintext.writeUInt16(UInt16(page.count))
+            for entry in entries[page] {
+                switch entry {
+                case .put(let attributes, let itemID, let secret, let namedLength, let tagMask):
+                    let box = seal(secret, aad: BoxAADV2.secret(fileID: keys.fileID, keyID: 0, itemID: itemID), key: keys.secret)
+                    Self.writeBox(box, role: .secret, into: &out)
+                    boxIndex += 1
+                    var tag = Array(box.suffix(16))
+                    tag[0] ^= tagMask
+                    plaintext.writeUInt8(1)
+                    plaintext.writeUInt32(UInt32(attributes.count))
+                    plaintext.writeBytes(attributes)
+                    plaintext.writeUInt32(namedLength ?? UInt32(secret.count))
+                    plaintext.writeBytes(tag)
+                case .deletion(let kind, let id, let time):
+                    plaintext.writeUInt8(kind)
+                    plaintext.writeBytes(id)
+                    plaintext.writeUInt64(UInt64(bitPattern: time))
+                }
+            }
+            let place = BoxAADV2.PagePlace(
+                sequence: sequence, kind: kind.rawValue, part: part, entryCount: UInt32(entries.count), boxCount: boxCount,
+                boxIndex: boxIndex, keyID: 0)
+            let box = seal(plaintext.bytes, aad: BoxAADV2.page(fileID: keys.fileID, epoch: keys.epoch, place: place, previousChain: chain), key: keys.page)
+            Self.writeBox(box, role: .page, into: &out)
+            boxIndex += 1
+            chain = Array(box.suffix(16))
+        }
+        let bodyLength = UInt32(out.count - 8)
+        out.setUInt32(bodyLength, at: 0)
+        out.setUInt32(bodyLength ^ 0xFFFF_FFFF, at: 4)
+        let record = out.bytes
+        let end = log.writtenEnd + record.count
+        head = Head(epoch: keys.epoch, sequence: sequence, chainValue: chain)
+        if kind == .commit { committed = (head, end) }
+        do {
+            try log.append(
+                record, committedEnd: committed.end, headSequence: committed.head.sequence, headChain: committed.head.chainValue,
+                flushBetween: kind != .commit)
+        } catch {
+            Invariant.check(false, "appending an authentic record to an undamaged log failed: \(error)")
+        }
+    }
+
+    /// Compacts the file through `Keychain` and goes on from the rewritten file; leaves it as it is if it does
+    /// not open or compact (its records may be ones no keychain applies).
+    mutating func compact() {
+        var opener = store
+        guard let keychain = try? opener.open(with: Self.key), (try? keychain.compact()) != nil else { return }
+        do {
+            let loaded = try RecordLogV2.load(
+                file: try store.fileSystem.openExisting(FuzzStore.path), credential: Self.key, heldKey: nil, pin: nil)
+            keys = loaded.state.keys
+            log = loaded.state.log
+            head = loaded.state.replayed.head
+            committed = (head, loaded.state.replayed.end)
+        } catch {
+            Invariant.check(false, "a compacted file does not open: \(error)")
+        }
+    }
+
+    /// The entries of each page: as many as fit in 8 KiB of plaintext, and at least one.
+    static func paginate(_ entries: [Entry]) -> [Range<Int>] {
+        var pages: [Range<Int>] = []
+        var start = 0
+        var size = 3
+        for (index, entry) in entries.enumerated() {
+            if index > start, size + entry.pageByteCount > RecordV2.pagePlaintextLimit {
+                pages.append(start..<index)
+                start = index
+                size = 3
+            }
+            size += entry.pageByteCount
+        }
+        pages.append(start..<entries.count)
+        return pages
+    }
+
+    private static func writeBox(_ box: [UInt8], role: RecordV2.Role, into out: inout ByteWriter) {
+        out.writeUInt8(0)
+        out.writeUInt8(role.rawValue)
+        out.writeUInt32(UInt32(box.count))
+        out.writeBytes(box)
+    }
+
+    /// A box: nonce ‖ ciphertext ‖ tag.
+    private mutating func seal(_ plaintext: [UInt8], aad: [UInt8], key: AES.GCM.PreparedKey) -> [UInt8] {
+        var box = [UInt8](repeating: 0, count: plaintext.count + 28)
+        let nonce = AES.GCM.Nonce(using: &random)
+        let sealed = plaintext.withUnsafeBytes { text in
+            aad.withUnsafeBytes { aad in
+                box.withUnsafeMutableBytes { out in
+                    (try? AES.GCM.seal(text, using: key, nonce: nonce, authenticating: aad, into: out)) != nil
+                }
+            }
+        }
+        Invariant.check(sealed, "sealing a box of \(plaintext.count) bytes failed")
+        return box
+    }
+}
