@@ -14,13 +14,15 @@ extension Keychain {
         set { withLock { autoCompactionSetting = newValue } }
     }
 
-    /// Rewrites the file with only its live items, in a new epoch (SPEC.md §15.1).
+    /// Rewrites the file with only its live items, in a new epoch (SPEC.md §15.1, §20.8).
     ///
     /// The new file is written beside the old one under a temporary name, made durable, renamed over it and
     /// the directory synced: a crash leaves the old file or the new one, whole. Overwritten and deleted items
     /// are not copied, so their sealed bytes are gone from the new file; the secrets that remain are sealed
     /// anew under the new epoch's key. Item persistent references stay valid. Other processes reload the new
     /// file on their next call.
+    ///
+    /// The file keeps its format version: ``upgradeFormat()`` rewrites a version 1 file as version 2.
     ///
     /// For example:
     /// ```swift
@@ -33,24 +35,38 @@ extension Keychain {
     ///   catching up throws.
     @discardableResult
     public func compact() throws(KeychainError) -> CompactionResult {
-        try withWrite { () throws(KeychainError) -> CompactionResult in try compactLocked() }
+        try withWrite { () throws(KeychainError) -> CompactionResult in try compactLocked(upgrading: false) }
     }
 
-    /// Compacts. Called inside `withWrite`.
+    /// Compacts; a version 1 file becomes version 2 when `upgrading`. Called inside `withWrite`.
     @discardableResult
-    func compactLocked() throws(KeychainError) -> CompactionResult {
+    func compactLocked(upgrading: Bool) throws(KeychainError) -> CompactionResult {
         let before = statisticsLocked()
-        try rewriteLocked(changing: .keep)
+        if upgrading, try upgradeLocked() {
+            return CompactionResult(before: before, after: statisticsLocked())
+        }
+        try rewriteLocked(changing: .keep, upgrading: false)
         return CompactionResult(before: before, after: statisticsLocked())
     }
 
-    /// Rewrites the file with the live items, `slots` and `masterKey`, then removes stray temporary files.
-    /// Called inside `withWrite`.
+    /// Rewrites the file with the live items and the key slots `change` makes, then removes stray temporary
+    /// files. A version 1 file is first rewritten as version 2 when `upgrading` (the slot change is then made to
+    /// the version 2 file). Called inside `withWrite`.
     @discardableResult
-    func rewriteLocked(changing change: SlotChange) throws(KeychainError) -> KeySlotInfo? {
+    func rewriteLocked(changing change: SlotChange, upgrading: Bool = false) throws(KeychainError) -> KeySlotInfo? {
+        if upgrading, try upgradeLocked(), case .keep = change { return nil }
         let added = try log.rewrite(changing: change, index: &index, using: &random)
         log.removeStrayTemporaryFiles()
         return added
+    }
+
+    /// Rewrites a version 1 file as version 2 and makes its log this keychain's; `false` for a file of version 2
+    /// already. Called inside `withWrite`.
+    func upgradeLocked() throws(KeychainError) -> Bool {
+        guard let old = log as? RecordLog else { return false }
+        log = try RecordLogV2.upgrade(from: old, index: &index, clock: clock, using: &random)
+        log.removeStrayTemporaryFiles()
+        return true
     }
 
     /// Statistics from the state in memory. Called under the lock.

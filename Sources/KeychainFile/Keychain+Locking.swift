@@ -20,7 +20,7 @@ extension Keychain {
             if try log.hasChanged() {
                 _ = try lockFile.lock(exclusive: false, wait: true)
                 defer { lockFile.unlock() }
-                try log.refresh(&index, acknowledgement: lockFile.readAcknowledgement())
+                try catchUp()
             }
             log.noteCurrent(counter: counter, at: now)
         }
@@ -41,7 +41,7 @@ extension Keychain {
         defer { lockFile.unlock() }
         // Random bytes drawn ahead for this operation go with it (see RandomSource).
         defer { random.discardPool() }
-        try log.refresh(&index, acknowledgement: lockFile.readAcknowledgement())
+        try catchUp()
         try checkWritable()
         let before = (log.head, log.end)
         // Whatever this call made durable is acknowledged in the lock file before the lock is released — also when
@@ -55,6 +55,22 @@ extension Keychain {
         }
         if let failure = acknowledgeIfChanged(since: before) { throw failure }
         return result
+    }
+
+    /// Catches up with what other processes committed. A version 1 log whose path now holds a version 2 file —
+    /// another process upgraded it (``upgradeFormat()``) — gives way to version 2's log of that file. Called with
+    /// the lock file held.
+    func catchUp() throws(KeychainError) {
+        let acknowledgement = lockFile.readAcknowledgement()
+        do throws(KeychainError) {
+            try log.refresh(&index, acknowledgement: acknowledgement)
+        } catch {
+            guard let old = log as? RecordLog, let (upgraded, items) = try RecordLogV2.openUpgraded(replacing: old, clock: clock) else {
+                throw error
+            }
+            log = upgraded
+            index = items
+        }
     }
 
     /// Throws `KeychainError.readOnly` if the file now open (after catching up: it may be another than the one

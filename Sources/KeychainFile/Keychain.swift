@@ -27,7 +27,8 @@ import Darwin
 public final class Keychain: @unchecked Sendable {
     // `@unchecked Sendable`: every mutable property below is read and written only while `lock` is held.
     let lock = Lock()
-    let log: any KeychainLog
+    /// The file: version 1's log, replaced by version 2's when the file is upgraded (``upgradeFormat()``).
+    var log: any KeychainLog
     // Unchecked: Swift would otherwise record every access to this property in a per-thread table at run
     // time (about 120 instructions of a find's 12k), to trap a second access on the same thread
     // while one is open. None can happen: while an access is open only library code runs, and it does not
@@ -36,7 +37,7 @@ public final class Keychain: @unchecked Sendable {
     // kept apart by `lock` itself (outside `init`, every access holds it).
     @exclusivity(unchecked) var index: ItemIndex
     var random: RandomSource
-    private let clock: @Sendable () -> Date
+    let clock: @Sendable () -> Date
     /// The lock file beside the keychain (`NAME.lock`), shared between processes (SPEC.md §16).
     let lockFile: any KeychainLockHandle
     /// Why no write may hold `lockFile` — it could be opened for reading only, or there is none and none can be
@@ -500,7 +501,7 @@ public final class Keychain: @unchecked Sendable {
         if autoCompactionSetting.isDue(statisticsLocked()) {
             // The commit is durable already: a compaction that fails leaves the old file, whole, and is tried
             // again after the next commit; it must not make the commit look failed.
-            _ = try? compactLocked()
+            _ = try? compactLocked(upgrading: false)
         }
     }
 }

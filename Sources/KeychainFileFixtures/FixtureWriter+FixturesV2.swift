@@ -4,7 +4,7 @@ import KeychainCrypto
 import KeychainTestSupport
 
 /// The fixtures of `Fixtures/v2`: the items and rewrites of version 1's catalogue written in format version 2,
-/// and damage that version 2 repairs, sets aside or refuses (SPEC.md §20–§23).
+/// and damage that version 2 repairs, sets aside or refuses (Docs/FormatVersion2.md §2, §3).
 extension FixtureWriter {
     static let catalogueV2: [(name: String, make: Make)] = [
         ("worked-example", { try $0.workedExample($1) }),
@@ -33,7 +33,7 @@ extension FixtureWriter {
         ("not-a-keychain", { try $0.notAKeychain($1) }),
     ]
 
-    /// Where things lie in a version 2 file (SPEC.md §20.1): header copy A, the two commit slots, header copy B,
+    /// Where things lie in a version 2 file (Docs/FormatVersion2.md §1): header copy A, the two commit slots, header copy B,
     /// then the log's chunks of 57,088 data bytes, each complete chunk followed by 8,192 bytes of parity.
     enum LayoutV2 {
         static let headerCopyLength = 4_096
@@ -57,7 +57,7 @@ extension FixtureWriter {
         let normalised = "\u{0F40}\u{0F71}\u{0F80}\u{0F72} Caf\u{E9}"
         let fixture = try newKeychain(name, seed: 9, credential: .password(typed), credentialJSON: .object(["password": .string(typed)]))
         try fixture.add(mailPassword())
-        return opens(fixture, "created with U+0F40 U+0F80 U+0F73 and a decomposed é; the manifest gives the NFC of Unicode 15.0 (U+0F40 U+0F71 U+0F80 U+0F72, é composed): a reader must normalise as SPEC.md §20.6 says",
+        return opens(fixture, "created with U+0F40 U+0F80 U+0F73 and a decomposed é; the manifest gives the NFC of Unicode 15.0 (U+0F40 U+0F71 U+0F80 U+0F72, é composed): a reader must normalise as Docs/FormatVersion2.md §6 says",
                      credentialJSON: .object(["password": .string(normalised)]))
     }
 

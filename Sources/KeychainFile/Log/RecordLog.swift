@@ -17,7 +17,7 @@ final class RecordLog {
     let fileSystem: any FileSystem
     /// The credential that opened the file: tried when a rewritten file no longer opens with `masterKey`
     /// (another process rotated it).
-    private let credential: Credential
+    let credential: Credential
     /// The open file and what was verified in it; replaced whole when a rewrite or a reload moves to another
     /// file.
     private var state: FileState

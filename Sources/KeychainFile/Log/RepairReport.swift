@@ -1,4 +1,4 @@
-/// Damage the last read of a format version 2 file repaired from the file's redundancy (SPEC.md §20): header
+/// Damage the last read of a format version 2 file repaired from the file's redundancy (Docs/FormatVersion2.md §2): header
 /// copies that did not hold the verified header, and log bytes that parity corrected and the records' tags then
 /// confirmed. Items are served as repaired; the next write puts the repaired bytes back on disk, after which the
 /// report is empty. A version 1 file has no redundancy, and its report is always empty.

@@ -121,7 +121,7 @@ enum MaintenanceCommands {
                     "deadBytes": .integer(Int64(statistics.deadBytes)),
                 ]),
                 "tornTail": torn ?? .null,
-            ]).text())
+            ].merging(keychain.repairs.isEmpty ? [:] : ["repairs": .string("\(keychain.repairs)")]) { $1 }).text())
             return keychain.tornTail == nil ? .success : .tornTail
         }
         Output.line("keychain: \(SecurityText.quoted(Array(keychain.path.utf8)))")
@@ -131,6 +131,9 @@ enum MaintenanceCommands {
         Output.line("items: \(itemCount) (\(counts.joined(separator: ", ")); identities \(identities))")
         Output.line("secrets: \(secretCount) decrypted and authenticated, \(secretBytes) bytes")
         Output.line("file: \(statistics.fileSize) bytes, \(statistics.liveBytes) live, \(statistics.deadBytes) dead")
+        if !keychain.repairs.isEmpty {
+            Output.line("repairs: \(keychain.repairs); the next write puts the repaired bytes back")
+        }
         if let torn = keychain.tornTail {
             Output.line("torn tail: \(torn)")
             if torn.mayHoldAcknowledgedData {

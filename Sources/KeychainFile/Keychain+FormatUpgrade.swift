@@ -1,0 +1,26 @@
+extension Keychain {
+    /// The format version of the open file: 1, or 2 (written only through `@_spi(FormatVersion2)` API until
+    /// SPEC.md describes it).
+    public var fileFormatVersion: Int { withLock { log.formatVersion } }
+
+    /// Rewrites a file of format version 1 as version 2 (Docs/FormatVersion2.md §4, "Upgrading version 1"), with the same items, file id and master
+    /// key, in a new epoch; does nothing to a file of version 2.
+    ///
+    /// The credential that opened the keychain gets a committed key slot; every other slot is kept as a legacy
+    /// slot, and its credential opens the file as before. The rewrite is as crash-safe as ``compact()``: a crash
+    /// leaves the old file or the new one, whole. Other processes that have the file open move to the new file
+    /// on their next call; readers of this library before version 2 cannot open it.
+    ///
+    /// ```swift
+    /// let keychain = try Keychain.open(at: "secrets.kcf", credential: .password(pw))
+    /// if try keychain.upgradeFormat() { print("now format version \(keychain.fileFormatVersion)") }   // 2
+    /// ```
+    ///
+    /// - Returns: Whether the file was upgraded (`false` when it was of version 2 already).
+    /// - Throws: `KeychainError.corrupted` when the file ends in a record that may hold acknowledged items (repair
+    ///   it first), `.readOnly`, `.io` when the new file cannot be written (the old one is then unchanged).
+    @discardableResult
+    @_spi(FormatVersion2) public func upgradeFormat() throws(KeychainError) -> Bool {
+        try withWrite { () throws(KeychainError) -> Bool in try upgradeLocked() }
+    }
+}
