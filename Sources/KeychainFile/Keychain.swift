@@ -304,6 +304,10 @@ public final class Keychain: @unchecked Sendable {
     /// What was ignored at the end of the file (an interrupted write), or `nil`. The next write overwrites it.
     public var tornTail: TornTail? { withLock { log.tornTail } }
 
+    /// What the last read of the file repaired from its redundancy (format version 2): header copies and log
+    /// bytes, served as repaired and put back on disk by the next write. Empty when nothing was damaged.
+    public var repairs: RepairReport { withLock { log.repairs } }
+
     /// Reads what other processes committed since this keychain last looked (every call does this itself),
     /// and looks the path up even if no process following SPEC.md §16 changed the file: a keychain file or a
     /// directory above it moved by hand is otherwise noticed within 10 ms.

@@ -3,7 +3,7 @@ import Foundation
 import KeychainCrypto
 import KeychainTestSupport
 
-/// Writes the conformance fixtures of `Fixtures/v1`: `NAME.kcf` and its manifest `NAME.json` (the format
+/// Writes the conformance fixtures of `Fixtures/v1` or `Fixtures/v2`: `NAME.kcf` and its manifest `NAME.json` (the format
 /// of the manifest is in `Fixtures/README.md`). Every random value comes from a seeded generator and every
 /// date from a set clock, so running it again writes byte-identical files.
 public enum FixtureGenerator {
@@ -14,11 +14,13 @@ public enum FixtureGenerator {
 
     /// Writes every fixture into `directory` (which must exist and hold no fixture files yet), using
     /// `certificates` (the directory of Fixtures/certificates) for the certificate and identity fixtures.
-    public static func writeAll(into directory: String, certificates: String) throws {
-        let writer = FixtureWriter(directory: directory, certificates: certificates)
+    public static func writeAll(into directory: String, certificates: String, formatVersion: Int = 1) throws {
+        let writer = FixtureWriter(directory: directory, certificates: certificates, formatVersion: formatVersion)
         try writer.writeAll()
     }
 
-    /// The names of all fixtures, in the order they are written.
-    public static var names: [String] { FixtureWriter.catalogue.map(\.name) }
+    /// The names of all fixtures of `formatVersion`, in the order they are written.
+    public static func names(formatVersion: Int = 1) -> [String] {
+        (formatVersion == 2 ? FixtureWriter.catalogueV2 : FixtureWriter.catalogue).map(\.name)
+    }
 }

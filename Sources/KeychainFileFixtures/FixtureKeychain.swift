@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Fixtures) import KeychainFile
+@_spi(Fixtures) @_spi(FormatVersion2) import KeychainFile
 import KeychainCrypto
 
 /// Builds one fixture keychain and keeps, beside it, the state it must contain: every item the builder
@@ -17,12 +17,13 @@ final class FixtureKeychain {
     static let iterations = PasswordIterations.insecureForTesting(1_000)
 
     init(path: String, credential: Credential, credentialJSON: ManifestJSON, seed: UInt64,
-         additionalCredentials: [Credential] = []) throws {
+         additionalCredentials: [Credential] = [], formatVersion: Int = 1) throws {
         self.path = path
         self.credential = credential
         self.credentialJSON = credentialJSON
         clock = FixtureClock(start: Date(timeIntervalSince1970: 1_767_225_600))  // 2026-01-01T00:00:00Z
-        let options = Keychain.CreationOptions(passwordIterations: Self.iterations, additionalCredentials: additionalCredentials)
+        var options = Keychain.CreationOptions(passwordIterations: Self.iterations, additionalCredentials: additionalCredentials)
+        options.formatVersion = formatVersion
         let clock = self.clock
         keychain = try Keychain.create(
             at: path, credential: credential, options: options, randomSource: FixtureRandom(seed: seed),

@@ -8,6 +8,8 @@ import KeychainTestSupport
 struct FixtureWriter {
     let directory: String
     let certificates: String
+    /// The format version of the keychains written: the catalogue of `Fixtures/v1` or of `Fixtures/v2`.
+    let formatVersion: Int
 
     typealias Make = @Sendable (FixtureWriter, String) throws -> ManifestJSON
     static let catalogue: [(name: String, make: Make)] = [
@@ -51,11 +53,11 @@ struct FixtureWriter {
     ]
 
     func writeAll() throws {
-        for entry in Self.catalogue {
+        for entry in formatVersion == 2 ? Self.catalogueV2 : Self.catalogue {
             var manifest = try entry.make(self, entry.name)
             if case .object(var members) = manifest {
                 members["name"] = .string(entry.name)
-                members["formatVersion"] = .integer(1)
+                members["formatVersion"] = .integer(Int64(formatVersion))
                 manifest = .object(members)
             }
             try Data(manifest.rendered().utf8).write(to: URL(fileURLWithPath: path(entry.name, "json")))
@@ -90,6 +92,7 @@ struct FixtureWriter {
         if let tornTail {
             expect["tornTail"] = .object(["offset": .integer(Int64(tornTail.offset)), "byteCount": .integer(Int64(tornTail.byteCount))])
         }
+        if formatVersion == 2 { expect["repaired"] = .boolean(false) }
         return .object([
             "description": .string(description),
             "credential": credentialJSON,
@@ -112,7 +115,7 @@ struct FixtureWriter {
     func newKeychain(_ name: String, seed: UInt64, credential: Credential = passwordCredential,
                      credentialJSON: ManifestJSON = passwordJSON, additional: [Credential] = []) throws -> FixtureKeychain {
         try FixtureKeychain(path: path(name), credential: credential, credentialJSON: credentialJSON, seed: seed,
-                            additionalCredentials: additional)
+                            additionalCredentials: additional, formatVersion: formatVersion)
     }
 
     // MARK: Items used by several fixtures
@@ -150,7 +153,8 @@ struct FixtureWriter {
             try? FileManager.default.removeItem(atPath: temporary)
             try? FileManager.default.removeItem(atPath: temporary + ".lock")
         }
-        let fixture = try FixtureKeychain(path: temporary, credential: Self.passwordCredential, credentialJSON: Self.passwordJSON, seed: seed)
+        let fixture = try FixtureKeychain(
+            path: temporary, credential: Self.passwordCredential, credentialJSON: Self.passwordJSON, seed: seed, formatVersion: formatVersion)
         for index in 0..<count {
             var item = GenericPassword(service: "svc", account: "user\(index)", password: "password \(index)")
             item.comment = "record \(index + 1)"

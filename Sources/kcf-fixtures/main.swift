@@ -1,10 +1,11 @@
 import Foundation
 import KeychainFileFixtures
 
-/// kcf-fixtures: writes the conformance fixtures of Fixtures/v1 from seeded randomness.
+/// kcf-fixtures: writes the conformance fixtures of Fixtures/v1 or Fixtures/v2 from seeded randomness; the
+/// directory's name (`v1`, `v2`) says which format version.
 ///
-///     swift run kcf-fixtures write Fixtures/v1      (replaces the fixture files there)
-///     swift run kcf-fixtures check Fixtures/v1      (regenerates into a temporary directory and compares)
+///     swift run kcf-fixtures write Fixtures/v2      (replaces the fixture files there)
+///     swift run kcf-fixtures check Fixtures/v2      (regenerates into a temporary directory and compares)
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count == 2, ["write", "check"].contains(arguments[0]) else {
     FileHandle.standardError.write(Data("usage: kcf-fixtures (write|check) DIRECTORY\n".utf8))
@@ -12,16 +13,23 @@ guard arguments.count == 2, ["write", "check"].contains(arguments[0]) else {
 }
 let target = arguments[1]
 let certificates = URL(fileURLWithPath: target).deletingLastPathComponent().appendingPathComponent("certificates").path
+let versionName = URL(fileURLWithPath: target).lastPathComponent
+guard let formatVersion = ["v1": 1, "v2": 2][versionName] else {
+    FileHandle.standardError.write(Data("kcf-fixtures: the directory must be named v1 or v2 (the format version), not \(versionName)\n".utf8))
+    exit(2)
+}
 
 do {
     let scratch = NSTemporaryDirectory() + "kcf-fixtures-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: scratch) }
-    try FixtureGenerator.writeAll(into: scratch, certificates: certificates)
+    try FixtureGenerator.writeAll(into: scratch, certificates: certificates, formatVersion: formatVersion)
     let written = try FileManager.default.contentsOfDirectory(atPath: scratch).sorted()
     if arguments[0] == "write" {
         try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
-        for name in try FileManager.default.contentsOfDirectory(atPath: target) where name.hasSuffix(".kcf") || name.hasSuffix(".json") {
+        // Files another writer made (Scripts/reference's `reference-*`) stay.
+        for name in try FileManager.default.contentsOfDirectory(atPath: target)
+        where (name.hasSuffix(".kcf") || name.hasSuffix(".json")) && !name.hasPrefix("reference-") {
             try FileManager.default.removeItem(atPath: target + "/" + name)
         }
         for name in written {

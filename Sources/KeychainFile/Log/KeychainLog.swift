@@ -22,6 +22,8 @@ protocol KeychainLog: AnyObject {
     var end: Int { get }
     /// What follows the last verified record and was not applied, if anything.
     var tornTail: TornTail? { get }
+    /// What the last read repaired from the file's redundancy, put back on disk by the next write.
+    var repairs: RepairReport { get }
     /// Set for a log opened with recovery: what was read stays as it is, and nothing is written.
     var isRecoveryView: Bool { get }
 

@@ -5,6 +5,8 @@ extension RecordLog: KeychainLog {
     var formatVersion: Int { Int(Format.version) }
     var fileID: [UInt8] { header.fileID }
     var epoch: UInt64 { header.epoch }
+    /// Version 1 keeps no redundancy: nothing is ever repaired.
+    var repairs: RepairReport { .none }
 
     func append<Entries: RandomAccessCollection<LogEntry>>(
         _ entries: Entries, using generator: inout RandomSource
