@@ -993,8 +993,7 @@ def read_header_copies(data: bytes, repairs: list) -> list:
                            + (f", {failed} beyond repair" if failed else "") + ")")
             out.append((name, base, proposed[:length], "repaired"))
         else:
-            if any(page):
-                repairs.append(f"header page {name}: unusable (checksum fails, parity does not repair it)")
+            repairs.append(f"header page {name}: unusable (checksum fails, parity does not repair it)")
             out.append((name, base, None, "unusable"))
     return out
 
@@ -1003,12 +1002,14 @@ def open_keychain(path_or_bytes, credential: dict, *, decrypt_secrets: bool = Tr
     data = _read_source(path_or_bytes)
     _check_credential(credential)
     if len(data) < 16 or data[:8] != MAGIC:
-        raise NotAKeychain()
-    version = rd16(data, 8)
-    if version != VERSION:
-        raise UnsupportedVersion(version)
+        # DOC-FINDING: §4 does not say how a reader tells "not a keychain" when page A is damaged and page B
+        # holds a copy. Here: page A's magic decides first, unless page B holds a copy that verifies.
+        if not header_checksum_ok(data[HEADER_B:HEADER_B + PAGE]):
+            raise NotAKeychain()
     repairs: list = []
     copies = read_header_copies(data, repairs)
+    if all(hb is None for _, _, hb, _ in copies) and rd16(data, 8) != VERSION:
+        raise UnsupportedVersion(rd16(data, 8))
     parsed = []
     structure_error = None
     for name, base, hb, how in copies:
@@ -1113,19 +1114,16 @@ def _replay(data: bytes, header: HeaderV2, keys: Keys, repairs: list, decrypt: b
     scan.run()
     # Which seals are consistent with the records (the fork check of §3): a seal counts when its committed end
     # is a boundary the scan reached after a commit (or the rewrite end) with the same head.
-    valid = [s for s in seals if scan.head_at(s.committed_end) == s.head]
+    # A seal whose committed end lies past the last record that verified (the log ends, or a record there does
+    # not verify) cannot be checked against the records; it counts (rules 2 and 4 then judge).
+    valid = [s for s in seals if scan.head_at(s.committed_end) == s.head or s.committed_end > scan.reached]
     for s in seals:
         if s not in valid:
             where = scan.head_at(s.committed_end)
             repairs.append(f"commit slot {s.slot} (counter {s.counter}): its head does not match the records at "
-                           f"{s.committed_end} ({'no record boundary there' if where is None else 'a fork'}); ignored")
+                           f"{s.committed_end} ({'no commit ends there' if where is None else 'a fork'}); ignored")
     newest = valid[0] if valid else None
     older = valid[1] if len(valid) > 1 else None
-    if newest is None and seals and scan.stopped is not None and scan.stopped[0] < max(s.committed_end for s in seals):
-        # The seals are there but the records that would reach them do not verify: judge by the newest seal
-        # whatever its head (the records up to its committed end are then the question).
-        newest = seals[0]
-        older = seals[1] if len(seals) > 1 else None
     acknowledged = max(rewrite_end, older.committed_end if older else 0)
     committed = newest.committed_end if newest else rewrite_end
     written = newest.written_end if newest else rewrite_end
@@ -1145,7 +1143,7 @@ def _replay(data: bytes, header: HeaderV2, keys: Keys, repairs: list, decrypt: b
             applied_end = rewrite_end
     if scan.reached < committed:
         off, why = scan.stopped if scan.stopped else (scan.reached, "records end early")
-        if off < acknowledged:
+        if off < acknowledged or scan.semantic:
             raise Corrupted(physical(off), why)
         set_aside = (off, committed - off, f"possibly acknowledged, does not verify: {why}")
         applied_end = scan.commit_boundary_at_or_below(off)
@@ -1184,6 +1182,7 @@ class _Scan:
         self.boundaries = {0: (0, keys.c0)} if header.rewrite_end == 0 else {}
         self.snapshots = {}           # commit end -> (state, records, head, tombstones)
         self.parts_after = {}         # commit end (or 0) -> end of the trailing parts after it
+        self.semantic = False         # the stop is a rule of §8.3 broken by records that verified
 
     def head_at(self, offset: int):
         if offset == 0 and self.header.rewrite_end == 0:
@@ -1261,7 +1260,11 @@ class _Scan:
             try:
                 plan = state.plan(pending_entries)
             except K._Semantic as e:
-                raise Corrupted(physical(pending_records[0].offset), e.reason)
+                # Corrupted when it is below the committed end; in a remnant, the tail is cut (see _replay).
+                self.stopped = (pending_records[0].offset, e.reason)
+                self.semantic = True
+                self.reached = pending_records[0].offset
+                break
             state.commit(plan)
             tombstones.update(pending_tomb)
             for iid in list(tombstones):
@@ -1302,14 +1305,26 @@ class _Scan:
                 out.append((s.parity, s.written_end - chunk * CHUNK))
         return out
 
+    def _reach(self, buf, offset: int, fallback: int) -> int:
+        """The last chunk the frame at offset claims to reach, if its length holds together."""
+        try:
+            body = rd32(buf, offset)
+            if rd32(buf, offset + 4) == body ^ 0xFFFFFFFF and MIN_BODY <= body <= MAX_BODY:
+                return (offset + 8 + body - 1) // CHUNK
+        except struct.error:
+            pass
+        return fallback
+
     def _repair(self, offset: int, chain: bytes):
+        """§2: decodes the chunks the record at offset may lie in (its own parity for a complete chunk, the
+        commit slots' for the last one), and accepts the proposal only if the record then verifies; only the
+        record's own changed bytes are taken."""
+        limit = max(0, (max(len(self.log), max((s.written_end for s in self.seals), default=0)) - 1) // CHUNK)
         first_chunk = offset // CHUNK
-        last_chunk = first_chunk
-        # Widen to the chunks the (possibly damaged) frame may span, as far as the log goes.
-        limit = (len(self.log) - 1) // CHUNK if self.log else 0
-        while last_chunk <= limit:
+        last_chunk = min(limit, self._reach(self.log, offset, first_chunk))
+        tried = set()
+        while True:
             proposal = bytearray(self.log)
-            any_change = False
             for chunk in range(first_chunk, last_chunk + 1):
                 start = chunk * CHUNK
                 for parity, data_end in self._parities(chunk):
@@ -1324,39 +1339,29 @@ class _Scan:
                         if len(proposal) < start + len(fixed):
                             proposal += bytes(start + len(fixed) - len(proposal))
                         proposal[start:start + len(fixed)] = fixed
-                        any_change = True
                         break
-            if any_change:
-                try:
-                    frame = parse_frame(proposal, offset, len(proposal))
-                    entries, new_chain = open_record(proposal, frame, self.keys, chain, decrypt_secrets=self.decrypt)
-                except (_Bad, _Unsupported):
-                    frame = None
-                if frame is not None:
-                    # Accept only the bytes of this record that changed (§2: parity is never trusted).
-                    count = 0
-                    for i in range(frame.offset, frame.end):
-                        if i >= len(self.log):
-                            self.log += bytes(i + 1 - len(self.log))
-                        if self.log[i] != proposal[i]:
-                            self.repaired_bytes[i] = proposal[i]
-                            self.log[i] = proposal[i]
-                            count += 1
-                    self.repairs.append(f"record at logical {offset} (sequence {frame.sequence}): {count} bytes "
-                                        f"repaired by parity, then verified")
-                    return frame, entries, new_chain
-                # The frame's length may reach into the next chunk: widen once more.
-                try:
-                    body = rd32(proposal, offset)
-                    reach = (offset + 8 + body - 1) // CHUNK if rd32(proposal, offset + 4) == body ^ 0xFFFFFFFF else last_chunk
-                except struct.error:
-                    reach = last_chunk
-                if reach <= last_chunk:
-                    return None
-                last_chunk = min(reach, limit)
-                continue
-            return None
-        return None
+            tried.add(last_chunk)
+            try:
+                frame = parse_frame(proposal, offset, len(proposal))
+                entries, new_chain = open_record(proposal, frame, self.keys, chain, decrypt_secrets=self.decrypt)
+            except (_Bad, _Unsupported):
+                reach = min(limit, self._reach(proposal, offset, last_chunk))
+                if reach > last_chunk and reach not in tried:
+                    last_chunk = reach
+                    continue
+                return None
+            # Accept only the bytes of this record that changed (§2: parity is never trusted).
+            count = 0
+            if len(self.log) < frame.end:
+                self.log += bytes(frame.end - len(self.log))
+            for i in range(frame.offset, frame.end):
+                if self.log[i] != proposal[i]:
+                    self.repaired_bytes[i] = proposal[i]
+                    self.log[i] = proposal[i]
+                    count += 1
+            self.repairs.append(f"record at logical {offset} (sequence {frame.sequence}): {count} bytes "
+                                f"repaired by parity, then verified")
+            return frame, entries, new_chain
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1391,6 +1396,13 @@ class Writer:
         # The verified logical bytes up to the committed end (repairs included); anything after is cut.
         self.log = bytearray(kc.log[:self.committed_end])
         self.buf = bytearray(data[:physical(self.committed_end)] if self.committed_end else data[:PREFIX])
+        # Transaction parts sealed past the committed end (an undone transaction): before cutting them, both
+        # slots get a seal with E_w = E_c, so that no slot says the file is longer than it will be (§3 rule 4
+        # would read the cut as a roll-back).
+        # DOC-FINDING: §3 rule 4 judges by the older slot's E_w, and §5 says the undone transaction is cut;
+        # the document does not say how a writer cuts sealed parts without leaving a slot whose E_w is past
+        # the new end ("a slot written before a cut" in §8.1 hints at it). Two seals are written here.
+        self._pending_cut_seals = kc.newest is not None and kc.newest.written_end > kc.committed_end
         # Write back bytes that verified only as repaired (§2), and header pages that do not hold the copy.
         for off, b in kc.repaired_log.items():
             if off < self.committed_end:
@@ -1413,7 +1425,8 @@ class Writer:
         in slot 0 with counter 0 and E_w = E_c = 0.
 
         DOC-FINDING: §3 does not say what a new file's commit slots hold (blank, or an initial seal — and with
-        which counter). §8.1 mentions files where "no commit was ever written" (both slots blank).
+        which counter). §8.1 mentions files where "no commit was ever written" (both slots blank); Swift writes
+        counter 1 into slot 1 and leaves slot 0 zero.
 
         Random draws, in order: file id, epoch salt, master key, then per slot: slot id, salt, nonce; then
         item ids and nonces as used.
@@ -1433,8 +1446,9 @@ class Writer:
         buf[HEADER_A:HEADER_A + PAGE] = page
         buf[HEADER_B:HEADER_B + PAGE] = page
         if initial_commit:
-            seal = build_seal(epoch, 0, 0, 0, (0, c0), k_header)
-            buf[SLOT_OFFSETS[0]:SLOT_OFFSETS[0] + SLOT_BYTES] = seal + bytes(CHUNK_PARITY) + seal
+            # As Swift writes a new file: counter 1, so in slot 1; slot 0 stays blank.
+            seal = build_seal(epoch, 1, 0, 0, (0, c0), k_header)
+            buf[SLOT_OFFSETS[1]:SLOT_OFFSETS[1] + SLOT_BYTES] = seal + bytes(CHUNK_PARITY) + seal
         if path is not None:
             K._atomic_create(path, bytes(buf), overwrite)
         kc = open_keychain(bytes(buf), credentials[0])
@@ -1504,13 +1518,15 @@ class Writer:
         groups.append(current)
         return groups
 
-    def append(self, entries: list, *, check: bool = True, cut_after: Optional[int] = None) -> list:
+    def append(self, entries: list, *, check: bool = True, cut_after: Optional[int] = None,
+               seal: bool = True) -> list:
         """Appends a batch: one commit (kind 1, part 0), or parts 0 … n − 1 (kind 3) and a commit of part n when
         it does not fit in one record of part_limit body bytes. Each record gets its own commit slot (§3 step 3:
         transaction parts are sealed, E_c moving only with the commit).
 
         cut_after: tests — stop after writing that many records (their slots included), leaving a transaction
-        without its commit. Returns the records' logical offsets.
+        without its commit. seal False: tests — write the records but no commit slot (a crash between steps 1
+        and 2 of §3: a remnant). Returns the records' logical offsets.
         """
         now = self.clock()
         for e in entries:
@@ -1529,17 +1545,31 @@ class Writer:
             record, chain = encode_record(group, sequence=sequence, kind=kind, part=part, chain=chain,
                                           keys=self.keys, rng=self.rng)
             offsets.append(self.written_end)
-            self._write_record(record, commit=kind == KIND_COMMIT, head=(sequence, chain))
+            self._write_record(record, commit=kind == KIND_COMMIT, head=(sequence, chain), seal=seal)
             if cut_after is not None and len(offsets) >= cut_after and kind != KIND_COMMIT:
                 self._flush()
                 return offsets
-        if check:
+        if check and seal:
             self.state.commit(plan)
-        self.head = (sequence, chain)
+        if seal:
+            self.head = (sequence, chain)
         self._flush()
         return offsets
 
-    def _write_record(self, record: bytes, *, commit: bool, head: tuple):
+    def _write_cut_seals(self):
+        self._pending_cut_seals = False
+        end = self.committed_end
+        last = end // CHUNK
+        partial = chunk_parity(bytes(self.log[last * CHUNK:end]))
+        for _ in range(2):
+            self.counter += 1
+            seal = build_seal(self.keys.epoch, self.counter, end, end, self.head, self.keys.k_header)
+            at = SLOT_OFFSETS[self.counter % 2]
+            self.buf[at:at + SLOT_BYTES] = seal + partial + seal
+
+    def _write_record(self, record: bytes, *, commit: bool, head: tuple, seal: bool = True):
+        if self._pending_cut_seals:
+            self._write_cut_seals()
         start = self.written_end
         self.log += record
         end = start + len(record)
@@ -1562,6 +1592,8 @@ class Writer:
             pos = piece_end
         self.written_end = end
         del self.buf[physical(end) if end % CHUNK else PREFIX + (end // CHUNK) * STRIDE:]
+        if not seal:
+            return
         # Step 2: the other slot, with the new seal and the partial chunk's parity.
         if commit:
             self.committed_end = end
