@@ -859,16 +859,16 @@ def encode_record(entries: list, *, sequence: int, kind: int, part: int, chain: 
                 fields.append((ROLE_SECRET, box))
                 digest = blake2b16(box)
             plain += entry_bytes(e, digest)
-        fields.append((ROLE_PAGE, plain))
+        fields.append((ROLE_PAGE, (plain, random_bytes(rng, 12))))   # nonces drawn in box order
         pending_pages.append(len(fields) - 1)
     # Pages are sealed after the layout is known (their AAD holds the box count and their index).
     frame = Frame(0, 0, kind, sequence, part, len(entries), box_count, [])
     boxes = []
     for index, (role, content) in enumerate(fields):
         if role == ROLE_PAGE:
-            nonce = random_bytes(rng, 12)
-            box = nonce + AESGCM(keys.k_record).encrypt(nonce, content, page_aad(keys.file_id, keys.epoch, frame,
-                                                                                  index, chain))
+            plain, nonce = content
+            box = nonce + AESGCM(keys.k_record).encrypt(nonce, plain, page_aad(keys.file_id, keys.epoch, frame,
+                                                                                index, chain))
             chain = box[-16:]
         else:
             box = content
