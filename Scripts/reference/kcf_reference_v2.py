@@ -57,12 +57,22 @@ from kcf_reference import (Corrupted, KCFError, NotAKeychain, UnsupportedVersion
 
 
 class UnsupportedFeature(KCFError):
-    """A frame that holds together but uses a kind, key id, role or page encoding this reader does not know."""
+    """A frame that holds together but uses a kind, key id, role or page encoding this reader does not know
+    (offset: the record's log offset)."""
 
     def __init__(self, offset: int, reason: str):
         super().__init__(f"unsupported feature at offset {offset}: {reason}")
         self.offset = offset
         self.reason = reason
+
+
+class CorruptedRecord(Corrupted):
+    """Damage in the log: `offset` is the record's logical offset (the log's, as Swift reports it);
+    `file_offset` the physical one."""
+
+    def __init__(self, offset: int, reason: str):
+        super().__init__(offset, reason + " (log offset)")
+        self.file_offset = physical(offset)
 
 
 class RolledBack(KCFError):
@@ -1133,7 +1143,7 @@ def _replay(data: bytes, header: HeaderV2, keys: Keys, repairs: list, decrypt: b
         raise RolledBack(len(data), need)
     if scan.reached < rewrite_end:
         off, why = scan.stopped if scan.stopped else (scan.reached, "records end before the rewrite end")
-        raise Corrupted(physical(off), f"below the rewrite end: {why}")
+        raise CorruptedRecord(off, f"below the rewrite end: {why}")
     set_aside = remnant = undone = None
     applied_end = committed
     if newest is None:
@@ -1144,7 +1154,7 @@ def _replay(data: bytes, header: HeaderV2, keys: Keys, repairs: list, decrypt: b
     if scan.reached < committed:
         off, why = scan.stopped if scan.stopped else (scan.reached, "records end early")
         if off < acknowledged or scan.semantic:
-            raise Corrupted(physical(off), why)
+            raise CorruptedRecord(off, why)
         set_aside = (off, committed - off, f"possibly acknowledged, does not verify: {why}")
         applied_end = scan.commit_boundary_at_or_below(off)
     state, records, head = scan.state_at(applied_end)
@@ -1224,7 +1234,7 @@ class _Scan:
             try:
                 frame, entries, new_chain = self._verify(offset, chain)
             except _Unsupported as e:
-                raise UnsupportedFeature(physical(offset), e.reason)
+                raise UnsupportedFeature(offset, e.reason)
             except _Bad as e:
                 self.stopped = (offset, e.reason)
                 break
@@ -1276,7 +1286,7 @@ class _Scan:
             last_commit_end = offset
             self.snapshots[offset] = (state.copy(), list(records), head, dict(tombstones))
             if offset == self.header.rewrite_end and head != (self.header.rewrite_sequence, self.header.rewrite_chain):
-                raise Corrupted(physical(0), "the records' head at the rewrite end is not the header's rewrite head")
+                raise CorruptedRecord(0, "the records' head at the rewrite end is not the header's rewrite head")
         if self.header.rewrite_end and self.header.rewrite_end not in self.snapshots and self.stopped is None:
             self.stopped = (self.reached, "no commit ends at the rewrite end")
 
