@@ -20,6 +20,11 @@ certificate's publicKeyHash is reported as an identity (§8.1).
 Prints one line per fixture and a summary; exit status 1 on any mismatch, 0 otherwise.
 
     python3 Scripts/reference/check_fixtures.py [FIXTURE_DIR] [-v]
+    python3 Scripts/reference/check_fixtures.py --write-reference Fixtures/v2   # the reference's own v2 files
+
+A manifest with "formatVersion": 2 is read with kcf_reference_v2 (its tornTail is {"offset": log offset,
+"mayHoldAcknowledgedData": bool}, and "repaired" says whether the read repaired log bytes or a header page);
+the reference writer then appends a put, a transaction with a deletion, and the same transaction in parts.
 """
 
 from __future__ import annotations
@@ -419,6 +424,14 @@ def check_fixture(manifest_path: str) -> tuple:
 
 def main(argv=None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--write-reference"]:
+        import reference_fixtures_v2
+        if len(args) != 2:
+            print("usage: check_fixtures.py --write-reference DIRECTORY")
+            return 2
+        names = reference_fixtures_v2.write(args[1])
+        print(f"wrote {len(names)} reference fixtures (version 2) to {args[1]}: {', '.join(names)}")
+        return 0
     verbose = "-v" in args
     args = [a for a in args if a != "-v"]
     directory = args[0] if args else DEFAULT_DIR
