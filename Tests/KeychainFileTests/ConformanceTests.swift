@@ -122,7 +122,8 @@ struct ConformanceTests {
     }
 }
 
-private func describe(_ value: AttributeValue) -> String {
+/// An attribute value as the manifests of Fixtures/ write it, `type:value`.
+func describe(_ value: AttributeValue) -> String {
     switch value {
     case .string(let text): return "string:\(text)"
     case .bytes(let bytes): return "bytes:\(bytes.hexString)"
@@ -132,7 +133,8 @@ private func describe(_ value: AttributeValue) -> String {
     }
 }
 
-private func itemClassName(_ itemClass: ItemClass) -> String {
+/// A class as the manifests of Fixtures/ name it.
+func itemClassName(_ itemClass: ItemClass) -> String {
     switch itemClass {
     case .genericPassword: return "genericPassword"
     case .internetPassword: return "internetPassword"
