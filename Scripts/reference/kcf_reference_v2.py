@@ -1181,6 +1181,11 @@ class _Scan:
     def __init__(self, log: _Log, keys: Keys, header: HeaderV2, seals: list, repairs: list, decrypt: bool):
         self.source = log
         self.log = bytearray(log.bytes)
+        # §3 rule 4: bytes a seal says were written (up to its E_w) but that the file does not hold are erasures
+        # for that seal's parity: the log is read as zeros there, and repair is told where they are.
+        written = max((s.written_end for s in seals), default=0)
+        if written > len(self.log):
+            self.log += bytes(written - len(self.log))
         self.keys = keys
         self.header = header
         self.seals = seals
@@ -1339,11 +1344,9 @@ class _Scan:
                 start = chunk * CHUNK
                 for parity, data_end in self._parities(chunk):
                     data = bytes(self.log[start:start + data_end])
-                    erasures = []
-                    if len(data) < data_end:
-                        # §3 rule 4: bytes the slot says were written but the file does not hold: erasures.
-                        erasures = list(range(len(data), data_end))
-                        data = data + bytes(data_end - len(data))
+                    data = data + bytes(data_end - len(data))
+                    # §3 rule 4: bytes the slot says were written but the file does not hold: erasures.
+                    erasures = list(range(max(0, self.source.length - start), data_end))
                     fixed, changed, failed = repair_chunk(data, parity, erasures)
                     if changed:
                         if len(proposal) < start + len(fixed):
@@ -1406,6 +1409,8 @@ class Writer:
         # The verified logical bytes up to the committed end (repairs included); anything after is cut.
         self.log = bytearray(kc.log[:self.committed_end])
         self.buf = bytearray(data[:physical(self.committed_end)] if self.committed_end else data[:PREFIX])
+        if len(self.buf) < physical(self.committed_end):      # bytes rebuilt from erasures (§3 rule 4)
+            self.buf += bytes(physical(self.committed_end) - len(self.buf))
         # Transaction parts sealed past the committed end (an undone transaction): before cutting them, both
         # slots get a seal with E_w = E_c, so that no slot says the file is longer than it will be (§3 rule 4
         # would read the cut as a roll-back).

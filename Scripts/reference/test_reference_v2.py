@@ -400,6 +400,21 @@ def test_cut_below_the_older_commit_is_rolled_back_and_in_the_newest_repaired():
     assert after.items == kc.items
 
 
+def test_a_newest_record_that_never_reached_the_file_is_rebuilt_from_the_slot_parity():
+    """§3 rule 4: the slot landed, the record and the file's new size did not: the missing bytes are erasures
+    for the slot's parity, which rebuilds a record of up to 32 bytes per codeword (8 KiB) whole."""
+    w, _ = writer()
+    end = w.committed_end
+    big = w.add(K.GENERIC_PASSWORD, {"account": "big", "service": "s"}, bytes(range(256)) * 20)
+    full = reopen(w.data)
+    cut = w.data[:V.physical(end)]
+    after = reopen(cut)
+    assert after.items == full.items and after.head == full.head and after.items[big].secret == bytes(range(256)) * 20
+    assert end <= min(after.repaired_log) < end + 8 and after.set_aside is None
+    rebuilt = V.Writer(path=None, data=cut, kc=after, rng=random.Random(1), clock=clock()).data
+    assert rebuilt == w.data                                     # written back whole
+
+
 def test_fork_seal_is_ignored():
     w, _ = writer()
     kc = reopen(w.data)
