@@ -20,6 +20,11 @@ certificate's publicKeyHash is reported as an identity (§8.1).
 Prints one line per fixture and a summary; exit status 1 on any mismatch, 0 otherwise.
 
     python3 Scripts/reference/check_fixtures.py [FIXTURE_DIR] [-v]
+    python3 Scripts/reference/check_fixtures.py --write-reference Fixtures/v2   # the reference's own v2 files
+
+A manifest with "formatVersion": 2 is read with kcf_reference_v2 (its tornTail is {"offset": log offset,
+"mayHoldAcknowledgedData": bool}, and "repaired" says whether the read repaired log bytes or a header page);
+the reference writer then appends a put, a transaction with a deletion, and the same transaction in parts.
 """
 
 from __future__ import annotations
@@ -35,14 +40,17 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kcf_reference as K  # noqa: E402
+import kcf_reference_v2 as V  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "Fixtures", "v1"))
 
 ERROR_NAMES = {K.NotAKeychain: "notAKeychain", K.UnsupportedVersion: "unsupportedVersion",
-               K.WrongCredentials: "wrongCredentials", K.Corrupted: "corrupted"}
+               K.WrongCredentials: "wrongCredentials", K.Corrupted: "corrupted", V.CorruptedRecord: "corrupted",
+               V.UnsupportedFeature: "unsupportedFeature", V.RolledBack: "rolledBack"}
 TOP_FIELDS = {"name", "formatVersion", "description", "credential", "expect"}
 OPENS_FIELDS = {"outcome", "itemCount", "items", "head", "tornTail"}
+OPENS_FIELDS_V2 = OPENS_FIELDS | {"repaired"}
 FAILS_FIELDS = {"outcome", "error", "errorOffsetRange", "version"}
 
 
@@ -121,9 +129,33 @@ def check_opens(exp: dict, kc: K.Keychain, out: list):
                        f"reader ({kc.head[0]}, {kc.head[1].hex()})")
     if "tornTail" in exp:
         t = exp["tornTail"]
-        actual = None if kc.torn_tail is None else {"offset": kc.torn_tail[0], "byteCount": kc.torn_tail[1]}
+        if isinstance(kc, V.KeychainV2):
+            actual = v2_torn_tail(kc)
+        else:
+            actual = None if kc.torn_tail is None else {"offset": kc.torn_tail[0], "byteCount": kc.torn_tail[1]}
         if t != actual:
             out.append(f"tornTail expected {json.dumps(t)}, reader {json.dumps(actual)}")
+    if "repaired" in exp:
+        if not isinstance(kc, V.KeychainV2):
+            out.append("repaired is a version 2 field")
+        elif exp["repaired"] != v2_repaired(kc):
+            out.append(f"repaired expected {exp['repaired']}, reader {v2_repaired(kc)}: {kc.repairs}")
+
+
+def v2_torn_tail(kc) -> dict:
+    """Version 2's tornTail: the log offset where what is not applied starts, and whether it may hold
+    acknowledged data (records set aside, §3 rule 2) or not (a remnant or an undone transaction)."""
+    if kc.set_aside is not None:
+        return {"offset": kc.set_aside[0], "mayHoldAcknowledgedData": True}
+    for tail in (kc.undone, kc.remnant):
+        if tail is not None:
+            return {"offset": tail[0], "mayHoldAcknowledgedData": False}
+    return None
+
+
+def v2_repaired(kc) -> bool:
+    """Whether the read repaired something a writer puts back: log bytes, or a header page."""
+    return bool(kc.repaired_log) or bool(kc.pages_to_rewrite)
 
 
 def check_fails(exp: dict, err: Exception, out: list):
@@ -269,6 +301,70 @@ def check_writer_append(path: str, cred: dict, kc: K.Keychain, out: list) -> str
     return "+".join(notes)
 
 
+def check_writer_append_v2(path: str, cred: dict, kc, out: list) -> str:
+    """Version 2: the reference writer appends to a copy (a put; a transaction that also deletes; the same
+    transaction cut into parts), cutting a remnant or an undone transaction and writing back repairs first; its
+    own reader must then find exactly the new records applied and nothing else changed. A file with records set
+    aside must refuse the append and stay unchanged."""
+    notes = []
+    with tempfile.TemporaryDirectory(prefix="kcf-fixture-v2-") as tmp:
+        for variant in ("put", "transaction", "parts"):
+            copy = os.path.join(tmp, f"{variant}.kcf")
+            shutil.copyfile(path, copy)
+            try:
+                w = V.Writer.open(copy, cred, rng=random.Random(2026), clock=lambda: 1_900_000_000_000,
+                                  part_limit=400 if variant == "parts" else V.MAX_BODY)
+            except V.SetAsideRefusal:
+                with open(copy, "rb") as a, open(path, "rb") as b:
+                    if a.read() != b.read():
+                        out.append("writer: refused over records set aside, but changed the file")
+                if kc.set_aside is None:
+                    out.append("writer: refused though nothing is set aside")
+                notes.append("refused (set aside)")
+                break
+            entries = [w.make_put(K.GENERIC_PASSWORD, {"account": f"check_fixtures {variant}",
+                                                       "service": "Scripts/reference"}, b"appended")]
+            deleted = None
+            if variant != "put":
+                entries.append(w.make_put(K.GENERIC_PASSWORD, {"account": f"check_fixtures {variant} 2",
+                                                               "service": "Scripts/reference"}, b"x" * 300))
+                if kc.items:
+                    deleted = sorted(kc.items)[0]
+                    entries.append(K.Delete(deleted))
+            offsets = w.append(entries)
+            try:
+                after = V.open_keychain(copy, cred)
+            except K.KCFError as e:
+                out.append(f"writer ({variant}): the appended file does not open: {type(e).__name__}: {e}")
+                continue
+            new_ids = {e.item_id for e in entries if isinstance(e, K.Put)}
+            problems = []
+            if len(after.records) != len(kc.records) + len(offsets):
+                problems.append(f"{len(after.records)} records, expected {len(kc.records)} + {len(offsets)}")
+            if variant == "parts" and len(offsets) < 2:
+                problems.append("the transaction was not cut into parts")
+            if v2_torn_tail(after) is not None or after.repaired_log or after.pages_to_rewrite:
+                problems.append(f"after the append: tail {v2_torn_tail(after)}, repairs {after.repairs}")
+            if after.head[0] != kc.head[0] + len(offsets) or after.records[-1].kind != V.KIND_COMMIT:
+                problems.append(f"head {after.head[0]} / kind {after.records[-1].kind}")
+            if any(after.items.get(i) is None for i in new_ids) or after.items[entries[0].item_id].secret != b"appended":
+                problems.append("appended item missing")
+            expected_ids = (set(kc.items) | new_ids) - ({deleted} if deleted else set())
+            if set(after.items) != expected_ids:
+                problems.append("live items differ")
+            for iid in expected_ids - new_ids:
+                a, b = after.items[iid], kc.items[iid]
+                if (a.cls, a.attributes, a.secret) != (b.cls, b.attributes, b.secret):
+                    problems.append(f"item {iid.hex()} changed")
+            if after.records[:len(kc.records)] != kc.records:
+                problems.append("earlier records changed")
+            if problems:
+                out.append(f"writer ({variant}): " + "; ".join(problems))
+            else:
+                notes.append(variant if variant != "parts" else f"{len(offsets)} parts")
+    return "+".join(notes)
+
+
 def check_fixture(manifest_path: str) -> tuple:
     """Returns (name, list of mismatches, short summary of what the reader found)."""
     out = []
@@ -277,8 +373,10 @@ def check_fixture(manifest_path: str) -> tuple:
     name = os.path.basename(manifest_path)[:-5]
     if m.get("name") != name:
         out.append(f"manifest name {m.get('name')!r} differs from the file name")
-    if m.get("formatVersion") != 1:
-        out.append(f"formatVersion {m.get('formatVersion')!r}")
+    version = m.get("formatVersion")
+    if version not in (1, 2):
+        out.append(f"formatVersion {version!r}")
+    reader = V if version == 2 else K
     unknown = set(m) - TOP_FIELDS
     if unknown:
         out.append(f"manifest fields not understood: {sorted(unknown)}")
@@ -286,14 +384,14 @@ def check_fixture(manifest_path: str) -> tuple:
     kcf = manifest_path[:-5] + ".kcf"
     cred = credential_of(m)
     outcome = exp.get("outcome")
-    known = OPENS_FIELDS if outcome == "opens" else FAILS_FIELDS
+    known = (OPENS_FIELDS_V2 if version == 2 else OPENS_FIELDS) if outcome == "opens" else FAILS_FIELDS
     if outcome not in ("opens", "fails"):
         out.append(f"outcome {outcome!r} not understood")
     unknown = set(exp) - known
     if unknown:
         out.append(f"expect fields not understood for outcome {outcome!r}: {sorted(unknown)}")
     try:
-        kc = K.open_keychain(kcf, cred)
+        kc = reader.open_keychain(kcf, cred)
     except K.KCFError as err:
         found = f"{ERROR_NAMES.get(type(err))}" + (f" at {err.offset} ({err.reason})" if isinstance(err, K.Corrupted)
                                                   else f" {err.version}" if isinstance(err, K.UnsupportedVersion) else "")
@@ -302,8 +400,15 @@ def check_fixture(manifest_path: str) -> tuple:
         else:
             check_fails(exp, err, out)
         return name, out, found
-    found = (f"opens: {len(kc.items)} items, head {kc.head[0]}, "
-             + ("no torn tail" if kc.torn_tail is None else f"torn tail {kc.torn_tail[0]}+{kc.torn_tail[1]}"))
+    if version == 2:
+        tail = v2_torn_tail(kc)
+        found = (f"opens: {len(kc.items)} items, head {kc.head[0]}, "
+                 + ("no torn tail" if tail is None else
+                    f"{'set aside' if tail['mayHoldAcknowledgedData'] else 'torn tail'} at log {tail['offset']}")
+                 + (", repaired" if v2_repaired(kc) else ""))
+    else:
+        found = (f"opens: {len(kc.items)} items, head {kc.head[0]}, "
+                 + ("no torn tail" if kc.torn_tail is None else f"torn tail {kc.torn_tail[0]}+{kc.torn_tail[1]}"))
     if outcome != "opens":
         out.append(f"outcome expected {outcome} ({exp.get('error')}), reader opens ({found})")
         return name, out, found
@@ -311,7 +416,7 @@ def check_fixture(manifest_path: str) -> tuple:
     certs = check_certificates(kc, out)
     if certs:
         found += f"; {certs} ok" if not out else f"; {certs}"
-    appended = check_writer_append(kcf, cred, kc, out)
+    appended = (check_writer_append_v2 if version == 2 else check_writer_append)(kcf, cred, kc, out)
     if appended:
         found += f"; writer appends ({appended}) ok"
     return name, out, found
@@ -319,6 +424,14 @@ def check_fixture(manifest_path: str) -> tuple:
 
 def main(argv=None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--write-reference"]:
+        import reference_fixtures_v2
+        if len(args) != 2:
+            print("usage: check_fixtures.py --write-reference DIRECTORY")
+            return 2
+        names = reference_fixtures_v2.write(args[1])
+        print(f"wrote {len(names)} reference fixtures (version 2) to {args[1]}: {', '.join(names)}")
+        return 0
     verbose = "-v" in args
     args = [a for a in args if a != "-v"]
     directory = args[0] if args else DEFAULT_DIR

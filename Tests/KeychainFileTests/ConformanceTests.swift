@@ -4,26 +4,34 @@ import Testing
 import KeychainCrypto
 import KeychainFileFixtures
 
-/// Runs Fixtures/v1 as the conformance suite Fixtures/README.md describes, and checks that the generator
-/// reproduces every fixture byte for byte.
-@Suite("Conformance fixtures (Fixtures/v1)")
+/// Runs Fixtures/v1 and Fixtures/v2 as the conformance suite Fixtures/README.md describes, and checks that the
+/// generator reproduces every fixture byte for byte. Fixtures/v2's `reference-*` files were written by the
+/// independent Python implementation (Scripts/reference), not by this library's generator.
+@Suite("Conformance fixtures (Fixtures/v1, Fixtures/v2)")
 struct ConformanceTests {
     static let fixtures = RepositoryFiles.fixtures
 
-    static var manifestNames: [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: fixtures.appendingPathComponent("v1").path)) ?? []
+    /// The manifests of `Fixtures/<version>`, without their suffix.
+    static func manifestNames(_ version: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: fixtures.appendingPathComponent(version).path)) ?? []
         return names.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
     }
 
-    @Test("Every fixture in the catalogue has a file and a manifest")
-    func catalogueComplete() {
-        #expect(Self.manifestNames == FixtureGenerator.names(formatVersion: 1).sorted())
-        #expect(Self.manifestNames.count >= 29)
+    /// Every fixture of both versions, as `v1/NAME`.
+    static var allFixtures: [String] {
+        ["v1", "v2"].flatMap { version in manifestNames(version).map { "\(version)/\($0)" } }
     }
 
-    @Test("Each fixture reads exactly as its manifest says", arguments: manifestNames)
+    @Test("Every fixture in the catalogue has a file and a manifest", arguments: [1, 2])
+    func catalogueComplete(formatVersion: Int) {
+        let generated = Self.manifestNames("v\(formatVersion)").filter { !$0.hasPrefix("reference-") }
+        #expect(generated == FixtureGenerator.names(formatVersion: formatVersion).sorted())
+        #expect(generated.count >= 24)
+    }
+
+    @Test("Each fixture reads exactly as its manifest says", arguments: allFixtures)
     func fixture(name: String) throws {
-        let manifestURL = Self.fixtures.appendingPathComponent("v1/\(name).json")
+        let manifestURL = Self.fixtures.appendingPathComponent("\(name).json")
         let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
         let credentialObject = try #require(manifest["credential"] as? [String: Any])
         let credential: Credential
@@ -36,8 +44,8 @@ struct ConformanceTests {
         // Opened from a copy: opening creates a lock file beside the keychain (SPEC.md §16), which does not
         // belong in Fixtures/.
         let directory = TemporaryDirectory()
-        let path = directory.file("\(name).kcf")
-        try FileManager.default.copyItem(atPath: Self.fixtures.appendingPathComponent("v1/\(name).kcf").path, toPath: path)
+        let path = directory.file("fixture.kcf")
+        try FileManager.default.copyItem(atPath: Self.fixtures.appendingPathComponent("\(name).kcf").path, toPath: path)
         let outcome = Result { () throws(KeychainError) in try Keychain.open(at: path, credential: credential) }
 
         switch (expect["outcome"] as? String, outcome) {
@@ -67,9 +75,18 @@ struct ConformanceTests {
         #expect(keychain.head.chainValue == (try hex(try #require(head["chainValue"] as? String))), "\(name) chain value")
         if let torn = expect["tornTail"] as? [String: Any] {
             #expect(keychain.tornTail?.offset == torn["offset"] as? Int, "\(name) torn tail offset")
-            #expect(keychain.tornTail?.byteCount == torn["byteCount"] as? Int, "\(name) torn tail size")
+            if let byteCount = torn["byteCount"] as? Int {
+                #expect(keychain.tornTail?.byteCount == byteCount, "\(name) torn tail size")
+            }
+            if let acknowledged = torn["mayHoldAcknowledgedData"] as? Bool {
+                #expect(keychain.tornTail?.mayHoldAcknowledgedData == acknowledged, "\(name) torn tail may hold acknowledged data")
+            }
         } else {
             #expect(keychain.tornTail == nil, "\(name) has no torn tail")
+        }
+
+        if let repaired = expect["repaired"] as? Bool {
+            #expect(keychain.repairs.isEmpty == !repaired, "\(name) repairs: \(keychain.repairs)")
         }
 
         // Everything the keychain holds, by item id.
@@ -106,23 +123,25 @@ struct ConformanceTests {
         }
     }
 
-    @Test("Regenerating the fixtures writes byte-identical files")
-    func reproducible() throws {
+    @Test("Regenerating the fixtures writes byte-identical files", arguments: [1, 2])
+    func reproducible(formatVersion: Int) throws {
         let scratch = NSTemporaryDirectory() + "kcf-fixtures-test-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        try FixtureGenerator.writeAll(into: scratch, certificates: Self.fixtures.appendingPathComponent("certificates").path)
+        try FixtureGenerator.writeAll(
+            into: scratch, certificates: Self.fixtures.appendingPathComponent("certificates").path, formatVersion: formatVersion)
         let written = try FileManager.default.contentsOfDirectory(atPath: scratch).sorted()
-        #expect(written.count == 2 * FixtureGenerator.names(formatVersion: 1).count)
+        #expect(written.count == 2 * FixtureGenerator.names(formatVersion: formatVersion).count)
         for file in written {
             let fresh = try Data(contentsOf: URL(fileURLWithPath: scratch + "/" + file))
-            let committed = try Data(contentsOf: Self.fixtures.appendingPathComponent("v1/" + file))
+            let committed = try Data(contentsOf: Self.fixtures.appendingPathComponent("v\(formatVersion)/" + file))
             #expect(fresh == committed, "\(file) differs from the committed fixture")
         }
     }
 }
 
-private func describe(_ value: AttributeValue) -> String {
+/// An attribute value as the manifests of Fixtures/ write it, `type:value`.
+func describe(_ value: AttributeValue) -> String {
     switch value {
     case .string(let text): return "string:\(text)"
     case .bytes(let bytes): return "bytes:\(bytes.hexString)"
@@ -132,7 +151,8 @@ private func describe(_ value: AttributeValue) -> String {
     }
 }
 
-private func itemClassName(_ itemClass: ItemClass) -> String {
+/// A class as the manifests of Fixtures/ name it.
+func itemClassName(_ itemClass: ItemClass) -> String {
     switch itemClass {
     case .genericPassword: return "genericPassword"
     case .internetPassword: return "internetPassword"

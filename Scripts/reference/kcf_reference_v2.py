@@ -1,0 +1,1690 @@
+#!/usr/bin/env python3
+"""KeychainFile (.kcf) format version 2: independent reference reader and writer.
+
+Written from Docs/FormatVersion2.md and the vector scripts of Scripts/vectors (header_v2_vectors.py,
+record_v2_vectors.py), WITHOUT reading the Swift sources: the second implementation that the Swift code and
+Fixtures/v2 are checked against. Standard library, the `cryptography` package (SHA-256, HMAC, HKDF, PBKDF2,
+AES-GCM, Argon2id) and this directory's pure-Python Reed–Solomon (`rs255.py`). Version 1's pieces that version 2
+reuses (attribute encoding of SPEC.md §7.3, the state and its §8.3 uniqueness rules, errors) come from
+`kcf_reference.py`.
+
+Module use:
+
+    kc = open_keychain("file.kcf", {"password": "pw"})      # or {"key": bytes(32)}
+    kc.items, kc.head, kc.remnant, kc.set_aside, kc.repairs, kc.committed_end, kc.written_end
+
+    w = Writer.create("new.kcf", [{"password": "pw"}], iterations=1000, rng=random.Random(1))
+    item_id = w.add(K.GENERIC_PASSWORD, {"account": "a", "service": "s"}, b"secret")
+    w.append([K.Put(...), K.Delete(...)], part_limit=...)   # low level: one commit, or parts and a commit
+
+CLI:
+
+    kcf_reference_v2.py dump FILE (--password P | --key HEX)
+
+Exit codes: 0 success (a remnant, a set-aside tail and repairs are reported in the output), 1 I/O or other
+error, 2 usage, 3 notAKeychain, 4 unsupportedVersion, 5 wrongCredentials, 6 corrupted, 7 unsupportedFeature,
+8 rolledBack.
+
+Every place where the design document left a choice open, or where the bytes Swift writes had to tell what the
+text does not, is marked "DOC-FINDING" and listed in README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import hmac as _hmac
+import json
+import os
+import random
+import struct
+import sys
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+import kcf_reference as K  # noqa: E402
+import rs255 as RS  # noqa: E402
+
+from kcf_reference import (Corrupted, KCFError, NotAKeychain, UnsupportedVersion,  # noqa: E402,F401
+                           WrongCredentials)
+
+
+class UnsupportedFeature(KCFError):
+    """A frame that holds together but uses a kind, key id, role or page encoding this reader does not know
+    (offset: the record's log offset)."""
+
+    def __init__(self, offset: int, reason: str):
+        super().__init__(f"unsupported feature at offset {offset}: {reason}")
+        self.offset = offset
+        self.reason = reason
+
+
+class CorruptedRecord(Corrupted):
+    """Damage in the log: `offset` is the record's logical offset (the log's, as Swift reports it);
+    `file_offset` the physical one."""
+
+    def __init__(self, offset: int, reason: str):
+        super().__init__(offset, reason + " (log offset)")
+        self.file_offset = physical(offset)
+
+
+class RolledBack(KCFError):
+    """§3 rule 4: the file is shorter than an acknowledged commit says it was."""
+
+    def __init__(self, length: int, needed: int):
+        super().__init__(f"rolled back: the file has {length} bytes, an acknowledged commit needs {needed}")
+        self.length = length
+        self.needed = needed
+
+
+class SetAsideRefusal(KCFError):
+    """Writer: the file holds records set aside as possibly acknowledged; appending is refused."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Layout (§1)
+# ---------------------------------------------------------------------------------------------
+
+PAGE = 4096
+HEADER_A = 0
+SLOT_REGION = 12 * 1024
+SLOT_OFFSETS = (PAGE, PAGE + SLOT_REGION)                 # 4,096 and 16,384
+HEADER_B = PAGE + 2 * SLOT_REGION                         # 28,672
+PREFIX = HEADER_B + PAGE                                  # P = 32,768
+SEAL = 128
+SEAL_CONTENT = 96
+SLOT_PARITY_AT = SEAL                                     # seal 1 ‖ parity ‖ seal 2
+SLOT_SEAL2_AT = SEAL + 8192
+SLOT_BYTES = SEAL + 8192 + SEAL                           # 8,448
+CHUNK = 256 * 223                                         # 57,088 data bytes
+CHUNK_PARITY = 256 * 32                                   # 8,192
+STRIDE = CHUNK + CHUNK_PARITY                             # 65,280
+
+VERSION = 2
+MAGIC = K.MAGIC
+HEADER_FIXED = 112
+HEADER_TRAILER = 48
+MIN_HEADER, MAX_HEADER = 276, 2656
+PAGE_DATA = 3568                                          # 16 codewords × 223
+PAGE_PARITY = 512
+MAX_HEADER_SLOTS = 16
+COMMITTED_SLOT = 156
+MAX_ITERATIONS = 10_000_000
+MAX_TOTAL_ITERATIONS = 20_000_000
+MAX_ARGON_WORK = 1 << 26                                  # KiB × passes
+MAX_REWRITE_END = (1 << 62) - 1
+
+SEAL_MAGIC = b"KCFS"
+
+KIND_COMMIT, KIND_PART = 1, 3
+ROLE_PAGE, ROLE_SECRET = 1, 2
+ENTRY_PUT, ENTRY_DELETE, ENTRY_TOMBSTONE = 1, 2, 3
+PAGE_ENCODING = 1
+PAGE_LIMIT = 8192
+MIN_BODY, MAX_BODY = 59, 16 * 1024 * 1024
+MAX_SECRET = 1 << 20
+
+LABEL_RAW_KEY = b"KCF2 raw-key slot"
+LABEL_COMMITMENT = b"KCF2 slot commitment"
+LABEL_WRAP = b"KCF2 slot wrap"
+LABEL_SLOT_AAD = b"KCF2 key slot"
+LABEL_HEADER = b"KCF2 header"
+LABEL_RECORDS = b"KCF2 records"
+LABEL_SECRETS = b"KCF2 secrets"
+LABEL_C0 = b"KCF2 C0"
+LABEL_BOX = b"KCF2"
+LABEL_SECRET_BOX = b"KCF2 secret box\x00"
+
+
+def physical(logical: int) -> int:
+    """§1: physical(L) = P + (L div 57,088) × 65,280 + (L mod 57,088)."""
+    return PREFIX + (logical // CHUNK) * STRIDE + logical % CHUNK
+
+
+def parity_offset(chunk: int) -> int:
+    """Where a complete chunk's parity lies: right after its data."""
+    return PREFIX + chunk * STRIDE + CHUNK
+
+
+def logical_length(file_length: int) -> int:
+    """The logical bytes a file of this physical length holds (data of whole and partial chunks)."""
+    if file_length <= PREFIX:
+        return 0
+    q, r = divmod(file_length - PREFIX, STRIDE)
+    return q * CHUNK + min(r, CHUNK)
+
+
+def u8(v): return struct.pack(">B", v)
+def u16(v): return struct.pack(">H", v)
+def u32(v): return struct.pack(">I", v)
+def u64(v): return struct.pack(">Q", v)
+def i64(v): return struct.pack(">q", v)
+def rd16(b, o): return struct.unpack_from(">H", b, o)[0]
+def rd32(b, o): return struct.unpack_from(">I", b, o)[0]
+def rd64(b, o): return struct.unpack_from(">Q", b, o)[0]
+def rdi64(b, o): return struct.unpack_from(">q", b, o)[0]
+
+
+def blake2b16(data: bytes) -> bytes:
+    return hashlib.blake2b(bytes(data), digest_size=16).digest()
+
+
+def random_bytes(rng: Optional[random.Random], n: int) -> bytes:
+    return K.random_bytes(rng, n)
+
+
+def normalize_password(password: str) -> bytes:
+    # DOC-FINDING: §6 makes Unicode 15.0's NFC normative. Python's unicodedata has its own version
+    # (unicodedata.unidata_version); the two agree for every assigned 15.0 code point except where a newer
+    # version changed a decomposition, which no version after 15.0 did, so the NFC of Python ≥ 3.12 (15.0)
+    # or 3.11 (14.0, agreeing on the code points 14.0 assigns) is used. Writers here do not refuse unassigned
+    # code points (§6 says writers refuse them for new slots): the reference writer refuses nothing and
+    # should only be given assigned passwords.
+    return unicodedata.normalize("NFC", password).encode("utf-8")
+
+
+# ---------------------------------------------------------------------------------------------
+# Parity (§2): page, chunk and seal codewords
+# ---------------------------------------------------------------------------------------------
+
+def page_parity(block: bytes) -> bytes:
+    """§4: 3,568 bytes = 16 codewords, byte i·16 + j symbol i of codeword j; parity symbol i of codeword j
+    at i·16 + j of the 512 parity bytes."""
+    parity = bytearray(PAGE_PARITY)
+    for j in range(16):
+        p = RS.parity_of_symbols(block[j::16][:223])
+        for i in range(32):
+            parity[i * 16 + j] = p[i]
+    return bytes(parity)
+
+
+def build_page(header: bytes) -> bytes:
+    block = header + bytes(PAGE_DATA - len(header))
+    return block + page_parity(block) + bytes(16)
+
+
+def repair_page(page: bytes) -> tuple:
+    """Decodes the 16 codewords of a header page: (proposed 3,568 bytes, codewords changed, codewords beyond
+    repair)."""
+    block = bytearray(page[:PAGE_DATA])
+    changed = failed = 0
+    for j in range(16):
+        symbols = page[j:PAGE_DATA:16]
+        parity = page[PAGE_DATA + j:PAGE_DATA + PAGE_PARITY:16]
+        try:
+            fixed, positions = RS.decode_fixed(symbols, parity)
+        except RS.Uncorrectable:
+            failed += 1
+            continue
+        if positions:
+            changed += 1
+        for i in range(223):
+            block[i * 16 + j] = fixed[i]
+    return bytes(block), changed, failed
+
+
+def chunk_parity(data: bytes) -> bytes:
+    """§2: the 8,192 parity bytes of a chunk's data (≤ 57,088 bytes; zeros past it). Data byte i·256 + j is
+    symbol i of codeword j.
+
+    DOC-FINDING: §2 does not say where parity symbol i of codeword j lies in the chunk's 8,192 parity bytes
+    (nor in the slot's). §4 says it for the header page (i·16 + j); the same interleaving, i·256 + j, is
+    taken here, and confirmed by Swift-written files (see README.md).
+    """
+    acc = [0] * 256
+    for pos, b in enumerate(data):
+        if b:
+            i, j = divmod(pos, 256)
+            acc[j] ^= RS.byte_table(i)[b]
+    parity = bytearray(CHUNK_PARITY)
+    for j in range(256):
+        if acc[j]:
+            p = acc[j].to_bytes(32, "big")
+            for i in range(32):
+                parity[i * 256 + j] = p[i]
+    return bytes(parity)
+
+
+def repair_chunk(data: bytes, parity: bytes, erasures: Sequence[int] = ()) -> tuple:
+    """Proposes repaired data for one chunk (data ≤ 57,088 bytes, zero-padded; parity 8,192 bytes).
+
+    erasures: data offsets within the chunk known to be unreadable. Returns (proposed data of len(data),
+    number of codewords that changed, number beyond repair). Codewords whose parity matches are skipped.
+    """
+    padded = bytes(data) + bytes(CHUNK - len(data))
+    expected = chunk_parity(padded)
+    erased = {}
+    for e in erasures:
+        i, j = divmod(e, 256)
+        erased.setdefault(j, []).append(i)
+    out = bytearray(padded)
+    changed = failed = 0
+    for j in range(256):
+        stored = parity[j::256]
+        if expected[j::256] == stored and j not in erased:
+            continue
+        symbols = padded[j::256]
+        try:
+            fixed, positions = RS.decode_fixed(symbols, stored, erased.get(j, ()))
+        except RS.Uncorrectable:
+            failed += 1
+            continue
+        if any(p < 223 for p in positions):
+            changed += 1
+        for i in range(223):
+            out[i * 256 + j] = fixed[i]
+    return bytes(out[:len(data)]), changed, failed
+
+
+def seal_parity(content: bytes) -> bytes:
+    """§3: 32 bytes of RS parity over a seal's 96 bytes of content.
+
+    DOC-FINDING: §3 says "32 of RS parity over them" without the layout: a shortened codeword (the 96 bytes at
+    degrees 127 … 32, which is what reedsolo's encode gives) or §2's fixed positions (the 96 bytes at degrees
+    254 … 159, zeros after). Taken: the shortened codeword; checked against Swift-written seals (README.md).
+    """
+    return RS.encode(content, 32)
+
+
+def repair_seal(seal: bytes) -> Optional[bytes]:
+    try:
+        fixed, _ = RS.decode(seal, 32)
+    except RS.Uncorrectable:
+        return None
+    return fixed
+
+
+# ---------------------------------------------------------------------------------------------
+# The header (§4)
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class SlotV2:
+    offset: int               # within the header
+    type: int                 # 1 password, 2 raw key, 3 legacy
+    kdf: int                  # 1 PBKDF2, 2 HKDF, 3 Argon2id; 0 for a legacy slot
+    slot_id: bytes
+    params: dict
+    salt: bytes
+    commitment: Optional[bytes]
+    nonce: bytes
+    sealed: bytes             # wrapped master key ‖ tag
+    raw: bytes
+    legacy: Optional[K.Slot] = None
+
+    @property
+    def credential_kind(self) -> str:
+        if self.type == 3:
+            return "password" if self.legacy.type == K.SLOT_PASSWORD else "key"
+        return "password" if self.type == 1 else "key"
+
+
+@dataclass
+class HeaderV2:
+    raw: bytes
+    length: int
+    file_id: bytes
+    epoch: int
+    epoch_salt: bytes
+    rewrite_end: int
+    rewrite_sequence: int
+    rewrite_chain: bytes
+    horizon_days: int
+    slots: list
+    mac: bytes
+    checksum: bytes
+
+
+def header_checksum_ok(buf: bytes) -> bool:
+    if len(buf) < 16:
+        return False
+    length = rd32(buf, 12)
+    if not MIN_HEADER <= length <= MAX_HEADER or length > len(buf):
+        return False
+    return hashlib.sha256(buf[:length - 16]).digest()[:16] == buf[length - 16:length]
+
+
+def parse_header(h: bytes, base: int = 0) -> HeaderV2:
+    """Structure of a header whose checksum verified (§4). Raises Corrupted at the offending field (offsets
+    within the page plus `base`)."""
+    def bad(off, why):
+        raise Corrupted(base + off, why)
+    if h[:8] != MAGIC:
+        bad(0, "magic")
+    if rd16(h, 8) != VERSION:
+        raise UnsupportedVersion(rd16(h, 8))
+    if rd16(h, 10) != 0:
+        # DOC-FINDING: §4 and the review: flags other than 0 mean "not a version 2 header" — which error a
+        # reader reports for that (notAKeychain, unsupportedFeature, corrupted) is not said. Here: corrupted.
+        bad(10, "flags")
+    length = rd32(h, 12)
+    file_id = h[16:32]
+    epoch = rd64(h, 32)
+    epoch_salt = h[40:72]
+    rewrite_end = rd64(h, 72)
+    rewrite_sequence = rd64(h, 80)
+    rewrite_chain = h[88:104]
+    horizon = rd32(h, 104)
+    count = h[108]
+    if rewrite_end > MAX_REWRITE_END:
+        bad(72, "rewrite end")
+    if (rewrite_end == 0) != (rewrite_sequence == 0):
+        bad(80, "rewrite head sequence")
+    if not 1 <= horizon <= 36525:
+        bad(104, "tombstone horizon")
+    if not 1 <= count <= MAX_HEADER_SLOTS:
+        bad(108, "slot count")
+    if h[109:112] != bytes(3):
+        bad(109, "reserved")
+    pos = HEADER_FIXED
+    slots = []
+    total_iterations = 0
+    for _ in range(count):
+        if pos + 4 > length - HEADER_TRAILER:
+            bad(pos, "slots run past the trailer")
+        stype, kdf, slen = h[pos], h[pos + 1], rd16(h, pos + 2)
+        if pos + slen > length - HEADER_TRAILER:
+            bad(pos, "slot runs past the trailer")
+        raw = h[pos:pos + slen]
+        if stype in (1, 2):
+            if slen != COMMITTED_SLOT:
+                bad(pos + 2, "slot length")
+            if (stype == 1 and kdf not in (1, 3)) or (stype == 2 and kdf != 2):
+                bad(pos + 1, "KDF id")
+            p = raw[20:32]
+            params = {}
+            if kdf == 1:
+                params["iterations"] = rd32(p, 0)
+                if not 1 <= params["iterations"] <= MAX_ITERATIONS or p[4:] != bytes(8):
+                    bad(pos + 20, "PBKDF2 parameters")
+                total_iterations += params["iterations"]
+            elif kdf == 2:
+                if p != bytes(12):
+                    bad(pos + 20, "HKDF parameters")
+            else:
+                memory, passes, lanes = rd32(p, 0), rd32(p, 4), p[8]
+                params = {"memoryKiB": memory, "passes": passes, "lanes": lanes}
+                if (not 1 <= lanes <= 16 or not 1 <= passes <= (1 << 20) or not 8 * lanes <= memory <= (1 << 22)
+                        or memory * passes > MAX_ARGON_WORK or p[9:] != bytes(3)):
+                    bad(pos + 20, "Argon2id parameters")
+            slots.append(SlotV2(pos, stype, kdf, raw[4:20], params, raw[32:64], raw[64:96], raw[96:108],
+                                raw[108:156], raw))
+        elif stype == 3:
+            if kdf != 0:
+                bad(pos + 1, "legacy slot KDF byte")
+            v1 = raw[4:]
+            v1type = v1[0] if v1 else 0
+            if v1type not in K.SLOT_LENGTH or slen != 4 + K.SLOT_LENGTH[v1type]:
+                bad(pos + 2, "legacy slot length")
+            if v1[1] != 0 or rd16(v1, 2) != K.SLOT_LENGTH[v1type]:
+                bad(pos + 4, "legacy slot")
+            if v1type == K.SLOT_PASSWORD:
+                iterations = rd32(v1, 20)
+                if not 1 <= iterations <= MAX_ITERATIONS:
+                    bad(pos + 24, "legacy iterations")
+                total_iterations += iterations
+                salt = v1[24:56]
+            else:
+                iterations = None
+                salt = v1[20:52]
+            n = len(v1)
+            legacy = K.Slot(offset=pos + 4, type=v1type, length=n, slot_id=v1[4:20], iterations=iterations,
+                            salt=salt, nonce=v1[n - 60:n - 48], wrapped=v1[n - 48:n - 16], tag=v1[n - 16:], raw=v1)
+            slots.append(SlotV2(pos, 3, 0, v1[4:20], {"iterations": iterations}, salt, None, legacy.nonce,
+                                v1[n - 48:], raw, legacy))
+        else:
+            bad(pos, f"slot type {stype}")
+        pos += slen
+    if pos != length - HEADER_TRAILER:
+        bad(pos, "slots do not end at the trailer")
+    if total_iterations > MAX_TOTAL_ITERATIONS:
+        bad(HEADER_FIXED, "PBKDF2 iterations over 20,000,000 in all")
+    ids = [s.slot_id for s in slots]
+    if len(set(ids)) != len(ids):
+        bad(HEADER_FIXED, "slot ids not distinct")
+    return HeaderV2(h[:length], length, file_id, epoch, epoch_salt, rewrite_end, rewrite_sequence, rewrite_chain,
+                    horizon, slots, h[length - 48:length - 16], h[length - 16:length])
+
+
+def kek_of(slot: SlotV2, file_id: bytes, credential: dict) -> bytes:
+    if slot.kdf == 1:
+        return K.pbkdf2_sha256(normalize_password(credential["password"]), slot.salt, slot.params["iterations"], 32)
+    if slot.kdf == 2:
+        return K.hkdf_sha256(credential["key"], slot.salt, LABEL_RAW_KEY + file_id, 32)
+    if slot.kdf == 3:
+        from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
+        p = slot.params
+        return Argon2id(salt=slot.salt, length=32, iterations=p["passes"], lanes=p["lanes"],
+                        memory_cost=p["memoryKiB"]).derive(normalize_password(credential["password"]))
+    raise AssertionError(slot.kdf)
+
+
+def open_slot(slot: SlotV2, file_id: bytes, credential: dict, cache: dict) -> tuple:
+    """(master key or None, whether the credential matched the slot's commitment but the unwrap failed)."""
+    kind = "password" if "password" in credential else "key"
+    if slot.credential_kind != kind:
+        return None, False
+    if slot.type == 3:
+        # Legacy slot: opens as version 1's (SPEC.md §5): the KEK seals the master key directly.
+        v1 = slot.legacy
+        key = ("legacy", v1.iterations, v1.salt)
+        if key not in cache:
+            if v1.type == K.SLOT_PASSWORD:
+                pw = unicodedata.normalize("NFC", credential["password"]).encode("utf-8")
+                cache[key] = K.pbkdf2_sha256(pw, v1.salt, v1.iterations, 32)
+            else:
+                cache[key] = K.hkdf_sha256(credential["key"], v1.salt, K.LABEL_RAW_KEY + file_id, 32)
+        mk = K.gcm_open(cache[key], v1.nonce + v1.wrapped + v1.tag, K.LABEL_SLOT_AAD + file_id + v1.aad_prefix)
+        return mk, False
+    key = (slot.kdf, tuple(sorted(slot.params.items())), slot.salt)
+    if key not in cache:
+        cache[key] = kek_of(slot, file_id, credential)
+    kek = cache[key]
+    commitment = K.hkdf_sha256(kek, b"", LABEL_COMMITMENT + file_id + slot.slot_id, 32)
+    if not _hmac.compare_digest(commitment, slot.commitment):
+        return None, False
+    wrap = K.hkdf_sha256(kek, b"", LABEL_WRAP + file_id + slot.slot_id, 32)
+    mk = K.gcm_open(wrap, slot.nonce + slot.sealed, LABEL_SLOT_AAD + file_id + slot.raw[:96])
+    return mk, mk is None
+
+
+def epoch_keys(mk: bytes, h: HeaderV2) -> tuple:
+    info = h.file_id + u64(h.epoch)
+    k_header = K.hkdf_sha256(mk, h.epoch_salt, LABEL_HEADER + info, 32)
+    k_record = K.hkdf_sha256(mk, h.epoch_salt, LABEL_RECORDS + info, 32)
+    k_secret = K.hkdf_sha256(mk, b"", LABEL_SECRETS + h.file_id, 32)
+    c0 = K.hmac_sha256(k_header, LABEL_C0 + info + h.epoch_salt)[:16]
+    return k_header, k_record, k_secret, c0
+
+
+def build_committed_slot(stype: int, kdf: dict, credential: dict, mk: bytes, file_id: bytes,
+                         rng: Optional[random.Random]) -> bytes:
+    slot_id, salt, nonce = random_bytes(rng, 16), random_bytes(rng, 32), random_bytes(rng, 12)
+    if kdf["id"] == 1:
+        params = u32(kdf["iterations"]) + bytes(8)
+    elif kdf["id"] == 2:
+        params = bytes(12)
+    else:
+        params = struct.pack(">IIB", kdf["memoryKiB"], kdf["passes"], kdf["lanes"]) + bytes(3)
+    probe = SlotV2(0, stype, kdf["id"], slot_id, {k: v for k, v in kdf.items() if k != "id"}, salt, None, nonce,
+                   b"", b"")
+    kek = kek_of(probe, file_id, credential)
+    commitment = K.hkdf_sha256(kek, b"", LABEL_COMMITMENT + file_id + slot_id, 32)
+    wrap = K.hkdf_sha256(kek, b"", LABEL_WRAP + file_id + slot_id, 32)
+    head = bytes([stype, kdf["id"]]) + u16(COMMITTED_SLOT) + slot_id + params + salt + commitment
+    slot = head + nonce + AESGCM(wrap).encrypt(nonce, mk, LABEL_SLOT_AAD + file_id + head)
+    assert len(slot) == COMMITTED_SLOT
+    return slot
+
+
+def build_header(file_id: bytes, epoch: int, epoch_salt: bytes, rewrite_end: int, rewrite_head: tuple,
+                 horizon: int, slots: Sequence[bytes], k_header: bytes) -> bytes:
+    length = HEADER_FIXED + sum(len(s) for s in slots) + HEADER_TRAILER
+    out = (MAGIC + u16(VERSION) + u16(0) + u32(length) + file_id + u64(epoch) + epoch_salt + u64(rewrite_end)
+           + u64(rewrite_head[0]) + rewrite_head[1] + u32(horizon) + u8(len(slots)) + bytes(3) + b"".join(slots))
+    out += K.hmac_sha256(k_header, out)
+    out += hashlib.sha256(out).digest()[:16]
+    assert len(out) == length
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Commit slots (§3)
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Seal:
+    slot: int
+    counter: int
+    epoch: int
+    written_end: int
+    committed_end: int
+    head_sequence: int
+    head_chain: bytes
+    copies: str               # which copies authenticated: "both", "first", "second"
+    repaired: bool            # a copy authenticated only after its RS repair
+    parity: bytes             # the slot's 8,192 bytes of partial-chunk parity
+
+    @property
+    def head(self) -> tuple:
+        return self.head_sequence, self.head_chain
+
+
+def seal_content(epoch: int, counter: int, written_end: int, committed_end: int, head: tuple,
+                 k_header: bytes) -> bytes:
+    body = (SEAL_MAGIC + u64(epoch) + u64(counter) + u64(written_end) + u64(committed_end) + u64(head[0])
+            + head[1] + bytes(4))
+    assert len(body) == 64
+    return body + K.hmac_sha256(k_header, body)
+
+
+def build_seal(epoch, counter, written_end, committed_end, head, k_header) -> bytes:
+    content = seal_content(epoch, counter, written_end, committed_end, head, k_header)
+    return content + seal_parity(content)
+
+
+def read_seal_copy(raw: bytes, k_header: bytes) -> tuple:
+    """(fields or None, repaired) for one 128-byte seal copy."""
+    def check(b):
+        if b[:4] != SEAL_MAGIC or b[60:64] != bytes(4):
+            return None
+        if not _hmac.compare_digest(K.hmac_sha256(k_header, b[:64]), b[64:96]):
+            return None
+        return (rd64(b, 4), rd64(b, 12), rd64(b, 20), rd64(b, 28), rd64(b, 36), bytes(b[44:60]))
+    fields = check(raw)
+    if fields is not None:
+        return fields, False
+    fixed = repair_seal(raw)
+    if fixed is None:
+        return None, False
+    fields = check(fixed)
+    return fields, fields is not None
+
+
+def read_commit_slot(region: bytes, index: int, epoch: int, k_header: bytes, notes: list) -> Optional[Seal]:
+    """A commit slot counts when a seal copy authenticates, has the file's epoch and a counter of its parity.
+
+    DOC-FINDING: §3 says damage to one seal copy is "repaired or outvoted by the other", and §8.1 that "a slot
+    torn between its seal copies [is] not counted". Read here as: a copy that authenticates (as read or after its
+    RS repair) counts; if both authenticate and differ, the slot was torn between them and does not count.
+    """
+    region = bytes(region) + bytes(SLOT_BYTES - len(region))
+    first, rep1 = read_seal_copy(region[:SEAL], k_header)
+    second, rep2 = read_seal_copy(region[SLOT_SEAL2_AT:SLOT_BYTES], k_header)
+    if first is None and second is None:
+        if any(region):
+            notes.append(f"commit slot {index}: no seal copy authenticates")
+        return None
+    if first is not None and second is not None and first != second:
+        notes.append(f"commit slot {index}: torn between its seal copies (not counted)")
+        return None
+    fields = first if first is not None else second
+    which = "both" if first is not None and second is not None else ("first" if first is not None else "second")
+    if which != "both":
+        notes.append(f"commit slot {index}: seal copy {'2' if which == 'first' else '1'} damaged, the other used")
+    if rep1 or rep2:
+        notes.append(f"commit slot {index}: seal repaired by its parity")
+    s_epoch, counter, written_end, committed_end, head_seq, head_chain = fields
+    if s_epoch != epoch:
+        notes.append(f"commit slot {index}: epoch {s_epoch}, not the header's {epoch} (ignored)")
+        return None
+    if counter % 2 != index:
+        notes.append(f"commit slot {index}: counter {counter} belongs to the other slot (ignored)")
+        return None
+    if committed_end > written_end:
+        notes.append(f"commit slot {index}: committed end past written end (ignored)")
+        return None
+    return Seal(index, counter, s_epoch, written_end, committed_end, head_seq, head_chain, which, rep1 or rep2,
+                region[SLOT_PARITY_AT:SLOT_SEAL2_AT])
+
+
+# ---------------------------------------------------------------------------------------------
+# Records (§5)
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Frame:
+    offset: int               # logical
+    length: int               # 8 + L
+    kind: int
+    sequence: int
+    part: int
+    entry_count: int
+    box_count: int
+    boxes: list               # (key id, role, start, length) with start logical, pointing at the box bytes
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.length
+
+
+class _Bad(Exception):
+    """A record that does not verify (structure or a tag): damage at its offset, or a remnant."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class _Unsupported(Exception):
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def parse_frame(log: bytes, offset: int, end: int) -> Frame:
+    """The frame at `offset` (§5): length and its check, counts, box fields, frame check. Raises _Bad, or
+    _Unsupported for a frame that holds together with a kind, key id or role this reader does not know."""
+    if offset + 33 > end:
+        raise _Bad("frame header past the end")
+    body = rd32(log, offset)
+    if rd32(log, offset + 4) != body ^ 0xFFFFFFFF:
+        raise _Bad("frame length check")
+    if not MIN_BODY <= body <= MAX_BODY:
+        raise _Bad(f"body length {body}")
+    total = 8 + body
+    if offset + total > end:
+        raise _Bad("frame runs past the end")
+    kind = log[offset + 8]
+    sequence = rd64(log, offset + 9)
+    part = rd32(log, offset + 17)
+    entries = rd32(log, offset + 21)
+    count = rd32(log, offset + 25)
+    if not 1 <= entries <= body // 25:
+        raise _Bad(f"entry count {entries}")
+    if not 1 <= count <= body // 34:
+        raise _Bad(f"box count {count}")
+    pos = offset + 33
+    stop = offset + total
+    boxes = []
+    heads = b""
+    for _ in range(count):
+        if pos + 6 > stop:
+            raise _Bad("box field past the frame")
+        key_id, role, length = log[pos], log[pos + 1], rd32(log, pos + 2)
+        if length < 28 or pos + 6 + length > stop:
+            raise _Bad(f"box length {length}")
+        heads += log[pos:pos + 6]
+        boxes.append((key_id, role, pos + 6, length))
+        pos += 6 + length
+    if pos != stop:
+        raise _Bad("boxes do not end at the frame's end")
+    check = hashlib.sha256(bytes(log[offset:offset + 29]) + heads).digest()[:4]
+    if check != bytes(log[offset + 29:offset + 33]):
+        raise _Bad("frame check")
+    frame = Frame(offset, total, kind, sequence, part, entries, count, boxes)
+    if kind not in (KIND_COMMIT, KIND_PART):
+        raise _Unsupported(f"record kind {kind}")
+    for key_id, role, _, _ in boxes:
+        if key_id != 0:
+            raise _Unsupported(f"box key id {key_id}")
+        if role not in (ROLE_PAGE, ROLE_SECRET):
+            raise _Unsupported(f"box role {role}")
+    if boxes[-1][1] != ROLE_PAGE:
+        raise _Bad("the record does not end with a page")
+    return frame
+
+
+def page_aad(file_id, epoch, frame: Frame, box_index: int, prev_chain: bytes) -> bytes:
+    aad = (LABEL_BOX + file_id + u64(epoch) + u64(frame.sequence) + u8(frame.kind) + u32(frame.part)
+           + u32(frame.entry_count) + u32(frame.box_count) + u32(box_index) + u8(0) + prev_chain)
+    assert len(aad) == 70
+    return aad
+
+
+def secret_aad(file_id: bytes, item_id: bytes) -> bytes:
+    aad = LABEL_SECRET_BOX + file_id + u8(0) + item_id
+    assert len(aad) == 49
+    return aad
+
+
+@dataclass
+class Entry:
+    kind: int                 # ENTRY_PUT / ENTRY_DELETE / ENTRY_TOMBSTONE
+    item_id: bytes
+    item: Optional[K.Item] = None   # for a put (with its secret decrypted)
+    time: Optional[int] = None      # for a deletion or tombstone
+
+
+def open_record(log: bytes, frame: Frame, keys: "Keys", prev_chain: bytes, *, decrypt_secrets: bool = True) -> tuple:
+    """Opens every page and checks every secret box (§5 "open verifies everything"). Returns (entries, chain).
+    Raises _Bad for a box that does not authenticate or a page that does not parse, _Unsupported for a page
+    of another encoding."""
+    entries = []
+    pending = []              # secret boxes before the next page: bytes
+    chain = prev_chain
+    for index, (_, role, start, length) in enumerate(frame.boxes):
+        box = bytes(log[start:start + length])
+        if role == ROLE_SECRET:
+            pending.append(box)
+            continue
+        aad = page_aad(keys.file_id, keys.epoch, frame, index, chain)
+        plain = K.gcm_open(keys.k_record, box, aad)
+        if plain is None:
+            raise _Bad(f"page (box {index}) does not authenticate")
+        chain = box[-16:]
+        entries.extend(_parse_page(plain, pending, keys, index, decrypt_secrets))
+        pending = []
+    if len(entries) != frame.entry_count:
+        raise _Bad(f"pages hold {len(entries)} entries, the frame says {frame.entry_count}")
+    return entries, chain
+
+
+def _parse_page(plain: bytes, secret_boxes: list, keys: "Keys", index: int, decrypt: bool) -> list:
+    # DOC-FINDING: §5 says a page that authenticates "in another page encoding" is unsupportedFeature, but
+    # not what a page of encoding 1 that authenticates and does not parse is (the writer sealed it so):
+    # corrupted here — it can only be a writer's bug, never damage.
+    if len(plain) < 3:
+        raise _Bad(f"page {index}: shorter than 3 bytes")
+    if plain[0] != PAGE_ENCODING:
+        raise _Unsupported(f"page encoding {plain[0]}")
+    count = rd16(plain, 1)
+    if count < 1:
+        raise _Bad(f"page {index}: no entries")
+    pos = 3
+    out = []
+    used = 0
+    for _ in range(count):
+        if pos >= len(plain):
+            raise _Bad(f"page {index}: entries run past the page")
+        kind = plain[pos]
+        if kind == ENTRY_PUT:
+            if pos + 5 > len(plain):
+                raise _Bad(f"page {index}: put header")
+            a = rd32(plain, pos + 1)
+            if pos + 5 + a + 20 > len(plain):
+                raise _Bad(f"page {index}: put runs past the page")
+            attributes = plain[pos + 5:pos + 5 + a]
+            secret_length = rd32(plain, pos + 5 + a)
+            digest = plain[pos + 9 + a:pos + 25 + a]
+            pos += 25 + a
+            try:
+                item_id, cls, values = K.decode_attributes(attributes)
+            except K._Invalid as e:
+                raise _Bad(f"page {index}: {e.reason}") from None
+            if secret_length > MAX_SECRET:
+                raise _Bad(f"page {index}: secret of {secret_length} bytes")
+            if used >= len(secret_boxes):
+                raise _Bad(f"page {index}: a put names a secret box that is not there")
+            box = secret_boxes[used]
+            used += 1
+            if len(box) != secret_length + 28:
+                raise _Bad(f"page {index}: secret box of {len(box)} bytes, the put says {secret_length}")
+            if blake2b16(box) != digest:
+                raise _Bad(f"page {index}: secret box digest")
+            secret = K.gcm_open(keys.k_secret, box, secret_aad(keys.file_id, item_id))
+            if secret is None:
+                raise _Bad(f"page {index}: secret box tag")
+            out.append(Entry(ENTRY_PUT, item_id, K.Item(item_id, cls, values, secret if decrypt else None)))
+        elif kind in (ENTRY_DELETE, ENTRY_TOMBSTONE):
+            if pos + 25 > len(plain):
+                raise _Bad(f"page {index}: deletion runs past the page")
+            out.append(Entry(kind, bytes(plain[pos + 1:pos + 17]), time=rdi64(plain, pos + 17)))
+            pos += 25
+        else:
+            # DOC-FINDING: an unknown entry kind inside a page of encoding 1 is not mentioned (§5 lists
+            # unsupportedFeature for kinds of records, key ids, roles and page encodings only). Corrupted here.
+            raise _Bad(f"page {index}: entry kind {kind}")
+    if pos != len(plain):
+        raise _Bad(f"page {index}: {len(plain) - pos} bytes after the entries")
+    if used != len(secret_boxes):
+        raise _Bad(f"page {index}: {len(secret_boxes) - used} secret boxes no put names")
+    return out
+
+
+@dataclass
+class Keys:
+    file_id: bytes
+    epoch: int
+    k_header: bytes
+    k_record: bytes
+    k_secret: bytes
+    c0: bytes
+
+
+def entry_bytes(entry, digest: bytes) -> bytes:
+    if isinstance(entry, K.Put):
+        attrs = entry.raw_attributes if entry.raw_attributes is not None else \
+            K.encode_attributes(entry.item_id, entry.cls, entry.attributes)
+        return b"\x01" + u32(len(attrs)) + attrs + u32(len(entry.secret)) + digest
+    kind = ENTRY_TOMBSTONE if isinstance(entry, Tombstone) else ENTRY_DELETE
+    return bytes([kind]) + entry.item_id + i64(entry.time)
+
+
+@dataclass
+class Tombstone:
+    item_id: bytes
+    time: int
+
+
+def encode_record(entries: list, *, sequence: int, kind: int, part: int, chain: bytes, keys: Keys,
+                  rng: Optional[random.Random], page_limit: int = PAGE_LIMIT) -> tuple:
+    """One record (§5): secret boxes then their page, pages of ≤ page_limit plaintext bytes (always one entry).
+    Deletions need `.time` (a K.Delete gets the attribute from the writer). Returns (bytes, chain)."""
+    sizes = [len(entry_bytes(e, bytes(16))) for e in entries]
+    pages, start, size = [], 0, 3
+    for index, n in enumerate(sizes):
+        if index > start and size + n > page_limit:
+            pages.append(entries[start:index])
+            start, size = index, 3
+        size += n
+    pages.append(entries[start:])
+    box_count = len(pages) + sum(1 for e in entries if isinstance(e, K.Put))
+    fields = []
+    pending_pages = []
+    for page in pages:
+        plain = u8(PAGE_ENCODING) + u16(len(page))
+        for e in page:
+            digest = bytes(16)
+            if isinstance(e, K.Put):
+                nonce = random_bytes(rng, 12)
+                box = nonce + AESGCM(keys.k_secret).encrypt(nonce, e.secret, secret_aad(keys.file_id, e.item_id))
+                fields.append((ROLE_SECRET, box))
+                digest = blake2b16(box)
+            plain += entry_bytes(e, digest)
+        fields.append((ROLE_PAGE, (plain, random_bytes(rng, 12))))   # nonces drawn in box order
+        pending_pages.append(len(fields) - 1)
+    # Pages are sealed after the layout is known (their AAD holds the box count and their index).
+    frame = Frame(0, 0, kind, sequence, part, len(entries), box_count, [])
+    boxes = []
+    for index, (role, content) in enumerate(fields):
+        if role == ROLE_PAGE:
+            plain, nonce = content
+            box = nonce + AESGCM(keys.k_record).encrypt(nonce, plain, page_aad(keys.file_id, keys.epoch, frame,
+                                                                                index, chain))
+            chain = box[-16:]
+        else:
+            box = content
+        boxes.append(u8(0) + u8(role) + u32(len(box)) + box)
+    body = 25 + sum(len(b) for b in boxes)
+    head = u32(body) + u32(body ^ 0xFFFFFFFF) + u8(kind) + u64(sequence) + u32(part) + u32(len(entries)) + u32(box_count)
+    check = hashlib.sha256(head + b"".join(b[:6] for b in boxes)).digest()[:4]
+    record = head + check + b"".join(boxes)
+    if not MIN_BODY <= body <= MAX_BODY:
+        raise ValueError(f"record body of {body} bytes is outside {MIN_BODY} … {MAX_BODY}")
+    return record, chain
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a file
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class RecordInfo:
+    offset: int               # logical
+    length: int
+    kind: int
+    sequence: int
+    part: int
+    chain: bytes
+    entries: list             # [("put" | "delete" | "tombstone", item id)]
+
+
+@dataclass
+class KeychainV2:
+    header: HeaderV2
+    keys: Keys
+    master_key: bytes
+    slot_used: int
+    items: dict
+    head: tuple
+    records: list             # applied records and transaction parts, RecordInfo
+    committed_end: int        # logical end of what was applied
+    written_end: int          # the newest commit's E_w (the rewrite end without one)
+    newest: Optional[Seal]
+    older: Optional[Seal]
+    remnant: Optional[tuple]  # (logical offset, byte count) past the committed end a writer cuts
+    set_aside: Optional[tuple]  # (logical offset, byte count, reason): possibly acknowledged, not applied
+    undone: Optional[tuple]   # (logical offset, byte count): a transaction without its commit
+    repairs: list             # human-readable notes of damage found and repaired (or only found)
+    repaired_log: dict        # logical offset -> byte: record bytes that verified only as repaired
+    pages_to_rewrite: list    # "A"/"B": header pages that do not hold the chosen copy
+    tombstones: dict          # item id -> time of deletion (deletions and tombstones seen)
+    file_length: int
+    log: bytes = b""          # the logical bytes as read (repairs applied)
+
+    @property
+    def file_id(self) -> bytes:
+        return self.header.file_id
+
+    @property
+    def epoch(self) -> int:
+        return self.header.epoch
+
+    @property
+    def torn_tail(self):
+        """For tools that expect version 1's name: the remnant, or the undone transaction."""
+        return self.remnant
+
+    def to_json(self) -> dict:
+        def span(t):
+            return None if t is None else {"offset": t[0], "byteCount": t[1], **({"reason": t[2]} if len(t) > 2 else {})}
+        return {
+            "formatVersion": 2,
+            "file_id": self.header.file_id.hex(),
+            "epoch": self.header.epoch,
+            "header_length": self.header.length,
+            "slots": [{"type": s.type, "kdf": s.kdf, "slot_id": s.slot_id.hex(), **s.params} for s in self.header.slots],
+            "slot_used": self.slot_used,
+            "rewrite_end": self.header.rewrite_end,
+            "committed_end": self.committed_end,
+            "written_end": self.written_end,
+            "newest_commit": None if self.newest is None else {"slot": self.newest.slot, "counter": self.newest.counter},
+            "head": {"sequence": self.head[0], "chain": self.head[1].hex()},
+            "remnant": span(self.remnant),
+            "undone_transaction": span(self.undone),
+            "set_aside": span(self.set_aside),
+            "repairs": self.repairs,
+            "header_pages_to_rewrite": self.pages_to_rewrite,
+            "items": [K.item_to_json(self.items[i]) for i in sorted(self.items)],
+        }
+
+
+def _read_source(path_or_bytes) -> bytes:
+    if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
+        return bytes(path_or_bytes)
+    with open(path_or_bytes, "rb") as f:
+        return f.read()
+
+
+def _check_credential(credential: dict):
+    K._credential_slot_type(credential)
+
+
+def read_header_copies(data: bytes, repairs: list) -> list:
+    """§4: each header page's copy: [(name, base, header bytes or None, how)]."""
+    out = []
+    for name, base in (("A", HEADER_A), ("B", HEADER_B)):
+        page = data[base:base + PAGE]
+        if len(page) < PAGE:
+            # DOC-FINDING: a page cut by the file's end is not discussed; its missing bytes could be erasures.
+            # Here: the bytes there are used as read, zero-filled.
+            page = page + bytes(PAGE - len(page))
+        if header_checksum_ok(page):
+            length = rd32(page, 12)
+            block = page[:PAGE_DATA]
+            if any(block[length:]) or page[PAGE_DATA:PAGE_DATA + PAGE_PARITY] != page_parity(block) or any(page[-16:]):
+                repairs.append(f"header page {name}: pad or parity disagree with the copy (to rewrite)")
+                out.append((name, base, page[:length], "as read, page to rewrite"))
+            else:
+                out.append((name, base, page[:length], "as read"))
+            continue
+        proposed, changed, failed = repair_page(page)
+        if header_checksum_ok(proposed):
+            length = rd32(proposed, 12)
+            repairs.append(f"header page {name}: repaired by its parity ({changed} codewords changed"
+                           + (f", {failed} beyond repair" if failed else "") + ")")
+            out.append((name, base, proposed[:length], "repaired"))
+        else:
+            repairs.append(f"header page {name}: unusable (checksum fails, parity does not repair it)")
+            out.append((name, base, None, "unusable"))
+    return out
+
+
+def open_keychain(path_or_bytes, credential: dict, *, decrypt_secrets: bool = True) -> KeychainV2:
+    data = _read_source(path_or_bytes)
+    _check_credential(credential)
+    if len(data) < 16 or data[:8] != MAGIC:
+        # DOC-FINDING: §4 does not say how a reader tells "not a keychain" when page A is damaged and page B
+        # holds a copy. Here: page A's magic decides first, unless page B holds a copy that verifies.
+        if not header_checksum_ok(data[HEADER_B:HEADER_B + PAGE]):
+            raise NotAKeychain()
+    repairs: list = []
+    copies = read_header_copies(data, repairs)
+    if all(hb is None for _, _, hb, _ in copies) and rd16(data, 8) != VERSION:
+        raise UnsupportedVersion(rd16(data, 8))
+    parsed = []
+    structure_error = None
+    for name, base, hb, how in copies:
+        if hb is None:
+            continue
+        try:
+            parsed.append((name, parse_header(hb, base)))
+        except (Corrupted, UnsupportedVersion) as e:
+            # DOC-FINDING: a copy whose checksum verifies but whose structure does not hold is not discussed.
+            # Here: it does not count (like a copy that does not verify), and is the error if nothing else opens.
+            repairs.append(f"header page {name}: checksum verifies but the structure does not ({e})")
+            structure_error = structure_error or e
+    if not parsed:
+        if structure_error is not None:
+            raise structure_error
+        raise Corrupted(0, "no header copy verifies")
+    # Try every copy's slots with the credential; check every copy's MAC under every master key found.
+    cache: dict = {}
+    opened = {}               # copy name -> (slot index, master key)
+    unwrap_failed = False
+    masters = []
+    for name, h in parsed:
+        for index, slot in enumerate(h.slots):
+            mk, failed = open_slot(slot, h.file_id, credential, cache)
+            unwrap_failed |= failed
+            if mk is not None:
+                opened.setdefault(name, (index, mk))
+                if mk not in masters:
+                    masters.append(mk)
+    if not masters:
+        if unwrap_failed:
+            raise Corrupted(HEADER_FIXED, "a slot's commitment matches the credential but its key does not unwrap")
+        raise WrongCredentials()
+    verified = []             # (name, header, master key)
+    for name, h in parsed:
+        for mk in masters:
+            k_header = epoch_keys(mk, h)[0]
+            if _hmac.compare_digest(K.hmac_sha256(k_header, h.raw[:h.length - 48]), h.mac):
+                verified.append((name, h, mk))
+                break
+        else:
+            repairs.append(f"header page {name}: the MAC does not verify under the master key")
+    if not verified:
+        raise Corrupted(parsed[0][1].length - 48, "header MAC")
+    # Highest epoch; page A's on a tie.
+    verified.sort(key=lambda t: (-t[1].epoch, t[0]))
+    chosen_name, header, mk = verified[0]
+    if chosen_name not in opened:
+        raise Corrupted(HEADER_FIXED, f"header copies disagree: the chosen copy {chosen_name} has no slot for "
+                                      f"this credential, the other does")
+    slot_used = opened[chosen_name][0]
+    if opened[chosen_name][1] != mk:
+        raise Corrupted(HEADER_FIXED, "the chosen copy's slot gives another master key")
+    pages_to_rewrite = []
+    for name, base, hb, how in copies:
+        if hb is None or hb != header.raw or how != "as read":
+            pages_to_rewrite.append(name)
+    if len(verified) == 2 and verified[0][1].raw != verified[1][1].raw:
+        repairs.append(f"header copies differ: page {chosen_name}'s (epoch {header.epoch}) chosen")
+    keys = Keys(header.file_id, header.epoch, *epoch_keys(mk, header))
+    if header.rewrite_end == 0 and header.rewrite_chain != keys.c0:
+        raise Corrupted(88, "rewrite head chain value is not C0 with a rewrite end of 0")
+    kc = _replay(data, header, keys, repairs, decrypt_secrets)
+    kc.master_key, kc.slot_used, kc.pages_to_rewrite = mk, slot_used, pages_to_rewrite
+    return kc
+
+
+class _Log:
+    """The logical bytes of the log as read, with the chunk map and parity access (§1, §2)."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.length = logical_length(len(data))
+        out = bytearray()
+        chunk = 0
+        while chunk * CHUNK < self.length:
+            start = PREFIX + chunk * STRIDE
+            out += data[start:start + min(CHUNK, self.length - chunk * CHUNK)]
+            chunk += 1
+        self.bytes = out
+
+    def complete_parity(self, chunk: int) -> Optional[bytes]:
+        at = parity_offset(chunk)
+        if at + CHUNK_PARITY > len(self.data):
+            return None
+        return self.data[at:at + CHUNK_PARITY]
+
+
+def _replay(data: bytes, header: HeaderV2, keys: Keys, repairs: list, decrypt: bool) -> KeychainV2:
+    log = _Log(data)
+    seals = []
+    for index, offset in enumerate(SLOT_OFFSETS):
+        s = read_commit_slot(data[offset:offset + SLOT_BYTES], index, header.epoch, keys.k_header, repairs)
+        if s is not None:
+            seals.append(s)
+    seals.sort(key=lambda s: -s.counter)
+    blank_slots = not any(data[SLOT_OFFSETS[0]:SLOT_OFFSETS[0] + SLOT_BYTES]) and \
+        not any(data[SLOT_OFFSETS[1]:SLOT_OFFSETS[1] + SLOT_BYTES])
+    rewrite_end = header.rewrite_end
+    # Verify records from the start, as far as they go; repair through parity where one does not verify.
+    scan = _Scan(log, keys, header, seals, repairs, decrypt)
+    scan.run()
+    # Which seals are consistent with the records (the fork check of §3): a seal counts when its committed end
+    # is a boundary the scan reached after a commit (or the rewrite end) with the same head.
+    # A seal whose committed end lies past the last record that verified (the log ends, or a record there does
+    # not verify) cannot be checked against the records; it counts (rules 2 and 4 then judge).
+    valid = [s for s in seals if scan.head_at(s.committed_end) == s.head or s.committed_end > scan.reached]
+    for s in seals:
+        if s not in valid:
+            where = scan.head_at(s.committed_end)
+            repairs.append(f"commit slot {s.slot} (counter {s.counter}): its head does not match the records at "
+                           f"{s.committed_end} ({'no commit ends there' if where is None else 'a fork'}); ignored")
+    newest = valid[0] if valid else None
+    older = valid[1] if len(valid) > 1 else None
+    acknowledged = max(rewrite_end, older.committed_end if older else 0)
+    committed = newest.committed_end if newest else rewrite_end
+    written = newest.written_end if newest else rewrite_end
+    # §3 rule 4: shorter than an acknowledged commit.
+    need = max(physical(older.written_end) if older else 0, physical(rewrite_end) if rewrite_end else 0)
+    if (older or rewrite_end) and len(data) < need:
+        raise RolledBack(len(data), need)
+    if scan.reached < rewrite_end:
+        off, why = scan.stopped if scan.stopped else (scan.reached, "records end before the rewrite end")
+        raise CorruptedRecord(off, f"below the rewrite end: {why}")
+    set_aside = remnant = undone = None
+    applied_end = committed
+    if newest is None:
+        if not blank_slots and scan.reached > rewrite_end:
+            # Records past the rewrite and no commit that counts, though a slot was written: commits were lost.
+            set_aside = (rewrite_end, log.length - rewrite_end, "records past the rewrite end and no commit counts")
+            applied_end = rewrite_end
+    if scan.reached < committed:
+        off, why = scan.stopped if scan.stopped else (scan.reached, "records end early")
+        if off < acknowledged or scan.semantic:
+            raise CorruptedRecord(off, why)
+        set_aside = (off, committed - off, f"possibly acknowledged, does not verify: {why}")
+        applied_end = scan.commit_boundary_at_or_below(off)
+    state, records, head = scan.state_at(applied_end)
+    if set_aside is None:
+        tail_from = committed
+        # Transaction parts past the committed end (sealed in E_w or not) form an undone transaction.
+        parts_end = scan.parts_end_after(committed)
+        if parts_end > committed:
+            undone = (committed, parts_end - committed)
+            tail_from = parts_end
+        if log.length > tail_from:
+            remnant = (tail_from, log.length - tail_from)
+    return KeychainV2(header=header, keys=keys, master_key=b"", slot_used=-1, items=state.items, head=head,
+                      records=records, committed_end=applied_end, written_end=written, newest=newest, older=older,
+                      remnant=remnant, set_aside=set_aside, undone=undone, repairs=repairs,
+                      repaired_log=scan.repaired_bytes, pages_to_rewrite=[], tombstones=scan.tombstones_at(applied_end),
+                      file_length=len(data), log=bytes(scan.log))
+
+
+class _Scan:
+    """Frames and boxes from logical offset 0 on (§5), the chain through them, the state after every commit,
+    transaction layout, and repair of a record that does not verify through the parity of its chunks (§2)."""
+
+    def __init__(self, log: _Log, keys: Keys, header: HeaderV2, seals: list, repairs: list, decrypt: bool):
+        self.source = log
+        self.log = bytearray(log.bytes)
+        # §3 rule 4: bytes a seal says were written (up to its E_w) but that the file does not hold are erasures
+        # for that seal's parity: the log is read as zeros there, and repair is told where they are.
+        written = max((s.written_end for s in seals), default=0)
+        if written > len(self.log):
+            self.log += bytes(written - len(self.log))
+        self.keys = keys
+        self.header = header
+        self.seals = seals
+        self.repairs = repairs
+        self.decrypt = decrypt
+        self.repaired_bytes: dict = {}
+        self.stopped = None           # (logical offset, reason) of the first record that did not verify
+        self.reached = 0              # end of the last record that verified
+        self.boundaries = {0: (0, keys.c0)} if header.rewrite_end == 0 else {}
+        self.snapshots = {}           # commit end -> (state, records, head, tombstones)
+        self.parts_after = {}         # commit end (or 0) -> end of the trailing parts after it
+        self.semantic = False         # the stop is a rule of §8.3 broken by records that verified
+
+    def head_at(self, offset: int):
+        if offset == 0 and self.header.rewrite_end == 0:
+            return (0, self.keys.c0)
+        b = self.snapshots.get(offset)
+        return None if b is None else b[2]
+
+    def commit_boundary_at_or_below(self, offset: int) -> int:
+        return max(o for o in self.snapshots if o <= offset)
+
+    def state_at(self, offset: int):
+        s = self.snapshots[offset]
+        return s[0], s[1], s[2]
+
+    def tombstones_at(self, offset: int):
+        return self.snapshots[offset][3]
+
+    def parts_end_after(self, offset: int) -> int:
+        return self.parts_after.get(offset, offset)
+
+    def run(self):
+        keys = self.keys
+        state = K.State()
+        records: list = []
+        tombstones: dict = {}
+        pending_entries: list = []    # entries of transaction parts not yet committed
+        pending_records: list = []
+        pending_tomb: dict = {}
+        offset = 0
+        expected_seq = 1 if self.header.rewrite_end == 0 else None
+        chain = keys.c0
+        head = (0, keys.c0)
+        last_commit_end = 0
+        if self.header.rewrite_end == 0:
+            self.snapshots[0] = (state.copy(), [], head, {})
+        expected_part = 0
+        end = len(self.log)
+        while offset < end:
+            try:
+                frame, entries, new_chain = self._verify(offset, chain)
+            except _Unsupported as e:
+                raise UnsupportedFeature(offset, e.reason)
+            except _Bad as e:
+                self.stopped = (offset, e.reason)
+                break
+            # Sequence and transaction layout (§5, TransactionLayout).
+            if expected_seq is not None and frame.sequence != expected_seq:
+                self.stopped = (offset, f"sequence {frame.sequence}, expected {expected_seq}")
+                break
+            if frame.part != expected_part:
+                self.stopped = (offset, f"part {frame.part}, expected {expected_part}")
+                break
+            expected_seq = frame.sequence + 1
+            info = RecordInfo(offset, frame.length, frame.kind, frame.sequence, frame.part, new_chain,
+                              [({1: "put", 2: "delete", 3: "tombstone"}[e.kind], e.item_id) for e in entries])
+            chain = new_chain
+            offset = frame.end
+            self.reached = offset
+            pending_records.append(info)
+            for e in entries:
+                if e.kind == ENTRY_PUT:
+                    pending_entries.append(("put", e.item))
+                elif e.kind == ENTRY_DELETE:
+                    pending_entries.append(("delete", e.item_id))
+                    pending_tomb[e.item_id] = e.time
+                else:
+                    # DOC-FINDING: §5 does not say what a tombstone does to the state on replay (whether it may
+                    # name a live item, or must not). Here: it changes nothing, it only keeps the id and time.
+                    pending_tomb[e.item_id] = e.time
+            if frame.kind == KIND_PART:
+                expected_part += 1
+                self.parts_after[last_commit_end] = offset
+                continue
+            expected_part = 0
+            try:
+                plan = state.plan(pending_entries)
+            except K._Semantic as e:
+                # Corrupted when it is below the committed end; in a remnant, the tail is cut (see _replay).
+                self.stopped = (pending_records[0].offset, e.reason)
+                self.semantic = True
+                self.reached = pending_records[0].offset
+                break
+            state.commit(plan)
+            tombstones.update(pending_tomb)
+            for iid in list(tombstones):
+                if iid in state.items:
+                    del tombstones[iid]
+            records.extend(pending_records)
+            pending_entries, pending_records, pending_tomb = [], [], {}
+            head = (frame.sequence, chain)
+            last_commit_end = offset
+            self.snapshots[offset] = (state.copy(), list(records), head, dict(tombstones))
+            if offset == self.header.rewrite_end and head != (self.header.rewrite_sequence, self.header.rewrite_chain):
+                raise CorruptedRecord(0, "the records' head at the rewrite end is not the header's rewrite head")
+        if self.header.rewrite_end and self.header.rewrite_end not in self.snapshots and self.stopped is None:
+            self.stopped = (self.reached, "no commit ends at the rewrite end")
+
+    def _verify(self, offset: int, chain: bytes):
+        """(frame, entries, chain) of the record at offset, repairing it through parity when it does not
+        verify as read. Raises _Bad when it does not verify either way."""
+        try:
+            frame = parse_frame(self.log, offset, len(self.log))
+            entries, new_chain = open_record(self.log, frame, self.keys, chain, decrypt_secrets=self.decrypt)
+            return frame, entries, new_chain
+        except _Bad as first:
+            repaired = self._repair(offset, chain)
+            if repaired is None:
+                raise first
+            return repaired
+
+    def _parities(self, chunk: int) -> list:
+        """Candidate (parity, data end within the chunk) for a chunk: its own parity when complete, else the
+        commit slots' partial-chunk parity, newest first, with data past the slot's written end as zeros."""
+        out = []
+        own = self.source.complete_parity(chunk)
+        if own is not None and (chunk + 1) * CHUNK <= self.source.length:
+            out.append((own, CHUNK))
+        for s in self.seals:
+            if s.written_end // CHUNK == chunk:
+                out.append((s.parity, s.written_end - chunk * CHUNK))
+        return out
+
+    def _reach(self, buf, offset: int, fallback: int) -> int:
+        """The last chunk the frame at offset claims to reach, if its length holds together."""
+        try:
+            body = rd32(buf, offset)
+            if rd32(buf, offset + 4) == body ^ 0xFFFFFFFF and MIN_BODY <= body <= MAX_BODY:
+                return (offset + 8 + body - 1) // CHUNK
+        except struct.error:
+            pass
+        return fallback
+
+    def _repair(self, offset: int, chain: bytes):
+        """§2: decodes the chunks the record at offset may lie in (its own parity for a complete chunk, the
+        commit slots' for the last one), and accepts the proposal only if the record then verifies; only the
+        record's own changed bytes are taken."""
+        limit = max(0, (max(len(self.log), max((s.written_end for s in self.seals), default=0)) - 1) // CHUNK)
+        first_chunk = offset // CHUNK
+        last_chunk = min(limit, self._reach(self.log, offset, first_chunk))
+        tried = set()
+        while True:
+            proposal = bytearray(self.log)
+            for chunk in range(first_chunk, last_chunk + 1):
+                start = chunk * CHUNK
+                for parity, data_end in self._parities(chunk):
+                    data = bytes(self.log[start:start + data_end])
+                    data = data + bytes(data_end - len(data))
+                    # §3 rule 4: bytes the slot says were written but the file does not hold: erasures.
+                    erasures = list(range(max(0, self.source.length - start), data_end))
+                    fixed, changed, failed = repair_chunk(data, parity, erasures)
+                    if changed:
+                        if len(proposal) < start + len(fixed):
+                            proposal += bytes(start + len(fixed) - len(proposal))
+                        proposal[start:start + len(fixed)] = fixed
+                        break
+            tried.add(last_chunk)
+            try:
+                frame = parse_frame(proposal, offset, len(proposal))
+                entries, new_chain = open_record(proposal, frame, self.keys, chain, decrypt_secrets=self.decrypt)
+            except (_Bad, _Unsupported):
+                reach = min(limit, self._reach(proposal, offset, last_chunk))
+                if reach > last_chunk and reach not in tried:
+                    last_chunk = reach
+                    continue
+                return None
+            # Accept only the bytes of this record that changed (§2: parity is never trusted).
+            count = 0
+            if len(self.log) < frame.end:
+                self.log += bytes(frame.end - len(self.log))
+            for i in range(frame.offset, frame.end):
+                if self.log[i] != proposal[i]:
+                    self.repaired_bytes[i] = proposal[i]
+                    self.log[i] = proposal[i]
+                    count += 1
+            self.repairs.append(f"record at logical {offset} (sequence {frame.sequence}): {count} bytes "
+                                f"repaired by parity, then verified")
+            return frame, entries, new_chain
+
+
+# ---------------------------------------------------------------------------------------------
+# Writer
+# ---------------------------------------------------------------------------------------------
+
+class Writer:
+    """Creates and appends to version 2 files (§1–§5), keeping an in-memory mirror (`buf`) of the bytes.
+
+    Appending follows §3: the record at physical(E_w) with the parity of every chunk it completes, then the
+    other commit slot with the new seal (counter c + 1) and the partial chunk's parity recomputed from the
+    verified data. path None: memory only. rng: every random value, in a fixed order, when given.
+    """
+
+    def __init__(self, *, path, data: bytes, kc: KeychainV2, rng, clock, part_limit: int = MAX_BODY):
+        if kc.set_aside is not None:
+            raise SetAsideRefusal(f"records set aside as possibly acknowledged at logical {kc.set_aside[0]}: "
+                                  f"appending is refused")
+        self.path = path
+        self.rng = rng
+        self.clock = clock or K._now_ms
+        self.kc = kc
+        self.keys = kc.keys
+        self.header = kc.header
+        self.part_limit = part_limit
+        self.state = K.State()
+        for item in kc.items.values():
+            self.state.commit({item.id: item})
+        self.head = kc.head
+        self.written_end = self.committed_end = kc.committed_end
+        self.counter = kc.newest.counter if kc.newest is not None else None
+        # The verified logical bytes up to the committed end (repairs included); anything after is cut.
+        self.log = bytearray(kc.log[:self.committed_end])
+        self.buf = bytearray(data[:physical(self.committed_end)] if self.committed_end else data[:PREFIX])
+        if len(self.buf) < physical(self.committed_end):      # bytes rebuilt from erasures (§3 rule 4)
+            self.buf += bytes(physical(self.committed_end) - len(self.buf))
+        # Transaction parts sealed past the committed end (an undone transaction): before cutting them, both
+        # slots get a seal with E_w = E_c, so that no slot says the file is longer than it will be (§3 rule 4
+        # would read the cut as a roll-back).
+        # DOC-FINDING: §3 rule 4 judges by the older slot's E_w, and §5 says the undone transaction is cut;
+        # the document does not say how a writer cuts sealed parts without leaving a slot whose E_w is past
+        # the new end ("a slot written before a cut" in §8.1 hints at it). Two seals are written here.
+        self._pending_cut_seals = kc.newest is not None and kc.newest.written_end > kc.committed_end
+        # Write back bytes that verified only as repaired (§2), and header pages that do not hold the copy.
+        for off, b in kc.repaired_log.items():
+            if off < self.committed_end:
+                self.buf[physical(off)] = b
+        for chunk in range(self.committed_end // CHUNK):
+            at = parity_offset(chunk)
+            self.buf[at:at + CHUNK_PARITY] = chunk_parity(bytes(self.log[chunk * CHUNK:(chunk + 1) * CHUNK]))
+        page = build_page(self.header.raw)
+        for name in kc.pages_to_rewrite:
+            base = HEADER_A if name == "A" else HEADER_B
+            self.buf[base:base + PAGE] = page
+
+    # -- creation / opening -------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, path, credentials, iterations: int = 600_000, rng: Optional[random.Random] = None, *,
+               epoch: int = 1, clock: Optional[Callable] = None, kdfs: Optional[list] = None,
+               initial_commit: bool = True, overwrite: bool = False, part_limit: int = MAX_BODY) -> "Writer":
+        """A new file: one committed slot per credential, both header pages, and (initial_commit) a first seal
+        in slot 0 with counter 0 and E_w = E_c = 0.
+
+        DOC-FINDING: §3 does not say what a new file's commit slots hold (blank, or an initial seal — and with
+        which counter). §8.1 mentions files where "no commit was ever written" (both slots blank); Swift writes
+        counter 1 into slot 1 and leaves slot 0 zero.
+
+        Random draws, in order: file id, epoch salt, master key, then per slot: slot id, salt, nonce; then
+        item ids and nonces as used.
+        """
+        if isinstance(credentials, dict):
+            credentials = [credentials]
+        file_id, epoch_salt, mk = random_bytes(rng, 16), random_bytes(rng, 32), random_bytes(rng, 32)
+        slots = []
+        for n, c in enumerate(credentials):
+            kdf = (kdfs[n] if kdfs else None) or ({"id": 1, "iterations": iterations} if "password" in c else {"id": 2})
+            slots.append(build_committed_slot(1 if "password" in c else 2, kdf, c, mk, file_id, rng))
+        probe = HeaderV2(b"", 0, file_id, epoch, epoch_salt, 0, 0, b"", 90, [], b"", b"")
+        k_header, k_record, k_secret, c0 = epoch_keys(mk, probe)
+        header = build_header(file_id, epoch, epoch_salt, 0, (0, c0), 90, slots, k_header)
+        page = build_page(header)
+        buf = bytearray(PREFIX)
+        buf[HEADER_A:HEADER_A + PAGE] = page
+        buf[HEADER_B:HEADER_B + PAGE] = page
+        if initial_commit:
+            # As Swift writes a new file: counter 1, so in slot 1; slot 0 stays blank.
+            seal = build_seal(epoch, 1, 0, 0, (0, c0), k_header)
+            buf[SLOT_OFFSETS[1]:SLOT_OFFSETS[1] + SLOT_BYTES] = seal + bytes(CHUNK_PARITY) + seal
+        if path is not None:
+            K._atomic_create(path, bytes(buf), overwrite)
+        kc = open_keychain(bytes(buf), credentials[0])
+        return cls(path=path, data=bytes(buf), kc=kc, rng=rng, clock=clock, part_limit=part_limit)
+
+    @classmethod
+    def open(cls, path, credential: dict, rng: Optional[random.Random] = None, *, clock=None,
+             part_limit: int = MAX_BODY) -> "Writer":
+        data = _read_source(path)
+        kc = open_keychain(data, credential)
+        return cls(path=path, data=data, kc=kc, rng=rng, clock=clock, part_limit=part_limit)
+
+    @property
+    def data(self) -> bytes:
+        return bytes(self.buf)
+
+    # -- items --------------------------------------------------------------------------------
+
+    def new_item_id(self) -> bytes:
+        return random_bytes(self.rng, 16)
+
+    def make_put(self, cls, attributes: dict, secret: bytes = b"", *, item_id=None, base=None) -> K.Put:
+        if isinstance(cls, str):
+            cls = K.CLASS_BY_NAME[cls]
+        now = self.clock()
+        attrs = {}
+        if base is not None:
+            attrs.update(base.attributes)
+        else:
+            for name in K.PRIMARY_KEY[cls]:
+                attrs[name] = K.TYPE_DEFAULTS[K.ATTRIBUTES_BY_NAME[name].type]
+            attrs.update(K.WRITER_DEFAULTS)
+            attrs["creationDate"] = now
+        attrs.update(attributes)
+        attrs["modificationDate"] = now
+        if base is not None:
+            attrs["creationDate"] = base.attributes.get("creationDate", now)
+        iid = item_id if item_id is not None else (base.id if base is not None else self.new_item_id())
+        return K.Put(iid, cls, attrs, bytes(secret))
+
+    def add(self, cls, attributes: dict, secret: bytes = b"", *, item_id=None) -> bytes:
+        p = self.make_put(cls, attributes, secret, item_id=item_id)
+        self.append([p])
+        return p.item_id
+
+    def update(self, item_id: bytes, attributes: Optional[dict] = None, secret: Optional[bytes] = None):
+        base = self.state.items.get(item_id)
+        if base is None:
+            raise K.ItemNotFound(item_id.hex())
+        self.append([self.make_put(base.cls, attributes or {}, base.secret if secret is None else secret, base=base)])
+
+    def delete(self, item_id: bytes):
+        self.append([K.Delete(item_id)])
+
+    # -- records ------------------------------------------------------------------------------
+
+    def _split(self, entries: list) -> list:
+        """Cuts a batch into groups each of which encodes to ≤ part_limit body bytes (at least one entry)."""
+        groups, current, size = [], [], 25
+        for e in entries:
+            n = 6 + 28 + len(entry_bytes(e, bytes(16))) + 3 + (6 + 28 + len(e.secret) if isinstance(e, K.Put) else 0)
+            if current and size + n > self.part_limit:
+                groups.append(current)
+                current, size = [], 25
+            current.append(e)
+            size += n
+        groups.append(current)
+        return groups
+
+    def append(self, entries: list, *, check: bool = True, cut_after: Optional[int] = None,
+               seal: bool = True) -> list:
+        """Appends a batch: one commit (kind 1, part 0), or parts 0 … n − 1 (kind 3) and a commit of part n when
+        it does not fit in one record of part_limit body bytes. Each record gets its own commit slot (§3 step 3:
+        transaction parts are sealed, E_c moving only with the commit).
+
+        cut_after: tests — stop after writing that many records (their slots included), leaving a transaction
+        without its commit. seal False: tests — write the records but no commit slot (a crash between steps 1
+        and 2 of §3: a remnant). Returns the records' logical offsets.
+        """
+        now = self.clock()
+        for e in entries:
+            if isinstance(e, K.Delete) and not hasattr(e, "time"):
+                e.time = now
+        if check:
+            plan = self.state.plan([("put", K.Item(e.item_id, e.cls, e.attributes, e.secret)) if isinstance(e, K.Put)
+                                    else ("delete", e.item_id) for e in entries if not isinstance(e, Tombstone)])
+        groups = self._split(entries)
+        offsets = []
+        chain = self.head[1]
+        sequence = self.head[0]
+        for part, group in enumerate(groups):
+            kind = KIND_COMMIT if part == len(groups) - 1 else KIND_PART
+            sequence += 1
+            record, chain = encode_record(group, sequence=sequence, kind=kind, part=part, chain=chain,
+                                          keys=self.keys, rng=self.rng)
+            offsets.append(self.written_end)
+            self._write_record(record, commit=kind == KIND_COMMIT, head=(sequence, chain), seal=seal)
+            if cut_after is not None and len(offsets) >= cut_after and kind != KIND_COMMIT:
+                self._flush()
+                return offsets
+        if check and seal:
+            self.state.commit(plan)
+        if seal:
+            self.head = (sequence, chain)
+        self._flush()
+        return offsets
+
+    def _write_cut_seals(self):
+        self._pending_cut_seals = False
+        end = self.committed_end
+        last = end // CHUNK
+        partial = chunk_parity(bytes(self.log[last * CHUNK:end]))
+        for _ in range(2):
+            self.counter += 1
+            seal = build_seal(self.keys.epoch, self.counter, end, end, self.head, self.keys.k_header)
+            at = SLOT_OFFSETS[self.counter % 2]
+            self.buf[at:at + SLOT_BYTES] = seal + partial + seal
+
+    def _write_record(self, record: bytes, *, commit: bool, head: tuple, seal: bool = True):
+        if self._pending_cut_seals:
+            self._write_cut_seals()
+        start = self.written_end
+        self.log += record
+        end = start + len(record)
+        # Step 1: the record's bytes at physical(E_w), and the parity of every chunk it completes.
+        pos = start
+        while pos < end:
+            chunk_end = (pos // CHUNK + 1) * CHUNK
+            piece_end = min(end, chunk_end)
+            at = physical(pos)
+            need = at + (piece_end - pos)
+            if len(self.buf) < need:
+                self.buf += bytes(need - len(self.buf))
+            self.buf[at:need] = self.log[pos:piece_end]
+            if piece_end == chunk_end:
+                chunk = pos // CHUNK
+                p_at = parity_offset(chunk)
+                if len(self.buf) < p_at + CHUNK_PARITY:
+                    self.buf += bytes(p_at + CHUNK_PARITY - len(self.buf))
+                self.buf[p_at:p_at + CHUNK_PARITY] = chunk_parity(bytes(self.log[chunk * CHUNK:chunk_end]))
+            pos = piece_end
+        self.written_end = end
+        del self.buf[physical(end) if end % CHUNK else PREFIX + (end // CHUNK) * STRIDE:]
+        if not seal:
+            return
+        # Step 2: the other slot, with the new seal and the partial chunk's parity.
+        if commit:
+            self.committed_end = end
+            self.committed_head = head
+        counter = 0 if self.counter is None else self.counter + 1
+        self.counter = counter
+        last = end // CHUNK
+        partial = chunk_parity(bytes(self.log[last * CHUNK:end]))
+        committed_head = head if commit else self.head
+        seal = build_seal(self.keys.epoch, counter, end, self.committed_end, committed_head, self.keys.k_header)
+        at = SLOT_OFFSETS[counter % 2]
+        self.buf[at:at + SLOT_BYTES] = seal + partial + seal
+
+    def _flush(self):
+        if self.path is None:
+            return
+        with open(self.path, "r+b") as f:
+            f.write(self.buf)
+            f.truncate(len(self.buf))
+            f.flush()
+            os.fsync(f.fileno())
+
+    def transaction(self) -> "Batch":
+        return Batch(self)
+
+
+class Batch(K.Batch):
+    """with writer.transaction() as t: t.add(...); t.update(...); t.delete(...) -> one commit, or parts."""
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None and self.entries:
+            self.w.append(self.entries)
+        return False
+
+
+# ---------------------------------------------------------------------------------------------
+# CLI
+# ---------------------------------------------------------------------------------------------
+
+EXIT_OK, EXIT_OTHER, EXIT_USAGE = 0, 1, 2
+EXIT_CODES = {NotAKeychain: 3, UnsupportedVersion: 4, WrongCredentials: 5, Corrupted: 6, UnsupportedFeature: 7,
+              RolledBack: 8}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="kcf_reference_v2.py", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="command")
+    d = sub.add_parser("dump", help="print the live items, the commits, repairs and tails as JSON")
+    d.add_argument("file")
+    d.add_argument("--password")
+    d.add_argument("--key", metavar="HEX")
+    args = ap.parse_args(argv)
+    if args.command != "dump":
+        ap.print_usage(sys.stderr)
+        return EXIT_USAGE
+    if (args.password is None) == (args.key is None):
+        print("give exactly one of --password and --key", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        cred = {"password": args.password} if args.password is not None else {"key": bytes.fromhex(args.key)}
+        kc = open_keychain(args.file, cred)
+        json.dump(kc.to_json(), sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return EXIT_OK
+    except KCFError as err:
+        out = {"error": type(err).__name__, "message": str(err)}
+        if isinstance(err, (Corrupted, UnsupportedFeature)):
+            out.update(offset=err.offset, reason=err.reason)
+        if isinstance(err, UnsupportedVersion):
+            out.update(version=err.version)
+        print(json.dumps(out), file=sys.stderr)
+        return EXIT_CODES.get(type(err), EXIT_OTHER)
+    except (OSError, ValueError, TypeError) as err:
+        print(json.dumps({"error": type(err).__name__, "message": str(err)}), file=sys.stderr)
+        return EXIT_OTHER
+
+
+if __name__ == "__main__":
+    sys.exit(main())
