@@ -61,6 +61,11 @@ extension Keychain {
     ) throws(KeychainError) -> SalvageReport {
         var random = RandomSource(SystemRandomNumberGenerator())
         let fileSystem = PosixFileSystem()
+        try credential.validate()
+        if try isVersion2(source, fileSystem: fileSystem) {
+            return try RecordLogV2.salvage(
+                from: source, credential: credential, to: destination, replacing: false, fileSystem: fileSystem, using: &random)
+        }
         return try withAcknowledgement(of: source, fileSystem: fileSystem) { (acknowledgement) throws(KeychainError) in
             try RecordLog.salvage(
                 from: source, credential: credential, to: destination, acknowledgement: acknowledgement, fileSystem: fileSystem,
@@ -109,6 +114,15 @@ extension Keychain {
         _ = try lockFile.lock(exclusive: true, wait: true)
         defer { lockFile.unlock() }
         // The same refusals as any write, and the credential, before anything is copied.
+        if try isVersion2(path, fileSystem: fileSystem) {
+            try RecordLogV2.checkRepairable(at: path, credential: credential, fileSystem: fileSystem)
+            try copyFile(path, to: backup, fileSystem: fileSystem)
+            let report = try RecordLogV2.salvage(
+                from: path, credential: credential, to: path, replacing: true, fileSystem: fileSystem, using: &random)
+            // Version 2 needs no acknowledgement: a block an earlier version 1 file left says nothing about this one.
+            try? lockFile.withdrawAcknowledgement()
+            return report
+        }
         try RecordLog.checkRepairable(at: path, credential: credential, fileSystem: fileSystem)
         try copyFile(path, to: backup, fileSystem: fileSystem)
         let (report, acknowledgement) = try RecordLog.salvage(
@@ -116,6 +130,13 @@ extension Keychain {
             fileSystem: fileSystem, using: &random)
         try? lockFile.writeAcknowledgement(acknowledgement)
         return report
+    }
+
+    /// Whether the file at `path` is of format version 2 (read from a handle of its own, closed again).
+    private static func isVersion2(_ path: String, fileSystem: any FileSystem) throws(KeychainError) -> Bool {
+        let file = try fileSystem.openExisting(path)
+        defer { file.close() }
+        return try RecordLogV2.isVersion2(file)
     }
 
     /// Copies `source` to a new file `destination` (mode 0600, failing if it exists) and makes it durable.
