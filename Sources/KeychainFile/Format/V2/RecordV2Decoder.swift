@@ -273,7 +273,8 @@ enum RecordV2Decoder {
                     guard box.count == secretLength + 28 else {
                         throw corrupted("the secret of item \(checked.id) is \(box.count - 28) bytes; its page says \(secretLength)")
                     }
-                    guard RecordV2.secretBoxDigest(bytes[box]) == plaintext[digest] else {
+                    let computed = bytes.withUnsafeBytes { RecordV2.secretBoxDigest(UnsafeRawBufferPointer(rebasing: $0[box])) }
+                    guard computed == UnsafeRawBufferPointer(rebasing: plaintext[digest]) else {
                         throw KeychainError.corrupted(
                             offset: box.lowerBound,
                             reason: "the secret box of item \(checked.id) is not the one its page (box \(page.boxIndex)) names: its digest differs")
