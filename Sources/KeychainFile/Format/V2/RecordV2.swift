@@ -56,6 +56,14 @@ enum RecordV2 {
         return hasher.finalize()
     }
 
+    /// ``secretBoxDigest(_:)`` of a box in memory, read in place: what a replay computes for every secret box (the
+    /// generic form goes through unspecialized code for a slice of a buffer).
+    static func secretBoxDigest(_ box: UnsafeRawBufferPointer) -> BLAKE2bDigest {
+        var hasher = digestHasher
+        hasher.update(bufferPointer: box)
+        return hasher.finalize()
+    }
+
     static let secretBoxDigestSize = 16
 
     private static let digestHasher: BLAKE2b = {

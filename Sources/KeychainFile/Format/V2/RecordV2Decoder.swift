@@ -167,39 +167,75 @@ enum RecordV2Decoder {
     static func openPage(
         _ page: Page, of record: Scanned, in bytes: [UInt8], previousChain: [UInt8], keys: RecordKeysV2
     ) throws(KeychainError) -> [DecodedEntryV2] {
-        // The page and its ranges may come from another scan than of these bytes: each is checked before use.
+        try checkRanges(of: page, in: bytes)
+        var plaintext = [UInt8](repeating: 0, count: page.box.count - 28)
+        let parsed = try plaintext.withUnsafeMutableBytes { out in
+            Result { () throws(KeychainError) -> [PageEntryV2] in
+                try decrypt(page, of: record, in: bytes, previousChain: previousChain, keys: keys, into: out)
+                return try parsePage(UnsafeRawBufferPointer(out), page: page, in: bytes, keys: keys)
+            }
+        }.get()
+        return plaintext.withUnsafeBytes { plaintext in
+            parsed.map { entry in
+                switch entry {
+                case .put(let id, let itemClass, let count, let attributes, let box):
+                    let kept = AttributeCoding.keep((id, itemClass, count), of: UnsafeRawBufferPointer(rebasing: plaintext[attributes]))
+                    return .put(id: id, attributes: kept.attributes, secretBox: box)
+                case .delete(let id, let time): return .delete(id: id, time: time)
+                case .tombstone(let id, let time): return .tombstone(id: id, time: time)
+                }
+            }
+        }
+    }
+
+    /// Checks that the ranges of `page`, which may come from another scan than of `bytes`, lie within them.
+    ///
+    /// - Throws: `.corrupted` at the page when they do not, or are too short.
+    static func checkRanges(of page: Page, in bytes: [UInt8]) throws(KeychainError) {
         guard page.box.count >= 28, fits(page.box, in: bytes), page.secrets.allSatisfy({ $0.count >= 28 && fits($0, in: bytes) }),
               page.previousTag.map({ $0.count == 16 && fits($0, in: bytes) }) ?? true
         else {
             throw .corrupted(offset: max(0, page.box.lowerBound), reason: "page (box \(page.boxIndex)): its box, its secrets or the tag before it lie outside the \(bytes.count) bytes given, or are too short")
         }
+    }
+
+    /// Checks that `page` (whose ranges ``checkRanges(of:in:)`` checked) authenticates, and
+    /// decrypts it into `out`, which holds exactly its plaintext (`page.box.count - 28` bytes).
+    ///
+    /// - Throws: `.corrupted` when the page does not authenticate.
+    static func decrypt(
+        _ page: Page, of record: Scanned, in bytes: [UInt8], previousChain: [UInt8], keys: RecordKeysV2, into out: UnsafeMutableRawBufferPointer
+    ) throws(KeychainError) {
         let place = BoxAADV2.PagePlace(
             sequence: record.sequence, kind: record.kind.rawValue, part: record.part, entryCount: record.entryCount,
             boxCount: record.boxCount, boxIndex: page.boxIndex, keyID: 0)
         let aad = page.previousTag.map {
             BoxAADV2.page(fileID: keys.fileID, epoch: keys.epoch, place: place, previousChain: bytes[$0])
         } ?? BoxAADV2.page(fileID: keys.fileID, epoch: keys.epoch, place: place, previousChain: previousChain)
-        var plaintext = [UInt8](repeating: 0, count: page.box.count - 28)
         let opened = bytes.withUnsafeBytes { all in
             aad.withUnsafeBytes { aad in
-                plaintext.withUnsafeMutableBytes { out in
-                    (try? AES.GCM.open(UnsafeRawBufferPointer(rebasing: all[page.box]), using: keys.page, authenticating: aad, into: out)) != nil
-                }
+                (try? AES.GCM.open(UnsafeRawBufferPointer(rebasing: all[page.box]), using: keys.page, authenticating: aad, into: out)) != nil
             }
         }
         guard opened else {
             throw .corrupted(offset: page.box.lowerBound, reason: "page (box \(page.boxIndex) of the record at \(record.start)) does not authenticate")
         }
-        return try entries(of: plaintext, page: page, in: bytes, keys: keys)
     }
 
-    private static func entries(
-        of plaintext: [UInt8], page: Page, in bytes: [UInt8], keys: RecordKeysV2
-    ) throws(KeychainError) -> [DecodedEntryV2] {
+    /// Walks the entries of a page's `plaintext`, checking each as it goes: the page encoding, every length, each
+    /// put's attributes (``AttributeCoding/check(_:)``, nothing copied) and secret box — its size and the digest
+    /// the entry names, then its tag, eight boxes at a time — and that the puts name the page's secret boxes
+    /// exactly. The first problem, in that order, is thrown.
+    ///
+    /// - Throws: `.corrupted` at the page, or at a secret box that is not the one named or does not
+    ///   authenticate; `.unsupportedFeature` for another page encoding.
+    static func parsePage(
+        _ plaintext: UnsafeRawBufferPointer, page: Page, in bytes: [UInt8], keys: RecordKeysV2
+    ) throws(KeychainError) -> [PageEntryV2] {
         let where_ = page.box.lowerBound
         func corrupted(_ reason: String) -> KeychainError { .corrupted(offset: where_, reason: "page (box \(page.boxIndex)): \(reason)") }
-        var reader = ByteReader(plaintext)
-        var entries: [DecodedEntryV2] = []
+        var reader = RawByteReader(plaintext)
+        var entries: [PageEntryV2] = []
         var secretIndex = 0
         // Secret boxes are checked eight at a time: the cipher computes eight E(J0) blocks in one run.
         var pending: [(box: Range<Int>, id: ItemID)] = []
@@ -220,16 +256,11 @@ enum RecordV2Decoder {
                 case 1:
                     let attributeLength = Int(try reader.readUInt32("attributes length"))
                     let range = try reader.readRange(attributeLength, "attributes")
-                    let decoded = plaintext.withUnsafeBytes { all -> Result<(id: ItemID, attributes: ItemAttributes), AttributeDecodingError> in
-                        do throws(AttributeDecodingError) {
-                            return .success(try AttributeCoding.decode(UnsafeRawBufferPointer(rebasing: all[range])))
-                        } catch {
-                            return .failure(error)
-                        }
-                    }
-                    guard case .success(let checked) = decoded else {
-                        if case .failure(let error) = decoded { throw corrupted("\(error)") }
-                        throw corrupted("attributes")
+                    let checked: (id: ItemID, itemClass: ItemClass, count: Int)
+                    do throws(AttributeDecodingError) {
+                        checked = try AttributeCoding.check(UnsafeRawBufferPointer(rebasing: plaintext[range]))
+                    } catch {
+                        throw corrupted("\(error)")
                     }
                     let secretLength = Int(try reader.readUInt32("secret length"))
                     guard secretLength <= RecordV2.maximumSecretSize else {
@@ -242,7 +273,8 @@ enum RecordV2Decoder {
                     guard box.count == secretLength + 28 else {
                         throw corrupted("the secret of item \(checked.id) is \(box.count - 28) bytes; its page says \(secretLength)")
                     }
-                    guard RecordV2.secretBoxDigest(bytes[box]) == plaintext[digest] else {
+                    let computed = bytes.withUnsafeBytes { RecordV2.secretBoxDigest(UnsafeRawBufferPointer(rebasing: $0[box])) }
+                    guard computed == UnsafeRawBufferPointer(rebasing: plaintext[digest]) else {
                         throw KeychainError.corrupted(
                             offset: box.lowerBound,
                             reason: "the secret box of item \(checked.id) is not the one its page (box \(page.boxIndex)) names: its digest differs")
@@ -252,10 +284,10 @@ enum RecordV2Decoder {
                         try verifySecrets(pending, in: bytes, keys: keys)
                         pending.removeAll(keepingCapacity: true)
                     }
-                    entries.append(.put(id: checked.id, attributes: checked.attributes, secretBox: box))
+                    entries.append(.put(id: checked.id, itemClass: checked.itemClass, attributeCount: checked.count, attributes: range, secretBox: box))
                 case 2, 3:
                     let idRange = try reader.readRange(16, "item id")
-                    let id = plaintext.withUnsafeBytes { ItemID(uncheckedPrefixOf: UnsafeRawBufferPointer(rebasing: $0[idRange])) }
+                    let id = ItemID(uncheckedPrefixOf: UnsafeRawBufferPointer(rebasing: plaintext[idRange]))
                     let time = Int64(bitPattern: try reader.readUInt64("time"))
                     entries.append(kind == 2 ? .delete(id: id, time: time) : .tombstone(id: id, time: time))
                 default:

@@ -68,68 +68,67 @@ struct ReplayV2 {
         let slotEnds = Set([log.newest, log.older].compactMap { $0.map { Int($0.seal.committedEnd) } })
         var position = outcome.end
         var head = outcome.head
-        var pending: [DecodedEntry] = []
+        // A transaction's records go into the index as each verifies, all or nothing: what its parts put in is
+        // taken out again if it does not commit (``ItemIndex/applyPiece(_:digests:ofRecordOf:to:)``), so that
+        // a transaction of any size is never held whole beside the index.
+        var application = ItemIndex.PiecewiseApplication()
         var deletions: [(ItemID, Int64)] = []
         var nextPart: UInt32? = nil
         var transactionStart = position
-        while position < committedEnd {
-            let record: RecordV2Decoder.Record
-            do {
-                record = try readRecord(at: position, after: head, limit: committedEnd)
-            } catch {
-                // Read and repaired once more, if parity proposes anything new for where the record may lie.
-                if case .corrupted = error, try proposeRepairs(from: position),
-                   let repaired = try? readRecord(at: position, after: head, limit: committedEnd) {
-                    record = repaired
-                } else {
-                    try stop(at: nextPart == nil ? position : transactionStart, acknowledgedEnd: acknowledgedEnd, error: error)
-                    return
-                }
-            }
-            guard record.part == (nextPart ?? 0) else {
-                throw .corrupted(
-                    offset: position, reason: "record \(record.sequence) is part \(record.part) where part \(nextPart ?? 0) was due")
-            }
-            if nextPart == nil { transactionStart = position }
-            for entry in record.entries {
-                switch entry {
-                case .put(let id, let attributes, let box):
-                    let entryBytes = 1 + 4 + AttributeCoding.encodedByteCount(attributes) + 4 + 16
-                    pending.append(.put(id: id, attributes: attributes, secret: RecordLogV2.sealedSecret(box: Array(window[box]), entryBytes: entryBytes)))
-                case .delete(let id, let time):
-                    pending.append(.delete(id: id))
-                    deletions.append((id, time))
-                case .tombstone(let id, let time):
-                    deletions.append((id, time))
-                }
-            }
-            head = Head(epoch: head.epoch, sequence: record.sequence, chainValue: record.chain)
-            position = windowStart + record.end
-            if head.sequence == watchedSequence { watchedChain = head.chainValue }
-            if slotEnds.contains(position) { headsAtSlots[position] = head }
-            switch record.kind {
-            case .part:
-                nextPart = record.part + 1
-            case .commit:
+        do throws(KeychainError) {
+            while position < committedEnd {
+                let record: ReplayedRecordV2
                 do {
-                    try index.apply(pending)
+                    record = try readRecordForReplay(at: position, after: head, limit: committedEnd)
                 } catch {
-                    throw .corrupted(offset: transactionStart, reason: "an authentic transaction cannot be applied: \(error)")
+                    // Read and repaired once more, if parity proposes anything new for where the record may lie.
+                    if case .corrupted = error, try proposeRepairs(from: position),
+                       let repaired = try? readRecordForReplay(at: position, after: head, limit: committedEnd) {
+                        record = repaired
+                    } else {
+                        index.abandonApplying(&application)
+                        try stop(at: nextPart == nil ? position : transactionStart, acknowledgedEnd: acknowledgedEnd, error: error)
+                        return
+                    }
                 }
-                for (id, time) in deletions { outcome.tombstones[id] = time }
-                pending.removeAll(keepingCapacity: true)
-                deletions.removeAll(keepingCapacity: true)
-                nextPart = nil
-                outcome.head = head
-                outcome.end = position
-                if position == log.rewriteEnd, let rewriteHead, rewriteHead != head {
-                    throw .corrupted(offset: position, reason: "the records the last rewrite wrote end with another head than its header names")
+                guard record.part == (nextPart ?? 0) else {
+                    throw .corrupted(
+                        offset: position, reason: "record \(record.sequence) is part \(record.part) where part \(nextPart ?? 0) was due")
+                }
+                if nextPart == nil { transactionStart = position }
+                index.applyPiece(record.entries, digests: record.digests, ofRecordOf: record.entries.count, to: &application)
+                deletions += record.deletionTimes
+                head = Head(epoch: head.epoch, sequence: record.sequence, chainValue: record.chain)
+                position = windowStart + record.end
+                if head.sequence == watchedSequence { watchedChain = head.chainValue }
+                if slotEnds.contains(position) { headsAtSlots[position] = head }
+                switch record.kind {
+                case .part:
+                    nextPart = record.part + 1
+                case .commit:
+                    do {
+                        try index.finishApplying(&application)
+                    } catch {
+                        throw .corrupted(offset: transactionStart, reason: "an authentic transaction cannot be applied: \(error)")
+                    }
+                    for (id, time) in deletions { outcome.tombstones[id] = time }
+                    deletions.removeAll(keepingCapacity: true)
+                    nextPart = nil
+                    outcome.head = head
+                    outcome.end = position
+                    if position == log.rewriteEnd, let rewriteHead, rewriteHead != head {
+                        throw .corrupted(offset: position, reason: "the records the last rewrite wrote end with another head than its header names")
+                    }
                 }
             }
-        }
-        guard nextPart == nil else {
-            throw .corrupted(
-                offset: transactionStart, reason: "the log's committed end (byte \(committedEnd)) falls inside a transaction: its frames are damaged")
+            guard nextPart == nil else {
+                throw .corrupted(
+                    offset: transactionStart, reason: "the log's committed end (byte \(committedEnd)) falls inside a transaction: its frames are damaged")
+            }
+        } catch {
+            // The index is left as the last commit made it.
+            index.abandonApplying(&application)
+            throw error
         }
         confirmRepairs()
         let physicalEnd = HealingLayout.physicalEnd(ofLog: log.writtenEnd)
@@ -170,6 +169,27 @@ struct ReplayV2 {
 
     /// Reads and verifies the record at `position`, which must follow `head` and end by `limit`.
     mutating func readRecord(at position: Int, after head: Head, limit: Int) throws(KeychainError) -> RecordV2Decoder.Record {
+        try loadRecord(at: position, limit: limit)
+        let record = try inLog { () throws(KeychainError) in
+            try RecordV2Decoder.decode(window, at: position - windowStart, previousChain: head.chainValue, keys: keys)
+        }
+        try checkSequence(record.sequence, at: position, after: head)
+        return record
+    }
+
+    /// ``readRecord(at:after:limit:)`` with the record's entries made as the index applies them, its pages opened on
+    /// several threads (``RecordV2PagesDecoder``): the same record, or the same error.
+    mutating func readRecordForReplay(at position: Int, after head: Head, limit: Int) throws(KeychainError) -> ReplayedRecordV2 {
+        try loadRecord(at: position, limit: limit)
+        let record = try inLog { () throws(KeychainError) in
+            try RecordV2PagesDecoder.decode(window, at: position - windowStart, previousChain: head.chainValue, keys: keys)
+        }
+        try checkSequence(record.sequence, at: position, after: head)
+        return record
+    }
+
+    /// Makes the window hold the whole record at `position`, whose frame must end by `limit`.
+    private mutating func loadRecord(at position: Int, limit: Int) throws(KeychainError) {
         try fill(position..<min(limit, position + 8))
         guard position + 8 <= limit else {
             throw .corrupted(offset: position, reason: "\(limit - position) bytes before the committed end, too few for a record")
@@ -180,17 +200,22 @@ struct ReplayV2 {
             throw .corrupted(offset: position, reason: "a record of \(length) bytes would run past the committed end (byte \(limit))")
         }
         try fill(position..<(position + 8 + length))
-        let record: RecordV2Decoder.Record
+    }
+
+    /// Runs a decoder on the window, its reports moved from offsets in the window to offsets in the log, wherever
+    /// the window began.
+    private func inLog<Value>(_ decode: () throws(KeychainError) -> Value) throws(KeychainError) -> Value {
         do {
-            record = try RecordV2Decoder.decode(window, at: position - windowStart, previousChain: head.chainValue, keys: keys)
+            return try decode()
         } catch .corrupted(let offset, let reason) {
-            // The decoder counts in the window; a report counts in the log, wherever the window began.
             throw .corrupted(offset: windowStart + offset, reason: reason)
         }
-        guard record.sequence == head.sequence + 1 else {
-            throw .corrupted(offset: position, reason: "record \(record.sequence) where record \(head.sequence + 1) was due")
+    }
+
+    private func checkSequence(_ sequence: UInt64, at position: Int, after head: Head) throws(KeychainError) {
+        guard sequence == head.sequence + 1 else {
+            throw .corrupted(offset: position, reason: "record \(sequence) where record \(head.sequence + 1) was due")
         }
-        return record
     }
 
     /// Makes the window hold `range` of the log.

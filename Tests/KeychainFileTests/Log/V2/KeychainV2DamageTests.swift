@@ -169,3 +169,120 @@ struct KeychainV2RecoveryTests {
         #expect(try liveSecrets(recovered) == expected.filter { $0.key != "user1" })
     }
 }
+
+/// Damage in the second half of a large record, where other threads than the caller's open the pages.
+@Suite("Format version 2 through Keychain: damage where the pages are opened on several threads")
+struct KeychainV2ParallelDamageTests {
+    /// Shares for two threads even in the test's records.
+    static let tuning = ParallelTuning(workerCount: 2, minimumParallelEntries: 2, windowSize: 1 << 20)
+
+    /// A file of one batch of 4,000 items (one record of about 90 pages) and an add after it (so that the batch is
+    /// acknowledged by the commit before the newest: damage to it is damage, never a last write set aside), its
+    /// items and the log's written end.
+    func largeRecordFile(_ directory: TemporaryDirectory) throws -> (path: String, expected: [String: [UInt8]], logEnd: Int) {
+        let keychain = try V2Keychain.create(in: directory)
+        var expected = try V2Keychain.fill(keychain, count: 4_000, perBatch: 4_000, secretSize: 40)
+        try keychain.add(GenericPassword(service: "svc", account: "last", value: [1, 2, 3]))
+        expected["last"] = [1, 2, 3]
+        return (directory.file("v2.kcf"), expected, try V2Keychain.log(keychain).state.log.writtenEnd)
+    }
+
+    /// The `.corrupted` error's offset and reason, or a description of any other outcome.
+    static func openFailure(_ path: String, tuning: ParallelTuning) -> String {
+        ParallelTuning.$current.withValue(tuning) {
+            do {
+                _ = try V2Keychain.open(path)
+                return "opened"
+            } catch let error as KeychainError {
+                guard case .corrupted(let offset, let reason) = error else { return "\(error)" }
+                return "corrupted at \(offset): \(reason)"
+            } catch {
+                return "\(error)"
+            }
+        }
+    }
+
+    @Test("A flipped byte in the last pages of a large record is found, repaired from parity and reported")
+    func lateDamageRepaired() throws {
+        let directory = TemporaryDirectory()
+        let (path, expected, logEnd) = try largeRecordFile(directory)
+        let pristine = try fileBytes(path)
+        for logical in [logEnd - 100, logEnd - 5_000, logEnd * 2 / 3] {
+            var damaged = pristine
+            damaged[HealingLayout.physical(logical)] ^= 0x20
+            try writeFileBytes(damaged, to: path)
+            try ParallelTuning.$current.withValue(Self.tuning) {
+                let keychain = try V2Keychain.open(path)
+                #expect(try liveSecrets(keychain) == expected, "byte \(logical) of the log")
+                #expect(try V2Keychain.log(keychain).repairedChunks == [logical / ChunkParity.dataLength], "byte \(logical) of the log")
+            }
+        }
+    }
+
+    @Test("A page in the second half of a large record that parity cannot repair fails the open at that page, as the sequential replay does")
+    func lateDamageRefused() throws {
+        let directory = TemporaryDirectory()
+        let (path, _, logEnd) = try largeRecordFile(directory)
+        let pristine = try fileBytes(path)
+        let log = (0..<logEnd).map { pristine[HealingLayout.physical($0)] }
+        let batch = try RecordV2Decoder.scan(log, at: 0)
+        #expect(batch.end > logEnd * 9 / 10, "the batch's record holds nearly the whole log")
+        let pages = batch.pages
+        var checked = 0
+        for page in pages[(pages.count / 2)...] {
+            // Thirty flipped bytes of each of sixteen codewords (runs of 16 bytes, 256 apart in a chunk), all inside
+            // the page's ciphertext: more than their 32 parity symbols correct.
+            let first = page.box.lowerBound + 30
+            let last = first + 29 * 256 + 15
+            guard last < page.box.upperBound - 16, first / ChunkParity.dataLength == last / ChunkParity.dataLength else { continue }
+            var damaged = pristine
+            for row in stride(from: first, to: last, by: 256) {
+                for logical in row..<(row + 16) { damaged[HealingLayout.physical(logical)] ^= 0x5C }
+            }
+            try writeFileBytes(damaged, to: path)
+            let sequential = Self.openFailure(path, tuning: .sequential)
+            #expect(sequential.hasPrefix("corrupted at \(page.box.lowerBound): "), "page at \(page.box.lowerBound): \(sequential)")
+            #expect(Self.openFailure(path, tuning: Self.tuning) == sequential, "page at \(page.box.lowerBound)")
+            checked += 1
+            if checked == 3 { break }
+        }
+        #expect(checked == 3)
+    }
+}
+
+/// A transaction in parts is applied to the index part by part as each verifies (so that it is never held whole
+/// beside the index), and taken out again when a later part does not verify.
+@Suite("Format version 2 through Keychain: a transaction in parts applied as it verifies")
+struct KeychainV2PiecewiseTransactionTests {
+    @Test("A transaction whose commit does not verify, even repaired, leaves none of its earlier parts' items")
+    func laterPartDamaged() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("v2.kcf")
+        let keychain = try V2Keychain.create(in: directory)
+        let kept = try V2Keychain.fill(keychain, count: 3)
+        let before = try V2Keychain.log(keychain).end
+        // 20 secrets of 1 MiB: a first part of 14 items, then a commit of 6.
+        try keychain.batch { (batch) throws(KeychainError) in
+            for number in 0..<20 {
+                try batch.add(GenericPassword(service: "big", account: "\(number)", value: [UInt8](repeating: UInt8(number), count: 1 << 20)))
+            }
+        }
+        let logEnd = try V2Keychain.log(keychain).state.log.writtenEnd
+        var pristine = try fileBytes(path)
+        let log = (before..<logEnd).map { pristine[HealingLayout.physical($0)] }
+        let firstPart = try RecordV2Decoder.scan(log, at: 0)
+        #expect(firstPart.kind == .part && before + firstPart.end < logEnd - 400_000, "the commit follows a part")
+        // Sixteen codewords with thirty damaged bytes each, in the commit's last secret box: beyond what parity repairs.
+        let start = logEnd - 300_000
+        #expect(start / ChunkParity.dataLength == (start + 30 * 256) / ChunkParity.dataLength)
+        for row in stride(from: start, to: start + 30 * 256, by: 256) {
+            for logical in row..<(row + 16) { pristine[HealingLayout.physical(logical)] ^= 0x5C }
+        }
+        try writeFileBytes(pristine, to: path)
+        let reopened = try V2Keychain.open(path)
+        #expect(try liveSecrets(reopened) == kept)
+        #expect(try liveSecrets(reopened, service: "big").isEmpty)
+        #expect(reopened.count == kept.count)
+        #expect(try V2Keychain.log(reopened).tornTail?.mayHoldAcknowledgedData == true)
+    }
+}
