@@ -1917,6 +1917,10 @@ def trace(path_or_bytes, credential: dict) -> str:
          f"`{kc.head[1].hex()}`); {len(kc.items)} live item(s): "
          + ", ".join(f"`{i.hex()}` ({K.CLASS_NAMES[it.cls]}, secret {json.dumps(it.secret.decode()) if K._is_text(it.secret) else it.secret.hex()})"
                      for i, it in sorted(kc.items.items())) + ". No remnant, nothing set aside, no repair.")
+    if len(log) <= 4096:
+        tr.h(3, f"The log ({len(log)} bytes, file offsets {PREFIX} ..< {physical(len(log))})")
+        tr.p("Each row is prefixed by its log offset (decimal).")
+        tr.code(K.hexdump_lines(log, base=0))
     return tr.text()
 
 
