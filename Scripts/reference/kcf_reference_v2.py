@@ -20,7 +20,7 @@ Module use:
 CLI:
 
     kcf_reference_v2.py dump FILE (--password P | --key HEX)
-    kcf_reference_v2.py trace FILE (--password P | --key HEX)   # Markdown derivation (SPEC.md §27)
+    kcf_reference_v2.py trace FILE (--password P | --key HEX)   # Markdown derivation (SPEC.md §29)
 
 Exit codes: 0 success (a remnant, a set-aside tail and repairs are reported in the output), 1 I/O or other
 error, 2 usage, 3 notAKeychain, 4 unsupportedVersion, 5 wrongCredentials, 6 corrupted, 7 unsupportedFeature,
@@ -1646,7 +1646,7 @@ class Batch(K.Batch):
 
 
 # ---------------------------------------------------------------------------------------------
-# Tracing (SPEC.md §27): the worked example's derivation, step by step
+# Tracing (SPEC.md §29): the worked example's derivation, step by step
 # ---------------------------------------------------------------------------------------------
 
 def _fields(tr, base: int, rows):
@@ -1664,7 +1664,7 @@ def _trace_hkdf(name: str, ikm: bytes, salt: bytes, info: bytes) -> list:
 
 
 def trace(path_or_bytes, credential: dict) -> str:
-    """A Markdown derivation of a version 2 file with one committed PBKDF2 or raw-key slot (SPEC.md §27): the
+    """A Markdown derivation of a version 2 file with one committed PBKDF2 or raw-key slot (SPEC.md §29): the
     header page, the slot (KEK, commitment, wrap key, master key), the epoch keys and C0, every record (frame,
     boxes with their associated data, page plaintext, chain values), both commit slots' seals, and the parity
     of the last chunk. The file is first opened by the reader above, so every value shown also verified there."""
@@ -1940,7 +1940,7 @@ def main(argv=None) -> int:
     d.add_argument("file")
     d.add_argument("--password")
     d.add_argument("--key", metavar="HEX")
-    t = sub.add_parser("trace", help="print the Markdown derivation of FILE (SPEC.md §27)")
+    t = sub.add_parser("trace", help="print the Markdown derivation of FILE (SPEC.md §29)")
     t.add_argument("file")
     t.add_argument("--password")
     t.add_argument("--key", metavar="HEX")

@@ -497,7 +497,7 @@ def test_fixtures_v2():
 
 
 def test_worked_example_v2_trace_is_up_to_date():
-    """SPEC.md §27 quotes this trace of the Swift-written Fixtures/v2/worked-example.kcf; it must still be what the
+    """SPEC.md §29 quotes this trace of the Swift-written Fixtures/v2/worked-example.kcf; it must still be what the
     tracer derives from that file, and every check in it must have passed."""
     fixtures = os.path.join(ROOT, "Fixtures", "v2")
     with open(os.path.join(fixtures, "worked-example.json"), encoding="utf-8") as f:
