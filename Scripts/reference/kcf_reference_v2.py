@@ -20,6 +20,7 @@ Module use:
 CLI:
 
     kcf_reference_v2.py dump FILE (--password P | --key HEX)
+    kcf_reference_v2.py trace FILE (--password P | --key HEX)   # Markdown derivation (SPEC.md §29)
 
 Exit codes: 0 success (a remnant, a set-aside tail and repairs are reported in the output), 1 I/O or other
 error, 2 usage, 3 notAKeychain, 4 unsupportedVersion, 5 wrongCredentials, 6 corrupted, 7 unsupportedFeature,
@@ -1645,6 +1646,285 @@ class Batch(K.Batch):
 
 
 # ---------------------------------------------------------------------------------------------
+# Tracing (SPEC.md §29): the worked example's derivation, step by step
+# ---------------------------------------------------------------------------------------------
+
+def _fields(tr, base: int, rows):
+    """rows: (relative offset, size, name, bytes, value) -> a table with absolute offsets."""
+    tr.table(("offset", "size", "field", "bytes (hex)", "value"),
+             [(base + off, size, name, K._c(b) if b else "—", value) for off, size, name, b, value in rows])
+
+
+def _trace_hkdf(name: str, ikm: bytes, salt: bytes, info: bytes) -> list:
+    prk, t1 = K.hkdf_steps(ikm, salt, info)
+    return [(f"{name}: info ({len(info)} bytes)", K._c(info)),
+            (f"{name}: PRK = HMAC-SHA256(salt{' (32 zero bytes, RFC 5869 for an empty salt)' if not salt else ''}, IKM)",
+             K._c(prk)),
+            (f"{name} = T(1) = HMAC-SHA256(PRK, info ‖ 01)", K._c(t1))]
+
+
+def trace(path_or_bytes, credential: dict) -> str:
+    """A Markdown derivation of a version 2 file with one committed PBKDF2 or raw-key slot (SPEC.md §29): the
+    header page, the slot (KEK, commitment, wrap key, master key), the epoch keys and C0, every record (frame,
+    boxes with their associated data, page plaintext, chain values), both commit slots' seals, and the parity
+    of the last chunk. The file is first opened by the reader above, so every value shown also verified there."""
+    data = _read_source(path_or_bytes)
+    kc = open_keychain(data, credential)
+    h, keys, mk = kc.header, kc.keys, kc.master_key
+    tr = K.Tracer()
+    cred_text = (f"the password {json.dumps(credential['password'], ensure_ascii=False)}" if "password" in credential
+                 else "the raw key given")
+    tr.h(2, "Worked example of format version 2: step-by-step derivation")
+    tr.p(f"Opened with {cred_text} by `Scripts/reference/kcf_reference_v2.py` (the independent implementation). "
+         f"All values are hex; integers are big-endian. File offsets are physical (from the file's start); record "
+         f"offsets are logical (from the log's start), physical(L) = 32768 + (L div 57088) × 65280 + (L mod 57088).")
+    tr.p(f"File size {len(data)} bytes = prefix 32768 + {len(data) - PREFIX} bytes of log (logical length "
+         f"{logical_length(len(data))}, {'one partial chunk' if logical_length(len(data)) < CHUNK else 'more than one chunk'}).")
+    tr.table(("physical range", "content"),
+             [("0 ..< 4096", "header page A"), ("4096 ..< 12544", "commit slot 0 (8448 bytes; then zeros to 16384)"),
+              ("16384 ..< 24832", "commit slot 1 (8448 bytes; then zeros to 28672)"), ("28672 ..< 32768", "header page B"),
+              (f"32768 ..< {len(data)}", f"chunk 0 data: log bytes 0 ..< {logical_length(len(data))}")])
+
+    # -- header
+    raw = h.raw
+    tr.h(3, "Header page A (offset 0)")
+    tr.p(f"Header length L = {h.length} = 112 fixed + {h.length - 160} of slots + 48 of trailer. "
+         f"Page B (offset 28672) is byte for byte the same page: "
+         f"{'yes' if data[HEADER_B:HEADER_B + PAGE] == data[:PAGE] else '**no**'}.")
+    _fields(tr, 0, [(0, 8, "magic", raw[0:8], "`\\x89KCF\\r\\n\\x1a\\n`"),
+                    (8, 2, "format version", raw[8:10], rd16(raw, 8)),
+                    (10, 2, "flags", raw[10:12], rd16(raw, 10)),
+                    (12, 4, "header length L", raw[12:16], h.length),
+                    (16, 16, "file id", raw[16:32], ""),
+                    (32, 8, "epoch", raw[32:40], h.epoch),
+                    (40, 32, "epoch salt", raw[40:72], ""),
+                    (72, 8, "rewrite end", raw[72:80], h.rewrite_end),
+                    (80, 8, "rewrite head sequence", raw[80:88], h.rewrite_sequence),
+                    (88, 16, "rewrite head chain value", raw[88:104], "C0 (below)" if h.rewrite_chain == keys.c0 else ""),
+                    (104, 4, "tombstone horizon (days)", raw[104:108], h.horizon_days),
+                    (108, 1, "slot count", raw[108:109], len(h.slots)),
+                    (109, 3, "reserved", raw[109:112], ""),
+                    (112, h.length - 160, "slots", b"", "(below: one slot after another)"),
+                    (h.length - 48, 32, "MAC", h.mac, ""),
+                    (h.length - 16, 16, "checksum", h.checksum, "")])
+    tr.p(f"Checksum = SHA-256(header[0 ..< {h.length - 16}])[0 ..< 16]:")
+    full = hashlib.sha256(raw[:h.length - 16]).digest()
+    tr.kv([("SHA-256(header[0 ..< L − 16])", K._c(full)), ("first 16 bytes", K._c(full[:16])),
+           ("stored checksum", K._c(h.checksum)), ("match", "yes" if full[:16] == h.checksum else "**NO**")])
+    page = data[:PAGE]
+    tr.p(f"The page: header bytes 0 ..< {h.length}, zeros to 3568 "
+         f"({'all zero' if not any(page[h.length:PAGE_DATA]) else '**not zero**'}), 512 parity bytes at 3568, "
+         f"16 zero bytes at 4080 ({'all zero' if not any(page[4080:]) else '**not zero**'}). Codeword j (0 … 15) is "
+         f"bytes j, 16 + j, …, 16·222 + j of the 3568 (symbol i at degree 254 − i); its parity symbol i is byte "
+         f"3568 + 16·i + j.")
+    cw0 = bytes(page[0:PAGE_DATA:16])
+    tr.kv([("codeword 0's 223 data symbols (page bytes 0, 16, 32, …)", K._c(cw0)),
+           ("codeword 0's parity RS(255, 223) (page bytes 3568, 3584, …)", K._c(page[PAGE_DATA:PAGE_DATA + PAGE_PARITY:16])),
+           ("parity of those symbols computed here", K._c(RS.parity_of_symbols(cw0))),
+           ("the whole 512 parity bytes equal page_parity(3568 bytes)",
+            "yes" if page[PAGE_DATA:PAGE_DATA + PAGE_PARITY] == page_parity(page[:PAGE_DATA]) else "**NO**")])
+
+    # -- slot
+    slot = h.slots[kc.slot_used]
+    so = slot.offset
+    s = slot.raw
+    tr.h(3, f"Committed key slot {kc.slot_used} (header offset {so})")
+    kdf_value = {1: "1 (PBKDF2-HMAC-SHA256)", 2: "2 (HKDF-SHA256 of a raw key)", 3: "3 (Argon2id)"}.get(slot.kdf, slot.kdf)
+    _fields(tr, so, [(0, 1, "type", s[0:1], {1: "1 (password)", 2: "2 (raw key)"}.get(s[0], s[0])),
+                     (1, 1, "KDF id", s[1:2], kdf_value),
+                     (2, 2, "slot length", s[2:4], rd16(s, 2)),
+                     (4, 16, "slot id", s[4:20], ""),
+                     (20, 12, "KDF parameters", s[20:32], ", ".join(f"{k} {v}" for k, v in slot.params.items()) or "none"),
+                     (32, 32, "salt", s[32:64], ""),
+                     (64, 32, "commitment", s[64:96], ""),
+                     (96, 12, "nonce", s[96:108], ""),
+                     (108, 32, "wrapped master key", s[108:140], ""),
+                     (140, 16, "tag", s[140:156], "")])
+    if slot.kdf == 1:
+        pw = normalize_password(credential["password"])
+        kek = K.pbkdf2_sha256(pw, slot.salt, slot.params["iterations"], 32)
+        tr.p("KEK = PBKDF2-HMAC-SHA256(P = UTF-8(NFC(password)), salt, iterations, 32): one block, "
+             "T1 = U1 XOR U2 XOR … XOR U_c with U1 = HMAC-SHA256(P, salt ‖ 00000001), U_j = HMAC-SHA256(P, U_{j−1}).")
+        u1 = K.hmac_sha256(pw, slot.salt + u32(1))
+        tr.kv([(f"P ({len(pw)} bytes)", K._c(pw)), ("U1", K._c(u1)), ("U2", K._c(K.hmac_sha256(pw, u1))),
+               ("KEK = T1", K._c(kek))])
+    else:
+        kek = kek_of(slot, h.file_id, credential)
+        tr.kv([("KEK", K._c(kek))])
+    commitment = K.hkdf_sha256(kek, b"", LABEL_COMMITMENT + h.file_id + slot.slot_id, 32)
+    wrap = K.hkdf_sha256(kek, b"", LABEL_WRAP + h.file_id + slot.slot_id, 32)
+    rows = _trace_hkdf("commitment", kek, b"", LABEL_COMMITMENT + h.file_id + slot.slot_id)
+    rows.append(("stored commitment (slot bytes 64 ..< 96); equal in constant time",
+                 K._c(slot.commitment) + (" — yes" if commitment == slot.commitment else " — **NO**")))
+    rows += _trace_hkdf("K_wrap", kek, b"", LABEL_WRAP + h.file_id + slot.slot_id)
+    tr.p('Commitment = HKDF-SHA256(KEK, empty salt, "KCF2 slot commitment" ‖ file id ‖ slot id); '
+         'K_wrap = HKDF-SHA256(KEK, empty salt, "KCF2 slot wrap" ‖ file id ‖ slot id). The reader compares the '
+         'commitment before it unwraps anything.')
+    tr.kv(rows)
+    aad = LABEL_SLOT_AAD + h.file_id + s[:96]
+    tr.p(f'Unwrap: AES-256-GCM under K_wrap, nonce = slot bytes 96 ..< 108, ciphertext ‖ tag = slot bytes 108 ..< 156, '
+         f'associated data "KCF2 key slot" ‖ file id ‖ slot bytes 0 ..< 96 ({len(aad)} bytes):')
+    tr.code(K.hexdump_lines(aad))
+    box = slot.nonce + slot.sealed
+    tr.kv(K.gcm_details(wrap, box, aad) + [("master key (plaintext)", K._c(mk))])
+
+    # -- epoch keys
+    tr.h(3, "Keys of the epoch and C0")
+    info = h.file_id + u64(h.epoch)
+    rows = _trace_hkdf("K_header", mk, h.epoch_salt, LABEL_HEADER + info)
+    rows += _trace_hkdf("K_record", mk, h.epoch_salt, LABEL_RECORDS + info)
+    rows += _trace_hkdf("secret key (key id 0)", mk, b"", LABEL_SECRETS + h.file_id)
+    c0_full = K.hmac_sha256(keys.k_header, LABEL_C0 + info + h.epoch_salt)
+    rows += [('C0 input "KCF2 C0" ‖ file id ‖ u64 epoch ‖ epoch salt', K._c(LABEL_C0 + info + h.epoch_salt)),
+             ("HMAC-SHA256(K_header, input)", K._c(c0_full)), ("C0 = first 16 bytes", K._c(keys.c0))]
+    tr.p('K_header and K_record = HKDF-SHA256(master key, salt = epoch salt, info = label ‖ file id ‖ u64 epoch); '
+         'the secret key = HKDF-SHA256(master key, empty salt, "KCF2 secrets" ‖ file id); '
+         'C0 = HMAC-SHA256(K_header, "KCF2 C0" ‖ file id ‖ u64 epoch ‖ epoch salt)[0 ..< 16].')
+    tr.kv(rows)
+    mac = K.hmac_sha256(keys.k_header, raw[:h.length - 48])
+    tr.kv([(f"header MAC = HMAC-SHA256(K_header, header[0 ..< {h.length - 48}])", K._c(mac)),
+           ("stored MAC", K._c(h.mac)), ("match", "yes" if mac == h.mac else "**NO**"),
+           ("rewrite end 0, so the rewrite head must be (0, C0)",
+            "yes" if (h.rewrite_sequence, h.rewrite_chain) == (0, keys.c0) else "—")])
+
+    # -- records
+    log = kc.log
+    chain = keys.c0 if h.rewrite_end == 0 else None
+    for rec in kc.records:
+        off = rec.offset
+        frame = parse_frame(log, off, len(log))
+        body = rd32(log, off)
+        tr.h(3, f"Record at log offset {off} (file offset {physical(off)}): sequence {rec.sequence}, "
+                f"{'commit' if rec.kind == KIND_COMMIT else 'transaction part'}")
+        b = log[off:off + 33]
+        _fields(tr, off, [(0, 4, "body length L", b[0:4], body), (4, 4, "L xor FFFFFFFF", b[4:8], ""),
+                          (8, 1, "kind", b[8:9], {1: "1 (commit)", 3: "3 (transaction part)"}[b[8]]),
+                          (9, 8, "sequence", b[9:17], frame.sequence), (17, 4, "part", b[17:21], frame.part),
+                          (21, 4, "entry count", b[21:25], frame.entry_count),
+                          (25, 4, "box count", b[25:29], frame.box_count), (29, 4, "frame check", b[29:33], "")])
+        heads = b"".join(bytes(log[st - 6:st]) for _, _, st, _ in frame.boxes)
+        full = hashlib.sha256(bytes(log[off:off + 29]) + heads).digest()
+        tr.p(f"Record length 8 + L = {8 + body} (log bytes {off} ..< {off + 8 + body}). Frame check = "
+             f"SHA-256(frame bytes 0 ..< 29 ‖ the 6-byte header of each box field)[0 ..< 4]:")
+        tr.kv([("box field headers, in order", K._c(heads)), ("SHA-256(…)", K._c(full)),
+               ("first 4 bytes; equal to the stored check", K._c(full[:4]) + (" — yes" if full[:4] == b[29:33] else " — **NO**"))])
+        pending = []
+        for index, (key_id, role, start, length) in enumerate(frame.boxes):
+            box = bytes(log[start:start + length])
+            tr.p(f"**Box {index}**: field at log offset {start - 6}: key id {key_id}, role {role} "
+                 f"({'page' if role == ROLE_PAGE else 'secret box'}), B = {length} (`{bytes(log[start - 6:start]).hex()}`); "
+                 f"nonce at {start}, ciphertext at {start + 12}, tag at {start + length - 16}.")
+            if role == ROLE_SECRET:
+                pending.append(box)
+                tr.kv([("nonce", K._c(box[:12])), (f"ciphertext ({length - 28} bytes)", K._c(box[12:-16])),
+                       ("tag", K._c(box[-16:])), ("digest = BLAKE2b-128(whole box)", K._c(blake2b16(box)))])
+                tr.p("Its associated data and plaintext follow the page that names it (the item id is in the page).")
+                continue
+            aad = page_aad(keys.file_id, keys.epoch, frame, index, chain)
+            names = (('"KCF2"', 0, 4), ("file id", 4, 20), ("epoch", 20, 28), ("sequence", 28, 36), ("kind", 36, 37),
+                     ("part", 37, 41), ("entry count (the record's)", 41, 45), ("box count", 45, 49),
+                     ("box index", 49, 53), ("key id", 53, 54), ("previous chain value", 54, 70))
+            tr.table(("page AAD field", "offset", "size", "bytes (hex)"),
+                     [(n, a, z - a, K._c(aad[a:z])) for n, a, z in names])
+            plain = K.gcm_open(keys.k_record, box, aad)
+            tr.kv([("nonce", K._c(box[:12])), (f"ciphertext ({length - 28} bytes)", K._c(box[12:-16])),
+                   ("tag = the chain value after this page", K._c(box[-16:])),
+                   ("opens under K_record", "yes" if plain is not None else "**NO**")]
+                  + K.gcm_details(keys.k_record, box, aad))
+            chain = box[-16:]
+            tr.p(f"Page plaintext ({len(plain)} bytes): encoding {plain[0]}, entry count {rd16(plain, 1)}:")
+            tr.code(K.hexdump_lines(plain))
+            pos, used = 3, 0
+            for _ in range(rd16(plain, 1)):
+                kind = plain[pos]
+                if kind == ENTRY_PUT:
+                    a = rd32(plain, pos + 1)
+                    attrs = plain[pos + 5:pos + 5 + a]
+                    slen = rd32(plain, pos + 5 + a)
+                    digest = plain[pos + 9 + a:pos + 25 + a]
+                    rows_ = []
+                    item_id, cls, values = K.decode_attributes(attrs, rows_)
+                    tr.p(f"Entry at page offset {pos}: put (`01`), A = {a} (`{plain[pos + 1:pos + 5].hex()}`), attributes "
+                         f"at {pos + 5} ..< {pos + 5 + a} (SPEC.md §7.3), secret length S = {slen}, digest "
+                         f"`{digest.hex()}` at {pos + 9 + a}.")
+                    K._trace_attributes(tr, attrs, rows_, None, None)
+                    sbox = pending[used]
+                    used += 1
+                    saad = secret_aad(keys.file_id, item_id)
+                    secret = K.gcm_open(keys.k_secret, sbox, saad)
+                    tr.p(f'Its secret box: length {len(sbox)} = S + 28: {"yes" if len(sbox) == slen + 28 else "**NO**"}; '
+                         f'BLAKE2b-128 equals the digest: {"yes" if blake2b16(sbox) == digest else "**NO**"}. Associated '
+                         f'data "KCF2 secret box" ‖ 00 ‖ file id ‖ key id 00 ‖ item id ({len(saad)} bytes):')
+                    tr.code(K.hexdump_lines(saad))
+                    tr.kv(K.gcm_details(keys.k_secret, sbox, saad)
+                          + [("secret (plaintext)", K._c(secret) + (f" = {json.dumps(secret.decode())}" if K._is_text(secret) else ""))])
+                    pos += 25 + a
+                else:
+                    tr.p(f"Entry at page offset {pos}: {'deletion' if kind == ENTRY_DELETE else 'tombstone'} "
+                         f"(`{kind:02x}`), item id `{plain[pos + 1:pos + 17].hex()}`, time "
+                         f"`{plain[pos + 17:pos + 25].hex()}` = {rdi64(plain, pos + 17)} ms.")
+                    pos += 25
+            pending = []
+        tr.p(f"Chain value of the record (its last page's tag): `{chain.hex()}`; head ({rec.sequence}, `{chain.hex()}`).")
+
+    # -- seals
+    tr.h(3, "Commit slots")
+    for index, at in enumerate(SLOT_OFFSETS):
+        region = data[at:at + SLOT_BYTES]
+        if not any(region):
+            tr.p(f"Slot {index} (offset {at}): all zero (blank).")
+            continue
+        seal = region[:SEAL]
+        tr.p(f"Slot {index} (offset {at}): seal copy 1 at {at}, partial-chunk parity at {at + 128} ..< {at + 8320}, "
+             f"seal copy 2 at {at + 8320}; the two copies are {'identical' if seal == region[8320:8448] else '**different**'}.")
+        _fields(tr, at, [(0, 4, "magic", seal[0:4], '"KCFS"'), (4, 8, "epoch", seal[4:12], rd64(seal, 4)),
+                         (12, 8, "counter c", seal[12:20], f"{rd64(seal, 12)} (slot c mod 2 = {rd64(seal, 12) % 2})"),
+                         (20, 8, "written end E_w", seal[20:28], rd64(seal, 20)),
+                         (28, 8, "committed end E_c", seal[28:36], rd64(seal, 28)),
+                         (36, 8, "head sequence", seal[36:44], rd64(seal, 36)),
+                         (44, 16, "head chain value", seal[44:60], ""), (60, 4, "reserved", seal[60:64], ""),
+                         (64, 32, "HMAC-SHA256(K_header, bytes 0 ..< 64)", seal[64:96], ""),
+                         (96, 32, "RS parity of bytes 0 ..< 96", seal[96:128], "")])
+        tr.kv([("HMAC computed", K._c(K.hmac_sha256(keys.k_header, seal[:64]))),
+               ("RS parity computed (96 bytes as a shortened codeword, degrees 127 … 32)", K._c(seal_parity(seal[:96])))])
+    # -- parity of the last chunk
+    ew = kc.newest.written_end
+    last = ew // CHUNK
+    part = bytes(log[last * CHUNK:ew])
+    par = chunk_parity(part)
+    tr.h(3, f"Parity of the last chunk (chunk {last}, {len(part)} data bytes)")
+    tr.p(f"The newest seal (counter {kc.newest.counter}, slot {kc.newest.slot}) carries in its slot the parity of "
+         f"log bytes {last * CHUNK} ..< {ew}, zeros after them. Data byte i·256 + j is symbol i of codeword j "
+         f"(degree 254 − i); parity symbol i of codeword j is parity byte i·256 + j. With n = {len(part)} bytes, codeword j "
+         f"holds ⌈(n − j) / 256⌉ data symbols (symbols 0, 1, … at degrees 254, 253, …) and zeros at every later symbol; "
+         f"a codeword with no data has zero parity.")
+    j = 0
+    sym = part[j::256]
+    tr.kv([(f"codeword 0's data symbols (log bytes 0, 256, …): {len(sym)} symbols, then zeros", K._c(sym)),
+           ("its 32 parity symbols (slot parity bytes 0, 256, 512, …)", K._c(kc.newest.parity[j::256])),
+           ("computed here", K._c(RS.parity_of_symbols(sym + bytes(223 - len(sym))))),
+           ("all 8192 bytes equal the stored slot parity", "yes" if par == kc.newest.parity else "**NO**"),
+           ("parity bytes 0 ..< 64 (symbol 0 of codewords 0 … 63)", K._c(par[:64]))])
+    if kc.older is not None:
+        ow = kc.older.written_end
+        tr.p(f"The older seal's slot (counter {kc.older.counter}) holds the parity of log bytes 0 ..< {ow}: "
+             f"{'equal' if kc.older.parity == chunk_parity(bytes(log[:ow])) else '**not equal**'} to the parity "
+             f"computed from those bytes.")
+    tr.h(3, "Result")
+    tr.p(f"Newest commit: counter {kc.newest.counter}, E_w = E_c = {kc.committed_end}; older commit: "
+         f"{'counter ' + str(kc.older.counter) + ', E_c = ' + str(kc.older.committed_end) if kc.older else 'none'}. "
+         f"Both seals' heads equal the chain the replay computed at their E_c. Head ({kc.head[0]}, "
+         f"`{kc.head[1].hex()}`); {len(kc.items)} live item(s): "
+         + ", ".join(f"`{i.hex()}` ({K.CLASS_NAMES[it.cls]}, secret {json.dumps(it.secret.decode()) if K._is_text(it.secret) else it.secret.hex()})"
+                     for i, it in sorted(kc.items.items())) + ". No remnant, nothing set aside, no repair.")
+    if len(log) <= 4096:
+        tr.h(3, f"The log ({len(log)} bytes, file offsets {PREFIX} ..< {physical(len(log))})")
+        tr.p("Each row is prefixed by its log offset (decimal).")
+        tr.code(K.hexdump_lines(log, base=0))
+    return tr.text()
+
+
+# ---------------------------------------------------------------------------------------------
 # CLI
 # ---------------------------------------------------------------------------------------------
 
@@ -1660,8 +1940,12 @@ def main(argv=None) -> int:
     d.add_argument("file")
     d.add_argument("--password")
     d.add_argument("--key", metavar="HEX")
+    t = sub.add_parser("trace", help="print the Markdown derivation of FILE (SPEC.md §29)")
+    t.add_argument("file")
+    t.add_argument("--password")
+    t.add_argument("--key", metavar="HEX")
     args = ap.parse_args(argv)
-    if args.command != "dump":
+    if args.command not in ("dump", "trace"):
         ap.print_usage(sys.stderr)
         return EXIT_USAGE
     if (args.password is None) == (args.key is None):
@@ -1669,6 +1953,9 @@ def main(argv=None) -> int:
         return EXIT_USAGE
     try:
         cred = {"password": args.password} if args.password is not None else {"key": bytes.fromhex(args.key)}
+        if args.command == "trace":
+            sys.stdout.write(trace(args.file, cred))
+            return EXIT_OK
         kc = open_keychain(args.file, cred)
         json.dump(kc.to_json(), sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")

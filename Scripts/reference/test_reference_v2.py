@@ -494,3 +494,15 @@ V2_DIR = os.path.join(ROOT, "Fixtures", "v2")
 def test_fixtures_v2():
     import check_fixtures
     assert check_fixtures.main([V2_DIR]) == 0
+
+
+def test_worked_example_v2_trace_is_up_to_date():
+    """SPEC.md §29 quotes this trace of the Swift-written Fixtures/v2/worked-example.kcf; it must still be what the
+    tracer derives from that file, and every check in it must have passed."""
+    fixtures = os.path.join(ROOT, "Fixtures", "v2")
+    with open(os.path.join(fixtures, "worked-example.json"), encoding="utf-8") as f:
+        cred = json.load(f)["credential"]
+    text = V.trace(os.path.join(fixtures, "worked-example.kcf"), cred)
+    assert "**NO**" not in text and "**not zero**" not in text and "**different**" not in text
+    with open(os.path.join(HERE, "worked-example-v2-trace.md"), encoding="utf-8") as f:
+        assert f.read() == text
