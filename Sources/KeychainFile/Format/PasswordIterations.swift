@@ -29,5 +29,11 @@ public struct PasswordIterations: Sendable, Hashable {
         PasswordIterations(count: min(max(count, Format.minimumIterations), Format.maximumIterations))
     }
 
+    /// The count an existing slot has, kept as it is when the slot is written again in another form (a version 1
+    /// slot made a committed one): the user chose it, or a test did.
+    static func kept(_ count: UInt32) -> PasswordIterations {
+        PasswordIterations(count: min(max(count, Format.minimumIterations), Format.maximumIterations))
+    }
+
     private init(count: UInt32) { self.count = count }
 }

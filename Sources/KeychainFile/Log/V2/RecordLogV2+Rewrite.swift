@@ -67,6 +67,14 @@ extension RecordLogV2 {
         guard !slots.isEmpty else {
             throw .invalidParameter("this is the last key slot: without it nothing could open the keychain")
         }
+        // A legacy slot (a version 1 file's, kept by the upgrade) that the opening credential opened becomes a
+        // committed one, as the credential is at hand.
+        if let opened = state.openedSlot, case .legacy(let legacy) = state.header.slots[opened],
+           let position = slots.firstIndex(where: { $0.slotID == legacy.slotID }) {
+            slots[position] = try Self.makeSlots(
+                for: [credential], masterKey: masterKey, fileID: fileID, iterations: .kept(legacy.iterations),
+                using: &generator)[0]
+        }
         try Self.checkSlotLimits(slots)
         let horizon = Self.milliseconds(clock()) - Int64(state.header.tombstoneHorizonDays) * 86_400_000
         let tombstones = state.replayed.tombstones.filter { $0.value >= horizon && index.position(of: $0.key) == nil }

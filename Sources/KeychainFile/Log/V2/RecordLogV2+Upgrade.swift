@@ -26,7 +26,7 @@ extension RecordLogV2 {
         var slots = old.header.slots.map { HeaderKeySlot.legacy($0) }
         slots[opened.index] = try makeSlots(
             for: [old.credential], masterKey: old.masterKey, fileID: old.fileID,
-            iterations: .insecureForTesting(openedSlot.iterations), using: &generator)[0]
+            iterations: .kept(openedSlot.iterations), using: &generator)[0]
         try checkSlotLimits(slots)
         let order = index.positionsInAddedOrder()
         var upgraded: RecordLogV2? = nil

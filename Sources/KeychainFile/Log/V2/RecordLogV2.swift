@@ -26,7 +26,7 @@ final class RecordLogV2 {
     let path: String
     let fileSystem: any FileSystem
     /// The credential that opened the file: tried when a rewritten file no longer opens with the master key.
-    private let credential: Credential
+    let credential: Credential
     /// The time deletions are stamped with.
     let clock: @Sendable () -> Date
     private(set) var state: FileState
@@ -56,6 +56,9 @@ final class RecordLogV2 {
         var replayed: ReplayV2.Outcome
         /// The file's size when this state last matched it.
         var size: Int
+        /// The position of the key slot the credential opened, when this state came from opening with it: a
+        /// legacy slot there becomes a committed one at the next rewrite.
+        var openedSlot: Int? = nil
     }
 
     init(path: String, fileSystem: any FileSystem, credential: Credential, clock: @escaping @Sendable () -> Date, state: FileState) {
@@ -157,7 +160,7 @@ final class RecordLogV2 {
         let state = FileState(
             file: file, identity: try file.identity(), header: header, headerBytes: opened.headerBytes, masterKey: opened.masterKey, headerKey: opened.keys.header,
             keys: keys, initialChain: opened.initialChain, log: log, pagesIntact: opened.pages.map(\.isIntact),
-            replayed: replay.outcome, size: try file.size())
+            replayed: replay.outcome, size: try file.size(), openedSlot: heldKey == nil ? opened.slotIndex : nil)
         return (state, replay.index, replay.damage)
     }
 
@@ -204,7 +207,7 @@ final class RecordLogV2 {
             state = FileState(
                 file: state.file, identity: state.identity, header: state.header, headerBytes: state.headerBytes, masterKey: state.masterKey,
                 headerKey: state.headerKey, keys: state.keys, initialChain: state.initialChain, log: log,
-                pagesIntact: state.pagesIntact, replayed: replay.outcome, size: caughtUp ? size : state.size)
+                pagesIntact: state.pagesIntact, replayed: replay.outcome, size: caughtUp ? size : state.size, openedSlot: state.openedSlot)
         }
         try replay.run()
         try replay.checkHeads()

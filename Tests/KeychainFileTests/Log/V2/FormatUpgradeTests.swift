@@ -73,4 +73,23 @@ struct FormatUpgradeTests {
         try second.add(GenericPassword(service: "svc", account: "second", password: "from the other process"))
         #expect(try liveSecrets(first)["second"] == Array("from the other process".utf8))
     }
+
+    @Test("A legacy slot becomes a committed one at the first rewrite after its credential opened the file, and still opens it")
+    func legacySlotConvertedAtRewrite() throws {
+        let directory = TemporaryDirectory()
+        let keychain = try versionOne(directory)
+        try keychain.upgradeFormat()
+        func slotKinds(_ keychain: Keychain) throws -> [String] {
+            try V2Keychain.log(keychain).state.header.slots.map { if case .legacy = $0 { "legacy" } else { "committed" } }
+        }
+        #expect(try slotKinds(keychain) == ["committed", "legacy"])
+        // Compacting through the password (whose slot is committed already) keeps the raw key's legacy slot.
+        try keychain.compact()
+        #expect(try slotKinds(keychain) == ["committed", "legacy"])
+        let byKey = try Keychain.open(at: directory.file("v1.kcf"), credential: Self.rawKey)
+        try byKey.compact()
+        #expect(try slotKinds(byKey) == ["committed", "committed"])
+        #expect(try Keychain.open(at: directory.file("v1.kcf"), credential: Self.rawKey).count == 19)
+        #expect(try Keychain.open(at: directory.file("v1.kcf"), credential: TestKeychain.password).count == 19)
+    }
 }
