@@ -27,7 +27,9 @@ error, 2 usage, 3 notAKeychain, 4 unsupportedVersion, 5 wrongCredentials, 6 corr
 8 rolledBack.
 
 Every place where the design document left a choice open, or where the bytes Swift writes had to tell what the
-text does not, is marked "DOC-FINDING" and listed in README.md.
+text does not, is marked "DOC-FINDING" and listed in README.md. Where SPEC.md (§18–§29, which settled them) says
+otherwise, this module follows SPEC.md: telling the version (§20.4), the commit slots (§23.3), the file's length
+(§25.5), the fork check (§25.3), what does not verify (§25.4), repair (§19.5), cutting (§26.4).
 """
 
 from __future__ import annotations
@@ -77,7 +79,8 @@ class CorruptedRecord(Corrupted):
 
 
 class RolledBack(KCFError):
-    """§3 rule 4: the file is shorter than an acknowledged commit says it was."""
+    """The file does not contain a head the caller pinned (SPEC.md §15.4). The reader does not raise it: a file cut
+    below an acknowledged commit is corrupted(file length) (§25.5)."""
 
     def __init__(self, length: int, needed: int):
         super().__init__(f"rolled back: the file has {length} bytes, an acknowledged commit needs {needed}")
