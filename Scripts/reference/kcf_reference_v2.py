@@ -27,7 +27,9 @@ error, 2 usage, 3 notAKeychain, 4 unsupportedVersion, 5 wrongCredentials, 6 corr
 8 rolledBack.
 
 Every place where the design document left a choice open, or where the bytes Swift writes had to tell what the
-text does not, is marked "DOC-FINDING" and listed in README.md.
+text does not, is marked "DOC-FINDING" and listed in README.md. Where SPEC.md (§18–§29, which settled them) says
+otherwise, this module follows SPEC.md: telling the version (§20.4), the commit slots (§23.3), the file's length
+(§25.5), the fork check (§25.3), what does not verify (§25.4), repair (§19.5), cutting (§26.4).
 """
 
 from __future__ import annotations
@@ -77,7 +79,8 @@ class CorruptedRecord(Corrupted):
 
 
 class RolledBack(KCFError):
-    """§3 rule 4: the file is shorter than an acknowledged commit says it was."""
+    """The file does not contain a head the caller pinned (SPEC.md §15.4). The reader does not raise it: a file cut
+    below an acknowledged commit is corrupted(file length) (§25.5)."""
 
     def __init__(self, length: int, needed: int):
         super().__init__(f"rolled back: the file has {length} bytes, an acknowledged commit needs {needed}")
@@ -253,18 +256,28 @@ def chunk_parity(data: bytes) -> bytes:
     return bytes(parity)
 
 
-def repair_chunk(data: bytes, parity: bytes, erasures: Sequence[int] = ()) -> tuple:
+ERASURE_CHECK = 4                         # §19.5: parity symbols per codeword kept unused as a check
+
+
+def repair_chunk(data: bytes, parity: bytes, erasures: Sequence[int] = (), last_write: Sequence[int] = ()) -> tuple:
     """Proposes repaired data for one chunk (data ≤ 57,088 bytes, zero-padded; parity 8,192 bytes).
 
-    erasures: data offsets within the chunk known to be unreadable. Returns (proposed data of len(data),
-    number of codewords that changed, number beyond repair). Codewords whose parity matches are skipped.
+    erasures: data offsets within the chunk known to be unreadable. last_write: data offsets of the last write
+    (§23.1); where a codeword stays unrepaired, it is decoded again with those bytes as erasures too, if they are
+    at most 32 − 4 in it, and the result is taken only if 2·errors + erasures ≤ 28 (§19.5: 4 parity symbols kept
+    unused as a check). Returns (proposed data of len(data), number of codewords that changed, number beyond
+    repair). Codewords whose parity matches are skipped.
     """
     padded = bytes(data) + bytes(CHUNK - len(data))
     expected = chunk_parity(padded)
-    erased = {}
+    erased: dict = {}
     for e in erasures:
         i, j = divmod(e, 256)
         erased.setdefault(j, []).append(i)
+    suspect: dict = {}
+    for e in last_write:
+        i, j = divmod(e, 256)
+        suspect.setdefault(j, set()).add(i)
     out = bytearray(padded)
     changed = failed = 0
     for j in range(256):
@@ -275,8 +288,19 @@ def repair_chunk(data: bytes, parity: bytes, erasures: Sequence[int] = ()) -> tu
         try:
             fixed, positions = RS.decode_fixed(symbols, stored, erased.get(j, ()))
         except RS.Uncorrectable:
-            failed += 1
-            continue
+            fixed = None
+            wider = set(erased.get(j, ())) | suspect.get(j, set())
+            if suspect.get(j) and len(wider) <= RS.NSYM - ERASURE_CHECK:
+                try:
+                    fixed, positions = RS.decode_fixed(symbols, stored, sorted(wider))
+                    errors = [p for p in positions if p not in wider]
+                    if 2 * len(errors) + len(wider) > RS.NSYM - ERASURE_CHECK:
+                        fixed = None
+                except RS.Uncorrectable:
+                    fixed = None
+            if fixed is None:
+                failed += 1
+                continue
         if any(p < 223 for p in positions):
             changed += 1
         for i in range(223):
@@ -362,8 +386,8 @@ def parse_header(h: bytes, base: int = 0) -> HeaderV2:
     if rd16(h, 8) != VERSION:
         raise UnsupportedVersion(rd16(h, 8))
     if rd16(h, 10) != 0:
-        # DOC-FINDING: §4 and the review: flags other than 0 mean "not a version 2 header" — which error a
-        # reader reports for that (notAKeychain, unsupportedFeature, corrupted) is not said. Here: corrupted.
+        # SPEC.md §20.1: flags ≠ 0 is not a version 2 header. read_header_copies never passes such a copy here
+        # (declares_v2); kept for direct callers.
         bad(10, "flags")
     length = rd32(h, 12)
     file_id = h[16:32]
@@ -387,6 +411,7 @@ def parse_header(h: bytes, base: int = 0) -> HeaderV2:
     pos = HEADER_FIXED
     slots = []
     total_iterations = 0
+    total_argon = 0                       # §20.1: memory × passes over all slots, as for PBKDF2's iterations
     for _ in range(count):
         if pos + 4 > length - HEADER_TRAILER:
             bad(pos, "slots run past the trailer")
@@ -415,6 +440,7 @@ def parse_header(h: bytes, base: int = 0) -> HeaderV2:
                 if (not 1 <= lanes <= 16 or not 1 <= passes <= (1 << 20) or not 8 * lanes <= memory <= (1 << 22)
                         or memory * passes > MAX_ARGON_WORK or p[9:] != bytes(3)):
                     bad(pos + 20, "Argon2id parameters")
+                total_argon += memory * passes
             slots.append(SlotV2(pos, stype, kdf, raw[4:20], params, raw[32:64], raw[64:96], raw[96:108],
                                 raw[108:156], raw))
         elif stype == 3:
@@ -447,6 +473,8 @@ def parse_header(h: bytes, base: int = 0) -> HeaderV2:
         bad(pos, "slots do not end at the trailer")
     if total_iterations > MAX_TOTAL_ITERATIONS:
         bad(HEADER_FIXED, "PBKDF2 iterations over 20,000,000 in all")
+    if total_argon > MAX_ARGON_WORK:
+        bad(HEADER_FIXED, "Argon2id memory × passes over 2^26 KiB in all")
     ids = [s.slot_id for s in slots]
     if len(set(ids)) != len(ids):
         bad(HEADER_FIXED, "slot ids not distinct")
@@ -571,14 +599,23 @@ def build_seal(epoch, counter, written_end, committed_end, head, k_header) -> by
     return content + seal_parity(content)
 
 
-def read_seal_copy(raw: bytes, k_header: bytes) -> tuple:
-    """(fields or None, repaired) for one 128-byte seal copy."""
+MAX_COUNTER = (1 << 64) - 1               # §23.3 step 4: a seal counts only with c < 2⁶⁴ − 1
+MAX_WRITTEN_END = 1 << 48                 # §23.3 step 5
+
+
+def read_seal_copy(raw: bytes, k_header: bytes, epoch: int) -> tuple:
+    """§23.3 step 1: (fields or None, repaired) for one 128-byte seal copy. A copy reads if its magic is "KCFS",
+    its reserved bytes are zero, its MAC verifies, it has the header's epoch and E_c ≤ E_w — as read, or else
+    after its RS decode (§19.4)."""
     def check(b):
         if b[:4] != SEAL_MAGIC or b[60:64] != bytes(4):
             return None
         if not _hmac.compare_digest(K.hmac_sha256(k_header, b[:64]), b[64:96]):
             return None
-        return (rd64(b, 4), rd64(b, 12), rd64(b, 20), rd64(b, 28), rd64(b, 36), bytes(b[44:60]))
+        fields = (rd64(b, 4), rd64(b, 12), rd64(b, 20), rd64(b, 28), rd64(b, 36), bytes(b[44:60]))
+        if fields[0] != epoch or fields[3] > fields[2]:
+            return None
+        return fields
     fields = check(raw)
     if fields is not None:
         return fields, False
@@ -590,40 +627,69 @@ def read_seal_copy(raw: bytes, k_header: bytes) -> tuple:
 
 
 def read_commit_slot(region: bytes, index: int, epoch: int, k_header: bytes, notes: list) -> Optional[Seal]:
-    """A commit slot counts when a seal copy authenticates, has the file's epoch and a counter of its parity.
-
-    DOC-FINDING: §3 says damage to one seal copy is "repaired or outvoted by the other", and §8.1 that "a slot
-    torn between its seal copies [is] not counted". Read here as: a copy that authenticates (as read or after its
-    RS repair) counts; if both authenticate and differ, the slot was torn between them and does not count.
-    """
+    """§23.3 steps 1–4 for slot place `index`: the seal it holds, or None. A torn slot (both copies read and
+    differ) gives the copy with the higher counter, marked torn (its parity is never used for repair); whether
+    it counts depends on the other place (read_commit_slots). A seal whose counter names the other place, or is
+    2⁶⁴ − 1, is ignored."""
     region = bytes(region) + bytes(SLOT_BYTES - len(region))
-    first, rep1 = read_seal_copy(region[:SEAL], k_header)
-    second, rep2 = read_seal_copy(region[SLOT_SEAL2_AT:SLOT_BYTES], k_header)
+    first, rep1 = read_seal_copy(region[:SEAL], k_header, epoch)
+    second, rep2 = read_seal_copy(region[SLOT_SEAL2_AT:SLOT_BYTES], k_header, epoch)
     if first is None and second is None:
         if any(region):
-            notes.append(f"commit slot {index}: no seal copy authenticates")
+            notes.append(f"commit slot {index}: no seal copy reads")
         return None
-    if first is not None and second is not None and first != second:
-        notes.append(f"commit slot {index}: torn between its seal copies (not counted)")
-        return None
-    fields = first if first is not None else second
-    which = "both" if first is not None and second is not None else ("first" if first is not None else "second")
-    if which != "both":
-        notes.append(f"commit slot {index}: seal copy {'2' if which == 'first' else '1'} damaged, the other used")
+    torn = first is not None and second is not None and first != second
+    if torn:
+        fields = first if first[1] >= second[1] else second
+        which = "torn"
+    else:
+        fields = first if first is not None else second
+        which = "both" if first is not None and second is not None else ("first" if first is not None else "second")
+        if which != "both":
+            notes.append(f"commit slot {index}: seal copy {'2' if which == 'first' else '1'} damaged, the other used")
     if rep1 or rep2:
         notes.append(f"commit slot {index}: seal repaired by its parity")
     s_epoch, counter, written_end, committed_end, head_seq, head_chain = fields
-    if s_epoch != epoch:
-        notes.append(f"commit slot {index}: epoch {s_epoch}, not the header's {epoch} (ignored)")
-        return None
-    if counter % 2 != index:
-        notes.append(f"commit slot {index}: counter {counter} belongs to the other slot (ignored)")
-        return None
-    if committed_end > written_end:
-        notes.append(f"commit slot {index}: committed end past written end (ignored)")
+    if counter % 2 != index or counter >= MAX_COUNTER:
+        notes.append(f"commit slot {index}: counter {counter} does not count in this place (ignored)")
         return None
     return Seal(index, counter, s_epoch, written_end, committed_end, head_seq, head_chain, which, rep1 or rep2,
                 region[SLOT_PARITY_AT:SLOT_SEAL2_AT])
+
+
+def read_commit_slots(data: bytes, epoch: int, k_header: bytes, notes: list) -> tuple:
+    """§23.3: (N, O, ignored) — the newest seal that counts, the older one if it precedes N, and a seal that did
+    not precede N (ignored: N's last write is then empty). Raises corrupted(4,096) for a seal that counts with
+    E_w > 2⁴⁸."""
+    found = [read_commit_slot(data[at:at + SLOT_BYTES], index, epoch, k_header, notes)
+             for index, at in enumerate(SLOT_OFFSETS)]
+    seals = [s for s in found if s is not None]
+    # Step 3: a torn slot does not count when the other place holds a seal that counts; alone, it counts.
+    # (Both places torn cannot come from one interrupted write; both are then kept, the higher counter newest.)
+    if any(s.copies != "torn" for s in seals):
+        for s in seals:
+            if s.copies == "torn":
+                notes.append(f"commit slot {s.slot}: torn between its seal copies (not counted: the other place "
+                             f"holds a seal)")
+        seals = [s for s in seals if s.copies != "torn"]
+    else:
+        for s in seals:
+            notes.append(f"commit slot {s.slot}: torn between its seal copies (counted for its ends: the other "
+                         f"place holds no seal; its parity is not used)")
+    for s in seals:
+        if s.written_end > MAX_WRITTEN_END:
+            raise Corrupted(SLOT_OFFSETS[0], f"commit slot {s.slot}: a seal claims a written end of {s.written_end}, "
+                                             f"past 2^48")
+    seals.sort(key=lambda s: -s.counter)
+    newest = seals[0] if seals else None
+    older = seals[1] if len(seals) > 1 else None
+    ignored = None
+    if older is not None and not (older.written_end <= newest.written_end
+                                  and older.committed_end <= newest.committed_end):
+        notes.append(f"commit slot {older.slot} (counter {older.counter}): does not precede the newest seal "
+                     f"(written before a cut); ignored")
+        ignored, older = older, None
+    return newest, older, ignored
 
 
 # ---------------------------------------------------------------------------------------------
@@ -979,8 +1045,26 @@ def _check_credential(credential: dict):
     K._credential_slot_type(credential)
 
 
+def declares_v2(first: bytes) -> bool:
+    """SPEC.md §20.4 step 2: the first 16 bytes declare a version 2 header — magic, version 2, flags 0, L in
+    276 … 2,656."""
+    return (len(first) >= 16 and first[:8] == MAGIC and rd16(first, 8) == VERSION and rd16(first, 10) == 0
+            and MIN_HEADER <= rd32(first, 12) <= MAX_HEADER)
+
+
+def _copy_reads(buf: bytes, base: int):
+    """§20.3: (header, None) if the copy reads — declares a version 2 header, checksum and structure hold;
+    (None, structure error) if its checksum verifies but its structure does not; (None, None) otherwise."""
+    if not declares_v2(buf) or not header_checksum_ok(buf):
+        return None, None
+    try:
+        return parse_header(buf[:rd32(buf, 12)], base), None
+    except (Corrupted, UnsupportedVersion) as e:
+        return None, e
+
+
 def read_header_copies(data: bytes, repairs: list) -> list:
-    """§4: each header page's copy: [(name, base, header bytes or None, how)]."""
+    """§20.3 steps 1–3: each header page's copy: [(name, base, parsed header or None, how, structure error)]."""
     out = []
     for name, base in (("A", HEADER_A), ("B", HEADER_B)):
         page = data[base:base + PAGE]
@@ -988,55 +1072,66 @@ def read_header_copies(data: bytes, repairs: list) -> list:
             # DOC-FINDING: a page cut by the file's end is not discussed; its missing bytes could be erasures.
             # Here: the bytes there are used as read, zero-filled.
             page = page + bytes(PAGE - len(page))
-        if header_checksum_ok(page):
-            length = rd32(page, 12)
+        header, error = _copy_reads(page, base)
+        if header is not None:
             block = page[:PAGE_DATA]
-            if any(block[length:]) or page[PAGE_DATA:PAGE_DATA + PAGE_PARITY] != page_parity(block) or any(page[-16:]):
+            if (any(block[header.length:]) or page[PAGE_DATA:PAGE_DATA + PAGE_PARITY] != page_parity(block)
+                    or any(page[-16:])):
                 repairs.append(f"header page {name}: pad or parity disagree with the copy (to rewrite)")
-                out.append((name, base, page[:length], "as read, page to rewrite"))
+                out.append((name, base, header, "as read, page to rewrite", None))
             else:
-                out.append((name, base, page[:length], "as read"))
+                out.append((name, base, header, "as read", None))
             continue
         proposed, changed, failed = repair_page(page)
-        if header_checksum_ok(proposed):
-            length = rd32(proposed, 12)
+        repaired, error2 = _copy_reads(proposed, base)
+        if repaired is not None:
             repairs.append(f"header page {name}: repaired by its parity ({changed} codewords changed"
                            + (f", {failed} beyond repair" if failed else "") + ")")
-            out.append((name, base, proposed[:length], "repaired"))
+            out.append((name, base, repaired, "repaired", None))
         else:
-            repairs.append(f"header page {name}: unusable (checksum fails, parity does not repair it)")
-            out.append((name, base, None, "unusable"))
+            error = error or error2
+            repairs.append(f"header page {name}: unusable"
+                           + (f" (checksum verifies but the structure does not: {error})" if error else
+                              " (no version 2 header, or its checksum fails and parity does not repair it)"))
+            out.append((name, base, None, "unusable", error))
     return out
+
+
+def tell_version(data: bytes, repairs: list) -> list:
+    """SPEC.md §20.4: decides from the file alone whether it is version 2; returns the header copies (§20.3) if
+    so. Otherwise raises what version 1's reader answers: notAKeychain for another magic (or fewer than 16
+    bytes), unsupportedVersion(v) for another version — a header that says version 2 with flags set in both
+    pages included. This module reads version 2 only: a version 1 file is unsupportedVersion(1)."""
+    if len(data) < 16:
+        raise NotAKeychain()
+    if declares_v2(data[:16]):                                                # step 2
+        return read_header_copies(data, repairs)
+    if data[:8] == MAGIC and rd16(data, 8) == 1:                              # step 3: version 1's reader
+        raise UnsupportedVersion(1)
+    if len(data) >= HEADER_B + 16 and declares_v2(data[HEADER_B:HEADER_B + 16]):   # step 4
+        return read_header_copies(data, repairs)
+    notes: list = []
+    copies = read_header_copies(data, notes)                                  # step 5: parity of A or B
+    if any(header is not None for _, _, header, _, _ in copies):
+        repairs.extend(notes)
+        return copies
+    if data[:8] != MAGIC:                                                     # step 6: version 1's answers
+        raise NotAKeychain()
+    raise UnsupportedVersion(rd16(data, 8))
 
 
 def open_keychain(path_or_bytes, credential: dict, *, decrypt_secrets: bool = True) -> KeychainV2:
     data = _read_source(path_or_bytes)
     _check_credential(credential)
-    if len(data) < 16 or data[:8] != MAGIC:
-        # DOC-FINDING: §4 does not say how a reader tells "not a keychain" when page A is damaged and page B
-        # holds a copy. Here: page A's magic decides first, unless page B holds a copy that verifies.
-        if not header_checksum_ok(data[HEADER_B:HEADER_B + PAGE]):
-            raise NotAKeychain()
     repairs: list = []
-    copies = read_header_copies(data, repairs)
-    if all(hb is None for _, _, hb, _ in copies) and rd16(data, 8) != VERSION:
-        raise UnsupportedVersion(rd16(data, 8))
-    parsed = []
-    structure_error = None
-    for name, base, hb, how in copies:
-        if hb is None:
-            continue
-        try:
-            parsed.append((name, parse_header(hb, base)))
-        except (Corrupted, UnsupportedVersion) as e:
-            # DOC-FINDING: a copy whose checksum verifies but whose structure does not hold is not discussed.
-            # Here: it does not count (like a copy that does not verify), and is the error if nothing else opens.
-            repairs.append(f"header page {name}: checksum verifies but the structure does not ({e})")
-            structure_error = structure_error or e
+    copies = tell_version(data, repairs)
+    parsed = [(name, h) for name, _, h, _, _ in copies if h is not None]
     if not parsed:
-        if structure_error is not None:
-            raise structure_error
-        raise Corrupted(0, "no header copy verifies")
+        # §20.3: no copy reads: corrupted(0), or the first structure error of a copy whose checksum verified.
+        errors = [e for _, _, _, _, e in copies if e is not None]
+        if errors:
+            raise errors[0]
+        raise Corrupted(0, "no header copy reads")
     # Try every copy's slots with the credential; check every copy's MAC under every master key found.
     cache: dict = {}
     opened = {}               # copy name -> (slot index, master key)
@@ -1075,8 +1170,8 @@ def open_keychain(path_or_bytes, credential: dict, *, decrypt_secrets: bool = Tr
     if opened[chosen_name][1] != mk:
         raise Corrupted(HEADER_FIXED, "the chosen copy's slot gives another master key")
     pages_to_rewrite = []
-    for name, base, hb, how in copies:
-        if hb is None or hb != header.raw or how != "as read":
+    for name, base, hb, how, _ in copies:
+        if hb is None or hb.raw != header.raw or how != "as read":
             pages_to_rewrite.append(name)
     if len(verified) == 2 and verified[0][1].raw != verified[1][1].raw:
         repairs.append(f"header copies differ: page {chosen_name}'s (epoch {header.epoch}) chosen")
@@ -1110,64 +1205,65 @@ class _Log:
 
 
 def _replay(data: bytes, header: HeaderV2, keys: Keys, repairs: list, decrypt: bool) -> KeychainV2:
+    """SPEC.md §25.1 steps 3–5: the commit slots, the file's length, the replay up to E_c, the fork check, and
+    what a record that does not verify is."""
     log = _Log(data)
-    seals = []
-    for index, offset in enumerate(SLOT_OFFSETS):
-        s = read_commit_slot(data[offset:offset + SLOT_BYTES], index, header.epoch, keys.k_header, repairs)
-        if s is not None:
-            seals.append(s)
-    seals.sort(key=lambda s: -s.counter)
-    blank_slots = not any(data[SLOT_OFFSETS[0]:SLOT_OFFSETS[0] + SLOT_BYTES]) and \
-        not any(data[SLOT_OFFSETS[1]:SLOT_OFFSETS[1] + SLOT_BYTES])
     rewrite_end = header.rewrite_end
-    # Verify records from the start, as far as they go; repair through parity where one does not verify.
-    scan = _Scan(log, keys, header, seals, repairs, decrypt)
+    newest, older, not_preceding = read_commit_slots(data, header.epoch, keys.k_header, repairs)
+    # Where N's last write begins (§23.1): the older seal's E_w; N.E_w when the older seal does not precede N (a
+    # cut: it wrote no log bytes, §23.3); R without an older seal (as §25.3 says for a forked one).
+    if newest is None:
+        last_write = rewrite_end
+    elif older is not None:
+        last_write = older.written_end
+    elif not_preceding is not None:
+        last_write = newest.written_end
+    else:
+        last_write = rewrite_end
+    written = max(newest.written_end, rewrite_end) if newest else rewrite_end
+    committed = max(newest.committed_end, rewrite_end) if newest else rewrite_end
+    # §25.5: shorter than the acknowledged data — cut below an acknowledged commit.
+    floor = max(rewrite_end, last_write) if newest else rewrite_end
+    if len(data) < physical(floor):
+        raise Corrupted(len(data), f"the file ({len(data)} bytes) is cut below an acknowledged commit: it must hold "
+                                   f"{physical(floor)} bytes (log offset {floor})")
+    parity_seals = [s for s in (newest, older) if s is not None and s.copies != "torn"]
+    scan = _Scan(log, keys, header, parity_seals, repairs, decrypt, end=committed,
+                 last_write=(last_write, newest.written_end) if newest and last_write < newest.written_end else None)
     scan.run()
-    # Which seals are consistent with the records (the fork check of §3): a seal counts when its committed end
-    # is a boundary the scan reached after a commit (or the rewrite end) with the same head.
-    # A seal whose committed end lies past the last record that verified (the log ends, or a record there does
-    # not verify) cannot be checked against the records; it counts (rules 2 and 4 then judge).
-    valid = [s for s in seals if scan.head_at(s.committed_end) == s.head or s.committed_end > scan.reached]
-    for s in seals:
-        if s not in valid:
-            where = scan.head_at(s.committed_end)
-            repairs.append(f"commit slot {s.slot} (counter {s.counter}): its head does not match the records at "
-                           f"{s.committed_end} ({'no commit ends there' if where is None else 'a fork'}); ignored")
-    newest = valid[0] if valid else None
-    older = valid[1] if len(valid) > 1 else None
-    acknowledged = max(rewrite_end, older.committed_end if older else 0)
-    committed = newest.committed_end if newest else rewrite_end
-    written = newest.written_end if newest else rewrite_end
-    # §3 rule 4: shorter than an acknowledged commit.
-    need = max(physical(older.written_end) if older else 0, physical(rewrite_end) if rewrite_end else 0)
-    if (older or rewrite_end) and len(data) < need:
-        raise RolledBack(len(data), need)
-    if scan.reached < rewrite_end:
-        off, why = scan.stopped if scan.stopped else (scan.reached, "records end before the rewrite end")
-        raise CorruptedRecord(off, f"below the rewrite end: {why}")
+    # §25.3 the fork check, O then N: a verified commit ends at the seal's E_c with another head.
+    if older is not None and scan.forked(older):
+        repairs.append(f"commit slot {older.slot} (counter {older.counter}): its head is not the records' at "
+                       f"{older.committed_end} (a fork); ignored")
+        older, last_write = None, rewrite_end
+    if newest is not None and scan.forked(newest):
+        raise Corrupted(SLOT_OFFSETS[newest.slot], f"commit slot {newest.slot} (counter {newest.counter}): the newest "
+                                                   f"seal's head is not the records' at {newest.committed_end} (a fork)")
+    # §25.1: the acknowledged end A.
+    if newest is not None and last_write >= newest.written_end:
+        acknowledged = newest.committed_end
+    else:
+        acknowledged = max(rewrite_end, older.committed_end if older else 0)
+    acknowledged = max(acknowledged, rewrite_end)
     set_aside = remnant = undone = None
     applied_end = committed
-    if newest is None:
-        if not blank_slots and scan.reached > rewrite_end:
-            # Records past the rewrite and no commit that counts, though a slot was written: commits were lost.
-            set_aside = (rewrite_end, log.length - rewrite_end, "records past the rewrite end and no commit counts")
-            applied_end = rewrite_end
-    if scan.reached < committed:
-        off, why = scan.stopped if scan.stopped else (scan.reached, "records end early")
-        if off < acknowledged or scan.semantic:
+    if scan.stopped is not None:
+        # §25.4: x, the record's offset or its transaction's first part's.
+        off, why = scan.stopped
+        if scan.semantic or off < acknowledged or newest is None or off >= newest.committed_end:
             raise CorruptedRecord(off, why)
-        set_aside = (off, committed - off, f"possibly acknowledged, does not verify: {why}")
+        set_aside = (off, newest.committed_end - off, f"possibly acknowledged, does not verify: {why}")
         applied_end = scan.commit_boundary_at_or_below(off)
+    elif newest is None and len(data) > physical(rewrite_end):
+        # §25.4: no seal counts and records lie past the rewrite end: their commits cannot be read; set aside.
+        set_aside = (rewrite_end, max(0, log.length - rewrite_end), "records past the rewrite end and no commit counts")
+    else:
+        # §25.4 rule 3: log bytes in E_c ..< N.E_w are an undone transaction; file bytes past physical(E_w) a remnant.
+        if newest is not None and newest.written_end > committed:
+            undone = (committed, newest.written_end - committed)
+        if len(data) > physical(written):
+            remnant = (written, max(0, log.length - written))
     state, records, head = scan.state_at(applied_end)
-    if set_aside is None:
-        tail_from = committed
-        # Transaction parts past the committed end (sealed in E_w or not) form an undone transaction.
-        parts_end = scan.parts_end_after(committed)
-        if parts_end > committed:
-            undone = (committed, parts_end - committed)
-            tail_from = parts_end
-        if log.length > tail_from:
-            remnant = (tail_from, log.length - tail_from)
     return KeychainV2(header=header, keys=keys, master_key=b"", slot_used=-1, items=state.items, head=head,
                       records=records, committed_end=applied_end, written_end=written, newest=newest, older=older,
                       remnant=remnant, set_aside=set_aside, undone=undone, repairs=repairs,
@@ -1179,26 +1275,28 @@ class _Scan:
     """Frames and boxes from logical offset 0 on (§5), the chain through them, the state after every commit,
     transaction layout, and repair of a record that does not verify through the parity of its chunks (§2)."""
 
-    def __init__(self, log: _Log, keys: Keys, header: HeaderV2, seals: list, repairs: list, decrypt: bool):
+    def __init__(self, log: _Log, keys: Keys, header: HeaderV2, seals: list, repairs: list, decrypt: bool, *,
+                 end: int, last_write: Optional[tuple] = None):
         self.source = log
         self.log = bytearray(log.bytes)
-        # §3 rule 4: bytes a seal says were written (up to its E_w) but that the file does not hold are erasures
-        # for that seal's parity: the log is read as zeros there, and repair is told where they are.
-        written = max((s.written_end for s in seals), default=0)
-        if written > len(self.log):
-            self.log += bytes(written - len(self.log))
+        # §25.2: the replay runs while the position is below E_c (`end`); frames must end by it. §25.5: bytes below
+        # it that the file does not hold read as zeros and are erasures for the seals' parity. (Zeros are added
+        # for at most one largest record past the file's end: a record further out cannot be rebuilt.)
+        self.end = end
+        reach = min(end, len(self.log) + 8 + MAX_BODY)
+        if reach > len(self.log):
+            self.log += bytes(reach - len(self.log))
+        self.last_write = last_write  # (start, end) of N's last write: erasures of a second try (§19.5)
         self.keys = keys
         self.header = header
         self.seals = seals
         self.repairs = repairs
         self.decrypt = decrypt
         self.repaired_bytes: dict = {}
-        self.stopped = None           # (logical offset, reason) of the first record that did not verify
+        self.stopped = None           # (x, reason): x the first record that did not verify, or its transaction's
         self.reached = 0              # end of the last record that verified
-        self.boundaries = {0: (0, keys.c0)} if header.rewrite_end == 0 else {}
         self.snapshots = {}           # commit end -> (state, records, head, tombstones)
-        self.parts_after = {}         # commit end (or 0) -> end of the trailing parts after it
-        self.semantic = False         # the stop is a rule of §8.3 broken by records that verified
+        self.semantic = False         # the stop is corrupted wherever it lies: §8 broken, or E_c inside a transaction
 
     def head_at(self, offset: int):
         if offset == 0 and self.header.rewrite_end == 0:
@@ -1216,8 +1314,10 @@ class _Scan:
     def tombstones_at(self, offset: int):
         return self.snapshots[offset][3]
 
-    def parts_end_after(self, offset: int) -> int:
-        return self.parts_after.get(offset, offset)
+    def forked(self, seal: Seal) -> bool:
+        """§25.3: a verified commit ends at the seal's E_c and the head there is not the seal's."""
+        head = self.head_at(seal.committed_end)
+        return head is not None and head != seal.head
 
     def run(self):
         keys = self.keys
@@ -1231,25 +1331,29 @@ class _Scan:
         expected_seq = 1 if self.header.rewrite_end == 0 else None
         chain = keys.c0
         head = (0, keys.c0)
-        last_commit_end = 0
         if self.header.rewrite_end == 0:
             self.snapshots[0] = (state.copy(), [], head, {})
         expected_part = 0
-        end = len(self.log)
-        while offset < end:
+        rewrite_end = self.header.rewrite_end
+        while offset < self.end:
+            # x: the record's offset, or its transaction's first part's (§25.4).
+            x = pending_records[0].offset if pending_records else offset
             try:
                 frame, entries, new_chain = self._verify(offset, chain)
             except _Unsupported as e:
                 raise UnsupportedFeature(offset, e.reason)
             except _Bad as e:
-                self.stopped = (offset, e.reason)
+                self.stopped = (x, e.reason if x == offset else f"record at {offset}: {e.reason}")
                 break
-            # Sequence and transaction layout (§5, TransactionLayout).
+            # Sequence and transaction layout (§24.5, §24.6).
             if expected_seq is not None and frame.sequence != expected_seq:
-                self.stopped = (offset, f"sequence {frame.sequence}, expected {expected_seq}")
+                self.stopped = (x, f"record at {offset}: sequence {frame.sequence}, expected {expected_seq}")
                 break
             if frame.part != expected_part:
-                self.stopped = (offset, f"part {frame.part}, expected {expected_part}")
+                self.stopped = (x, f"record at {offset}: part {frame.part}, expected {expected_part}")
+                break
+            if offset < rewrite_end < frame.end or (frame.end == rewrite_end and frame.kind == KIND_PART):
+                self.stopped = (x, "no commit ends at the rewrite end")      # §25.2 step 5: damage below R
                 break
             expected_seq = frame.sequence + 1
             info = RecordInfo(offset, frame.length, frame.kind, frame.sequence, frame.part, new_chain,
@@ -1270,13 +1374,12 @@ class _Scan:
                     pending_tomb[e.item_id] = e.time
             if frame.kind == KIND_PART:
                 expected_part += 1
-                self.parts_after[last_commit_end] = offset
                 continue
             expected_part = 0
             try:
                 plan = state.plan(pending_entries)
             except K._Semantic as e:
-                # Corrupted when it is below the committed end; in a remnant, the tail is cut (see _replay).
+                # §25.2 step 4: a transaction that breaks §8 below E_c: corrupted at its first part.
                 self.stopped = (pending_records[0].offset, e.reason)
                 self.semantic = True
                 self.reached = pending_records[0].offset
@@ -1289,18 +1392,19 @@ class _Scan:
             records.extend(pending_records)
             pending_entries, pending_records, pending_tomb = [], [], {}
             head = (frame.sequence, chain)
-            last_commit_end = offset
             self.snapshots[offset] = (state.copy(), list(records), head, dict(tombstones))
-            if offset == self.header.rewrite_end and head != (self.header.rewrite_sequence, self.header.rewrite_chain):
+            if offset == rewrite_end and head != (self.header.rewrite_sequence, self.header.rewrite_chain):
                 raise CorruptedRecord(0, "the records' head at the rewrite end is not the header's rewrite head")
-        if self.header.rewrite_end and self.header.rewrite_end not in self.snapshots and self.stopped is None:
-            self.stopped = (self.reached, "no commit ends at the rewrite end")
+        if self.stopped is None and pending_records:
+            # §25.2: the replay reached E_c inside a transaction.
+            self.stopped = (pending_records[0].offset, "E_c falls inside a transaction")
+            self.semantic = True
 
     def _verify(self, offset: int, chain: bytes):
         """(frame, entries, chain) of the record at offset, repairing it through parity when it does not
         verify as read. Raises _Bad when it does not verify either way."""
         try:
-            frame = parse_frame(self.log, offset, len(self.log))
+            frame = parse_frame(self.log, offset, min(self.end, len(self.log)))
             entries, new_chain = open_record(self.log, frame, self.keys, chain, decrypt_secrets=self.decrypt)
             return frame, entries, new_chain
         except _Bad as first:
@@ -1346,9 +1450,15 @@ class _Scan:
                 for parity, data_end in self._parities(chunk):
                     data = bytes(self.log[start:start + data_end])
                     data = data + bytes(data_end - len(data))
-                    # §3 rule 4: bytes the slot says were written but the file does not hold: erasures.
+                    # §25.5: bytes the slot says were written but the file does not hold: erasures.
                     erasures = list(range(max(0, self.source.length - start), data_end))
-                    fixed, changed, failed = repair_chunk(data, parity, erasures)
+                    # §19.5: where codewords stay unrepaired, the last write's bytes as erasures too.
+                    suspect = ()
+                    if self.last_write is not None:
+                        lo = max(self.last_write[0], start) - start
+                        hi = min(self.last_write[1], start + data_end) - start
+                        suspect = range(lo, hi) if lo < hi else ()
+                    fixed, changed, failed = repair_chunk(data, parity, erasures, suspect)
                     if changed:
                         if len(proposal) < start + len(fixed):
                             proposal += bytes(start + len(fixed) - len(proposal))
@@ -1356,7 +1466,7 @@ class _Scan:
                         break
             tried.add(last_chunk)
             try:
-                frame = parse_frame(proposal, offset, len(proposal))
+                frame = parse_frame(proposal, offset, min(self.end, len(proposal)))
                 entries, new_chain = open_record(proposal, frame, self.keys, chain, decrypt_secrets=self.decrypt)
             except (_Bad, _Unsupported):
                 reach = min(limit, self._reach(proposal, offset, last_chunk))
@@ -1412,12 +1522,10 @@ class Writer:
         self.buf = bytearray(data[:physical(self.committed_end)] if self.committed_end else data[:PREFIX])
         if len(self.buf) < physical(self.committed_end):      # bytes rebuilt from erasures (§3 rule 4)
             self.buf += bytes(physical(self.committed_end) - len(self.buf))
-        # Transaction parts sealed past the committed end (an undone transaction): before cutting them, both
-        # slots get a seal with E_w = E_c, so that no slot says the file is longer than it will be (§3 rule 4
-        # would read the cut as a roll-back).
-        # DOC-FINDING: §3 rule 4 judges by the older slot's E_w, and §5 says the undone transaction is cut;
-        # the document does not say how a writer cuts sealed parts without leaving a slot whose E_w is past
-        # the new end ("a slot written before a cut" in §8.1 hints at it). Two seals are written here.
+        # Transaction parts sealed past the committed end (an undone transaction) are cut as SPEC.md §26.4 says:
+        # one seal in the other slot (counter c + 1, E_w' = E_c, the same E_c and head, the parity of E_c's chunk
+        # from its verified bytes), then the file truncated to physical(E_c). The older slot's E_w then lies past
+        # the new written end: it no longer precedes the newest seal and is ignored (§23.3).
         self._pending_cut_seals = kc.newest is not None and kc.newest.written_end > kc.committed_end
         # Write back bytes that verified only as repaired (§2), and header pages that do not hold the copy.
         for off, b in kc.repaired_log.items():
@@ -1577,11 +1685,10 @@ class Writer:
         end = self.committed_end
         last = end // CHUNK
         partial = chunk_parity(bytes(self.log[last * CHUNK:end]))
-        for _ in range(2):
-            self.counter += 1
-            seal = build_seal(self.keys.epoch, self.counter, end, end, self.head, self.keys.k_header)
-            at = SLOT_OFFSETS[self.counter % 2]
-            self.buf[at:at + SLOT_BYTES] = seal + partial + seal
+        self.counter += 1
+        seal = build_seal(self.keys.epoch, self.counter, end, end, self.head, self.keys.k_header)
+        at = SLOT_OFFSETS[self.counter % 2]
+        self.buf[at:at + SLOT_BYTES] = seal + partial + seal
 
     def _write_record(self, record: bytes, *, commit: bool, head: tuple, seal: bool = True):
         if self._pending_cut_seals:

@@ -388,14 +388,14 @@ def test_older_record_past_repair_is_corrupted():
         reopen(data)
 
 
-def test_cut_below_the_older_commit_is_rolled_back_and_in_the_newest_repaired():
+def test_cut_below_the_older_commit_is_corrupted_and_in_the_newest_repaired():
     w, _ = writer()
     data = w.data
     kc = reopen(data)
-    with pytest.raises(V.RolledBack):
-        reopen(data[:V.physical(kc.records[-2].offset + 10)])
-    with pytest.raises(V.RolledBack):
-        reopen(data[:V.PREFIX])
+    for length in (V.physical(kc.records[-2].offset + 10), V.PREFIX):
+        with pytest.raises(K.Corrupted) as e:                   # §25.5: corrupted(file length)
+            reopen(data[:length])
+        assert e.value.offset == length
     after = reopen(data[:V.physical(kc.records[-1].offset + 10)])   # the missing bytes are erasures
     assert after.items == kc.items
 
@@ -413,20 +413,6 @@ def test_a_newest_record_that_never_reached_the_file_is_rebuilt_from_the_slot_pa
     assert end <= min(after.repaired_log) < end + 8 and after.set_aside is None
     rebuilt = V.Writer(path=None, data=cut, kc=after, rng=random.Random(1), clock=clock()).data
     assert rebuilt == w.data                                     # written back whole
-
-
-def test_fork_seal_is_ignored():
-    w, _ = writer()
-    kc = reopen(w.data)
-    data = bytearray(w.data)
-    at = V.SLOT_OFFSETS[kc.newest.slot]
-    forged = V.build_seal(kc.epoch, kc.newest.counter, kc.written_end, kc.committed_end, (kc.head[0], bytes(16)),
-                          kc.keys.k_header)
-    data[at:at + V.SEAL] = forged
-    data[at + V.SLOT_SEAL2_AT:at + V.SLOT_BYTES] = forged
-    after = reopen(data)
-    assert after.newest.counter == kc.newest.counter - 1 and after.remnant is not None
-    assert any("a fork" in r for r in after.repairs)
 
 
 def test_refusals():
@@ -462,7 +448,7 @@ def test_cli(tmp_path):
     assert run.returncode == 5
     path.write_bytes(w.data[:V.PREFIX])
     run = subprocess.run([sys.executable, script, "dump", str(path), "--password", PW["password"]], capture_output=True)
-    assert run.returncode == 8
+    assert run.returncode == 6                                   # cut below an acknowledged commit: corrupted
     run = subprocess.run([sys.executable, script, "dump", str(path)], capture_output=True)
     assert run.returncode == 2
 
@@ -506,3 +492,269 @@ def test_worked_example_v2_trace_is_up_to_date():
     assert "**NO**" not in text and "**not zero**" not in text and "**different**" not in text
     with open(os.path.join(HERE, "worked-example-v2-trace.md"), encoding="utf-8") as f:
         assert f.read() == text
+
+
+# ------------------------------------------------------------------------------------------------
+# SPEC.md §28.4's open points 1–8, closed: the reader and writer do what SPEC.md states
+# ------------------------------------------------------------------------------------------------
+
+def rebuilt_header(raw, k_header, change):
+    """The header `raw` with `change(bytearray)` applied to its bytes before the trailer, MAC and checksum
+    computed again (what a writer with the key would write)."""
+    length = V.rd32(raw, 12)
+    body = bytearray(raw[:length - 48])
+    change(body)
+    body += K.hmac_sha256(k_header, bytes(body))
+    body += hashlib.sha256(bytes(body)).digest()[:16]
+    return bytes(body)
+
+
+def with_pages(data, page_a=None, page_b=None):
+    out = bytearray(data)
+    if page_a is not None:
+        out[V.HEADER_A:V.HEADER_A + V.PAGE] = page_a
+    if page_b is not None:
+        out[V.HEADER_B:V.HEADER_B + V.PAGE] = page_b
+    return bytes(out)
+
+
+def put_slot(data, place, seal, parity=bytes(V.CHUNK_PARITY), second=None):
+    out = bytearray(data)
+    at = V.SLOT_OFFSETS[place]
+    out[at:at + V.SLOT_BYTES] = seal + parity + (seal if second is None else second)
+    return bytes(out)
+
+
+def test_open_point_1_version_told_from_page_b_or_parity_when_page_a_is_damaged():
+    """§20.4 steps 4 and 5: page A's magic damaged; page B's first 16 bytes declare a version 2 header though its
+    checksum fails as read (step 4), or both pages' first bytes are damaged and their parity repairs them
+    (step 5): version 2, opened from the repaired copies."""
+    w, _ = writer()
+    kc = reopen(w.data)
+    step4 = bytearray(w.data)
+    step4[0] ^= 0xFF                                             # page A's magic
+    step4[V.HEADER_B + 200] ^= 0xFF                              # page B's checksum fails as read
+    after = reopen(step4)
+    assert after.items == kc.items and sorted(after.pages_to_rewrite) == ["A", "B"]
+    step5 = bytearray(w.data)
+    for base in (V.HEADER_A, V.HEADER_B):
+        step5[base:base + 16] = bytes(16)                        # neither page declares a header as read
+    after = reopen(step5)
+    assert after.items == kc.items and sorted(after.pages_to_rewrite) == ["A", "B"]
+    both = bytearray(w.data)                                     # nothing identifies the file
+    noise = random.Random(8)
+    both[0:V.PAGE] = bytes(noise.randrange(256) for _ in range(V.PAGE))
+    both[V.HEADER_B:V.HEADER_B + V.PAGE] = bytes(noise.randrange(256) for _ in range(V.PAGE))
+    both[0] = 0
+    with pytest.raises(K.NotAKeychain):
+        reopen(both)
+
+
+def test_open_point_2_flags_set_in_both_pages_is_unsupported_version_2():
+    """§20.1, §20.4 step 6: a header with flags ≠ 0 is not a version 2 header; in both pages, version 1's reader
+    answers unsupportedVersion(2). In one page only, the other copy is used and the page rewritten."""
+    w, _ = writer()
+    kc = reopen(w.data)
+    for flags in (1, 0x8000):
+        page = V.build_page(rebuilt_header(kc.header.raw, kc.keys.k_header,
+                                           lambda h: h.__setitem__(slice(10, 12), V.u16(flags))))
+        with pytest.raises(K.UnsupportedVersion) as e:
+            reopen(with_pages(w.data, page, page))
+        assert e.value.version == 2
+        after = reopen(with_pages(w.data, page_a=page))
+        assert after.items == kc.items and after.pages_to_rewrite == ["A"]
+
+
+def test_open_point_3_a_torn_slot_alone_counts_for_its_ends():
+    """§23.3 step 3: a torn slot (both copies read and differ) counts when the other place holds no seal that
+    counts: its seal is the copy with the higher counter; its parity is not used."""
+    w, _ = writer()                                              # seals 1 … 4; N = 4 in slot 0, O = 3 in slot 1
+    kc = reopen(w.data)
+    assert (kc.newest.slot, kc.newest.counter) == (0, 4)
+    stale = V.build_seal(kc.epoch, 2, kc.records[0].offset + kc.records[0].length,
+                         kc.records[0].offset + kc.records[0].length, (1, kc.records[0].chain), kc.keys.k_header)
+    at = V.SLOT_OFFSETS[0]
+    torn = bytearray(w.data)
+    torn[at + V.SLOT_SEAL2_AT:at + V.SLOT_BYTES] = stale          # copy 2 still the slot's previous seal
+    torn[at + V.SLOT_PARITY_AT:at + V.SLOT_SEAL2_AT] = bytes(V.CHUNK_PARITY)   # its parity mixed
+    alone = bytearray(torn)
+    alone[V.SLOT_OFFSETS[1]:V.SLOT_OFFSETS[1] + V.SLOT_BYTES] = bytes(V.SLOT_BYTES)
+    after = reopen(alone)
+    assert after.newest.counter == 4 and after.items == kc.items and after.head == kc.head
+    assert after.set_aside is None and after.remnant is None
+    after = reopen(torn)                                         # the other place counts: the torn slot does not
+    assert after.newest.counter == 3 and len(after.items) == 2 and after.remnant is not None
+
+
+def test_open_point_3_counter_and_written_end_limits():
+    """§23.3 steps 4 and 5: a seal with counter 2⁶⁴ − 1 is ignored; a seal that counts with E_w > 2⁴⁸ is
+    corrupted(4,096)."""
+    w, _ = writer()
+    kc = reopen(w.data)                                          # N = 4 in slot 0
+    o = kc.older
+    top = V.build_seal(kc.epoch, (1 << 64) - 1, o.written_end, o.committed_end, o.head, kc.keys.k_header)
+    after = reopen(put_slot(w.data, 1, top))
+    assert after.newest.counter == 4 and after.older is None and after.items == kc.items
+    assert after.remnant is None
+    huge = V.build_seal(kc.epoch, 5, (1 << 48) + 1, kc.committed_end, kc.head, kc.keys.k_header)
+    with pytest.raises(K.Corrupted) as e:
+        reopen(put_slot(w.data, 1, huge))
+    assert e.value.offset == 4096
+    edge = V.build_seal(kc.epoch, 5, 1 << 48, kc.committed_end, kc.head, kc.keys.k_header)
+    after = reopen(put_slot(w.data, 1, edge))                    # E_w = 2⁴⁸ is within the limit
+    assert after.newest.counter == 5 and after.items == kc.items
+    past = V.build_seal(kc.epoch, 3, 1 << 48, kc.committed_end, kc.head, kc.keys.k_header)
+    after = reopen(put_slot(w.data, 1, past))                    # an older seal past N does not precede N
+    assert after.newest.counter == 4 and after.older is None and after.items == kc.items
+
+
+def one_seal_cut(data, credential=PW):
+    """What §26.4 says a writer does with an undone transaction: one seal (counter c + 1, E_w' = E_c, same E_c and
+    head, the parity of E_c's chunk from its bytes) in the other slot, then the file truncated to physical(E_c)."""
+    kc = reopen(data, credential)
+    e_c = kc.committed_end
+    assert kc.newest.written_end > e_c
+    log = V._Log(data).bytes
+    parity = V.chunk_parity(bytes(log[(e_c // V.CHUNK) * V.CHUNK:e_c]))
+    c = kc.newest.counter + 1
+    seal = V.build_seal(kc.epoch, c, e_c, e_c, kc.head, kc.keys.k_header)
+    sealed = put_slot(data, c % 2, seal, parity)
+    return sealed, sealed[:V.physical(e_c)]
+
+
+def test_open_point_3_precedes_a_cut_with_one_seal_reads():
+    """§23.3 precedes rule, §26.4: after the one-seal cut the older slot's E_w lies past the new written end, so it
+    no longer precedes and is ignored; the file reads (before the truncation: with a remnant)."""
+    w, _ = writer(part_limit=600)
+    before = reopen(w.data)
+    w.append([w.make_put(K.GENERIC_PASSWORD, {"account": f"p{n}", "service": "s"}, b"y" * 150) for n in range(6)],
+             cut_after=3)
+    untruncated, cut = one_seal_cut(w.data)
+    after = reopen(cut)
+    assert after.items == before.items and after.head == before.head
+    assert after.older is None and after.undone is None and after.remnant is None and after.set_aside is None
+    after = reopen(untruncated)
+    assert after.items == before.items and after.undone is None
+    assert after.remnant is not None and after.remnant[0] == before.committed_end
+    fixture = os.path.join(ROOT, "Fixtures", "v2", "reference-undone-transaction.kcf")
+    with open(fixture, "rb") as f:
+        _, cut = one_seal_cut(f.read())
+    assert len(reopen(cut).items) == 3 and reopen(cut).undone is None
+
+
+def test_open_point_3_the_writer_cuts_an_undone_transaction_with_one_seal():
+    """§26.4: the writer cuts with one seal, then the commit follows: the slots hold the cut (c + 1, E_w = E_c)
+    and the commit (c + 2)."""
+    w, _ = writer(part_limit=600)
+    w.append([w.make_put(K.GENERIC_PASSWORD, {"account": f"p{n}", "service": "s"}, b"y" * 150) for n in range(6)],
+             cut_after=3)
+    kc = reopen(w.data)
+    w2 = V.Writer(path=None, data=w.data, kc=kc, rng=random.Random(3), clock=clock())
+    w2.add(K.GENERIC_PASSWORD, {"account": "after", "service": "s"}, b"a")
+    after = reopen(w2.data)
+    assert after.newest.counter == kc.newest.counter + 2
+    assert (after.older.counter, after.older.written_end, after.older.committed_end) == \
+        (kc.newest.counter + 1, kc.committed_end, kc.committed_end)
+
+
+def test_open_point_4_a_forked_newest_seal_is_corrupted_a_forked_older_is_ignored():
+    """§25.3: the newest seal's head is not the records' at its E_c: corrupted at its slot. The older one's:
+    ignored, and N's last write begins at R."""
+    w, _ = writer()
+    kc = reopen(w.data)
+    n, o = kc.newest, kc.older
+    forged_n = V.build_seal(kc.epoch, n.counter, n.written_end, n.committed_end, (n.head[0], bytes(16)),
+                            kc.keys.k_header)
+    with pytest.raises(K.Corrupted) as e:
+        reopen(put_slot(w.data, n.slot, forged_n, n.parity))
+    assert e.value.offset == V.SLOT_OFFSETS[n.slot]
+    forged_o = V.build_seal(kc.epoch, o.counter, o.written_end, o.committed_end, (o.head[0], bytes(16)),
+                            kc.keys.k_header)
+    after = reopen(put_slot(w.data, o.slot, forged_o, o.parity))
+    assert after.items == kc.items and after.older is None
+    assert any("fork" in r for r in after.repairs)
+
+
+def test_open_point_5_no_seal_and_blank_slots_sets_records_past_r_aside():
+    """§25.4: no seal counts and the file is longer than physical(R): the records past R are set aside, whatever
+    the slot places hold (zeros included)."""
+    w, _ = writer()
+    data = bytearray(w.data)
+    for at in V.SLOT_OFFSETS:
+        data[at:at + V.SLOT_BYTES] = bytes(V.SLOT_BYTES)
+    after = reopen(data)
+    assert after.items == {} and after.set_aside is not None and after.set_aside[0] == 0
+    assert after.remnant is None
+    with pytest.raises(V.SetAsideRefusal):
+        V.Writer(path=None, data=bytes(data), kc=after, rng=None, clock=clock())
+
+
+def test_open_point_6_a_file_cut_below_an_acknowledged_commit_is_corrupted_at_its_length():
+    """§25.5: shorter than physical(max(R, start of N's last write)): corrupted(file length)."""
+    w, _ = writer()
+    data = w.data
+    kc = reopen(data)
+    for length in (V.physical(kc.records[-2].offset + 10), V.PREFIX, V.physical(kc.older.written_end) - 1):
+        with pytest.raises(K.Corrupted) as e:
+            reopen(data[:length])
+        assert e.value.offset == length and not isinstance(e.value, V.CorruptedRecord)
+    after = reopen(data[:V.physical(kc.older.written_end)])      # cut inside the last write: rebuilt
+    assert after.items == kc.items
+
+
+def test_open_point_7_the_last_write_as_erasures_repairs_a_garbled_newest_record():
+    """§19.5: a newest record overwritten with garbage (more than 16 symbols per codeword, the file at full length)
+    is repaired by decoding with the last write's bytes as erasures (≤ 28 per codeword, 4 symbols kept as a
+    check); a last write with more than 28 symbols in a codeword is not tried that way."""
+    w, _ = writer()
+    start = w.committed_end
+    big = w.add(K.GENERIC_PASSWORD, {"account": "big", "service": "s"}, bytes(range(256)) * 20)   # ≈ 5.3 KB
+    full = reopen(w.data)
+    rng = random.Random(5)
+    garbled = bytearray(w.data)
+    for i in range(start, full.committed_end):
+        garbled[V.physical(i)] = rng.randrange(256)
+    after = reopen(garbled)
+    assert after.items == full.items and after.items[big].secret == bytes(range(256)) * 20
+    assert after.set_aside is None and after.head == full.head
+    w2, _ = writer()
+    start = w2.committed_end
+    w2.add(K.GENERIC_PASSWORD, {"account": "big", "service": "s"}, bytes(range(256)) * 30)         # ≈ 7.9 KB
+    full = reopen(w2.data)
+    garbled = bytearray(w2.data)
+    for i in range(start, full.committed_end):
+        garbled[V.physical(i)] = rng.randrange(256)
+    after = reopen(garbled)                                      # 31 symbols a codeword: past 28, set aside
+    assert after.set_aside is not None and after.set_aside[0] == start and len(after.items) == 3
+
+
+def argon_slot(memory, passes, lanes=1, seed=0):
+    rng = random.Random(seed)
+    params = V.u32(memory) + V.u32(passes) + bytes([lanes]) + bytes(3)
+    return bytes([1, 3]) + V.u16(156) + V.random_bytes(rng, 16) + params + V.random_bytes(rng, 32 + 32 + 12 + 48)
+
+
+def test_open_point_8_argon2id_total_over_all_slots():
+    """§20.1: Argon2id memory × passes add up to at most 2²⁶ KiB over the slots of a header, checked before any
+    derivation (the file is opened with its raw key: the Argon2id slots are never derived)."""
+    key = bytes(range(32))
+    w = V.Writer.create(None, [{"key": key}], rng=random.Random(12), clock=clock())
+    w.add(K.GENERIC_PASSWORD, {"account": "a", "service": "s"}, b"x")
+    kc = reopen(w.data, {"key": key})
+    h = kc.header
+
+    def with_slots(extra):
+        raw = V.build_header(h.file_id, h.epoch, h.epoch_salt, 0, (0, kc.keys.c0), 90, [h.slots[0].raw] + extra,
+                             kc.keys.k_header)
+        page = V.build_page(raw)
+        return with_pages(w.data, page, page)
+
+    ok = reopen(with_slots([argon_slot(1 << 22, 8, seed=1), argon_slot(1 << 21, 16, seed=2)]), {"key": key})
+    assert ok.items == kc.items                                  # 2²⁵ + 2²⁵ = 2²⁶: at the limit
+    with pytest.raises(K.Corrupted) as e:
+        reopen(with_slots([argon_slot(1 << 22, 8, seed=1), argon_slot(1 << 21, 16, seed=2),
+                           argon_slot(8, 1, seed=3)]), {"key": key})
+    assert e.value.offset == V.HEADER_FIXED
+    with pytest.raises(K.Corrupted) as e:
+        reopen(with_slots([argon_slot(1 << 22, 16, seed=1), argon_slot(1 << 22, 16, seed=2)]), {"key": key})
+    assert e.value.offset == V.HEADER_FIXED
