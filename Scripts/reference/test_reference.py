@@ -1330,7 +1330,7 @@ def test_check_fixtures_detects_mismatches(tmp_path, small):
     assert mutated(lambda e: e.update(outcome="opens"), "c") == 1
 
 
-@pytest.mark.skipif(not os.path.exists(os.path.join(FIXTURES, ".ready")), reason="Fixtures/v1 not generated")
+@pytest.mark.skipif(not os.path.exists(os.path.join(FIXTURES, "worked-example.kcf")), reason="Fixtures/v1 not generated")
 def test_conformance_fixtures():
     import check_fixtures as C
     assert C.main([FIXTURES]) == 0
