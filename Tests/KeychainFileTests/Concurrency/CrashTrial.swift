@@ -28,6 +28,8 @@ struct CrashTally {
     var slotsKept = 0
     var keptSlotsRepaired = 0
     var setAside = 0
+    /// Version 1 tails kept as possibly acknowledged because the lock file's acknowledgement was older than them.
+    var keptAfterStaleAcknowledgement = 0
     var reopenChecks = 0
     var lostOperations = 0
     var halfApplied = 0
@@ -52,6 +54,7 @@ struct CrashTally {
         slotsKept += other.slotsKept
         keptSlotsRepaired += other.keptSlotsRepaired
         setAside += other.setAside
+        keptAfterStaleAcknowledgement += other.keptAfterStaleAcknowledgement
         reopenChecks += other.reopenChecks
         lostOperations += other.lostOperations
         halfApplied += other.halfApplied
@@ -67,7 +70,7 @@ struct CrashTally {
         return [
             "\(segments) worker runs: \(kills) killed, \(completedRuns) ran to the end; \(acknowledgedSteps) steps acknowledged",
             "kills in flight: \(flight); before open \(killsBeforeOpen)",
-            "tails torn after a kill: \(tears), torn tail reported on reopening \(tornTailsReported); torn tails left by kills alone \(tornTailsFromKills); stray temporary files found \(strayTemporaryFiles)",
+            "tails torn after a kill: \(tears), torn tail reported on reopening \(tornTailsReported) (kept as possibly acknowledged, the acknowledgement older than them: \(keptAfterStaleAcknowledgement)); torn tails left by kills alone \(tornTailsFromKills); stray temporary files found \(strayTemporaryFiles)",
             "commit slots of the step in flight (format 2): erased \(slotsErased), kept while its records were torn \(slotsKept) (repaired from the slot's parity \(keptSlotsRepaired), set aside \(setAside))",
             "reopen checks: \(reopenChecks); half-applied \(halfApplied), phantom \(phantoms), other failures \(otherFailures)",
             "\(trials) trials, \(lostOperations) lost operations",
@@ -280,11 +283,18 @@ struct CrashTrial {
         guard torn.tornTail else { return fail("\(tearing) the file opens without reporting a torn tail") }
         tally.tornTailsReported += 1
         if torn.tornTailMayHoldAcknowledgedData {
-            guard slotKept else { return fail("\(tearing) the torn tail is taken for records that may be acknowledged") }
-            if let problem = CrashSlotTear.writesRefused(path, password: Self.password(torn.opensWith[0])) {
-                return fail("\(tearing) the newest commit's records are set aside, but \(problem)")
+            // Version 1 can tell a torn record from an acknowledged one only by an acknowledgement that ends exactly
+            // where it starts (SPEC.md §9.3). One that is older — an earlier worker was killed after syncing its
+            // record and before acknowledging it, and no write acknowledged anything since — or none at all leaves
+            // the final record possibly acknowledged, and it must be kept.
+            let staleAcknowledgement = formatVersion == 1 && Self.lockFileAcknowledgedEnd(path, epoch: observed.epoch) != end
+            guard slotKept || staleAcknowledgement else {
+                return fail("\(tearing) the torn tail is taken for records that may be acknowledged")
             }
-            tally.setAside += 1
+            if let problem = CrashSlotTear.writesRefused(path, password: Self.password(torn.opensWith[0])) {
+                return fail("\(tearing) the records after the last acknowledged one are kept as possibly acknowledged, but \(problem)")
+            }
+            if staleAcknowledgement { tally.keptAfterStaleAcknowledgement += 1 } else { tally.setAside += 1 }
             return .setAside
         }
         return .next(acknowledged)
