@@ -22,7 +22,7 @@ extension Keychain {
     /// anew under the new epoch's key. Item persistent references stay valid. Other processes reload the new
     /// file on their next call.
     ///
-    /// The file keeps its format version: ``upgradeFormat()`` rewrites a version 1 file as version 2.
+    /// The file keeps its format version (a version 1 file stays version 1).
     ///
     /// For example:
     /// ```swift

@@ -58,7 +58,7 @@ extension Keychain {
     }
 
     /// Catches up with what other processes committed. A version 1 log whose path now holds a version 2 file —
-    /// another process upgraded it (``upgradeFormat()``) — gives way to version 2's log of that file. Called with
+    /// another process upgraded it (`upgradeFormat()`) — gives way to version 2's log of that file. Called with
     /// the lock file held.
     func catchUp() throws(KeychainError) {
         let acknowledgement = lockFile.readAcknowledgement()

@@ -27,7 +27,7 @@ import Darwin
 public final class Keychain: @unchecked Sendable {
     // `@unchecked Sendable`: every mutable property below is read and written only while `lock` is held.
     let lock = Lock()
-    /// The file: version 1's log, replaced by version 2's when the file is upgraded (``upgradeFormat()``).
+    /// The file: version 1's log, replaced by version 2's when the file is upgraded (`upgradeFormat()`).
     var log: any KeychainLog
     // Unchecked: Swift would otherwise record every access to this property in a per-thread table at run
     // time (about 120 instructions of a find's 12k), to trap a second access on the same thread
