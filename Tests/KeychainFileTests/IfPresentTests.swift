@@ -59,12 +59,12 @@ struct IfPresentTests {
         #expect(throws: KeychainError.wrongCredentials) { try keychain.removePasswordIfPresent(forService: "mail", account: "nobody") }
     }
 
-    @Test("A read that fails with EIO while catching up is an error, not nil")
-    func ioErrorIsAnError() throws {
+    @Test("A read that fails with EIO while catching up is an error, not nil", arguments: [1, 2])
+    func ioErrorIsAnError(formatVersion: Int) throws {
         let directory = TemporaryDirectory()
         let path = directory.file("faulty.kcf")
         let faulty = FaultyFileSystem()
-        let keychain = try Keychain.createForTesting(at: path, fileSystem: faulty)
+        let keychain = try Keychain.createForTesting(at: path, fileSystem: faulty, options: TestKeychain.options(formatVersion: formatVersion))
         let writer = try Keychain.openForTesting(at: path, fileSystem: faulty)
         try writer.setPassword("theirs", forService: "mail", account: "bob")
         faulty.failAlways(.read)

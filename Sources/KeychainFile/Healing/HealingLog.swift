@@ -79,7 +79,7 @@ final class HealingLog {
     ///   below it may be written over, whatever the slots say.
     /// - Throws: `KeychainError.corrupted` if the file is shorter than the older slot's written end (it was
     ///   cut below a commit that was acknowledged), or a slot claims more than ``maximumLogLength``; `.io` if
-    ///   the file's size cannot be read.
+    ///   the file's size cannot be read, or a slot's read fails and neither slot reads.
     init(opening file: any KeychainFileHandle, headerKey: SymmetricKey, epoch: UInt64, rewriteEnd: Int = 0) throws(KeychainError) {
         self.file = file
         self.headerKey = headerKey
@@ -87,11 +87,23 @@ final class HealingLog {
         self.rewriteEnd = rewriteEnd
         let size = try file.size()
         var decoded: [CommitSlot?] = []
+        var readFailure: KeychainError?
         for offset in HealingLayout.slotOffsets {
             // Unreadable sectors read as zeros: a seal copy there does not decode, and the other may.
-            let bytes = size >= offset + CommitSlot.length ? Self.readTolerating(file, count: CommitSlot.length, at: offset).bytes : []
+            var bytes: [UInt8] = []
+            if size >= offset + CommitSlot.length {
+                do {
+                    bytes = try file.readExactly(count: CommitSlot.length, at: offset)
+                } catch {
+                    readFailure = readFailure ?? error
+                    bytes = Self.readTolerating(file, count: CommitSlot.length, at: offset).bytes
+                }
+            }
             decoded.append(CommitSlot.decode(bytes, headerKey: headerKey, epoch: epoch))
         }
+        // No slot read, and a read failed: the error, never a log with nothing committed (a failing disk or a
+        // read that fails for now must not pass for an empty log, whose state a reader would then serve).
+        if let readFailure, decoded.allSatisfy({ $0 == nil }) { throw readFailure }
         placed = decoded.map { $0?.seal }
         // A seal counts only in the place its counter names (a writer of this format put it there), and below
         // UInt64.max (so that the next counter exists).

@@ -1,4 +1,4 @@
-import KeychainFile
+@_spi(FormatVersion2) import KeychainFile
 
 /// `create-keychain` and `change-password`: the commands that set a keychain's password.
 enum KeychainPasswordCommands {
@@ -15,11 +15,19 @@ enum KeychainPasswordCommands {
         given, else asked twice on the terminal without echo.
         """
 
+    /// The option that chooses the format version of a new file.
+    private static let formatVersionOption = OptionSpec(
+        long: "format-version", .value("N"), values: .choices(["1", "2"]),
+        help: "the file's format version: 1 or 2 (default: the library's, for new keychains)")
+
     static let createKeychain = Command(
         name: "create-keychain", summary: "create a new, empty keychain file",
-        options: iterationOptions,
+        options: iterationOptions + [formatVersionOption],
         positionals: [PositionalSpec.keychain],
-        details: [passwordDetails, "Missing directories above the file are created with mode 0700; the file gets 0600."],
+        details: [passwordDetails, """
+            Missing directories above the file are created with mode 0700; the file gets 0600. --format-version 1
+            writes a file that readers of version 1 only can open; kcf reads both versions.
+            """],
         run: { (context) throws(CommandError) in try createKeychain(context) })
 
     static let changePassword = Command(
@@ -37,9 +45,15 @@ enum KeychainPasswordCommands {
         let path = try context.keychainPath()
         guard !KeychainLocation.exists(path) else { throw .failed("a file already exists at \(path)") }
         let iterations = try iterations(context)
+        var options = Keychain.CreationOptions(passwordIterations: iterations)
+        if let text = context.value("format-version") {
+            guard let version = Int(text), version == 1 || version == 2 else {
+                throw .usage("--format-version takes 1 or 2")
+            }
+            options.formatVersion = version
+        }
         let password = try context.secrets.newKeychainPassword(prompt: "password for new keychain: ", useEnvironment: true)
         try KeychainLocation.createParentDirectories(of: path)
-        let options = Keychain.CreationOptions(passwordIterations: iterations)
         _ = try keychainCall { () throws(KeychainError) in
             try Keychain.create(at: path, credential: .password(password), options: options)
         }

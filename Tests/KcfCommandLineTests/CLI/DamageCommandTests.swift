@@ -1,17 +1,19 @@
 import Foundation
-import KeychainFile
+@_spi(FormatVersion2) import KeychainFile
 import Testing
 
 /// `kcf` on damaged keychains: no command reports an empty or partial keychain as success, no write cuts away
 /// what may hold committed items, and `--recover`, `salvage` and `repair` keep every item that authenticates.
+/// The damaged keychains are format version 1, whatever the default: the tests find its records by its layout
+/// (the header's length at bytes 12–15) and flip one bit, which version 2's parity would mend.
 @Suite("kcf: damaged keychains")
 struct DamageCommandTests {
-    /// Fills the sandbox keychain with `count` generic passwords ("service N" / "account" / "secret N") through
-    /// the library, and compacts it into one record per 4,096 items.
+    /// Fills the sandbox keychain, of format version 1, with `count` generic passwords ("service N" / "account" /
+    /// "secret N") through the library, and compacts it into one record per 4,096 items.
     static func compactedKeychain(_ sandbox: KcfSandbox, count: Int) throws {
-        let keychain = try Keychain.create(
-            at: sandbox.keychain, credential: .password(KcfSandbox.password),
-            options: .init(passwordIterations: .insecureForTesting(1_000)))
+        var options = Keychain.CreationOptions(passwordIterations: .insecureForTesting(1_000))
+        options.formatVersion = 1
+        let keychain = try Keychain.create(at: sandbox.keychain, credential: .password(KcfSandbox.password), options: options)
         try keychain.batch { (batch) throws(KeychainError) in
             for index in 0..<count {
                 try batch.add(GenericPassword(service: "service \(index)", account: "account", password: "secret \(index)"))

@@ -3,7 +3,8 @@ import KeychainFile
 import Testing
 
 /// `show-keychain-info`: the expectations are read from the file's bytes as SPEC.md §4–5 lays them out (version at
-/// 8, file id at 16, slot count at 72, slots from 76: type, length, id, iterations), not from kcf.
+/// 8, file id at 16, slot count at 72, slots from 76: type, length, id, iterations), not from kcf — so the keychain
+/// is format version 1, whatever the default.
 @Suite("kcf show-keychain-info: format version, file id, items by class, key slots and sizes")
 struct KeychainInfoTests {
     /// One key slot as the header holds it.
@@ -32,7 +33,7 @@ struct KeychainInfoTests {
     /// A keychain with two generic passwords (one deleted after), a certificate, and a second password slot.
     static func sandbox() throws -> KcfSandbox {
         let sandbox = try KcfSandbox()
-        try sandbox.createKeychain()
+        try sandbox.createKeychain(formatVersion: 1)
         try sandbox.addGeneric(account: "a", service: "one", secret: "1")
         try sandbox.addGeneric(account: "a", service: "two", secret: "2")
         #expect(try sandbox.unlocked(["delete-generic-password", "-s", "two"]).status == 0)

@@ -172,10 +172,13 @@ struct JSONOutputTests {
         #expect(key["secret"] == nil && key["secretBase64"] == nil)
     }
 
-    @Test("verify --json: result, counts by class, secrets, file sizes; a torn tail is result tornTail and exit 3")
-    func verify() throws {
+    /// The report is the same for both format versions; the torn tail (5 bytes cut from the end) is version 1's
+    /// alone: version 2's parity mends so short a cut (SPEC.md §25.5).
+    @Test("verify --json: result, counts by class, secrets, file sizes; a torn tail (version 1) is result tornTail and exit 3",
+          arguments: [1, 2])
+    func verify(formatVersion: Int) throws {
         let sandbox = try KcfSandbox()
-        try sandbox.createKeychain()
+        try sandbox.createKeychain(formatVersion: formatVersion)
         try sandbox.addGeneric(account: "a", service: "one", secret: "12345")
         try sandbox.addGeneric(account: "a", service: "two", secret: "678")
         #expect(try sandbox.unlocked(["import", KcfSandbox.fixture("certificates/rsa2048-v1.der")]).status == 0)
@@ -196,6 +199,8 @@ struct JSONOutputTests {
         let file = try #require(report["file"] as? [String: Any])
         #expect(file["size"] as? Int == (try sandbox.keychainBytes()).count)
         #expect(report["tornTail"] is NSNull)
+        #expect(try Keychain.open(at: sandbox.keychain, credential: .password(KcfSandbox.password)).fileFormatVersion == formatVersion)
+        guard formatVersion == 1 else { return }
 
         let torn = sandbox.file("torn.kcf")
         try Data(try sandbox.keychainBytes().dropLast(5)).write(to: URL(fileURLWithPath: torn))

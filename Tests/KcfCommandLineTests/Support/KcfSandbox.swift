@@ -51,9 +51,11 @@ final class KcfSandbox {
         try run(arguments, stdin: ([Self.password] + more).map { $0 + "\n" }.joined(), sourceLocation: sourceLocation)
     }
 
-    /// Creates the sandbox keychain (1,000 PBKDF2 rounds, so that the tests are fast) and checks it worked.
-    func createKeychain(at path: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    /// Creates the sandbox keychain (1,000 PBKDF2 rounds, so that the tests are fast) and checks it worked; in
+    /// `formatVersion` when given, for tests of one version's layout, else in the default version.
+    func createKeychain(at path: String? = nil, formatVersion: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
         var arguments = ["create-keychain", "--insecure-iterations", "1000"]
+        if let formatVersion { arguments += ["--format-version", String(formatVersion)] }
         if let path { arguments.append(path) }
         let result = try run(arguments, stdin: Self.password + "\n", sourceLocation: sourceLocation)
         #expect(result.status == 0, "create-keychain: \(result.stderr)", sourceLocation: sourceLocation)

@@ -23,11 +23,12 @@ func windows16(_ bytes: [UInt8]) -> Set<[UInt8]> {
     return set
 }
 
+/// Format version 1, whatever the default: the tests check version 1's compaction, epochs and dead bytes (SPEC.md §15.1).
 @Suite("Compaction (SPEC.md §15.1)")
 struct CompactionTests {
     /// A keychain with 40 items of which 15 were overwritten and 10 deleted; returns the keychain, the
     /// secrets expected, and the sealed secret boxes of the dead versions.
-    func churned(_ directory: TemporaryDirectory, options: Keychain.CreationOptions = TestKeychain.fastOptions) throws
+    func churned(_ directory: TemporaryDirectory, options: Keychain.CreationOptions = TestKeychain.versionOneOptions) throws
         -> (Keychain, [String: [UInt8]], [[UInt8]])
     {
         let keychain = try Keychain.create(at: directory.file("test.kcf"), credential: TestKeychain.password, options: options)
@@ -108,7 +109,7 @@ struct CompactionTests {
     func statistics() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("test.kcf")
-        let keychain = try TestKeychain.create(in: directory)
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         let empty = try keychain.statistics()
         #expect(empty.itemCount == 0 && empty.deadBytes == 0 && empty.liveBytes == empty.fileSize)
         #expect(empty.fileSize == (try fileBytes(path)).count)
@@ -134,7 +135,7 @@ struct CompactionTests {
     @Test("Commits compact on their own once dead bytes pass the threshold, and not when disabled")
     func automatic() throws {
         let directory = TemporaryDirectory()
-        var options = TestKeychain.fastOptions
+        var options = TestKeychain.versionOneOptions
         options.autoCompaction = AutoCompaction(deadShare: 0.5, minimumFileSize: 4_096)
         let keychain = try Keychain.create(at: directory.file("auto.kcf"), credential: TestKeychain.password, options: options)
         try keychain.add(GenericPassword(service: "svc", account: "a", password: "v0"))
@@ -161,7 +162,7 @@ struct CompactionTests {
     @Test("Stray temporary files of this keychain are removed; other files are not")
     func strayFiles() throws {
         let directory = TemporaryDirectory()
-        let keychain = try TestKeychain.create(in: directory)
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         try keychain.add(GenericPassword(service: "svc", account: "a", password: "one"))
         let stray = directory.file("test.kcf.tmp-0123456789ab")
         let unrelated = directory.file("other.kcf.tmp-0123456789ab")
@@ -181,7 +182,7 @@ struct CompactionTests {
         let directory = TemporaryDirectory()
         let path = directory.file("test.kcf")
         let fileSystem = FaultyFileSystem()
-        let keychain = try Keychain.createForTesting(at: path, fileSystem: fileSystem)
+        let keychain = try Keychain.createForTesting(at: path, fileSystem: fileSystem, options: TestKeychain.versionOneOptions)
         var expected: [String: [UInt8]] = [:]
         for index in 0..<20 {
             try keychain.add(GenericPassword(service: "svc", account: "user\(index)", password: "pw\(index)"))
@@ -219,7 +220,7 @@ struct CompactionTests {
     /// A keychain on `fileSystem` at `path` holding "user1" … "user299" (passwords "pw1" … "pw299") and the
     /// dead bytes of "user0", deleted, so that a compaction has something to drop; and its live secrets.
     private static func keychainForReadBack(at path: String, fileSystem: FaultyFileSystem) throws -> (Keychain, [String: [UInt8]]) {
-        let keychain = try Keychain.createForTesting(at: path, fileSystem: fileSystem)
+        let keychain = try Keychain.createForTesting(at: path, fileSystem: fileSystem, options: TestKeychain.versionOneOptions)
         var expected: [String: [UInt8]] = [:]
         try keychain.batch { (batch) throws(KeychainError) in
             for index in 0..<300 {
@@ -285,7 +286,7 @@ struct CompactionTests {
     @Test("Large secrets are compacted in several windows and read back whole")
     func largeSecretsReadBack() throws {
         let directory = TemporaryDirectory()
-        let keychain = try TestKeychain.create(in: directory)
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         var expected: [String: [UInt8]] = [:]
         for index in 0..<12 {
             let secret = (0..<(100_000 + index)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
@@ -308,7 +309,7 @@ struct CompactionTests {
     func twoObjects() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("test.kcf")
-        let first = try TestKeychain.create(in: directory)
+        let first = try TestKeychain.create(in: directory, formatVersion: 1)
         let second = try Keychain.open(at: path, credential: TestKeychain.password)
         try first.add(GenericPassword(service: "svc", account: "a", password: "from first"))
         #expect(try liveSecrets(second) == ["a": Array("from first".utf8)])

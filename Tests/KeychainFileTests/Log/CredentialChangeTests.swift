@@ -131,7 +131,8 @@ struct RollbackTests {
     func pinned() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("test.kcf")
-        let keychain = try TestKeychain.create(in: directory)
+        // Version 1, whatever the default: its file cut short is a rollback; version 2's is damage (SPEC.md §25.5).
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         try keychain.add(GenericPassword(service: "svc", account: "a", password: "1"))
         let older = try copy(path)
         try keychain.add(GenericPassword(service: "svc", account: "b", password: "2"))
@@ -183,7 +184,9 @@ struct RollbackTests {
     func liveObject() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("test.kcf")
-        let keychain = try TestKeychain.create(in: directory)
+        // Version 1, whatever the default: the lock file's acknowledgement (SPEC.md §16.1) and a cut to an older
+        // length are version 1's; version 2 writes no acknowledgement and its parity mends a short cut.
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         try keychain.add(GenericPassword(service: "svc", account: "a", password: "1"))
         let older = try copy(path)
         try keychain.add(GenericPassword(service: "svc", account: "b", password: "2"))
@@ -209,13 +212,15 @@ struct RollbackTests {
     }
 }
 
+/// Format version 1, whatever the default: the damage is put at version 1's record offsets, and its torn-tail
+/// rules and the lock file's acknowledgement apply; version 2's salvage is in KeychainV2SalvageTests.
 @Suite("Salvage (SPEC.md §17)")
 struct SalvageTests {
     @Test("Salvage keeps every item that authenticates, records after the damage too, and reports what it lost")
     func salvage() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("test.kcf")
-        let keychain = try TestKeychain.create(in: directory)
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         try keychain.add(GenericPassword(service: "svc", account: "a", password: "1"))
         try keychain.batch { batch throws(KeychainError) in
             try batch.add(GenericPassword(service: "svc", account: "b", password: "2"))
@@ -248,7 +253,7 @@ struct SalvageTests {
     func wholeAndTorn() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("test.kcf")
-        let keychain = try TestKeychain.create(in: directory)
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         try keychain.add(GenericPassword(service: "svc", account: "a", password: "1"))
         try keychain.add(GenericPassword(service: "svc", account: "b", password: "2"))
         let whole = try Keychain.salvage(from: path, credential: TestKeychain.password, to: directory.file("whole.kcf"))

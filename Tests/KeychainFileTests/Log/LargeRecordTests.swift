@@ -5,6 +5,7 @@ import Testing
 /// Records larger than the piece the encoder holds in memory (``RecordEncoder/chunkSize``), which are sealed
 /// and written piece by piece with the frame header last, and compaction, which gives the keychain's own
 /// items their new sealed secrets instead of building a second index.
+/// Format version 1, whatever the default: the tests check version 1's record frames, read from the file by their layout.
 @Suite("Large records and compaction in place")
 struct LargeRecordTests {
     /// Five items of 300,000-byte secrets: one record of about 1.5 MB, more than one piece.
@@ -20,7 +21,7 @@ struct LargeRecordTests {
 
     /// A keychain with one small item (the first record) and then the large batch (the second).
     static func makeKeychainWithLargeBatch(in directory: TemporaryDirectory) throws -> Keychain {
-        let keychain = try TestKeychain.create(in: directory)
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         try keychain.add(GenericPassword(service: "small", account: "first").attributes, secret: Array("one".utf8))
         try addLargeBatch(to: keychain)
         return keychain
@@ -76,7 +77,7 @@ struct LargeRecordTests {
     @Test("After compaction the keychain holds what a fresh open of the new file holds, in the same order")
     func compactionInPlaceEqualsReopen() throws {
         let directory = TemporaryDirectory()
-        let keychain = try TestKeychain.create(in: directory)
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         keychain.autoCompaction = .disabled
         try keychain.batch { (batch) throws(KeychainError) in
             for index in 0..<300 {
@@ -115,7 +116,7 @@ extension LargeRecordTests {
     @Test("Damage to a box beyond the first window of a large record that is not the last is corrupted at that box")
     func damageDeepInsideLargeRecord() throws {
         let directory = TemporaryDirectory()
-        let keychain = try TestKeychain.create(in: directory)
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         try Self.addLargeBatch(to: keychain)
         try keychain.add(GenericPassword(service: "small", account: "after").attributes, secret: Array("two".utf8))
         let bytes = try fileBytes(keychain.path)

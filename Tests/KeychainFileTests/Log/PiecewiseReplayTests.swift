@@ -6,6 +6,7 @@ import Testing
 /// new items go straight in until a piece holds anything else, and a record that fails is taken out again.
 /// These tests cross each switch with records of several thousand entries, so that there are many pieces, under
 /// the sequential decoder and the windowed one.
+/// Format version 1, whatever the default: the tests check version 1's records, replayed piece by piece, damaged at their offsets.
 @Suite("Large records are replayed piece by piece with the result and the failures of a whole-record replay")
 struct PiecewiseReplayTests {
     /// The sequential loop (pieces of 1,024 entries) and the windowed decoder with small windows.
@@ -27,7 +28,7 @@ struct PiecewiseReplayTests {
     @Test("A large record whose last entries update and delete replays to what was committed")
     func plainThenPlanned() throws {
         let directory = TemporaryDirectory()
-        let keychain = try TestKeychain.create(in: directory)
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         try seed(keychain)
         // 3,000 new items, then entries that are not: the pieces of new items are put in and taken out again.
         try keychain.batch { (batch) throws(KeychainError) in
@@ -51,7 +52,7 @@ struct PiecewiseReplayTests {
     @Test("A large final record damaged near its end is set aside whole as a tail no write cuts; damaged before another, it is corruption")
     func damagedLargeRecord() throws {
         let directory = TemporaryDirectory()
-        let keychain = try TestKeychain.create(in: directory)
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         try seed(keychain)
         let before = try genericPasswordSnapshot(keychain)
         let sizeBefore = try fileBytes(keychain.path).count

@@ -2,11 +2,12 @@ import Foundation
 import Testing
 @testable import KeychainFile
 
+/// Format version 1, whatever the default: the tests check version 1's record log: its header bytes, record frames and torn-tail rules (SPEC.md §4–§9).
 @Suite("Record log: torn tails and damage")
 struct RecordLogTests {
     /// A keychain with `count` single-item records.
     static func makeFile(_ directory: TemporaryDirectory, records count: Int) throws -> String {
-        let keychain = try TestKeychain.create(in: directory)
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         for index in 0..<count {
             try keychain.add(GenericPassword(service: "s", account: "a\(index)", password: "p").attributes, secret: [UInt8(index)])
         }

@@ -10,6 +10,7 @@ import KeychainCrypto
 /// Every comparison is against ``ParallelTuning/sequential``; windows far smaller than the default make
 /// entries straddle windows in every possible place, and a minimum of 2 entries puts even small batches on
 /// two threads.
+/// Format version 1, whatever the default: the tests check version 1's records and boxes, read from the file by their layout.
 @Suite("Parallel replay of large records")
 struct ParallelReplayTests {
     /// Parallel tunings: small windows (a field per window, a few entries, a few hundred entries) and the default,
@@ -220,7 +221,7 @@ struct ParallelReplayTests {
     /// A keychain with a large batch (puts, then updates and deletions in a second batch) and one small
     /// record after them, so that damage to the batches is not a torn tail.
     static func makeKeychain(in directory: TemporaryDirectory, items: Int) throws -> Keychain {
-        let keychain = try TestKeychain.create(in: directory)
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         keychain.autoCompaction = .disabled
         try keychain.batch { (batch) throws(KeychainError) in
             for index in 0..<items {

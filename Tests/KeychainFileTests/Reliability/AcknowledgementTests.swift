@@ -6,12 +6,13 @@ import KeychainCrypto
 /// A final record that fails verification is a crash remnant only when nothing shows it was acknowledged
 /// (SPEC.md §9.2, §16.1): damage to an acknowledged record — after a compaction, the whole keychain — is
 /// `corrupted`, and no write cuts it off.
+/// Format version 1, whatever the default: the tests check the lock file's acknowledgement of version 1's records (SPEC.md §16.1).
 @Suite("Reliability: acknowledged records are never taken for torn tails")
 struct AcknowledgementTests {
     /// A keychain of `count` generic passwords, compacted into records of up to 4,096 items each.
     static func compactedKeychain(_ directory: TemporaryDirectory, count: Int) throws -> String {
         let path = directory.file("compacted.kcf")
-        let keychain = try TestKeychain.create(in: directory, name: "compacted.kcf")
+        let keychain = try TestKeychain.create(in: directory, name: "compacted.kcf", formatVersion: 1)
         try keychain.batch { (batch) throws(KeychainError) in
             for index in 0..<count {
                 try batch.add(GenericPassword(service: "service \(index)", account: "account", password: "secret \(index)"))
@@ -62,7 +63,7 @@ struct AcknowledgementTests {
     /// A keychain with two single-put records, and the lock file's acknowledgement after the first only.
     static func twoRecordsWithFirstAcknowledged(_ directory: TemporaryDirectory) throws -> (path: String, second: Range<Int>) {
         let path = directory.file("test.kcf")
-        let keychain = try TestKeychain.create(in: directory)
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         try keychain.setPassword("one", forService: "s", account: "1")
         let lock = try Data(contentsOf: URL(fileURLWithPath: path + ".lock"))
         try keychain.setPassword("two", forService: "s", account: "2")
@@ -92,7 +93,7 @@ struct AcknowledgementTests {
     func acknowledgedFinalRecordIsDamage() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("test.kcf")
-        let keychain = try TestKeychain.create(in: directory)
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         try keychain.setPassword("one", forService: "s", account: "1")
         try keychain.setPassword("two", forService: "s", account: "2")
         let original = try fileBytes(path)
@@ -110,7 +111,7 @@ struct AcknowledgementTests {
     func damagedLengthOfWholeFinalRecord() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("test.kcf")
-        let keychain = try TestKeychain.create(in: directory)
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         try keychain.setPassword("one", forService: "s", account: "1")
         try keychain.setPassword("two", forService: "s", account: "2")
         try FileManager.default.removeItem(atPath: path + ".lock")

@@ -17,6 +17,8 @@ import Darwin
 /// running the KDF the file asks for would take minutes to hours. "Before any large allocation" is bounded
 /// by the process's peak resident size, which must not grow by 256 MiB while the hostile files are opened —
 /// the lengths they claim range from 256 MiB to 4 GiB.
+/// Format version 1, whatever the default: the hostile fields are written at version 1's offsets (its header,
+/// key slots, record frames and boxes).
 @Suite("Reliability: hostile headers and records")
 struct HostileInputTests {
     static let password = Credential.password("hostile input test")
@@ -27,10 +29,9 @@ struct HostileInputTests {
     static func baseFile() throws -> [UInt8] {
         let path = "/memory/base.kcf"
         let fileSystem = MemoryFileSystem()
-        let keychain = try Keychain.createForTesting(
-            at: path, credential: password, fileSystem: fileSystem,
-            options: .init(passwordIterations: .insecureForTesting(1_000),
-                           additionalCredentials: [.password("second"), .password("third"), reliabilityRawKey]))
+        var options = TestKeychain.versionOneOptions
+        options.additionalCredentials = [.password("second"), .password("third"), reliabilityRawKey]
+        let keychain = try Keychain.createForTesting(at: path, credential: password, fileSystem: fileSystem, options: options)
         try keychain.add(GenericPassword(service: "svc", account: "a", password: "one"))
         try keychain.add(GenericPassword(service: "svc", account: "b", password: "two"))
         return try fileSystem.contents(of: path)

@@ -12,6 +12,7 @@ import Testing
 ///   deleted must come with a reported unreadable deletion), and reports every item it does not serve.
 ///
 /// Each run prints, per file, how many flips lost how many items.
+/// Format version 1, whatever the default: the tests check bits flipped across version 1's records, which version 2's parity would mend.
 @Suite("Reliability: one flipped bit costs at most the item it hits")
 struct RecoverySweepTests {
     typealias Pair = TamperingTests.ReplayedState.Pair

@@ -6,6 +6,7 @@ import Testing
 /// kept as regression tests: a stale or failed acknowledgement never lets acknowledged damage pass for a crash
 /// remnant, a recovering open honours a pin, repair refuses what writes refuse, and hostile bytes cost bounded
 /// time.
+/// Format version 1, whatever the default: the tests check the lock file's acknowledgement of version 1's records (SPEC.md §16.1).
 @Suite("Reliability: stale acknowledgements, pins and repair")
 struct StaleAcknowledgementTests {
     /// A keychain with the item 1, then 2, then what `third` writes, whose lock file still acknowledges only the
@@ -14,7 +15,7 @@ struct StaleAcknowledgementTests {
         _ directory: TemporaryDirectory, third: (Keychain) throws -> Void
     ) throws -> String {
         let path = directory.file("test.kcf")
-        let keychain = try TestKeychain.create(in: directory)
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         try keychain.setPassword("one", forService: "s", account: "1")
         let lock = try Data(contentsOf: URL(fileURLWithPath: path + ".lock"))
         try keychain.setPassword("two", forService: "s", account: "2")
@@ -43,7 +44,7 @@ struct StaleAcknowledgementTests {
         let directory = TemporaryDirectory()
         let path = directory.file("test.kcf")
         let fileSystem = FaultyFileSystem()
-        let keychain = try Keychain.createForTesting(at: path, fileSystem: fileSystem)
+        let keychain = try Keychain.createForTesting(at: path, fileSystem: fileSystem, options: TestKeychain.versionOneOptions)
         try keychain.setPassword("one", forService: "s", account: "1")
         fileSystem.failAcknowledgementWrites = 1
         try keychain.setPassword("two", forService: "s", account: "2")
@@ -57,7 +58,7 @@ struct StaleAcknowledgementTests {
         #expect(try fileBytes(path) == damaged)
 
         let other = directory.file("other.kcf")
-        let second = try Keychain.createForTesting(at: other, fileSystem: fileSystem)
+        let second = try Keychain.createForTesting(at: other, fileSystem: fileSystem, options: TestKeychain.versionOneOptions)
         fileSystem.failAcknowledgementWrites = 2
         #expect(throws: KeychainError.notConfirmedDurable(operation: "", reason: "")) {
             try second.setPassword("x", forService: "s", account: "x")
@@ -87,7 +88,7 @@ struct StaleAcknowledgementTests {
     func recoveringOpenHonoursPin() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("test.kcf")
-        let keychain = try TestKeychain.create(in: directory)
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         try keychain.setPassword("v1", forService: "s", account: "x")
         let old = try fileBytes(path)
         try keychain.setPassword("v2", forService: "s", account: "x")
@@ -110,7 +111,7 @@ struct StaleAcknowledgementTests {
     func repairRefusals() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("test.kcf")
-        let keychain = try TestKeychain.create(in: directory)
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 1)
         try keychain.setPassword("v1", forService: "s", account: "x")
         #expect(throws: KeychainError.wrongCredentials) {
             _ = try Keychain.repair(at: path, credential: .password("wrong"), keepingCopyAt: directory.file("backup1"))
@@ -127,7 +128,7 @@ struct StaleAcknowledgementTests {
     func hostileBoxes() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("test.kcf")
-        _ = try TestKeychain.create(in: directory)
+        _ = try TestKeychain.create(in: directory, formatVersion: 1)
         var bytes = try fileBytes(path)
         try FileManager.default.removeItem(atPath: path + ".lock")
         let entries = 32_000

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import KeychainFile
+@_spi(FormatVersion2) @testable import KeychainFile
 
 /// A fresh temporary directory per test, removed afterwards.
 final class TemporaryDirectory {
@@ -21,10 +21,22 @@ final class TemporaryDirectory {
 enum TestKeychain {
     static let password = Credential.password("correct horse battery staple")
     static let fastOptions = Keychain.CreationOptions(passwordIterations: .insecureForTesting(1_000))
+    /// ``fastOptions`` for a file of format version 1, whatever the default: for tests of version 1's layout and
+    /// rules (record offsets, the lock file's acknowledgement, torn tails).
+    static let versionOneOptions = options(formatVersion: 1)
 
+    /// ``fastOptions`` for a file of `formatVersion`.
+    static func options(formatVersion: Int) -> Keychain.CreationOptions {
+        var options = fastOptions
+        options.formatVersion = formatVersion
+        return options
+    }
+
+    /// A new keychain in `directory`, of `formatVersion` when given, else of the default version.
     static func create(in directory: TemporaryDirectory, name: String = "test.kcf",
-                       credential: Credential = password) throws -> Keychain {
-        try Keychain.create(at: directory.file(name), credential: credential, options: fastOptions)
+                       credential: Credential = password, formatVersion: Int? = nil) throws -> Keychain {
+        try Keychain.create(at: directory.file(name), credential: credential,
+                            options: formatVersion.map { options(formatVersion: $0) } ?? fastOptions)
     }
 }
 

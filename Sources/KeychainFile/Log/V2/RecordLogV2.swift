@@ -373,16 +373,21 @@ final class RecordLogV2 {
                     throw error
                 }
                 // The commit is in the file, but whether the disk has it is unknown: it is taken back, so that the
-                // change fails as a whole, if the slot's old bytes and the file's old size can be put back and synced.
+                // change fails as a whole, if the slot's old bytes can be put back and synced. Its record is then a
+                // remnant past the commit end: cut here if the file can be cut, else by the next writer.
                 if let displaced, displaced.unreadable.isEmpty {
                     let takenBack = Result { () throws(KeychainError) in
                         try displaced.bytes.withBytes { (raw) throws(KeychainError) in
                             try file.writeAll(raw, at: HealingLayout.slotOffsets[place])
                         }
-                        try file.truncate(to: HealingLayout.physicalEnd(ofLog: writtenBefore))
+                        try? file.truncate(to: HealingLayout.physicalEnd(ofLog: writtenBefore))
                         try file.sync()
                     }
                     if case .success = takenBack { throw error }
+                    // Taken back in part: what the slots say now decides whether the change is in effect.
+                    let now = try? HealingLog(
+                        opening: file, headerKey: state.headerKey, epoch: state.header.epoch, rewriteEnd: Int(state.header.rewriteEnd))
+                    guard let now, now.committedEnd == position + record.bytes.count else { throw error }
                 }
                 unconfirmedDurability = .notConfirmedDurable(
                     operation: "the change", reason: "its commit is in the file, but writing or syncing it reported \(error)")

@@ -12,7 +12,7 @@ struct FormatUpgradeTests {
 
     /// A version 1 keychain with a password slot and a raw-key slot, items added, updated and deleted.
     func versionOne(_ directory: TemporaryDirectory) throws -> Keychain {
-        var options = TestKeychain.fastOptions
+        var options = TestKeychain.versionOneOptions
         options.additionalCredentials = [Self.rawKey]
         let keychain = try Keychain.create(at: directory.file("v1.kcf"), credential: TestKeychain.password, options: options)
         for index in 0..<20 {
