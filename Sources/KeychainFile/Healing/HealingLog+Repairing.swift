@@ -117,6 +117,9 @@ extension HealingLog {
         precondition(start + repair.data.count <= writtenEnd, "a chunk of the log")
         let isWholeTail = repair.data.count < ChunkParity.dataLength && start + repair.data.count == writtenEnd
             && repair.unrepairedCodewords.isEmpty
+        // Missing bytes lie only in the last chunk when the file reaches its start (the chunks before it, and
+        // their parity, are whole).
+        let earlierChunksWhole = try file.size() >= HealingLayout.physical(start)
         if isWholeTail, try file.size() < HealingLayout.physicalEnd(ofLog: writtenEnd) {
             // The last write's missing bytes: those a repair left unchanged were zeros, as the file extends.
             try file.truncate(to: HealingLayout.physicalEnd(ofLog: writtenEnd))
@@ -153,8 +156,7 @@ extension HealingLog {
             }
             tailParity = repair.parity
             // Missing bytes in an earlier chunk (a last write that completed one) are not repaired by this one.
-            let missingElsewhere = missingRange.map { $0.lowerBound < start } ?? false
-            if appendRefusal?.concernsLastChunk == true && !missingElsewhere {
+            if appendRefusal?.concernsLastChunk == true && earlierChunksWhole {
                 appendRefusal = nil
                 missingRange = nil
             }
@@ -169,8 +171,26 @@ extension HealingLog {
     /// - Throws: `KeychainError.io` if records set aside lie in the chunk (they did not verify), if another
     ///   writer changed the slots, or if a write fails (then further writes are refused until the log is
     ///   opened again).
+    ///
+    /// Also when appends are refused because the last write's bytes were missing (the slot reached the disk
+    /// before them) and the caller verified every record up to the written end through a repair it wrote back
+    /// that parity could not confirm whole: the file is extended to the written end (the bytes no repair changed
+    /// read as the zeros the caller verified) — unless the file does not reach the last chunk's start: an earlier
+    /// chunk or its parity is missing, which this does not restore.
     func confirmLastChunk() throws(KeychainError) {
-        guard appendRefusal == .tailMismatch, let seal = newest?.seal else { return }
+        guard let seal = newest?.seal else { return }
+        switch appendRefusal {
+        case .tailMismatch?:
+            break
+        case .lastWriteMissing?:
+            let start = writtenEnd - writtenEnd % ChunkParity.dataLength
+            guard try file.size() >= HealingLayout.physical(start) else { return }
+            if try file.size() < HealingLayout.physicalEnd(ofLog: writtenEnd) {
+                try file.truncate(to: HealingLayout.physicalEnd(ofLog: writtenEnd))
+            }
+        default:
+            return
+        }
         try checkSlotsUnchanged()
         let parity = try parityOfChunk(endingAt: writtenEnd)
         try poisoningOnFailure { () throws(KeychainError) in
@@ -179,5 +199,6 @@ extension HealingLog {
                 parity: parity, lastWrite: writtenEnd..<writtenEnd)
         }
         appendRefusal = nil
+        missingRange = nil
     }
 }

@@ -298,7 +298,7 @@ final class RecordLogV2 {
         // The last chunk's records verified up to the written end — as they read, or as repaired and written back
         // above — and its parity was what did not match (or a repair confirmed only in part left it so): it is
         // computed again from them.
-        if log.appendRefusal == .tailMismatch, end == log.writtenEnd {
+        if log.appendRefusal == .tailMismatch || log.appendRefusal == .lastWriteMissing, end == log.writtenEnd {
             try log.confirmLastChunk()
         }
         if log.writtenEnd > end { try log.cut(to: end) } else { try log.cutRemnant() }
