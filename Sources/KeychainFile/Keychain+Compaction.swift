@@ -14,7 +14,20 @@ extension Keychain {
         set { withLock { autoCompactionSetting = newValue } }
     }
 
-    /// Rewrites the file with only its live items, in a new epoch (SPEC.md §15.1, §20.8).
+    /// Whether compaction and credential changes keep a file of format version 1 at version 1, for readers of
+    /// this library before version 2 that must still open it. Default: `false` — the first rewrite makes it
+    /// version 2 (SPEC.md §12). ``upgradeFormat()`` upgrades either way; a file of version 2 stays version 2.
+    ///
+    /// ```swift
+    /// keychain.keepsFormatVersion = true   // older readers share this version 1 file
+    /// try keychain.compact()               // still version 1
+    /// ```
+    public var keepsFormatVersion: Bool {
+        get { withLock { keepsFormatVersionSetting } }
+        set { withLock { keepsFormatVersionSetting = newValue } }
+    }
+
+    /// Rewrites the file with only its live items, in a new epoch (SPEC.md §15.1, §26.6).
     ///
     /// The new file is written beside the old one under a temporary name, made durable, renamed over it and
     /// the directory synced: a crash leaves the old file or the new one, whole. Overwritten and deleted items
@@ -22,7 +35,8 @@ extension Keychain {
     /// anew under the new epoch's key. Item persistent references stay valid. Other processes reload the new
     /// file on their next call.
     ///
-    /// The file keeps its format version (a version 1 file stays version 1).
+    /// A file of format version 1 is rewritten as version 2, as ``upgradeFormat()`` does (SPEC.md §12), unless
+    /// ``keepsFormatVersion`` is set.
     ///
     /// For example:
     /// ```swift
@@ -35,26 +49,23 @@ extension Keychain {
     ///   catching up throws.
     @discardableResult
     public func compact() throws(KeychainError) -> CompactionResult {
-        try withWrite { () throws(KeychainError) -> CompactionResult in try compactLocked(upgrading: false) }
+        try withWrite { () throws(KeychainError) -> CompactionResult in try compactLocked() }
     }
 
-    /// Compacts; a version 1 file becomes version 2 when `upgrading`. Called inside `withWrite`.
+    /// Compacts, as ``compact()`` says. Called inside `withWrite`.
     @discardableResult
-    func compactLocked(upgrading: Bool) throws(KeychainError) -> CompactionResult {
+    func compactLocked() throws(KeychainError) -> CompactionResult {
         let before = statisticsLocked()
-        if upgrading, try upgradeLocked() {
-            return CompactionResult(before: before, after: statisticsLocked())
-        }
-        try rewriteLocked(changing: .keep, upgrading: false)
+        try rewriteLocked(changing: .keep)
         return CompactionResult(before: before, after: statisticsLocked())
     }
 
     /// Rewrites the file with the live items and the key slots `change` makes, then removes stray temporary
-    /// files. A version 1 file is first rewritten as version 2 when `upgrading` (the slot change is then made to
-    /// the version 2 file). Called inside `withWrite`.
+    /// files. A version 1 file is first rewritten as version 2 unless `keepsFormatVersionSetting` (the slot change
+    /// is then made to the version 2 file). Called inside `withWrite`.
     @discardableResult
-    func rewriteLocked(changing change: SlotChange, upgrading: Bool = false) throws(KeychainError) -> KeySlotInfo? {
-        if upgrading, try upgradeLocked(), case .keep = change { return nil }
+    func rewriteLocked(changing change: SlotChange) throws(KeychainError) -> KeySlotInfo? {
+        if !keepsFormatVersionSetting, try upgradeLocked(), case .keep = change { return nil }
         let added = try log.rewrite(changing: change, index: &index, using: &random)
         log.removeStrayTemporaryFiles()
         return added

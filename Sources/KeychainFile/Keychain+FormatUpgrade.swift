@@ -1,9 +1,9 @@
 extension Keychain {
-    /// The format version of the open file: 1, or 2 (written only through `@_spi(FormatVersion2)` API until
-    /// SPEC.md describes it).
+    /// The format version of the open file: 1 or 2 (SPEC.md §12). A file of version 1 stays so until it is first
+    /// rewritten: by ``upgradeFormat()``, ``compact()`` (or auto-compaction) or a change of its credentials.
     public var fileFormatVersion: Int { withLock { log.formatVersion } }
 
-    /// Rewrites a file of format version 1 as version 2 (Docs/FormatVersion2.md §4, "Upgrading version 1"), with the same items, file id and master
+    /// Rewrites a file of format version 1 as version 2 (SPEC.md §26.7), with the same items, file id and master
     /// key, in a new epoch; does nothing to a file of version 2.
     ///
     /// The credential that opened the keychain gets a committed key slot; every other slot is kept as a legacy
@@ -20,7 +20,7 @@ extension Keychain {
     /// - Throws: `KeychainError.corrupted` when the file ends in a record that may hold acknowledged items (repair
     ///   it first), `.readOnly`, `.io` when the new file cannot be written (the old one is then unchanged).
     @discardableResult
-    @_spi(FormatVersion2) public func upgradeFormat() throws(KeychainError) -> Bool {
+    public func upgradeFormat() throws(KeychainError) -> Bool {
         try withWrite { () throws(KeychainError) -> Bool in try upgradeLocked() }
     }
 }

@@ -45,6 +45,8 @@ public final class Keychain: @unchecked Sendable {
     let lockReadOnly: ReadOnlyReason?
     /// When commits compact the file on their own.
     var autoCompactionSetting: AutoCompaction
+    /// Whether rewrites keep a version 1 file at version 1 (``keepsFormatVersion``).
+    var keepsFormatVersionSetting = false
 
     /// Options for a new keychain.
     public struct CreationOptions: Sendable {
@@ -54,21 +56,29 @@ public final class Keychain: @unchecked Sendable {
         public var additionalCredentials: [Credential]
         /// When commits compact the file on their own. Default: when half the file is dead.
         public var autoCompaction: AutoCompaction
-        /// The format version of the new file: 1 (the default), or 2, which is still being built
-        /// (Docs/FormatVersion2.md) and which SPEC.md does not describe yet.
-        @_spi(FormatVersion2) public var formatVersion: Int = 1
+        /// The format version of the new file (SPEC.md §12): 2, the default, or 1 for a file that readers of
+        /// this library before version 2 must open too (its first rewrite makes it version 2).
+        public var formatVersion: Int = Keychain.formatVersion
+        /// Whether rewrites keep a file of format version 1 at version 1 (``Keychain/keepsFormatVersion``).
+        /// Default: `false`.
+        public var keepsFormatVersion = false
 
         /// - Parameters:
         ///   - passwordIterations: The PBKDF2 cost of password slots.
         ///   - additionalCredentials: More passwords or keys that open the keychain.
         ///   - autoCompaction: When commits compact the file on their own.
+        ///   - formatVersion: The new file's format version: 2 (the default) or 1.
+        ///   - keepsFormatVersion: Whether rewrites keep a file of format version 1 at version 1.
         public init(
             passwordIterations: PasswordIterations = .standard, additionalCredentials: [Credential] = [],
-            autoCompaction: AutoCompaction = .standard
+            autoCompaction: AutoCompaction = .standard, formatVersion: Int = Keychain.formatVersion,
+            keepsFormatVersion: Bool = false
         ) {
             self.passwordIterations = passwordIterations
             self.additionalCredentials = additionalCredentials
             self.autoCompaction = autoCompaction
+            self.formatVersion = formatVersion
+            self.keepsFormatVersion = keepsFormatVersion
         }
     }
 
@@ -84,15 +94,23 @@ public final class Keychain: @unchecked Sendable {
         /// read-only (writes throw `invalidParameter`) and does not follow later changes to the file; a file
         /// that is not damaged opens as usual. Default: `false`, where damage fails the open.
         public var recover: Bool
+        /// Whether rewrites keep a file of format version 1 at version 1, for readers of this library before
+        /// version 2 (``Keychain/keepsFormatVersion``). Default: `false`, where the first rewrite makes it version 2.
+        public var keepsFormatVersion = false
 
         /// - Parameters:
         ///   - expectedHead: A head the file must contain, to detect a rollback.
         ///   - autoCompaction: When commits compact the file on their own.
         ///   - recover: Whether to open a damaged file read-only with every item that still authenticates.
-        public init(expectedHead: Head? = nil, autoCompaction: AutoCompaction = .standard, recover: Bool = false) {
+        ///   - keepsFormatVersion: Whether rewrites keep a file of format version 1 at version 1.
+        public init(
+            expectedHead: Head? = nil, autoCompaction: AutoCompaction = .standard, recover: Bool = false,
+            keepsFormatVersion: Bool = false
+        ) {
             self.expectedHead = expectedHead
             self.autoCompaction = autoCompaction
             self.recover = recover
+            self.keepsFormatVersion = keepsFormatVersion
         }
     }
 
@@ -176,6 +194,9 @@ public final class Keychain: @unchecked Sendable {
         var generator = random
         let credentials = [credential] + options.additionalCredentials
         guard credentials.count <= Format.maximumSlots else { throw .invalidParameter("at most 16 credentials (key slots)") }
+        guard options.formatVersion == 1 || options.formatVersion == 2 else {
+            throw .invalidParameter("format version \(options.formatVersion) is not one this library writes (1 or 2)")
+        }
         let file = try fileSystem.resolve(path, creating: true)
         let lockFile = try fileSystem.openLock(lockFilePath(for: file))
         _ = try lockFile.lock(exclusive: true, wait: true)
@@ -196,8 +217,10 @@ public final class Keychain: @unchecked Sendable {
         } else {
             try? lockFile.withdrawAcknowledgement()
         }
-        return Keychain(path: path, log: log, index: index, random: generator, clock: clock, lockFile: lockFile,
-                        lockReadOnly: nil, autoCompaction: options.autoCompaction)
+        let keychain = Keychain(path: path, log: log, index: index, random: generator, clock: clock, lockFile: lockFile,
+                                lockReadOnly: nil, autoCompaction: options.autoCompaction)
+        keychain.keepsFormatVersionSetting = options.keepsFormatVersion
+        return keychain
     }
 
     static func open(
@@ -262,8 +285,10 @@ public final class Keychain: @unchecked Sendable {
             opened.0.removeStrayTemporaryFiles()
             lockFile.unlock()
         }
-        return Keychain(path: path, log: opened.0, index: opened.1, random: random, clock: clock, lockFile: lockFile,
-                        lockReadOnly: lockReadOnly, autoCompaction: options.autoCompaction)
+        let keychain = Keychain(path: path, log: opened.0, index: opened.1, random: random, clock: clock, lockFile: lockFile,
+                                lockReadOnly: lockReadOnly, autoCompaction: options.autoCompaction)
+        keychain.keepsFormatVersionSetting = options.keepsFormatVersion
+        return keychain
     }
 
     /// Creates a keychain whose random values (keys, salts, nonces, item ids) come from `randomSource` and
@@ -501,7 +526,7 @@ public final class Keychain: @unchecked Sendable {
         if autoCompactionSetting.isDue(statisticsLocked()) {
             // The commit is durable already: a compaction that fails leaves the old file, whole, and is tried
             // again after the next commit; it must not make the commit look failed.
-            _ = try? compactLocked(upgrading: false)
+            _ = try? compactLocked()
         }
     }
 }

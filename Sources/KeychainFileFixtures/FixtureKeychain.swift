@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Fixtures) @_spi(FormatVersion2) import KeychainFile
+@_spi(Fixtures) import KeychainFile
 import KeychainCrypto
 
 /// Builds one fixture keychain and keeps, beside it, the state it must contain: every item the builder
@@ -24,6 +24,8 @@ final class FixtureKeychain {
         clock = FixtureClock(start: Date(timeIntervalSince1970: 1_767_225_600))  // 2026-01-01T00:00:00Z
         var options = Keychain.CreationOptions(passwordIterations: Self.iterations, additionalCredentials: additionalCredentials)
         options.formatVersion = formatVersion
+        // Fixtures of a version stay that version through their rewrites.
+        options.keepsFormatVersion = true
         let clock = self.clock
         keychain = try Keychain.create(
             at: path, credential: credential, options: options, randomSource: FixtureRandom(seed: seed),

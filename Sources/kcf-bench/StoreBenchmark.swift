@@ -9,7 +9,7 @@ import Glibc
 import Darwin
 #endif
 import KeychainCrypto
-@_spi(FormatVersion2) import KeychainFile
+import KeychainFile
 
 /// `kcf-bench store`: the keychain's own operations at several sizes, on a real file in a temporary
 /// directory, in the shapes `Scripts/compare-peers.sh` measures SQLite with.

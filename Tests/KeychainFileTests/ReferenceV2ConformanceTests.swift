@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(FormatVersion2) @testable import KeychainFile
+@testable import KeychainFile
 import KeychainCrypto
 
 /// Opens the format version 2 files the independent Python writer wrote (`Fixtures/v2/reference-*.kcf`, written by

@@ -18,6 +18,7 @@ enum CommandTable {
         KeychainPasswordCommands.changePassword,
         DeleteKeychainCommand.command,
         MaintenanceCommands.compact,
+        UpgradeCommand.command,
         MaintenanceCommands.verify,
         KeychainInfoCommand.command,
         MaintenanceCommands.salvage,

@@ -1,4 +1,4 @@
-@_spi(FormatVersion2) import KeychainFile
+import KeychainFile
 
 /// `create-keychain` and `change-password`: the commands that set a keychain's password.
 enum KeychainPasswordCommands {

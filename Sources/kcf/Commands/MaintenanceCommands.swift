@@ -13,7 +13,11 @@ enum MaintenanceCommands {
         name: "compact", summary: "rewrite the file with only its live items; print before and after",
         options: [OptionSpec.expectedHead],
         positionals: [PositionalSpec.keychain],
-        details: ["The file is rewritten in a new epoch and renamed into place (SPEC.md §15.1): overwritten and deleted items are gone from it."],
+        details: ["""
+            The file is rewritten in a new epoch and renamed into place (SPEC.md §15.1, §26.6): overwritten and
+            deleted items are gone from it. A file of format version 1 is rewritten as version 2, as
+            `kcf upgrade` does.
+            """],
         run: { (context) throws(CommandError) in try compact(context) })
 
     static let verify = Command(

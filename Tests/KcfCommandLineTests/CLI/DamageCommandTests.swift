@@ -1,5 +1,5 @@
 import Foundation
-@_spi(FormatVersion2) import KeychainFile
+import KeychainFile
 import Testing
 
 /// `kcf` on damaged keychains: no command reports an empty or partial keychain as success, no write cuts away
@@ -14,12 +14,14 @@ struct DamageCommandTests {
         var options = Keychain.CreationOptions(passwordIterations: .insecureForTesting(1_000))
         options.formatVersion = 1
         let keychain = try Keychain.create(at: sandbox.keychain, credential: .password(KcfSandbox.password), options: options)
+        keychain.keepsFormatVersion = true
         try keychain.batch { (batch) throws(KeychainError) in
             for index in 0..<count {
                 try batch.add(GenericPassword(service: "service \(index)", account: "account", password: "secret \(index)"))
             }
         }
         try keychain.compact()
+        try #require(keychain.fileFormatVersion == 1)
     }
 
     /// The byte offset of the first record (the header's length, bytes 12–15).

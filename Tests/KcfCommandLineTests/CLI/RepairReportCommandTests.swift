@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(FormatVersion2) import KeychainFile
+import KeychainFile
 
 /// What `kcf verify` says of a format version 2 file whose damage its parity repaired.
 @Suite("kcf verify: repairs of a version 2 file")

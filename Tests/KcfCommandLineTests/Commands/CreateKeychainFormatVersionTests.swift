@@ -1,5 +1,5 @@
 import Foundation
-@_spi(FormatVersion2) import KeychainFile
+import KeychainFile
 import Testing
 
 /// `create-keychain --format-version`: the version of the new file, read back by the library (not by kcf); without
@@ -20,11 +20,11 @@ struct CreateKeychainFormatVersionTests {
         #expect(try Self.fileFormatVersion(sandbox) == version)
     }
 
-    @Test("Without the option, the new file has the library's default version")
+    @Test("Without the option, the new file is version 2, the version the library writes")
     func defaultVersion() throws {
         let sandbox = try KcfSandbox()
         try sandbox.createKeychain()
-        #expect(try Self.fileFormatVersion(sandbox) == Keychain.CreationOptions().formatVersion)
+        #expect(try Self.fileFormatVersion(sandbox) == 2)
     }
 
     @Test("Any other version is a usage error (exit 2) that creates nothing", arguments: ["0", "3", "one", "", "1.0"])

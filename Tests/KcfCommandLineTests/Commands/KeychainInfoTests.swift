@@ -2,9 +2,9 @@ import Foundation
 import KeychainFile
 import Testing
 
-/// `show-keychain-info`: the expectations are read from the file's bytes as SPEC.md §4–5 lays them out (version at
-/// 8, file id at 16, slot count at 72, slots from 76: type, length, id, iterations), not from kcf — so the keychain
-/// is format version 1, whatever the default.
+/// `show-keychain-info`: the expectations are read from the file's bytes as SPEC.md lays them out — version at 8 and
+/// file id at 16 in both versions; the slot count at 72 and slots from 76 in version 1 (§4–5), at 108 and from 112
+/// in version 2 (§20.1, §21.1); in both a slot is type, KDF or reserved byte, length, id, iterations — not from kcf.
 @Suite("kcf show-keychain-info: format version, file id, items by class, key slots and sizes")
 struct KeychainInfoTests {
     /// One key slot as the header holds it.
@@ -14,53 +14,60 @@ struct KeychainInfoTests {
         let iterations: Int?
     }
 
-    /// The format version, file id and key slots of the file's header (SPEC.md §4, §5).
+    /// The format version, file id and key slots of the file's header (SPEC.md §4, §5; §20.1, §21.1).
     static func header(_ bytes: [UInt8]) -> (version: Int, fileID: String, slots: [Slot]) {
         func hex(_ slice: ArraySlice<UInt8>) -> String { slice.map { String(format: "%02x", $0) }.joined() }
         func number(_ slice: ArraySlice<UInt8>) -> Int { slice.reduce(0) { $0 << 8 | Int($1) } }
+        let version = number(bytes[8..<10])
+        let (countOffset, slotsStart) = version == 1 ? (72, 76) : (108, 112)
         var slots: [Slot] = []
-        var offset = 76
-        for _ in 0..<Int(bytes[72]) {
+        var offset = slotsStart
+        for _ in 0..<Int(bytes[countOffset]) {
             let length = number(bytes[(offset + 2)..<(offset + 4)])
             let password = bytes[offset] == 1
             slots.append(Slot(kind: password ? "password" : "rawKey", id: hex(bytes[(offset + 4)..<(offset + 20)]),
                               iterations: password ? number(bytes[(offset + 20)..<(offset + 24)]) : nil))
             offset += length
         }
-        return (number(bytes[8..<10]), hex(bytes[16..<32]), slots)
+        return (version, hex(bytes[16..<32]), slots)
     }
 
-    /// A keychain with two generic passwords (one deleted after), a certificate, and a second password slot.
-    static func sandbox() throws -> KcfSandbox {
+    /// A keychain of `formatVersion` with two password slots (the second of 2,000 iterations, made with the file:
+    /// adding it later would rewrite a version 1 file as version 2), two generic passwords (one deleted after) and a
+    /// certificate.
+    static func sandbox(formatVersion: Int) throws -> KcfSandbox {
         let sandbox = try KcfSandbox()
-        try sandbox.createKeychain(formatVersion: 1)
+        let options = Keychain.CreationOptions(
+            passwordIterations: .insecureForTesting(1_000), additionalCredentials: [.password("a second password")],
+            formatVersion: formatVersion)
+        _ = try Keychain.create(at: sandbox.keychain, credential: .password(KcfSandbox.password), options: options)
         try sandbox.addGeneric(account: "a", service: "one", secret: "1")
         try sandbox.addGeneric(account: "a", service: "two", secret: "2")
         #expect(try sandbox.unlocked(["delete-generic-password", "-s", "two"]).status == 0)
         #expect(try sandbox.unlocked(["import", KcfSandbox.fixture("certificates/rsa2048-v1.der")]).status == 0)
-        let keychain = try Keychain.open(at: sandbox.keychain, credential: .password(KcfSandbox.password))
-        try keychain.addCredential(.password("a second password"), iterations: .insecureForTesting(2_000))
         return sandbox
     }
 
-    @Test("the text names the format version, file id, epoch, items by class, each key slot and the sizes")
-    func text() throws {
-        let sandbox = try Self.sandbox()
+    @Test("the text names the format version, file id, epoch, items by class, each key slot and the sizes",
+          arguments: [1, 2])
+    func text(formatVersion: Int) throws {
+        let sandbox = try Self.sandbox(formatVersion: formatVersion)
         let bytes = try sandbox.keychainBytes()
         let header = Self.header(bytes)
-        #expect(header.slots.count == 2)
+        try #require(header.slots.count == 2)
         let result = try sandbox.unlocked(["show-keychain-info"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains("keychain: \"\(sandbox.keychain)\""))
         #expect(lines.contains("format version: \(header.version)"))
-        #expect(header.version == 1)
+        #expect(header.version == formatVersion)
         #expect(lines.contains("file id: \(header.fileID)"))
-        #expect(lines.contains("epoch: 2"), "adding a credential rewrites the file in a new epoch (SPEC.md §15.2)")
+        #expect(lines.contains("epoch: 1"))
         #expect(lines.contains("items: 2 (generic passwords 1, internet passwords 0, certificates 1, keys 0; identities 0)"))
         #expect(lines.contains("key slots: 2"))
+        #expect(header.slots.map(\.iterations) == [1_000, 1_000])
         #expect(lines.contains("    1) password, PBKDF2-HMAC-SHA256, 1000 iterations; id \(header.slots[0].id)"))
-        #expect(lines.contains("    2) password, PBKDF2-HMAC-SHA256, 2000 iterations; id \(header.slots[1].id)"))
+        #expect(lines.contains("    2) password, PBKDF2-HMAC-SHA256, 1000 iterations; id \(header.slots[1].id)"))
         #expect(lines.contains { $0.hasPrefix("file: \(bytes.count) bytes, ") }, "\(lines)")
         #expect(lines.last == "torn tail: none")
         // The alias, and a keychain given as the last argument.
@@ -68,9 +75,10 @@ struct KeychainInfoTests {
         #expect(alias.stdout == result.stdout)
     }
 
-    @Test("--json: the same facts, parsed; live plus dead bytes are the file's size; a deletion leaves dead bytes")
-    func json() throws {
-        let sandbox = try Self.sandbox()
+    @Test("--json: the same facts, parsed; live plus dead bytes are the file's size; a deletion leaves dead bytes",
+          arguments: [1, 2])
+    func json(formatVersion: Int) throws {
+        let sandbox = try Self.sandbox(formatVersion: formatVersion)
         #expect(try sandbox.unlocked(["delete-generic-password", "-s", "one"]).status == 0)
         let bytes = try sandbox.keychainBytes()
         let header = Self.header(bytes)
@@ -78,9 +86,10 @@ struct KeychainInfoTests {
         #expect(result.status == 0, "\(result.stderr)")
         let info = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(info["keychain"] as? String == sandbox.keychain)
+        #expect(header.version == formatVersion)
         #expect(info["formatVersion"] as? Int == header.version)
         #expect(info["fileID"] as? String == header.fileID)
-        #expect(info["epoch"] as? Int == 2)
+        #expect(info["epoch"] as? Int == 1)
         let items = try #require(info["items"] as? [String: Any])
         #expect(items["genericPassword"] as? Int == 0 && items["certificate"] as? Int == 1 && items["total"] as? Int == 1)
         let slots = try #require(info["keySlots"] as? [[String: Any]])
@@ -97,7 +106,7 @@ struct KeychainInfoTests {
 
     @Test("a wrong password exits 51, a missing keychain 220, and output to a closed pipe 4")
     func failures() throws {
-        let sandbox = try Self.sandbox()
+        let sandbox = try Self.sandbox(formatVersion: Keychain.formatVersion)
         #expect(try sandbox.run(["show-keychain-info"], stdin: "wrong\n").status == 51)
         let missing = try sandbox.run(["show-keychain-info", "-k", sandbox.file("none.kcf")])
         #expect(missing.status == 220)

@@ -15,9 +15,10 @@ struct CrashCheckerTests {
         "begin 4 batch add/a-3/w:2/l4/c4 update/a-1/v:6/l5/c5 add/a-4/u:1/l6/c6",
     ]
 
-    private func model(_ lines: [String] = lines) throws -> (CrashModel, CrashTranscript) {
+    private func model(_ lines: [String] = lines, formatVersion: Int = 2) throws -> (CrashModel, CrashTranscript) {
         let transcript = try CrashTranscript(lines: lines)
         var model = CrashModel()
+        model.formatVersion = formatVersion
         for step in transcript.acknowledged { model = try model.applying(step.step, sequence: step.sequence) }
         return (model, transcript)
     }
@@ -122,6 +123,32 @@ struct CrashCheckerTests {
         #expect(!CrashChecker.check(acknowledged: model, pending: changing, observed: observation([:], opensWith: [2], epoch: 4)).isClean)
         // The new password with the old epoch: the slots changed without a rewrite.
         #expect(!CrashChecker.check(acknowledged: model, pending: changing, observed: observation([:], opensWith: [1], epoch: 3)).isClean)
+    }
+
+    @Test("On a version 1 file a rewrite writes version 2; a credential change is two rewrites, and killed between them the old password opens the upgraded file")
+    func upgradeOnRewrite() throws {
+        let lines = ["open 1 manual 1 240", "begin 1 compact", "ack 1 2 240"]
+        let (compacted, _) = try model(lines, formatVersion: 1)
+        #expect(compacted.formatVersion == 2 && compacted.epoch == 2)
+        let (model, _) = try model(Array(lines.prefix(1)), formatVersion: 1)
+        let changing = (sequence: 1, step: CrashStep.credential(password: 2, rotate: false))
+        #expect(try model.applying(changing.step, sequence: 1).epoch == 3)
+        func observed(_ password: Int, epoch: UInt64, version: Int) -> CrashObservation {
+            var observation = observation([:], opensWith: [password], epoch: epoch)
+            observation.formatVersion = version
+            return observation
+        }
+        // Not applied; upgraded only; applied.
+        #expect(CrashChecker.check(acknowledged: model, pending: changing, observed: observed(1, epoch: 1, version: 1)).isClean)
+        #expect(CrashChecker.check(acknowledged: model, pending: changing, observed: observed(1, epoch: 2, version: 2)).isClean)
+        let applied = CrashChecker.check(acknowledged: model, pending: changing, observed: observed(2, epoch: 3, version: 2))
+        #expect(applied.isClean && applied.pendingApplied == true)
+        // The new password after one rewrite only, the old one after both, a third epoch, version 2 without a
+        // rewrite in flight.
+        #expect(!CrashChecker.check(acknowledged: model, pending: changing, observed: observed(2, epoch: 2, version: 2)).isClean)
+        #expect(!CrashChecker.check(acknowledged: model, pending: changing, observed: observed(1, epoch: 3, version: 2)).isClean)
+        #expect(!CrashChecker.check(acknowledged: model, pending: changing, observed: observed(2, epoch: 4, version: 2)).isClean)
+        #expect(!CrashChecker.check(acknowledged: model, pending: nil, observed: observed(1, epoch: 1, version: 2)).isClean)
     }
 
     @Test("A file that opens in another format version than the trial created is a failure")

@@ -6,7 +6,7 @@ struct CrashModel: Equatable {
     var password = 1
     /// The file's epoch; a rewrite (compaction, credential change) adds one.
     var epoch: UInt64 = 1
-    /// The file's format version, which every write and rewrite keeps.
+    /// The file's format version: appends keep it; a rewrite makes a version 1 file version 2 (SPEC.md §12).
     var formatVersion = 1
     /// For each account, the sequence number of the last acknowledged step that changed it (in the current
     /// segment), so that a missing effect is counted against one operation.
@@ -37,10 +37,13 @@ struct CrashModel: Equatable {
             }
         case .compact:
             next.epoch += 1
+            next.formatVersion = 2
             next.lastRewrite = sequence
         case .credential(let password, _):
             next.password = password
-            next.epoch += 1
+            // On a version 1 file: the upgrade, then the change.
+            next.epoch += formatVersion == 1 ? 2 : 1
+            next.formatVersion = 2
             next.lastRewrite = sequence
             next.lastCredentialChange = sequence
         }
@@ -114,23 +117,26 @@ enum CrashChecker {
             verdict.other.append("neither password opens the file")
             return verdict
         }
-        if let version = observed.formatVersion, version != model.formatVersion {
-            verdict.other.append("the file is of format version \(version); the acknowledged steps kept version \(model.formatVersion)")
-        }
-
         // Credentials.
         var allowedPasswords: Set<Int> = [model.password]
         var rewriteInFlight = pendingMayRewrite
+        // A credential change in flight on a version 1 file rewrites twice: the upgrade, then the change.
+        var rewritesInFlight = pendingMayRewrite ? 1 : 0
         if let pending, pendingMayApply {
             switch pending.step {
             case .credential(let password, _):
                 allowedPasswords.insert(password)
                 rewriteInFlight = true
+                rewritesInFlight = model.formatVersion == 1 ? 2 : 1
             case .compact:
                 rewriteInFlight = true
+                rewritesInFlight = 1
             case .items:
                 break
             }
+        }
+        if let version = observed.formatVersion, version != model.formatVersion, !(rewriteInFlight && version == 2) {
+            verdict.other.append("the file is of format version \(version); the acknowledged steps left version \(model.formatVersion), and no rewrite was in flight")
         }
         if observed.opensWith.count > 1 {
             verdict.other.append("both passwords open the file")
@@ -141,12 +147,13 @@ enum CrashChecker {
         if case .credential(let password, _)? = pending?.step, pendingMayApply, observed.opensWith == [password],
            password != model.password {
             verdict.pendingApplied = true
-            if observed.epoch != model.epoch + 1 {
-                verdict.other.append("the credential change in flight took effect but the epoch is \(observed.epoch), not \(model.epoch + 1)")
+            if observed.epoch != model.epoch + UInt64(rewritesInFlight) {
+                verdict.other.append("the credential change in flight took effect but the epoch is \(observed.epoch), not \(model.epoch + UInt64(rewritesInFlight))")
             }
         } else if case .credential(let password, _)? = pending?.step, pendingMayApply, password != model.password,
-                  observed.epoch > model.epoch {
-            // The change rewrites the file once: a new epoch must carry the new slots.
+                  observed.epoch >= model.epoch + UInt64(rewritesInFlight) {
+            // The change rewrites the file once (after the upgrade, on a version 1 file): its epoch must carry the
+            // new slots.
             verdict.other.append("the credential change in flight rewrote the file (epoch \(observed.epoch)) but password \(password) does not open it")
         }
 
@@ -154,7 +161,7 @@ enum CrashChecker {
         if observed.epoch < model.epoch {
             verdict.lost.append("epoch \(model.epoch) was acknowledged, the file is in epoch \(observed.epoch)")
             verdict.lostOperations.insert(model.lastRewrite ?? -1)
-        } else if observed.epoch > model.epoch + (rewriteInFlight ? 1 : 0) {
+        } else if observed.epoch > model.epoch + UInt64(rewritesInFlight) {
             verdict.other.append("the file is in epoch \(observed.epoch); acknowledged \(model.epoch), rewrite in flight: \(rewriteInFlight)")
         }
         if case .compact? = pending?.step, pendingMayApply { verdict.pendingApplied = observed.epoch > model.epoch }

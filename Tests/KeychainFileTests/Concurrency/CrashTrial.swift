@@ -1,5 +1,5 @@
 import Foundation
-@_spi(FormatVersion2) @testable import KeychainFile
+@testable import KeychainFile
 
 /// Counts of what crash trials did and found.
 struct CrashTally {
@@ -204,6 +204,7 @@ struct CrashTrial {
             // A commit may compact on its own (auto-compaction): the epoch the worker saw is then one more.
             if case .items = step.step, automatic, step.epoch == acknowledged.epoch + 1 {
                 acknowledged.epoch = step.epoch
+                acknowledged.formatVersion = 2
                 acknowledged.lastRewrite = step.sequence
             }
             guard step.epoch == acknowledged.epoch else {
@@ -232,6 +233,7 @@ struct CrashTrial {
         resolved.items = observed.items
         resolved.password = observed.opensWith[0]
         resolved.epoch = observed.epoch
+        resolved.formatVersion = observed.formatVersion ?? acknowledged.formatVersion
 
         // Sometimes tear what the killed step appended after the last acknowledged record — as a power loss
         // could, unless the step made it durable and acknowledged it in the lock file (SPEC.md §16.1) before the
@@ -247,7 +249,7 @@ struct CrashTrial {
         // kept it and lost some of its records (the step applies if the slot's parity repairs them, else they are
         // set aside, and writes are refused until a repair).
         var slotKept = false
-        if formatVersion == 2,
+        if observed.formatVersion == 2,
            let place = CrashSlotTear.pendingSlot(path, password: Self.password(observed.opensWith[0]), end: end) {
             if random.next() % 2 == 0 {
                 slotKept = true
@@ -287,7 +289,7 @@ struct CrashTrial {
             // where it starts (SPEC.md §9.3). One that is older — an earlier worker was killed after syncing its
             // record and before acknowledging it, and no write acknowledged anything since — or none at all leaves
             // the final record possibly acknowledged, and it must be kept.
-            let staleAcknowledgement = formatVersion == 1 && Self.lockFileAcknowledgedEnd(path, epoch: observed.epoch) != end
+            let staleAcknowledgement = observed.formatVersion == 1 && Self.lockFileAcknowledgedEnd(path, epoch: observed.epoch) != end
             guard slotKept || staleAcknowledgement else {
                 return fail("\(tearing) the torn tail is taken for records that may be acknowledged")
             }
@@ -335,6 +337,7 @@ struct CrashTrial {
         }
         var compacted = model
         compacted.epoch += 1
+        compacted.formatVersion = 2
         let verdict = CrashChecker.check(acknowledged: compacted, pending: nil, observed: Self.observe(path))
         tally.reopenChecks += 1
         if !record(verdict, in: &tally) {

@@ -1,7 +1,7 @@
 import Foundation
 import KeychainCrypto
 import Testing
-@_spi(FormatVersion2) @testable import KeychainFile
+@testable import KeychainFile
 
 #if canImport(Glibc)
 import Glibc
@@ -82,10 +82,29 @@ struct DiskFaultTests {
             }
         }
 
-        var openOptions: Keychain.OpenOptions {
+        /// Whether the change is a credential change: on a version 1 file that is not kept at version 1, it
+        /// rewrites twice (the upgrade to version 2, then the change: SPEC.md §12, §26.7).
+        var changesCredentials: Bool { [.addCredential, .changeCredential, .removeCredential, .rotateMasterKey].contains(self) }
+        func openOptions(_ start: StartFormat) -> Keychain.OpenOptions {
             Keychain.OpenOptions(autoCompaction: self == .addWithAutoCompaction
-                                 ? AutoCompaction(deadShare: 0, minimumFileSize: 0) : .disabled)
+                                 ? AutoCompaction(deadShare: 0, minimumFileSize: 0) : .disabled,
+                                 keepsFormatVersion: start.keepsFormatVersion)
         }
+        /// The epoch the change leaves, from the template's 1.
+        func epochAfter(_ start: StartFormat) -> UInt64 {
+            guard rewrites else { return 1 }
+            return start.upgrades && changesCredentials ? 3 : 2
+        }
+    }
+
+    /// The file a trial starts from: version 2; version 1, which the first rewrite upgrades; or version 1 opened
+    /// with `keepsFormatVersion`, so that version 1's own rewrites are tried.
+    enum StartFormat: String, CaseIterable, CustomStringConvertible, Sendable {
+        case versionTwo, versionOne, versionOneKept
+        var description: String { rawValue }
+        var version: Int { self == .versionTwo ? 2 : 1 }
+        var keepsFormatVersion: Bool { self == .versionOneKept }
+        var upgrades: Bool { self == .versionOne }
     }
 
     /// What the disk holds: which of the three keys open the file, its epoch (which rewrites count), and the
@@ -95,9 +114,10 @@ struct DiskFaultTests {
         let epoch: UInt64?
         let snapshot: KeychainSnapshot?
         let tornTail: TornTail?
+        let formatVersion: Int?
 
         static func == (lhs: DiskState, rhs: DiskState) -> Bool {
-            lhs.opens == rhs.opens && lhs.epoch == rhs.epoch && lhs.snapshot == rhs.snapshot
+            lhs.opens == rhs.opens && lhs.epoch == rhs.epoch && lhs.snapshot == rhs.snapshot && lhs.formatVersion == rhs.formatVersion
         }
 
         init(path: String) throws {
@@ -105,12 +125,14 @@ struct DiskFaultTests {
             var epoch: UInt64? = nil
             var snapshot: KeychainSnapshot? = nil
             var tornTail: TornTail? = nil
+            var formatVersion: Int? = nil
             for key in DiskFaultTests.keys {
                 do throws(KeychainError) {
                     let keychain = try Keychain.open(at: path, credential: key)
                     snapshot = try KeychainSnapshot(keychain)
                     epoch = keychain.head.epoch
                     tornTail = keychain.tornTail
+                    formatVersion = keychain.fileFormatVersion
                     opens.append(true)
                 } catch {
                     guard error == .wrongCredentials else { throw error }
@@ -121,6 +143,7 @@ struct DiskFaultTests {
             self.epoch = epoch
             self.snapshot = snapshot
             self.tornTail = tornTail
+            self.formatVersion = formatVersion
         }
 
         /// The credential that opens the file.
@@ -160,8 +183,10 @@ struct DiskFaultTests {
     }
 
     /// Opens `path` through `fileSystem` with the seeded randomness and fixed clock.
-    static func open(_ path: String, _ change: Change, fileSystem: any FileSystem) throws(KeychainError) -> Keychain {
-        try Keychain.open(at: path, credential: firstKey, options: change.openOptions, random: RandomSource(TestRandom(seed: 2)),
+    static func open(
+        _ path: String, _ change: Change, _ start: StartFormat = .versionTwo, fileSystem: any FileSystem
+    ) throws(KeychainError) -> Keychain {
+        try Keychain.open(at: path, credential: firstKey, options: change.openOptions(start), random: RandomSource(TestRandom(seed: 2)),
                           clock: clock, fileSystem: fileSystem)
     }
 
@@ -171,6 +196,7 @@ struct DiskFaultTests {
         var succeeded = 0
         var diskOld = 0
         var diskNew = 0
+        var diskUpgraded = 0
         var lost = 0
         var perOperation: [String: Int] = [:]
     }
@@ -183,8 +209,9 @@ struct DiskFaultTests {
     }
 
     @Test("A fault at any call of any file operation loses nothing committed, and the keychain goes on",
-          arguments: Change.allCases, [1, 2])
-    func faults(during change: Change, version: Int) throws {
+          arguments: Change.allCases, StartFormat.allCases)
+    func faults(during change: Change, start: StartFormat) throws {
+        let version = start.version
         let template = try change.startBytes(version: version)
         let before = try { () throws -> DiskState in
             let directory = TemporaryDirectory()
@@ -196,11 +223,12 @@ struct DiskFaultTests {
             let directory = TemporaryDirectory()
             let path = directory.file("k.kcf")
             try writeFileBytes(template, to: path)
-            try change.run(on: try Self.open(path, change, fileSystem: PosixFileSystem()))
+            try change.run(on: try Self.open(path, change, start, fileSystem: PosixFileSystem()))
             return try DiskState(path: path)
         }()
         #expect(before != after, "\(change) changes something")
-        #expect(after.epoch == (change.rewrites ? 2 : 1), "\(change)")
+        #expect(after.epoch == change.epochAfter(start), "\(change), \(start)")
+        #expect(after.formatVersion == (start.upgrades && change.rewrites ? 2 : start.version), "\(change), \(start)")
         #expect(before.snapshot?.items.count == 5)
         #expect((before.tornTail != nil) == (change == .addOverTornTail))
 
@@ -211,7 +239,7 @@ struct DiskFaultTests {
                     var call = 1
                     while call <= 100 {
                         let fired = try trial(
-                            change, fault, at: operation, call: call, version: version, before: before, after: after, tally: &tally)
+                            change, fault, at: operation, call: call, start: start, before: before, after: after, tally: &tally)
                         if !fired { break }
                         tally.perOperation["\(operation)", default: 0] += 1
                         call += 1
@@ -223,20 +251,20 @@ struct DiskFaultTests {
         #expect(tally.lost == 0)
         #expect(tally.injected > 0)
         let operations = tally.perOperation.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        print("disk faults: \(change), format version \(version): \(tally.injected) faults injected (\(operations)); threw \(tally.threw), succeeded \(tally.succeeded) (short writes that went on, or faults after the commit); disk held the old state \(tally.diskOld) times, the new \(tally.diskNew); lost \(tally.lost); \(String(format: "%.1f", seconds)) s")
+        print("disk faults: \(change), \(start): \(tally.injected) faults injected (\(operations)); threw \(tally.threw), succeeded \(tally.succeeded) (short writes that went on, or faults after the commit); disk held the old state \(tally.diskOld) times, the old upgraded \(tally.diskUpgraded), the new \(tally.diskNew); lost \(tally.lost); \(String(format: "%.1f", seconds)) s")
     }
 
     /// One trial; returns whether the armed fault fired.
     func trial(
-        _ change: Change, _ fault: FaultyFileSystem.Fault, at operation: FaultyFileSystem.Operation, call: Int, version: Int,
+        _ change: Change, _ fault: FaultyFileSystem.Fault, at operation: FaultyFileSystem.Operation, call: Int, start: StartFormat,
         before: DiskState, after: DiskState, tally: inout Tally
     ) throws -> Bool {
-        let label = "\(change) (version \(version)), \(fault) at \(operation) call \(call)"
+        let label = "\(change) (\(start)), \(fault) at \(operation) call \(call)"
         let directory = TemporaryDirectory()
         let path = directory.file("k.kcf")
-        try writeFileBytes(try change.startBytes(version: version), to: path)
+        try writeFileBytes(try change.startBytes(version: start.version), to: path)
         let fileSystem = FaultyFileSystem()
-        let keychain = try Self.open(path, change, fileSystem: fileSystem)
+        let keychain = try Self.open(path, change, start, fileSystem: fileSystem)
         fileSystem.inject(fault, at: operation, call: call)
         let outcome = Result { () throws(KeychainError) in try change.run(on: keychain) }
         let fired = fileSystem.fired
@@ -263,6 +291,11 @@ struct DiskFaultTests {
                 tally.diskOld += 1
             } else if disk == after && change.rewrites {
                 tally.diskNew += 1
+            } else if start.upgrades && change.changesCredentials && disk.sameContent(as: before) && disk.epoch == 2
+                        && disk.formatVersion == 2 {
+                // The upgrade to version 2 was made, the credential change after it failed: the old credentials
+                // and items, in the upgrade's epoch.
+                tally.diskUpgraded += 1
             } else {
                 tally.lost += 1
                 Issue.record("\(label): threw \(error), and the disk \(disk) is neither the old state nor the new")

@@ -1,7 +1,7 @@
 import Foundation
 import KeychainTestSupport
 import Testing
-@_spi(FormatVersion2) @testable import KeychainFile
+@testable import KeychainFile
 
 /// Damage swept over whole format version 2 files (Docs/FormatVersion2.md §2): one flipped byte, one lost 4 KiB
 /// sector, or 64 flipped bits at random places, anywhere in the file — header pages, commit slots, records and

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(FormatVersion2) @testable import KeychainFile
+@testable import KeychainFile
 
 /// A fresh temporary directory per test, removed afterwards.
 final class TemporaryDirectory {
@@ -21,14 +21,18 @@ final class TemporaryDirectory {
 enum TestKeychain {
     static let password = Credential.password("correct horse battery staple")
     static let fastOptions = Keychain.CreationOptions(passwordIterations: .insecureForTesting(1_000))
-    /// ``fastOptions`` for a file of format version 1, whatever the default: for tests of version 1's layout and
-    /// rules (record offsets, the lock file's acknowledgement, torn tails).
+    /// ``fastOptions`` for a file of format version 1, whatever the default, that rewrites keep at version 1: for
+    /// tests of version 1's layout and rules (record offsets, the lock file's acknowledgement, torn tails,
+    /// compaction). A keychain opened again needs ``versionOneOpenOptions`` to keep it so.
     static let versionOneOptions = options(formatVersion: 1)
+    /// Open options that keep a version 1 file at version 1 through rewrites.
+    static let versionOneOpenOptions = Keychain.OpenOptions(keepsFormatVersion: true)
 
-    /// ``fastOptions`` for a file of `formatVersion`.
+    /// ``fastOptions`` for a file of `formatVersion`; one of version 1 stays version 1 through rewrites.
     static func options(formatVersion: Int) -> Keychain.CreationOptions {
         var options = fastOptions
         options.formatVersion = formatVersion
+        options.keepsFormatVersion = formatVersion == 1
         return options
     }
 

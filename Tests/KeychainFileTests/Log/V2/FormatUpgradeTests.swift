@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(FormatVersion2) @testable import KeychainFile
+@testable import KeychainFile
 import KeychainCrypto
 
 /// Upgrading a version 1 file to format version 2 (``Keychain/upgradeFormat()``, Docs/FormatVersion2.md §4): the same items

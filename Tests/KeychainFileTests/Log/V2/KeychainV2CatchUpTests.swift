@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(FormatVersion2) @testable import KeychainFile
+@testable import KeychainFile
 
 /// Catching up with other writers, and files cut short by a power loss, on format version 2.
 @Suite("Format version 2 through Keychain: other writers and short files")

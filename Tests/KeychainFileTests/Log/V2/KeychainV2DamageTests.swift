@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(FormatVersion2) @testable import KeychainFile
+@testable import KeychainFile
 
 /// Damage to a version 2 file opened through `Keychain`: repaired from parity and reported, or refused as
 /// `corrupted` — never an empty or shorter keychain.

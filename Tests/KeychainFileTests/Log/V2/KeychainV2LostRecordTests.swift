@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(FormatVersion2) @testable import KeychainFile
+@testable import KeychainFile
 
 /// A power loss during an append to a version 2 file can keep the commit slot the append wrote and lose some or
 /// all of its records (Docs/FormatVersion2.md §3 rule 2): the file must still open with every earlier commit, and

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(FormatVersion2) @testable import KeychainFile
+@testable import KeychainFile
 
 /// Records past a version 2 file's rewrite end, and the commit slots that say whether they were acknowledged
 /// (Docs/FormatVersion2.md §3). A new file gets an initial commit slot, so a first add that a crash stopped before

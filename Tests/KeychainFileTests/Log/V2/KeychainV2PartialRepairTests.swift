@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(FormatVersion2) @testable import KeychainFile
+@testable import KeychainFile
 
 /// A record that verifies only as repaired, in a chunk whose repair cannot be confirmed whole: parity may also
 /// change bytes no record verifies (an undone transaction's), or leave a codeword unrepaired. The writer must

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(FormatVersion2) @testable import KeychainFile
+@testable import KeychainFile
 
 /// Salvage and repair of version 2 files: every item that still authenticates (repaired by parity where it can
 /// be) copied to a new version 2 file in the next epoch, with the same credentials, and the damage listed.

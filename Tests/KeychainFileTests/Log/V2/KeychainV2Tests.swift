@@ -3,7 +3,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(FormatVersion2) @testable import KeychainFile
+@testable import KeychainFile
 
 /// Creating, opening and writing format version 2 files through `Keychain`.
 enum V2Keychain {

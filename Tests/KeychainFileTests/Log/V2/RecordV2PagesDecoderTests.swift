@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @_spi(KeychainFileInternals) import KeychainCrypto
-@_spi(FormatVersion2) @testable import KeychainFile
+@testable import KeychainFile
 
 /// The replay's decoder of version 2 records, whose pages are opened on several threads
 /// (``RecordV2PagesDecoder``), against the sequential ``RecordV2Decoder``: the same entries, and for a damaged

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+@testable import KeychainFile
+import KeychainCrypto
+
+/// Which version the library writes (SPEC.md §12): new files are version 2; a version 1 file stays version 1 until
+/// its first rewrite — compaction, asked for or automatic, or a credential change — which writes version 2, unless
+/// ``Keychain/keepsFormatVersion`` is set. The version is read from the file's bytes 8–9 (§12), not from the library.
+@Suite("Format version 2: new files, and the first rewrite of a version 1 file")
+struct FirstRewriteUpgradeTests {
+    static let rawKey = Credential.key(SymmetricKey(data: (0..<32).map { UInt8(0x40 + $0) }))
+
+    /// The format version field of the file at `path` (bytes 8–9, big-endian).
+    func versionOnDisk(_ path: String) throws -> Int {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)).prefix(10))
+        return Int(bytes[8]) << 8 | Int(bytes[9])
+    }
+
+    /// A version 1 keychain with a password slot and a raw-key slot, and items added, updated and deleted.
+    func versionOne(_ path: String, autoCompaction: AutoCompaction = .disabled) throws -> Keychain {
+        var options = TestKeychain.versionOneOptions
+        options.additionalCredentials = [Self.rawKey]
+        options.autoCompaction = autoCompaction
+        options.keepsFormatVersion = false
+        let keychain = try Keychain.create(at: path, credential: TestKeychain.password, options: options)
+        for index in 0..<12 {
+            try keychain.add(GenericPassword(service: "svc", account: "user\(index)", password: "secret \(index)"))
+        }
+        try keychain.update(.genericPassword(service: "svc", account: "user3"), setting: [.label: .string("changed")], secret: Array("new".utf8))
+        try keychain.delete(.genericPassword(service: "svc", account: "user4"))
+        try #require(try versionOnDisk(path) == 1)
+        return keychain
+    }
+
+    @Test("New files are version 2 by default; formatVersion 1 still makes version 1; another version is refused and makes no file")
+    func newFiles() throws {
+        let directory = TemporaryDirectory()
+        #expect(Keychain.formatVersion == 2)
+        let byDefault = try Keychain.create(at: directory.file("default.kcf"), credential: TestKeychain.password, options: TestKeychain.fastOptions)
+        #expect(try versionOnDisk(directory.file("default.kcf")) == 2)
+        #expect(byDefault.fileFormatVersion == 2)
+        _ = try Keychain.create(at: directory.file("one.kcf"), credential: TestKeychain.password, options: TestKeychain.versionOneOptions)
+        #expect(try versionOnDisk(directory.file("one.kcf")) == 1)
+        for version in [0, 3, -1] {
+            var options = TestKeychain.fastOptions
+            options.formatVersion = version
+            #expect(throws: KeychainError.self) {
+                try Keychain.create(at: directory.file("v\(version).kcf"), credential: TestKeychain.password, options: options)
+            }
+            #expect(!FileManager.default.fileExists(atPath: directory.file("v\(version).kcf")))
+        }
+    }
+
+    @Test("compact() rewrites a version 1 file as version 2 with the same items, and both credentials open it")
+    func compactionUpgrades() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("v1.kcf")
+        let keychain = try versionOne(path)
+        let before = try genericPasswordSnapshot(keychain)
+        try keychain.compact()
+        #expect(try versionOnDisk(path) == 2)
+        #expect(keychain.fileFormatVersion == 2)
+        #expect(try genericPasswordSnapshot(keychain) == before)
+        for credential in [TestKeychain.password, Self.rawKey] {
+            #expect(try genericPasswordSnapshot(Keychain.open(at: path, credential: credential)) == before)
+        }
+        // A second compaction is an ordinary version 2 rewrite.
+        let epoch = try keychain.statistics().epoch
+        try keychain.compact()
+        #expect(try keychain.statistics().epoch == epoch + 1)
+        #expect(try versionOnDisk(path) == 2)
+    }
+
+    @Test("A credential change on a version 1 file writes version 2 and makes the change: the old password no longer opens it")
+    func credentialChangeUpgrades() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("v1.kcf")
+        let keychain = try versionOne(path)
+        let before = try genericPasswordSnapshot(keychain)
+        try keychain.changePassword(from: "correct horse battery staple", to: "a new horse", iterations: .insecureForTesting(1_000))
+        #expect(try versionOnDisk(path) == 2)
+        #expect(try genericPasswordSnapshot(Keychain.open(at: path, credential: .password("a new horse"))) == before)
+        #expect(try genericPasswordSnapshot(Keychain.open(at: path, credential: Self.rawKey)) == before)
+        #expect(throws: KeychainError.wrongCredentials) { try Keychain.open(at: path, credential: TestKeychain.password) }
+    }
+
+    @Test("Automatic compaction of a version 1 file writes version 2; the commit that set it off is kept")
+    func autoCompactionUpgrades() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("v1.kcf")
+        let keychain = try versionOne(path)
+        try #require(try versionOnDisk(path) == 1)
+        keychain.autoCompaction = AutoCompaction(deadShare: 0.01, minimumFileSize: 0)
+        try keychain.delete(.genericPassword(service: "svc", account: "user5"))
+        #expect(try versionOnDisk(path) == 2)
+        #expect(try keychain[service: "svc", account: "user5"] == nil)
+        #expect(try Keychain.open(at: path, credential: TestKeychain.password).count == 10)
+    }
+
+    @Test("keepsFormatVersion keeps version 1 through compaction, credential changes and automatic compaction; upgradeFormat() still upgrades")
+    func keepsFormatVersion() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("v1.kcf")
+        let keychain = try versionOne(path)
+        keychain.keepsFormatVersion = true
+        let epoch = try keychain.statistics().epoch
+        try keychain.compact()
+        try keychain.addCredential(.password("second"), iterations: .insecureForTesting(1_000))
+        keychain.autoCompaction = AutoCompaction(deadShare: 0.01, minimumFileSize: 0)
+        try keychain.delete(.genericPassword(service: "svc", account: "user5"))
+        #expect(try keychain.statistics().epoch == epoch + 3, "three rewrites")
+        #expect(try versionOnDisk(path) == 1)
+        #expect(try Keychain.open(at: path, credential: .password("second")).count == 10)
+        #expect(try keychain.upgradeFormat())
+        #expect(try versionOnDisk(path) == 2)
+        // On a version 2 file the setting changes nothing.
+        try keychain.compact()
+        #expect(try versionOnDisk(path) == 2)
+    }
+}
