@@ -8,9 +8,6 @@ import Foundation
 /// leaves the committed end where it was). The file starts as an empty keychain made by the library, with a
 /// raw-key slot and a one-iteration password slot; a compaction through `Keychain` may come between records.
 struct V2FileWriter {
-    static let key = Credential.key(SymmetricKey(data: [UInt8](repeating: 0x4B, count: 32)))
-    static let password = Credential.password("fuzz")
-
     /// One entry of a record, with its plaintext exactly as it is to be sealed.
     enum Entry {
         /// `itemID` goes into the secret box's associated data; a reader takes the id from `attributes`. The
@@ -35,8 +32,8 @@ struct V2FileWriter {
         var random = FuzzRandom(seed: 0x5632_4241_5345)
         do {
             _ = try RecordLogV2.create(
-                at: FuzzStore.path, credentials: [key, password], iterations: .insecureForTesting(1), fileSystem: fileSystem,
-                clock: FuzzStore.clock, using: &random)
+                at: FuzzStore.path, credentials: [FuzzCredentials.key, FuzzCredentials.password], iterations: .insecureForTesting(1),
+                fileSystem: fileSystem, clock: FuzzStore.clock, using: &random)
             let file = try fileSystem.openExisting(FuzzStore.path)
             defer { file.close() }
             return try file.readExactly(count: try file.size(), at: 0)
@@ -58,7 +55,7 @@ struct V2FileWriter {
     init() {
         do {
             let loaded = try RecordLogV2.load(
-                file: try store.fileSystem.openExisting(FuzzStore.path), credential: Self.key, heldKey: nil, pin: nil)
+                file: try store.fileSystem.openExisting(FuzzStore.path), credential: FuzzCredentials.key, heldKey: nil, pin: nil)
             keys = loaded.state.keys
             log = loaded.state.log
             head = loaded.state.replayed.head
@@ -144,10 +141,10 @@ struct V2FileWriter {
     /// not open or compact (its records may be ones no keychain applies).
     mutating func compact() {
         var opener = store
-        guard let keychain = try? opener.open(with: Self.key), (try? keychain.compact()) != nil else { return }
+        guard let keychain = try? opener.open(with: FuzzCredentials.key), (try? keychain.compact()) != nil else { return }
         do {
             let loaded = try RecordLogV2.load(
-                file: try store.fileSystem.openExisting(FuzzStore.path), credential: Self.key, heldKey: nil, pin: nil)
+                file: try store.fileSystem.openExisting(FuzzStore.path), credential: FuzzCredentials.key, heldKey: nil, pin: nil)
             keys = loaded.state.keys
             log = loaded.state.log
             head = loaded.state.replayed.head
