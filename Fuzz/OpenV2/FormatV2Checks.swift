@@ -7,8 +7,8 @@
 enum FormatV2Checks: FormatChecks {
     static let formatVersion = 2
 
-    /// The replay checked each secret box's tag against the one its page names, and the read decrypted the box,
-    /// checking the tag again over the whole box: nothing is left to check.
+    /// The replay checked each secret box against the digest its page names, and the read decrypted the box,
+    /// checking its tag: nothing is left to check.
     static func checkSecret(_ secret: [UInt8], of stored: StoredItem, in log: any KeychainLog) {}
 
     /// The log's ends, slots and repairs.

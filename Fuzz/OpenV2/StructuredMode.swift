@@ -26,7 +26,7 @@
 ///                           padded with zeros to 16, replace the item id
 ///         op % 4 == 3       raw put: u16 length and the attributes plaintext as it is
 ///       after a put: the secret, u8 length (op bit 5: u16 length) and its bytes; op bit 6: u32 follows, the
-///       secret length the page names; op bit 7: the tag the page names has its first byte flipped
+///       secret length the page names; op bit 7: the secret box digest the page names has its first byte flipped
 ///     damage operations (flag bit 1), to the end, each u8 op % 5 and its operands: 0 flip (u24 offset, u8
 ///     mask), 1 zero (u24 offset, u16 length), 2 cut (u16: bytes off the end), 3 append (u8 length n, n bytes:
 ///     a remnant past the log), 4 copy one commit slot over the other (u8: which). Offsets are modulo the size.
@@ -123,6 +123,6 @@ enum StructuredMode {
     static func put(_ input: inout FuzzInput, _ op: UInt8, attributes: [UInt8], id: ItemID) -> V2FileWriter.Entry {
         let secret = input.bytes(op & 0x20 != 0 ? Int(input.uint16()) : Int(input.byte()))
         let namedLength = op & 0x40 != 0 ? UInt32(input.uint16()) << 16 | UInt32(input.uint16()) : nil
-        return .put(attributes: attributes, itemID: id, secret: secret, namedLength: namedLength, tagMask: op & 0x80 != 0 ? 1 : 0)
+        return .put(attributes: attributes, itemID: id, secret: secret, namedLength: namedLength, digestMask: op & 0x80 != 0 ? 1 : 0)
     }
 }
