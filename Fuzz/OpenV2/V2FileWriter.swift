@@ -54,15 +54,20 @@ struct V2FileWriter {
 
     init() {
         do {
-            let loaded = try RecordLogV2.load(
-                file: try store.fileSystem.openExisting(FuzzStore.path), credential: FuzzCredentials.key, heldKey: nil, pin: nil)
-            keys = loaded.state.keys
-            log = loaded.state.log
-            head = loaded.state.replayed.head
-            committed = (head, loaded.state.replayed.end)
+            (keys, log, head, committed) = try Self.load(store)
         } catch {
             fatalError("the empty version 2 keychain does not open: \(error)")
         }
+    }
+
+    /// The keys, log, head and last commit of the file `store` holds, to go on appending to.
+    private static func load(
+        _ store: FuzzStore
+    ) throws(KeychainError) -> (keys: RecordKeysV2, log: HealingLog, head: Head, committed: (head: Head, end: Int)) {
+        let loaded = try RecordLogV2.load(
+            file: try store.fileSystem.openExisting(FuzzStore.path), credential: FuzzCredentials.key, heldKey: nil, pin: nil)
+        let head = loaded.state.replayed.head
+        return (loaded.state.keys, loaded.state.log, head, (head, loaded.state.replayed.end))
     }
 
     /// The file's bytes now.
@@ -149,12 +154,7 @@ struct V2FileWriter {
         var opener = store
         guard let keychain = try? opener.open(with: FuzzCredentials.key), (try? keychain.compact()) != nil else { return }
         do {
-            let loaded = try RecordLogV2.load(
-                file: try store.fileSystem.openExisting(FuzzStore.path), credential: FuzzCredentials.key, heldKey: nil, pin: nil)
-            keys = loaded.state.keys
-            log = loaded.state.log
-            head = loaded.state.replayed.head
-            committed = (head, loaded.state.replayed.end)
+            (keys, log, head, committed) = try Self.load(store)
         } catch {
             Invariant.check(false, "a compacted file does not open: \(error)")
         }
