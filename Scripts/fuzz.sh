@@ -33,10 +33,15 @@ fi
 # max_len: open-replay's fixtures are under 2 KB but one (256 KB), and longer inputs only slow the fuzzer; a
 # version 2 file is at least 32 KiB (header pages and commit slots), so open-v2 takes whole files up to 64 KiB.
 max_len=8192
+# harness_dirs: the target's own folder and the shared ones it compiles with it (each folder without its
+# subfolders) — Fuzz/Shared for every target, Fuzz/Shared/Keychain for the two that open files through Keychain.
 case $target in
-  open-replay) harness_dir=Fuzz/OpenReplay; module=OpenReplayFuzzer; corpus=$work/corpus; harness_step=harness ;;
-  healing-log) harness_dir=Fuzz/HealingLog; module=HealingLogFuzzer; corpus=$work/corpus-healing-log; harness_step=harness-healing-log ;;
-  open-v2) harness_dir=Fuzz/OpenV2; module=OpenV2Fuzzer; corpus=$work/corpus-open-v2; harness_step=harness-open-v2; max_len=65536 ;;
+  open-replay) harness_dirs=(Fuzz/OpenReplay Fuzz/Shared Fuzz/Shared/Keychain); module=OpenReplayFuzzer; corpus=$work/corpus
+               harness_step=harness ;;
+  healing-log) harness_dirs=(Fuzz/HealingLog Fuzz/Shared); module=HealingLogFuzzer; corpus=$work/corpus-healing-log
+               harness_step=harness-healing-log ;;
+  open-v2) harness_dirs=(Fuzz/OpenV2 Fuzz/Shared Fuzz/Shared/Keychain); module=OpenV2Fuzzer; corpus=$work/corpus-open-v2
+           harness_step=harness-open-v2; max_len=65536 ;;
   *) echo "fuzz.sh: unknown target $target (open-replay, healing-log or open-v2)" >&2; exit 2 ;;
 esac
 binary=$work/$target-fuzzer
@@ -74,8 +79,7 @@ build() {
   local crypto_sources file_sources harness_sources
   crypto_sources=$(find Sources/KeychainCrypto -name '*.swift' | sort)
   file_sources=$(find Sources/KeychainFile -name '*.swift' | sort)
-  # Each target's own files and the helpers both share (Fuzz/Shared).
-  harness_sources=$(find "$harness_dir" Fuzz/Shared -name '*.swift' | sort)
+  harness_sources=$(find "${harness_dirs[@]}" -maxdepth 1 -name '*.swift' | sort)
   # KeychainCrypto: address sanitizer only — coverage of constant-time block loops would only slow the
   # fuzzer and guide it nowhere.
   inputs="$crypto_sources"

@@ -36,7 +36,7 @@ enum DamagedLogMode {
             do {
                 try writer.append(record, committedEnd: committedEnd, headSequence: sequence, headChain: chain(sequence), flushBetween: flags & 2 == 2)
             } catch {
-                HealingInvariant.check(false, "an append to an undamaged log failed: \(error)")
+                Invariant.check(false, "an append to an undamaged log failed: \(error)")
             }
         }
         let pristine = (try? file.inner.readExactly(count: try file.inner.size(), at: 0)) ?? []
@@ -78,15 +78,15 @@ enum DamagedLogMode {
         }
         let file2 = FaultyFileHandle(bytes: image, unreadable: unreadable)
         guard let (log, repairs) = HealingExercise.readEverything(file2, rewriteEnd: rewriteEnd) else {
-            HealingInvariant.check(damaged, "an undamaged log does not open")
+            Invariant.check(damaged, "an undamaged log does not open")
             return
         }
         if !damaged {
-            HealingInvariant.check(log.writtenEnd == written.count && log.committedEnd == committedEnd, "the undamaged log's ends")
-            HealingInvariant.check(log.appendRefusal == nil, "the undamaged log refuses appends: \(String(describing: log.appendRefusal))")
-            HealingInvariant.check((try? log.read(at: 0, count: written.count)) == written, "the undamaged log reads back")
-            HealingInvariant.check(repairs.allSatisfy { $0.changedOffsets.isEmpty && $0.unrepairedCodewords.isEmpty }, "an undamaged chunk repaired")
-            HealingInvariant.check((try? HealingFileHandle(log: log).readExactly(count: written.count, at: 0)) == written, "the handle reads back")
+            Invariant.check(log.writtenEnd == written.count && log.committedEnd == committedEnd, "the undamaged log's ends")
+            Invariant.check(log.appendRefusal == nil, "the undamaged log refuses appends: \(String(describing: log.appendRefusal))")
+            Invariant.check((try? log.read(at: 0, count: written.count)) == written, "the undamaged log reads back")
+            Invariant.check(repairs.allSatisfy { $0.changedOffsets.isEmpty && $0.unrepairedCodewords.isEmpty }, "an undamaged chunk repaired")
+            Invariant.check((try? HealingFileHandle(log: log).readExactly(count: written.count, at: 0)) == written, "the handle reads back")
         }
         write(log, repairs: repairs, written: written, heads: heads, readable: unreadable.isEmpty)
     }
@@ -111,18 +111,18 @@ enum DamagedLogMode {
             }
         }
         if (try? log.cut(to: committed)) != nil {
-            HealingInvariant.check(log.writtenEnd == committed, "a cut to \(committed) left the log at \(log.writtenEnd)")
+            Invariant.check(log.writtenEnd == committed, "a cut to \(committed) left the log at \(log.writtenEnd)")
         }
         let next: [UInt8] = [0x4E, 0x45, 0x58, 0x54]
         let before = log.writtenEnd
         guard (try? log.append(next, committedEnd: before + next.count, headSequence: 1_000, headChain: chain(1_000))) != nil else { return }
-        HealingInvariant.check(log.writtenEnd == before + next.count, "an append moved the end to \(log.writtenEnd)")
+        Invariant.check(log.writtenEnd == before + next.count, "an append moved the end to \(log.writtenEnd)")
         let again = HealingExercise.readEverything(log.file, rewriteEnd: log.rewriteEnd, repairing: false)
         // (The fake's unreadable sectors stay so when written: they may hold the record, or the new slot's
         // seal copies, and then the log reopens at the commit before.)
         if readable {
-            HealingInvariant.check((try? log.read(at: before, count: next.count)) == next, "an append does not read back")
-            HealingInvariant.check(again?.log.writtenEnd == before + next.count, "reopened after an append: end \(String(describing: again?.log.writtenEnd))")
+            Invariant.check((try? log.read(at: before, count: next.count)) == next, "an append does not read back")
+            Invariant.check(again?.log.writtenEnd == before + next.count, "reopened after an append: end \(String(describing: again?.log.writtenEnd))")
         }
     }
 

@@ -10,7 +10,7 @@
 // Either way the harness opens the log, reads all of it, repairs every chunk, reads it through a
 // HealingFileHandle, and in the second mode writes back confirmed repairs, cuts, sets aside and appends.
 // A thrown `KeychainError` is the expected outcome for hostile bytes; a crash, a sanitizer report, a hang,
-// a huge allocation or a broken invariant (``HealingInvariant/check(_:_:)``, which aborts) is a finding.
+// a huge allocation or a broken invariant (``Invariant/check(_:_:)``, which aborts) is a finding.
 @testable import KeychainFile
 
 @_cdecl("LLVMFuzzerTestOneInput")

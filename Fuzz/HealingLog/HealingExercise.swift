@@ -14,14 +14,14 @@ enum HealingExercise {
     ) -> (log: HealingLog, repairs: [HealingLog.ChunkRepair])? {
         guard let log = try? HealingLog(opening: file, headerKey: key, epoch: 1, rewriteEnd: rewriteEnd) else { return nil }
         let end = log.writtenEnd
-        HealingInvariant.check(end >= 0 && end <= HealingLog.maximumLogLength, "written end \(end)")
+        Invariant.check(end >= 0 && end <= HealingLog.maximumLogLength, "written end \(end)")
         // The open bounds the log by the file's size (a longer claim is missing bytes or refused), so reading
         // it whole is bounded by the input.
         var position = 0
         while position < end {
             let count = min(end - position, 40_000)
             guard let piece = try? log.read(at: position, count: count) else { break }
-            HealingInvariant.check(piece.count == count, "read \(piece.count) bytes of \(count)")
+            Invariant.check(piece.count == count, "read \(piece.count) bytes of \(count)")
             position += count
         }
         var repairs: [HealingLog.ChunkRepair] = []
@@ -29,15 +29,15 @@ enum HealingExercise {
         for chunk in 0..<((end + ChunkParity.dataLength - 1) / ChunkParity.dataLength) {
             guard let repair = try? log.repair(chunk: chunk) else { continue }
             let expected = min(ChunkParity.dataLength, end - chunk * ChunkParity.dataLength)
-            HealingInvariant.check(repair.data.count == expected, "chunk \(chunk): \(repair.data.count) bytes, not \(expected)")
-            HealingInvariant.check(repair.changedOffsets.allSatisfy { $0 >= 0 && $0 < expected }, "chunk \(chunk): a change outside it")
-            HealingInvariant.check(repair.unrepairedCodewords.allSatisfy { $0 >= 0 && $0 < ChunkParity.depth }, "chunk \(chunk): codewords")
+            Invariant.check(repair.data.count == expected, "chunk \(chunk): \(repair.data.count) bytes, not \(expected)")
+            Invariant.check(repair.changedOffsets.allSatisfy { $0 >= 0 && $0 < expected }, "chunk \(chunk): a change outside it")
+            Invariant.check(repair.unrepairedCodewords.allSatisfy { $0 >= 0 && $0 < ChunkParity.depth }, "chunk \(chunk): codewords")
             repairs.append(repair)
         }
         let handle = HealingFileHandle(log: log)
-        HealingInvariant.check((try? handle.size()) == end, "the handle's size is the written end")
+        Invariant.check((try? handle.size()) == end, "the handle's size is the written end")
         if let whole = try? handle.readExactly(count: end, at: 0) {
-            HealingInvariant.check(whole.count == end, "the handle read \(whole.count) bytes of \(end)")
+            Invariant.check(whole.count == end, "the handle read \(whole.count) bytes of \(end)")
         }
         return (log, repairs)
     }

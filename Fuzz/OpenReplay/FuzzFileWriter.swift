@@ -6,9 +6,6 @@
 /// encoder would never produce. The header has a password slot with one PBKDF2 iteration and a raw-key
 /// slot, so that both kinds of credential open it cheaply.
 struct FuzzFileWriter {
-    static let key = Credential.key(SymmetricKey(data: [UInt8](repeating: 0x4B, count: 32)))
-    static let password = Credential.password("fuzz")
-
     /// The header and the record context, made once: key slots cost a PBKDF2 each.
     static let base: (header: [UInt8], context: RecordContext) = {
         var random = FuzzRandom(seed: 0x4845_4144)
@@ -17,7 +14,8 @@ struct FuzzFileWriter {
         let epochSalt = [UInt8](repeating: 0x5A, count: 32)
         do {
             let slots = try RecordLog.makeSlots(
-                for: [password, key], masterKey: masterKey, fileID: fileID, iterations: .insecureForTesting(1), using: &random)
+                for: [FuzzCredentials.password, FuzzCredentials.key], masterKey: masterKey, fileID: fileID,
+                iterations: .insecureForTesting(1), using: &random)
             let header = FileHeader(fileID: fileID, epoch: 1, epochSalt: epochSalt, slots: slots)
             let keys = try EpochKeys(masterKey: masterKey, fileID: fileID, epoch: 1, epochSalt: epochSalt)
             return (header.encode(headerKey: keys.header), RecordContext(fileID: fileID, epoch: 1, recordKey: keys.record))

@@ -1,4 +1,3 @@
-import Foundation
 @testable import KeychainFile
 
 /// Mode (b): the input describes records; ``FuzzFileWriter`` seals them under a key the harness knows, and
@@ -41,80 +40,33 @@ enum StructuredMode {
         }
         if flags & 2 != 0 { writer.appendRaw(input.rest()) }
         if let flip { writer.flip(at: flip.position, mask: flip.mask) }
-        if let path = ProcessInfo.processInfo.environment["FUZZ_WRITE_KEYCHAIN"] {
-            // To turn a finding into a regression fixture: the sealed file, which opens with FuzzFileWriter's
-            // key (32 bytes of 0x4B) or password ("fuzz").
-            FileManager.default.createFile(atPath: path, contents: Data(writer.bytes))
-        }
-        OpenedKeychainChecks.run(writer.bytes, credential: FuzzFileWriter.key, depth: .full)
-        OpenedKeychainChecks.run(writer.bytes, credential: FuzzFileWriter.password, depth: .read)
+        OpenedKeychainChecks<FormatV1Checks>.runSealed(writer.bytes)
         if let split {
-            RefreshChecks.run(writer.bytes, splitAt: writer.recordEnds[split % writer.recordEnds.count], credential: FuzzFileWriter.key)
+            let end = writer.recordEnds[split % writer.recordEnds.count]
+            RefreshChecks<FormatV1Checks>.run(from: Array(writer.bytes[..<end]), to: writer.bytes, credential: FuzzCredentials.key)
         }
-    }
-
-    /// The item ids the fuzzer picks from: few, so that puts and deletes meet the same items.
-    static func itemID(_ selector: UInt8) -> ItemID {
-        ItemID(high: 0x1D00_0000_0000_0000 | UInt64(selector % 8), low: 0xF022)
     }
 
     static func entry(_ input: inout FuzzInput) -> FuzzFileWriter.Entry {
         let op = input.byte()
         switch op % 4 {
         case 2:
-            let id = itemID(input.byte())
+            let id = ItemPlaintext.itemID(input.byte())
             if op & 0x10 != 0 { return .delete(plaintext: input.bytes(Int(input.byte()))) }
             return .delete(plaintext: id.bytes)
         case 3:
             let plaintext = input.bytes(Int(input.uint16()))
             // The secret box is bound to the id the attributes plaintext names, as a writer would bind it.
-            let id = plaintext.count >= 17 ? (try? ItemID(bytes: plaintext[1..<17])) ?? itemID(0) : itemID(0)
+            let id = ItemPlaintext.itemID(namedBy: plaintext)
             return .put(attributes: plaintext, itemID: id, secret: secret(&input, op))
         default:
-            let id = itemID(input.byte())
-            let plaintext = attributesPlaintext(&input, op, id: id)
+            let id = ItemPlaintext.itemID(input.byte())
+            let plaintext = ItemPlaintext.attributes(&input, op, id: id)
             return .put(attributes: plaintext, itemID: id, secret: secret(&input, op))
         }
     }
 
     static func secret(_ input: inout FuzzInput, _ op: UInt8) -> [UInt8] {
         input.bytes(op & 0x20 != 0 ? Int(input.uint16()) : Int(input.byte()))
-    }
-
-    /// An attributes plaintext in the layout of SPEC.md §7.3 with fuzzer-chosen class, tags, types and values.
-    static func attributesPlaintext(_ input: inout FuzzInput, _ op: UInt8, id: ItemID) -> [UInt8] {
-        let itemClass = input.byte()
-        var attributes: [(tag: UInt16, type: UInt8, value: [UInt8])] = []
-        for _ in 0..<(Int(input.byte()) % 24) {
-            let selector = Int(input.byte())
-            let tag: UInt16
-            let type: UInt8
-            if selector < Attribute.all.count {
-                tag = Attribute.all[selector].tag
-                type = Attribute.all[selector].type.rawValue
-            } else {
-                tag = input.uint16()
-                type = input.byte()
-            }
-            attributes.append((tag, type, input.bytes(Int(input.byte()))))
-        }
-        if op & 4 != 0 {
-            for date in [Attribute.creationDate, .modificationDate] where !attributes.contains(where: { $0.tag == date.tag }) {
-                attributes.append((date.tag, date.type.rawValue, [0, 0, 1, 0x9B, 0x6D, 0x2E, 0x7C, 0x00]))
-            }
-        }
-        if op & 8 == 0 {
-            var seen = Set<UInt16>()
-            attributes = attributes.sorted { $0.tag < $1.tag }.filter { seen.insert($0.tag).inserted }
-        }
-        var plaintext: [UInt8] = [AttributeCoding.version] + id.bytes + [itemClass]
-        plaintext += [UInt8(attributes.count >> 8), UInt8(attributes.count & 0xFF)]
-        for attribute in attributes {
-            let length = UInt32(attribute.value.count)
-            plaintext += [UInt8(attribute.tag >> 8), UInt8(attribute.tag & 0xFF), attribute.type]
-            plaintext += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
-            plaintext += attribute.value
-        }
-        return plaintext
     }
 }

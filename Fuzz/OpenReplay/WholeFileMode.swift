@@ -11,8 +11,6 @@
 /// at most ``passwordIterationBudget`` iterations together; larger counts are still parsed and range-checked
 /// by the raw-key open, which needs no PBKDF2 at all (raw-key slots use HKDF).
 enum WholeFileMode {
-    static let selector: UInt8 = 0x89
-
     /// The application key of the raw-key fixtures (Fixtures/v1/raw-key.json, two-key-slots.json).
     static let fixtureKey = Credential.key(SymmetricKey(data: hexBytes("030a11181f262d343b424950575e656c737a81888f969da4abb2b9c0c7ced5dc")))
     /// The password of most fixtures (Fixtures/v1/generic-password.json and others).
@@ -21,9 +19,9 @@ enum WholeFileMode {
     static let passwordIterationBudget: UInt64 = 2_000
 
     static func run(_ bytes: [UInt8]) {
-        OpenedKeychainChecks.run(bytes, credential: fixtureKey, depth: .full)
+        OpenedKeychainChecks<FormatV1Checks>.run(bytes, credential: fixtureKey, depth: .full)
         if passwordIterations(of: bytes).map({ $0 <= passwordIterationBudget }) ?? true {
-            OpenedKeychainChecks.run(bytes, credential: fixturePassword, depth: .full)
+            OpenedKeychainChecks<FormatV1Checks>.run(bytes, credential: fixturePassword, depth: .full)
         }
     }
 

@@ -1,4 +1,3 @@
-import Foundation
 @testable import KeychainFile
 
 /// Mode (b): the input describes records; ``V2FileWriter`` seals them under keys the harness knows and commits
@@ -27,7 +26,7 @@ import Foundation
 ///                           padded with zeros to 16, replace the item id
 ///         op % 4 == 3       raw put: u16 length and the attributes plaintext as it is
 ///       after a put: the secret, u8 length (op bit 5: u16 length) and its bytes; op bit 6: u32 follows, the
-///       secret length the page names; op bit 7: the tag the page names has its first byte flipped
+///       secret length the page names; op bit 7: the secret box digest the page names has its first byte flipped
 ///     damage operations (flag bit 1), to the end, each u8 op % 5 and its operands: 0 flip (u24 offset, u8
 ///     mask), 1 zero (u24 offset, u16 length), 2 cut (u16: bytes off the end), 3 append (u8 length n, n bytes:
 ///     a remnant past the log), 4 copy one commit slot over the other (u8: which). Offsets are modulo the size.
@@ -69,17 +68,11 @@ enum StructuredMode {
                 damage(&image, &input)
             }
         }
-        if let path = ProcessInfo.processInfo.environment["FUZZ_WRITE_KEYCHAIN"] {
-            // A whole-file seed, or a finding as a regression fixture: it opens with V2FileWriter's key (32 bytes
-            // of 0x4B) or password ("fuzz").
-            _ = FileManager.default.createFile(atPath: path, contents: Data(image))
-        }
-        OpenedKeychainChecks.run(image, credential: V2FileWriter.key, depth: .full)
-        OpenedKeychainChecks.run(image, credential: V2FileWriter.password, depth: .read)
+        OpenedKeychainChecks<FormatV2Checks>.runSealed(image)
         if let split, !damaged {
             let at = split % (records + 1)
             if compactedAt.map({ $0 <= at }) ?? true {
-                RefreshChecks.run(from: writer.snapshots[at], to: image, credential: V2FileWriter.key)
+                RefreshChecks<FormatV2Checks>.run(from: writer.snapshots[at], to: image, credential: FuzzCredentials.key)
             }
         }
     }
@@ -108,70 +101,28 @@ enum StructuredMode {
         }
     }
 
-    /// The item ids the fuzzer picks from: few, so that puts and deletions meet the same items.
-    static func itemID(_ selector: UInt8) -> ItemID {
-        ItemID(high: 0x1D00_0000_0000_0000 | UInt64(selector % 8), low: 0xF022)
-    }
-
     static func entry(_ input: inout FuzzInput) -> V2FileWriter.Entry {
         let op = input.byte()
         switch op % 4 {
         case 2:
-            var id = itemID(input.byte()).bytes
+            var id = ItemPlaintext.itemID(input.byte()).bytes
             let time = op & 0x20 != 0 ? Int64(bitPattern: input.uint64()) : Int64(input.uint16()) * 86_400_000
             if op & 0x08 != 0 { id = Array((input.bytes(Int(input.byte())) + [UInt8](repeating: 0, count: 16)).prefix(16)) }
             return .deletion(kind: op & 0x10 != 0 ? 3 : 2, id: id, time: time)
         case 3:
             let plaintext = input.bytes(Int(input.uint16()))
             // The secret box is bound to the id the attributes plaintext names, as a writer would bind it.
-            let id = plaintext.count >= 17 ? (try? ItemID(bytes: plaintext[1..<17])) ?? itemID(0) : itemID(0)
+            let id = ItemPlaintext.itemID(namedBy: plaintext)
             return put(&input, op, attributes: plaintext, id: id)
         default:
-            let id = itemID(input.byte())
-            return put(&input, op, attributes: attributesPlaintext(&input, op, id: id), id: id)
+            let id = ItemPlaintext.itemID(input.byte())
+            return put(&input, op, attributes: ItemPlaintext.attributes(&input, op, id: id), id: id)
         }
     }
 
     static func put(_ input: inout FuzzInput, _ op: UInt8, attributes: [UInt8], id: ItemID) -> V2FileWriter.Entry {
         let secret = input.bytes(op & 0x20 != 0 ? Int(input.uint16()) : Int(input.byte()))
         let namedLength = op & 0x40 != 0 ? UInt32(input.uint16()) << 16 | UInt32(input.uint16()) : nil
-        return .put(attributes: attributes, itemID: id, secret: secret, namedLength: namedLength, tagMask: op & 0x80 != 0 ? 1 : 0)
-    }
-
-    /// An attributes plaintext in the layout of SPEC.md §7.3 with fuzzer-chosen class, tags, types and values.
-    static func attributesPlaintext(_ input: inout FuzzInput, _ op: UInt8, id: ItemID) -> [UInt8] {
-        let itemClass = input.byte()
-        var attributes: [(tag: UInt16, type: UInt8, value: [UInt8])] = []
-        for _ in 0..<(Int(input.byte()) % 24) {
-            let selector = Int(input.byte())
-            let tag: UInt16
-            let type: UInt8
-            if selector < Attribute.all.count {
-                tag = Attribute.all[selector].tag
-                type = Attribute.all[selector].type.rawValue
-            } else {
-                tag = input.uint16()
-                type = input.byte()
-            }
-            attributes.append((tag, type, input.bytes(Int(input.byte()))))
-        }
-        if op & 4 != 0 {
-            for date in [Attribute.creationDate, .modificationDate] where !attributes.contains(where: { $0.tag == date.tag }) {
-                attributes.append((date.tag, date.type.rawValue, [0, 0, 1, 0x9B, 0x6D, 0x2E, 0x7C, 0x00]))
-            }
-        }
-        if op & 8 == 0 {
-            var seen = Set<UInt16>()
-            attributes = attributes.sorted { $0.tag < $1.tag }.filter { seen.insert($0.tag).inserted }
-        }
-        var plaintext: [UInt8] = [AttributeCoding.version] + id.bytes + [itemClass]
-        plaintext += [UInt8(attributes.count >> 8), UInt8(attributes.count & 0xFF)]
-        for attribute in attributes {
-            let length = UInt32(attribute.value.count)
-            plaintext += [UInt8(attribute.tag >> 8), UInt8(attribute.tag & 0xFF), attribute.type]
-            plaintext += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
-            plaintext += attribute.value
-        }
-        return plaintext
+        return .put(attributes: attributes, itemID: id, secret: secret, namedLength: namedLength, digestMask: op & 0x80 != 0 ? 1 : 0)
     }
 }

@@ -3,27 +3,24 @@ import Foundation
 @testable import KeychainFile
 
 /// Writes version 2 keychain files whose records are sealed, authentically, around any entries the fuzzer
-/// chooses — attribute plaintexts, deletion ids and times, secret lengths and tags the library's own encoder
+/// chooses — attribute plaintexts, deletion ids and times, secret lengths and digests the library's own encoder
 /// would never write — and commits them through the file's commit slots as `Keychain` does (a transaction part
 /// leaves the committed end where it was). The file starts as an empty keychain made by the library, with a
 /// raw-key slot and a one-iteration password slot; a compaction through `Keychain` may come between records.
 struct V2FileWriter {
-    static let key = Credential.key(SymmetricKey(data: [UInt8](repeating: 0x4B, count: 32)))
-    static let password = Credential.password("fuzz")
-
     /// One entry of a record, with its plaintext exactly as it is to be sealed.
     enum Entry {
         /// `itemID` goes into the secret box's associated data; a reader takes the id from `attributes`. The
-        /// page names `namedLength` as the secret's length (its real length if `nil`) and the box's tag with its
-        /// first byte xor `tagMask`.
-        case put(attributes: [UInt8], itemID: ItemID, secret: [UInt8], namedLength: UInt32?, tagMask: UInt8)
+        /// page names `namedLength` as the secret's length (its real length if `nil`) and the box's digest
+        /// (`RecordV2.secretBoxDigest`) with its first byte xor `digestMask`.
+        case put(attributes: [UInt8], itemID: ItemID, secret: [UInt8], namedLength: UInt32?, digestMask: UInt8)
         /// A deletion (kind 2) or a tombstone (kind 3) of the item whose id is `id`, at `time` (ms since 1970).
         case deletion(kind: UInt8, id: [UInt8], time: Int64)
 
         /// The entry's bytes in its page.
         var pageByteCount: Int {
             switch self {
-            case .put(let attributes, _, _, _, _): return 1 + 4 + attributes.count + 4 + 16
+            case .put(let attributes, _, _, _, _): return 1 + 4 + attributes.count + 4 + RecordV2.secretBoxDigestSize
             case .deletion: return 1 + 16 + 8
             }
         }
@@ -35,8 +32,8 @@ struct V2FileWriter {
         var random = FuzzRandom(seed: 0x5632_4241_5345)
         do {
             _ = try RecordLogV2.create(
-                at: FuzzStore.path, credentials: [key, password], iterations: .insecureForTesting(1), fileSystem: fileSystem,
-                clock: FuzzStore.clock, using: &random)
+                at: FuzzStore.path, credentials: [FuzzCredentials.key, FuzzCredentials.password], iterations: .insecureForTesting(1),
+                fileSystem: fileSystem, clock: FuzzStore.clock, using: &random)
             let file = try fileSystem.openExisting(FuzzStore.path)
             defer { file.close() }
             return try file.readExactly(count: try file.size(), at: 0)
@@ -57,15 +54,20 @@ struct V2FileWriter {
 
     init() {
         do {
-            let loaded = try RecordLogV2.load(
-                file: try store.fileSystem.openExisting(FuzzStore.path), credential: Self.key, heldKey: nil, pin: nil)
-            keys = loaded.state.keys
-            log = loaded.state.log
-            head = loaded.state.replayed.head
-            committed = (head, loaded.state.replayed.end)
+            (keys, log, head, committed) = try Self.load(store)
         } catch {
             fatalError("the empty version 2 keychain does not open: \(error)")
         }
+    }
+
+    /// The keys, log, head and last commit of the file `store` holds, to go on appending to.
+    private static func load(
+        _ store: FuzzStore
+    ) throws(KeychainError) -> (keys: RecordKeysV2, log: HealingLog, head: Head, committed: (head: Head, end: Int)) {
+        let loaded = try RecordLogV2.load(
+            file: try store.fileSystem.openExisting(FuzzStore.path), credential: FuzzCredentials.key, heldKey: nil, pin: nil)
+        let head = loaded.state.replayed.head
+        return (loaded.state.keys, loaded.state.log, head, (head, loaded.state.replayed.end))
     }
 
     /// The file's bytes now.
@@ -75,7 +77,8 @@ struct V2FileWriter {
     mutating func snapshot() { snapshots.append(bytes) }
 
     /// Seals `entries` as one record of `kind`, part `part` (the one due if `nil`), with `sequenceSkew` added to
-    /// the sequence number due, and appends it; a commit moves the committed end to its end.
+    /// the sequence number due, and appends it; a commit moves the committed end to its end. The frame check
+    /// (Docs/FormatVersion2.md §5) is right, so that the reader gets past the scan to the boxes.
     mutating func append(_ entries: [Entry], kind: RecordV2.Kind, part: UInt32?, sequenceSkew: UInt64, pageVersion: UInt8) {
         guard !entries.isEmpty else { return }
         let sequence = head.sequence &+ 1 &+ sequenceSkew
@@ -83,33 +86,26 @@ struct V2FileWriter {
         let part = part ?? duePart
         let pages = Self.paginate(entries)
         let boxCount = UInt32(pages.count + entries.filter { if case .put = $0 { return true } else { return false } }.count)
-        var out = ByteWriter(capacity: 4_096)
-        out.writeUInt32(0)
-        out.writeUInt32(0)
-        out.writeUInt8(kind.rawValue)
-        out.writeUInt64(sequence)
-        out.writeUInt32(part)
-        out.writeUInt32(UInt32(entries.count))
-        out.writeUInt32(boxCount)
+        // The boxes in order — each page's secrets, then the page — sealed before the frame, whose check covers
+        // their fields' headers.
+        var boxes: [(role: RecordV2.Role, box: [UInt8])] = []
         var chain = head.chainValue
-        var boxIndex: UInt32 = 0
         for page in pages {
             var plaintext = ByteWriter(capacity: RecordV2.pagePlaintextLimit)
             plaintext.writeUInt8(pageVersion)
             plaintext.writeUInt16(UInt16(page.count))
             for entry in entries[page] {
                 switch entry {
-                case .put(let attributes, let itemID, let secret, let namedLength, let tagMask):
+                case .put(let attributes, let itemID, let secret, let namedLength, let digestMask):
                     let box = seal(secret, aad: BoxAADV2.secret(fileID: keys.fileID, keyID: 0, itemID: itemID), key: keys.secret)
-                    Self.writeBox(box, role: .secret, into: &out)
-                    boxIndex += 1
-                    var tag = Array(box.suffix(16))
-                    tag[0] ^= tagMask
+                    boxes.append((.secret, box))
+                    var digest = Array(RecordV2.secretBoxDigest(box))
+                    digest[0] ^= digestMask
                     plaintext.writeUInt8(1)
                     plaintext.writeUInt32(UInt32(attributes.count))
                     plaintext.writeBytes(attributes)
                     plaintext.writeUInt32(namedLength ?? UInt32(secret.count))
-                    plaintext.writeBytes(tag)
+                    plaintext.writeBytes(digest)
                 case .deletion(let kind, let id, let time):
                     plaintext.writeUInt8(kind)
                     plaintext.writeBytes(id)
@@ -118,15 +114,27 @@ struct V2FileWriter {
             }
             let place = BoxAADV2.PagePlace(
                 sequence: sequence, kind: kind.rawValue, part: part, entryCount: UInt32(entries.count), boxCount: boxCount,
-                boxIndex: boxIndex, keyID: 0)
+                boxIndex: UInt32(boxes.count), keyID: 0)
             let box = seal(plaintext.bytes, aad: BoxAADV2.page(fileID: keys.fileID, epoch: keys.epoch, place: place, previousChain: chain), key: keys.page)
-            Self.writeBox(box, role: .page, into: &out)
-            boxIndex += 1
+            boxes.append((.page, box))
             chain = Array(box.suffix(16))
         }
-        let bodyLength = UInt32(out.count - 8)
-        out.setUInt32(bodyLength, at: 0)
-        out.setUInt32(bodyLength ^ 0xFFFF_FFFF, at: 4)
+        var fields = ByteWriter(capacity: RecordV2.boxFieldHeaderSize * boxes.count)
+        for (role, box) in boxes { Self.writeBoxFieldHeader(role: role, length: box.count, into: &fields) }
+        let bodyLength = UInt32(RecordV2.fixedSize - 8 + fields.count + boxes.reduce(0) { $0 + $1.box.count })
+        var out = ByteWriter(capacity: 8 + Int(bodyLength))
+        out.writeUInt32(bodyLength)
+        out.writeUInt32(bodyLength ^ 0xFFFF_FFFF)
+        out.writeUInt8(kind.rawValue)
+        out.writeUInt64(sequence)
+        out.writeUInt32(part)
+        out.writeUInt32(UInt32(entries.count))
+        out.writeUInt32(boxCount)
+        out.writeBytes(RecordV2.frameCheck(frame: out.bytes, boxFields: fields.bytes))
+        for (role, box) in boxes {
+            Self.writeBoxFieldHeader(role: role, length: box.count, into: &out)
+            out.writeBytes(box)
+        }
         let record = out.bytes
         let end = log.writtenEnd + record.count
         head = Head(epoch: keys.epoch, sequence: sequence, chainValue: chain)
@@ -144,14 +152,9 @@ struct V2FileWriter {
     /// not open or compact (its records may be ones no keychain applies).
     mutating func compact() {
         var opener = store
-        guard let keychain = try? opener.open(with: Self.key), (try? keychain.compact()) != nil else { return }
+        guard let keychain = try? opener.open(with: FuzzCredentials.key), (try? keychain.compact()) != nil else { return }
         do {
-            let loaded = try RecordLogV2.load(
-                file: try store.fileSystem.openExisting(FuzzStore.path), credential: Self.key, heldKey: nil, pin: nil)
-            keys = loaded.state.keys
-            log = loaded.state.log
-            head = loaded.state.replayed.head
-            committed = (head, loaded.state.replayed.end)
+            (keys, log, head, committed) = try Self.load(store)
         } catch {
             Invariant.check(false, "a compacted file does not open: \(error)")
         }
@@ -174,11 +177,11 @@ struct V2FileWriter {
         return pages
     }
 
-    private static func writeBox(_ box: [UInt8], role: RecordV2.Role, into out: inout ByteWriter) {
+    /// `u8 key id (0) ‖ u8 role ‖ u32 length`.
+    private static func writeBoxFieldHeader(role: RecordV2.Role, length: Int, into out: inout ByteWriter) {
         out.writeUInt8(0)
         out.writeUInt8(role.rawValue)
-        out.writeUInt32(UInt32(box.count))
-        out.writeBytes(box)
+        out.writeUInt32(UInt32(length))
     }
 
     /// A box: nonce ‖ ciphertext ‖ tag.

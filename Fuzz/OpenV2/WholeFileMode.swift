@@ -1,6 +1,6 @@
 @testable import KeychainFile
 
-/// Mode (a): the input is a whole version 2 file, opened as it is with ``V2FileWriter``'s raw key (every check)
+/// Mode (a): the input is a whole version 2 file, opened as it is with ``FuzzCredentials``' raw key (every check)
 /// and password (reads only).
 ///
 /// The password is tried only when a header page holds a header whose checksum verifies and whose password
@@ -8,13 +8,12 @@
 /// forge a checksum, so only the seeds' own one-iteration slots ever open, and a header it damaged must not
 /// make one execution derive a key for seconds. The raw key needs no such work (HKDF).
 enum WholeFileMode {
-    static let selector: UInt8 = 0x89
     static let passwordIterationBudget: UInt64 = 2_000
 
     static func run(_ bytes: [UInt8]) {
-        OpenedKeychainChecks.run(bytes, credential: V2FileWriter.key, depth: .full)
+        OpenedKeychainChecks<FormatV2Checks>.run(bytes, credential: FuzzCredentials.key, depth: .full)
         if cheapToTryPassword(bytes) {
-            OpenedKeychainChecks.run(bytes, credential: V2FileWriter.password, depth: .read)
+            OpenedKeychainChecks<FormatV2Checks>.run(bytes, credential: FuzzCredentials.password, depth: .read)
         }
     }
 

@@ -6,7 +6,7 @@ import Glibc
 
 /// `FUZZ_TRACE=1` in the environment prints what each execution did (for `Scripts/fuzz.sh --reproduce`), to
 /// standard error, unbuffered, so that the lines before a broken invariant's abort are there.
-private let tracing = ProcessInfo.processInfo.environment["FUZZ_TRACE"] == "1"
+let tracing = ProcessInfo.processInfo.environment["FUZZ_TRACE"] == "1"
 
 func trace(_ message: @autoclosure () -> String) {
     if tracing { fputs("fuzz: \(message())\n", stderr) }

@@ -2,29 +2,13 @@
 """Writes the structured-mode seeds of the open-replay fuzz target (see StructuredMode.swift for the layout):
 valid items of every class, a certificate with real DER, an identity, a transaction with a delete, a
 replacement, a duplicate primary key, a torn tail, and catching up after the first record. Run from anywhere; writes next to itself."""
-import json, os, struct
+import json, os, struct, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(HERE, "..", "..", "Shared", "Keychain"))
+from seed_entries import i64, put  # noqa: E402
 CERTS = os.path.join(HERE, "..", "..", "..", "Fixtures", "certificates")
-# Indexes into Attribute.all (Sources/KeychainFile/Model/Attribute+Catalogue.swift).
-ATTR = {name: i for i, name in enumerate(
-    "accessGroup accessible synchronizable label creationDate modificationDate account service generic "
-    "description comment creator type isInvisible isNegative server securityDomain protocol "
-    "authenticationType port path certificateType certificateEncoding subject issuer serialNumber "
-    "subjectKeyID publicKeyHash keyClass applicationLabel applicationTag keyType keySizeInBits "
-    "effectiveKeySize isPermanent canEncrypt canDecrypt canDerive canSign canVerify canWrap canUnwrap".split())}
-
-def i64(n): return struct.pack(">q", n)
-
-def put(item, cls, attrs, secret, add_dates=True):
-    op = 0x04 if add_dates else 0x00
-    if len(secret) > 255: op |= 0x20
-    out = bytes([op, item, cls, len(attrs)])
-    for name, value in attrs:
-        value = value.encode() if isinstance(value, str) else value
-        out += bytes([ATTR[name], len(value)]) + value
-    out += (struct.pack(">H", len(secret)) if op & 0x20 else bytes([len(secret)])) + secret
-    return out
 
 def delete(item): return bytes([0x02, item])
 

@@ -4,28 +4,12 @@ layout): a few items of three classes, a compacted file with a tombstone and app
 deletions and tombstones, a transaction in parts (committed, and one left without its commit), a duplicate
 primary key, catching up, a crash remnant and a commit slot copied over the other. Scripts/fuzz.sh also turns
 each into a whole version 2 file (FUZZ_WRITE_KEYCHAIN). Run from anywhere; writes next to itself."""
-import os, struct
+import os, struct, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# Indexes into Attribute.all (Sources/KeychainFile/Model/Attribute+Catalogue.swift).
-ATTR = {name: i for i, name in enumerate(
-    "accessGroup accessible synchronizable label creationDate modificationDate account service generic "
-    "description comment creator type isInvisible isNegative server securityDomain protocol "
-    "authenticationType port path certificateType certificateEncoding subject issuer serialNumber "
-    "subjectKeyID publicKeyHash keyClass applicationLabel applicationTag keyType keySizeInBits "
-    "effectiveKeySize isPermanent canEncrypt canDecrypt canDerive canSign canVerify canWrap canUnwrap".split())}
-
-def i64(n): return struct.pack(">q", n)
-
-def put(item, cls, attrs, secret):
-    op = 0x04  # valid dates added
-    if len(secret) > 255: op |= 0x20
-    out = bytes([op, item, cls, len(attrs)])
-    for name, value in attrs:
-        value = value.encode() if isinstance(value, str) else value
-        out += bytes([ATTR[name], len(value)]) + value
-    out += (struct.pack(">H", len(secret)) if op & 0x20 else bytes([len(secret)])) + secret
-    return out
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(HERE, "..", "..", "Shared", "Keychain"))
+from seed_entries import i64, put  # noqa: E402
 
 def delete(item, days=20_000, tombstone=False): return bytes([0x12 if tombstone else 0x02, item]) + struct.pack(">H", days)
 

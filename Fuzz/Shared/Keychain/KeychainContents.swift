@@ -1,6 +1,6 @@
 @testable import KeychainFile
 
-/// What a version 2 keychain holds, compared across reopening, appending, compaction and catching up.
+/// What a keychain holds, compared across reopening, appending, compaction, salvage and catching up.
 struct KeychainContents: Equatable {
     struct Item: Equatable {
         let id: ItemID
@@ -18,11 +18,11 @@ struct KeychainContents: Equatable {
     /// Live items in the order they were first added.
     let items: [Item]
 
-    /// Every item with its secret decrypted. The replay checked each secret box's tag against the one its page
-    /// names; decrypting it (which checks the tag again, over the whole box) must then succeed: an item that
-    /// opened and does not read back is a finding.
-    init(of keychain: Keychain) {
-        let index = keychain.withLock { keychain.index }
+    /// Every item with its secret read. The replay verified each secret box, so reading it must succeed, and
+    /// `Version` checks what the read itself does not (``FormatChecks/checkSecret(_:of:in:)``): an item that
+    /// opened and does not read back, or reads other bytes than its verified box holds, is a finding.
+    init<Version: FormatChecks>(of keychain: Keychain, _: Version.Type) {
+        let (index, log) = keychain.withLock { (keychain.index, keychain.log) }
         var items: [Item] = []
         for stored in index.itemsInAddedOrder() {
             // The index's tables (ids, primary keys) find every item it holds, and only that item.
@@ -30,7 +30,9 @@ struct KeychainContents: Equatable {
             Invariant.check(
                 index.itemID(for: stored.attributes.primaryKey) == stored.id, "item \(stored.id) is not found by its primary key")
             do {
-                items.append(Item(id: stored.id, attributes: stored.attributes, secret: try keychain.secret(for: PersistentReference(itemID: stored.id))))
+                let secret = try keychain.secret(for: PersistentReference(itemID: stored.id))
+                try Version.checkSecret(secret, of: stored, in: log)
+                items.append(Item(id: stored.id, attributes: stored.attributes, secret: secret))
             } catch {
                 Invariant.check(false, "the secret of item \(stored.id), verified during replay, does not read back: \(error)")
             }

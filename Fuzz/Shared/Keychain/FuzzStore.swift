@@ -21,9 +21,10 @@ struct FuzzStore {
         }
     }
 
-    mutating func open(with credential: Credential) throws(KeychainError) -> Keychain {
+    /// Opens the keychain at `path` (``path`` unless told), without automatic compaction.
+    mutating func open(_ path: String = Self.path, with credential: Credential) throws(KeychainError) -> Keychain {
         try Keychain.open(
-            at: Self.path, credential: credential, options: Keychain.OpenOptions(autoCompaction: .disabled),
+            at: path, credential: credential, options: Keychain.OpenOptions(autoCompaction: .disabled),
             random: RandomSource(random), clock: Self.clock, fileSystem: fileSystem)
     }
 

@@ -1,8 +1,7 @@
 @testable import KeychainFile
 
-/// The read paths a keychain that opened must serve without failing — as in the open-replay target
-/// (Fuzz/OpenReplay/OpenedKeychainChecks.swift): searches of every class with secrets, typed finds, identities,
-/// certificate DER, statistics, and a search for each item's own attributes.
+/// The read paths a keychain that opened must serve without failing: searches of every class with secrets,
+/// typed finds, identities, certificate DER, statistics, and a search for each item's own attributes.
 enum ReadPathChecks {
     /// Searches of every class (secrets decrypted), the typed finds, certificate DER and statistics.
     static func run(_ keychain: Keychain, contents: KeychainContents) {

@@ -1,0 +1,25 @@
+@testable import KeychainFile
+
+/// What the open targets check differently for the format version each opens. The shared checks
+/// (``OpenedKeychainChecks``, ``RefreshChecks``, ``KeychainContents``) hold every check both versions promise and
+/// call these where one version's reader or writer promises more, so that each target keeps only that.
+protocol FormatChecks {
+    /// The format version every file the target opens has, and every compaction keeps.
+    static var formatVersion: Int { get }
+
+    /// Checks `secret`, as a read of `stored` from `log` gave it, as far as the read itself does not: throws if
+    /// its box does not authenticate.
+    static func checkSecret(_ secret: [UInt8], of stored: StoredItem, in log: any KeychainLog) throws
+
+    /// The state of the opened log to trace besides its items, head and torn tail; `nil` for none.
+    static func describeLog(of keychain: Keychain) -> String?
+
+    /// Salvage and recovering opens of `bytes` (the file `store` holds): after a full open that failed with
+    /// damage or set the newest records aside (`opened` is `nil`), and after one that succeeded (`opened` is what
+    /// it read), before any write.
+    static func checkSalvage(
+        _ bytes: [UInt8], _ store: inout FuzzStore, credential: Credential, opened: (contents: KeychainContents, head: Head)?)
+
+    /// Catching up and a fresh open both refused the same file: checks that they agree on why.
+    static func checkRefusalsAgree(opening: KeychainError, catchingUp: KeychainError)
+}
