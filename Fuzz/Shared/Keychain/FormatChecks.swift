@@ -4,7 +4,7 @@
 /// (``OpenedKeychainChecks``, ``RefreshChecks``, ``KeychainContents``) hold every check both versions promise and
 /// call these where one version's reader or writer promises more, so that each target keeps only that.
 protocol FormatChecks {
-    /// The format version every file the target opens has, and every compaction keeps.
+    /// The format version every file the target opens has (a compaction writes ``Keychain/formatVersion``).
     static var formatVersion: Int { get }
 
     /// Checks `secret`, as a read of `stored` from `log` gave it, as far as the read itself does not: throws if

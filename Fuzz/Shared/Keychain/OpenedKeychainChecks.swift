@@ -108,8 +108,8 @@ enum OpenedKeychainChecks<Version: FormatChecks> {
         }
     }
 
-    /// Compaction keeps every item and the format version, and the compacted file opens with the same items and
-    /// no torn tail.
+    /// Compaction keeps every item and writes the version the library writes (a version 1 file is upgraded, SPEC.md
+    /// §12), and the compacted file opens with the same items and no torn tail.
     static func checkCompaction(_ store: inout FuzzStore, _ keychain: Keychain, credential: Credential) {
         let before = KeychainContents(of: keychain, Version.self)
         do {
@@ -122,7 +122,7 @@ enum OpenedKeychainChecks<Version: FormatChecks> {
         do {
             let again = try store.open(with: credential)
             let version = again.withLock { again.log.formatVersion }
-            Invariant.check(version == Version.formatVersion, "compaction wrote format version \(version), not \(Version.formatVersion)")
+            Invariant.check(version == Keychain.formatVersion, "compaction wrote format version \(version), not \(Keychain.formatVersion)")
             Invariant.check(again.tornTail == nil, "the compacted file has a torn tail: \(again.tornTail!)")
             Invariant.check(KeychainContents(of: again, Version.self) == before, "the compacted file holds other items")
         } catch {

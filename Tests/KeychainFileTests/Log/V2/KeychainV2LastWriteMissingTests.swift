@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(FormatVersion2) @testable import KeychainFile
+@testable import KeychainFile
 
 /// A last add whose commit slot reached the disk before its bytes (Docs/FormatVersion2.md §3 rule 4), the file cut
 /// inside the log's last chunk: the open rebuilds the add's records from the slot's parity and serves them, and the
