@@ -4,8 +4,8 @@ import KeychainCrypto
 public struct KeychainStatistics: Sendable, Equatable, CustomStringConvertible {
     /// The number of live items.
     public let itemCount: Int
-    /// The header plus the put entries that wrote the live items (their boxes and framing): about what a
-    /// compacted file holds.
+    /// The header plus the put entries that wrote the live items (their boxes and framing) — in a file of format
+    /// version 2 also the commit slots and the parity over those entries: about what a compacted file holds.
     public let liveBytes: Int
     /// Everything else up to the end of the last record: overwritten and deleted items, deletion entries,
     /// transaction framing.

@@ -19,7 +19,10 @@ enum EntryV2: Sendable, Equatable {
     var pageByteCount: Int {
         switch self {
         case .put(_, let attributes, _): return 1 + 4 + AttributeCoding.encodedByteCount(attributes) + 4 + RecordV2.secretBoxDigestSize
-        case .delete, .tombstone: return 1 + 16 + 8
+        case .delete, .tombstone: return Self.deletionByteCount
         }
     }
+
+    /// Bytes of a deletion or tombstone in its page's plaintext: kind, item id, time.
+    static let deletionByteCount = 1 + ItemID.byteCount + 8
 }

@@ -466,7 +466,12 @@ final class RecordLogV2 {
     }
 
     func statistics(of index: ItemIndex) -> KeychainStatistics {
-        let live = HealingLayout.logStart + index.liveEntryBytes
+        // The live entries and the tombstones a rewrite keeps (counted whole: a count, not a walk of them per
+        // commit; those past the horizon are few), with the parity that covers them, the header pages and the
+        // commit slots: about what a compacted file holds, so that parity never counts as reclaimable (nor
+        // towards automatic compaction).
+        let tombstoneBytes = state.replayed.tombstones.count * EntryV2.deletionByteCount
+        let live = HealingLayout.physicalEnd(ofLog: index.liveEntryBytes + tombstoneBytes)
         return KeychainStatistics(
             itemCount: index.count, liveBytes: live, deadBytes: max(0, state.size - live), fileSize: state.size, epoch: epoch)
     }
