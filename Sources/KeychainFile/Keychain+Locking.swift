@@ -94,8 +94,9 @@ extension Keychain {
         do throws(KeychainError) {
             if let acknowledgement = log.acknowledgementBytes() {
                 try lockFile.writeAcknowledgement(acknowledgement)
-            } else {
-                // A format that needs none: a block an earlier file left says nothing about this one.
+            } else if lockFile.readAcknowledgement()?.starts(with: Acknowledgement.magic) == true {
+                // A format that needs none: a block an earlier file left says nothing about this one. Once it is
+                // gone, commits leave the lock file alone (a synced write per commit otherwise).
                 try lockFile.withdrawAcknowledgement()
             }
             return nil

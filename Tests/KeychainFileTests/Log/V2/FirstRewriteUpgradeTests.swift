@@ -71,6 +71,24 @@ struct FirstRewriteUpgradeTests {
         #expect(try versionOnDisk(path) == 2)
     }
 
+    @Test("The upgrade withdraws version 1's acknowledgement from the lock file, and later commits write none")
+    func acknowledgementWithdrawn() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("v1.kcf")
+        let keychain = try versionOne(path)
+        func block() throws -> [UInt8] {
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path + ".lock")))
+            return Array(bytes.dropFirst(Acknowledgement.offset).prefix(Acknowledgement.magic.count))
+        }
+        #expect(try block() == Acknowledgement.magic, "version 1 acknowledges its commits")
+        try keychain.upgradeFormat()
+        #expect(try block() != Acknowledgement.magic)
+        let lockBytes = try Data(contentsOf: URL(fileURLWithPath: path + ".lock"))
+        try keychain.add(GenericPassword(service: "svc", account: "after", password: "x"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path + ".lock")).dropFirst(Acknowledgement.offset)
+                == lockBytes.dropFirst(Acknowledgement.offset))
+    }
+
     @Test("A credential change on a version 1 file writes version 2 and makes the change: the old password no longer opens it")
     func credentialChangeUpgrades() throws {
         let directory = TemporaryDirectory()
