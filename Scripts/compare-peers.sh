@@ -2,10 +2,10 @@
 # Runs `kcf-bench store` and the same operations on SQLite (and KeePass, if pykeepass is installed) in one run
 # on this machine, and prints our figures beside theirs with the ratios the targets are stated in.
 #
-#   Scripts/compare-peers.sh [N …]           default: 1000 10000 100000
+#   Scripts/compare-peers.sh [N …]           default: 1000 10000 100000 1000000
 #   KCF_PEERS_OPERATIONS=K                    durable adds, updates and deletes timed per size (default 200)
-#   KCF_PEERS_FORMATS="1 2"                   the format versions of ours to measure (default 1; version 2 is
-#                                             still being built), each in its own column
+#   KCF_PEERS_FORMATS="2 1"                   the format versions of ours to measure (default 2, the version the
+#                                             library writes), each in its own column
 #   KCF_PEERS_KEEPASS=1                       also KeePass, at sizes up to 1,000 only: every add rewrites the
 #                                             whole file (5.5 s per add at 1,000 entries here). Needs pykeepass:
 #                                             python3 -m venv .build-peers && .build-peers/bin/pip install pykeepass
@@ -16,9 +16,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")
-[ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000 100000)
+[ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000 100000 1000000)
 operations=${KCF_PEERS_OPERATIONS:-200}
-read -r -a formats <<< "${KCF_PEERS_FORMATS:-1}"
+read -r -a formats <<< "${KCF_PEERS_FORMATS:-2}"
 keepass_python=${KCF_PEERS_PYTHON:-python3}
 [ -z "${KCF_PEERS_PYTHON:-}" ] && [ -x .build-peers/bin/python ] && keepass_python=.build-peers/bin/python
 work=$(mktemp -d)

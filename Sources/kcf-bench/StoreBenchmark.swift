@@ -26,7 +26,7 @@ struct StoreBenchmark {
     /// Whether to print each phase's peak resident memory to stderr.
     var printingMemoryPhases = false
     /// The format version of the files measured.
-    var formatVersion = 1
+    var formatVersion = 2
 
     /// One size's figures, in the order printed.
     struct Run {

@@ -18,8 +18,8 @@ let usage = """
     commands:
       crypto   throughput of SHA-256, HMAC, PBKDF2, HKDF, Argon2id and AES-256-GCM
       ct       dudect-style timing-leakage check of AES-256 and AES-GCM open
-      store    the keychain's operations at 1,000, 10,000 and 100,000 items (compare-peers.sh runs
-               SQLite beside it)
+      store    the keychain's operations at 1,000, 10,000, 100,000 and 1,000,000 items (compare-peers.sh
+               runs SQLite beside it)
       reed-solomon
                RS(255,223) encode and decode throughput (compare-reedsolo.sh runs Python's
                reedsolo beside it)
@@ -35,13 +35,13 @@ let usage = """
       --megabytes M  MiB of data to encode (reed-solomon; default 64)
       --only TEXT    only the measurements whose name contains TEXT (crypto)
       --calls N      timed calls per class (ct; default 1000000)
-      --items N…     item counts (store; default 1000 10000 100000)
+      --items N…     item counts (store; default 1000 10000 100000 1000000)
       --operations N durable adds, updates and deletes timed per size (store; default 200), or
                      durable changes per pattern (write-pattern)
       --lookups N    finds and secret reads timed per size (store; default 20000)
       --skip-kdf     do not time opening with a password (store; for profiling)
       --memory-phases print each phase's peak resident memory to stderr (store)
-      --format N     the format version of the files measured (store; 1 or 2; default 1)
+      --format N     the format version of the files measured (store; 1 or 2; default 2)
     """
 
 func fail(_ message: String) -> Never {
@@ -78,7 +78,7 @@ var operations = 200
 var lookups = 20_000
 var skipKDF = false
 var memoryPhases = false
-var formatVersion = 1
+var formatVersion = 2
 var megabytes = 64
 /// Takes the value after `option` from `arguments`: a whole number above zero, or the run ends with a message.
 @MainActor func positiveWholeNumber(after option: String) -> Int {
@@ -130,7 +130,7 @@ do {
     case "reed-solomon": try runReedSolomonBenchmark(seconds: seconds, megabytes: megabytes, json: json)
     case "store":
         var benchmark = StoreBenchmark(
-            sizes: itemCounts.isEmpty ? [1_000, 10_000, 100_000] : itemCounts, durableOperations: operations,
+            sizes: itemCounts.isEmpty ? [1_000, 10_000, 100_000, 1_000_000] : itemCounts, durableOperations: operations,
             lookups: lookups)
         benchmark.printingMemoryPhases = memoryPhases
         benchmark.formatVersion = formatVersion
