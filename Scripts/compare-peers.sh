@@ -32,6 +32,11 @@ bench=$(swift build -c release --scratch-path "$scratch" --show-bin-path)/kcf-be
 documents=()
 for size in "${sizes[@]}"; do
     for format in "${formats[@]}"; do
+        # Version 1 bulk-loads in one record of at most 256 MiB (SPEC.md §11): about 700,000 items of this benchmark.
+        if [ "$format" = 1 ] && [ "$size" -gt 500000 ]; then
+            echo "compare-peers: format 1 skipped at $size items (one record holds at most 256 MiB)" >&2
+            continue
+        fi
         "$bench" store --json --skip-kdf --operations "$operations" --items "$size" --format "$format" > "$work/ours-$format-$size.json"
         documents+=("$work/ours-$format-$size.json")
     done
