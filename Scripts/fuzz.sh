@@ -132,6 +132,21 @@ if [[ $target == open-v2 ]]; then
   done
 fi
 
+# Every structured seed builds a keychain that opens, but those named in the seeds' refused.txt (built to be
+# refused, e.g. a duplicate primary key): a writer that falls behind the format would otherwise leave the fuzzer
+# mutating files that never get past the first check, and every run would still pass.
+if [[ $target != healing-log ]]; then
+  for seed in "${harness_dirs[0]}"/seeds/*.bin; do
+    name=$(basename "$seed")
+    opened=$(FUZZ_TRACE=1 "$binary" "${options[@]}" -runs=1 "$seed" 2>&1 | grep -c ': opened' || true)
+    if grep -qx "$name" "${harness_dirs[0]}/seeds/refused.txt" 2>/dev/null; then
+      [[ $opened -eq 0 ]] || { echo "fuzz.sh: the seed $seed opened, but refused.txt says it is refused" >&2; exit 1; }
+    else
+      [[ $opened -gt 0 ]] || { echo "fuzz.sh: the seed $seed does not open (FUZZ_TRACE=1 Scripts/fuzz.sh --target $target --reproduce $seed says why): the harness's writer no longer follows the format" >&2; exit 1; }
+    fi
+  done
+fi
+
 log=$work/last-run.log
 set +e
 "$binary" "${options[@]}" -max_total_time="$seconds" "$@" "$corpus" 2>&1 | tee "$log" \
