@@ -61,11 +61,13 @@ extension Keychain {
     }
 
     /// Rewrites the file with the live items and the key slots `change` makes, then removes stray temporary
-    /// files. A version 1 file is first rewritten as version 2 unless `keepsFormatVersionSetting` (the slot change
-    /// is then made to the version 2 file). Called inside `withWrite`.
+    /// files. A version 1 file is rewritten as version 2, in the same one rewrite, unless `keepsFormatVersionSetting`.
+    /// Called inside `withWrite`.
     @discardableResult
     func rewriteLocked(changing change: SlotChange) throws(KeychainError) -> KeySlotInfo? {
-        if !keepsFormatVersionSetting, try upgradeLocked(), case .keep = change { return nil }
+        if !keepsFormatVersionSetting, let old = log as? RecordLog {
+            return try upgradeLocked(from: old, changing: change)
+        }
         let added = try log.rewrite(changing: change, index: &index, using: &random)
         log.removeStrayTemporaryFiles()
         return added
@@ -75,9 +77,19 @@ extension Keychain {
     /// already. Called inside `withWrite`.
     func upgradeLocked() throws(KeychainError) -> Bool {
         guard let old = log as? RecordLog else { return false }
-        log = try RecordLogV2.upgrade(from: old, index: &index, clock: clock, using: &random)
-        log.removeStrayTemporaryFiles()
+        try upgradeLocked(from: old, changing: .keep)
         return true
+    }
+
+    /// Rewrites `old`, this keychain's version 1 log, as version 2 with the slots `change` makes, and takes the new
+    /// log — also when the new file is in place but its durability could not be confirmed, which is then thrown.
+    @discardableResult
+    private func upgradeLocked(from old: RecordLog, changing change: SlotChange) throws(KeychainError) -> KeySlotInfo? {
+        let upgraded = try RecordLogV2.upgrade(from: old, changing: change, index: &index, clock: clock, using: &random)
+        log = upgraded.log
+        if let unconfirmed = upgraded.unconfirmed { throw unconfirmed }
+        log.removeStrayTemporaryFiles()
+        return upgraded.added
     }
 
     /// Statistics from the state in memory. Called under the lock.

@@ -54,9 +54,8 @@ public struct KeySlotInfo: Sendable, Hashable, CustomStringConvertible {
 
 /// Credential changes. Each rewrites the file in a new epoch exactly as ``Keychain/compact()`` does (SPEC.md
 /// §15.2): after a crash at any point either the old credentials or the new ones open the file, never neither.
-/// The file is compacted as a side effect, and a file of format version 1 becomes version 2 (unless
-/// ``Keychain/keepsFormatVersion`` is set): first upgraded with its credentials as they are, then changed — if
-/// the change then fails, the file is version 2 and the old credentials open it.
+/// The file is compacted as a side effect, and a file of format version 1 becomes version 2 in the same rewrite
+/// (unless ``Keychain/keepsFormatVersion`` is set); a change that is refused leaves it as it was.
 extension Keychain {
     /// The key slots of the header, in order.
     ///

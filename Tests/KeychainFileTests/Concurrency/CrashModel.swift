@@ -41,8 +41,8 @@ struct CrashModel: Equatable {
             next.lastRewrite = sequence
         case .credential(let password, _):
             next.password = password
-            // On a version 1 file: the upgrade, then the change.
-            next.epoch += formatVersion == 1 ? 2 : 1
+            // On a version 1 file the upgrade and the change are one rewrite.
+            next.epoch += 1
             next.formatVersion = 2
             next.lastRewrite = sequence
             next.lastCredentialChange = sequence
@@ -120,14 +120,13 @@ enum CrashChecker {
         // Credentials.
         var allowedPasswords: Set<Int> = [model.password]
         var rewriteInFlight = pendingMayRewrite
-        // A credential change in flight on a version 1 file rewrites twice: the upgrade, then the change.
         var rewritesInFlight = pendingMayRewrite ? 1 : 0
         if let pending, pendingMayApply {
             switch pending.step {
             case .credential(let password, _):
                 allowedPasswords.insert(password)
                 rewriteInFlight = true
-                rewritesInFlight = model.formatVersion == 1 ? 2 : 1
+                rewritesInFlight = 1
             case .compact:
                 rewriteInFlight = true
                 rewritesInFlight = 1
@@ -152,8 +151,8 @@ enum CrashChecker {
             }
         } else if case .credential(let password, _)? = pending?.step, pendingMayApply, password != model.password,
                   observed.epoch >= model.epoch + UInt64(rewritesInFlight) {
-            // The change rewrites the file once (after the upgrade, on a version 1 file): its epoch must carry the
-            // new slots.
+            // The change rewrites the file once (with the upgrade, on a version 1 file): its epoch must carry the new
+            // slots.
             verdict.other.append("the credential change in flight rewrote the file (epoch \(observed.epoch)) but password \(password) does not open it")
         }
 

@@ -82,19 +82,14 @@ struct DiskFaultTests {
             }
         }
 
-        /// Whether the change is a credential change: on a version 1 file that is not kept at version 1, it
-        /// rewrites twice (the upgrade to version 2, then the change: SPEC.md §12, §26.7).
-        var changesCredentials: Bool { [.addCredential, .changeCredential, .removeCredential, .rotateMasterKey].contains(self) }
         func openOptions(_ start: StartFormat) -> Keychain.OpenOptions {
             Keychain.OpenOptions(autoCompaction: self == .addWithAutoCompaction
                                  ? AutoCompaction(deadShare: 0, minimumFileSize: 0) : .disabled,
                                  keepsFormatVersion: start.keepsFormatVersion)
         }
-        /// The epoch the change leaves, from the template's 1.
-        func epochAfter(_ start: StartFormat) -> UInt64 {
-            guard rewrites else { return 1 }
-            return start.upgrades && changesCredentials ? 3 : 2
-        }
+        /// The epoch the change leaves, from the template's 1: a rewrite is one epoch, an upgrade of a version 1
+        /// file included (the upgrade and a credential change are one rewrite).
+        func epochAfter(_ start: StartFormat) -> UInt64 { rewrites ? 2 : 1 }
     }
 
     /// The file a trial starts from: version 2; version 1, which the first rewrite upgrades; or version 1 opened
@@ -196,7 +191,6 @@ struct DiskFaultTests {
         var succeeded = 0
         var diskOld = 0
         var diskNew = 0
-        var diskUpgraded = 0
         var lost = 0
         var perOperation: [String: Int] = [:]
     }
@@ -251,7 +245,7 @@ struct DiskFaultTests {
         #expect(tally.lost == 0)
         #expect(tally.injected > 0)
         let operations = tally.perOperation.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        print("disk faults: \(change), \(start): \(tally.injected) faults injected (\(operations)); threw \(tally.threw), succeeded \(tally.succeeded) (short writes that went on, or faults after the commit); disk held the old state \(tally.diskOld) times, the old upgraded \(tally.diskUpgraded), the new \(tally.diskNew); lost \(tally.lost); \(String(format: "%.1f", seconds)) s")
+        print("disk faults: \(change), \(start): \(tally.injected) faults injected (\(operations)); threw \(tally.threw), succeeded \(tally.succeeded) (short writes that went on, or faults after the commit); disk held the old state \(tally.diskOld) times, the new \(tally.diskNew); lost \(tally.lost); \(String(format: "%.1f", seconds)) s")
     }
 
     /// One trial; returns whether the armed fault fired.
@@ -291,11 +285,6 @@ struct DiskFaultTests {
                 tally.diskOld += 1
             } else if disk == after && change.rewrites {
                 tally.diskNew += 1
-            } else if start.upgrades && change.changesCredentials && disk.sameContent(as: before) && disk.epoch == 2
-                        && disk.formatVersion == 2 {
-                // The upgrade to version 2 was made, the credential change after it failed: the old credentials
-                // and items, in the upgrade's epoch.
-                tally.diskUpgraded += 1
             } else {
                 tally.lost += 1
                 Issue.record("\(label): threw \(error), and the disk \(disk) is neither the old state nor the new")

@@ -41,32 +41,13 @@ extension RecordLogV2 {
     ) throws(KeychainError) -> KeySlotInfo? {
         try checkTailMayBeDropped()
         guard epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
-        var slots = state.header.slots
-        var masterKey = self.masterKey
-        var added: KeySlotInfo? = nil
-        switch change {
-        case .keep:
-            break
-        case .add(let credential, let iterations):
-            let slot = try Self.makeSlots(for: [credential], masterKey: masterKey, fileID: fileID, iterations: iterations, using: &generator)[0]
-            slots.append(slot)
-            added = KeySlotInfo(slot)
-        case .remove(let credential):
-            slots.remove(at: try slotPosition(openedBy: credential))
-        case .removeID(let id):
-            guard let position = slots.firstIndex(where: { $0.slotID == id }) else { throw .itemNotFound }
-            slots.remove(at: position)
-        case .replace(let old, let new, let iterations):
-            let position = try slotPosition(openedBy: old)
-            slots[position] = try Self.makeSlots(for: [new], masterKey: masterKey, fileID: fileID, iterations: iterations, using: &generator)[0]
-        case .rotate(let credentials, let iterations):
-            guard !credentials.isEmpty else { throw .invalidParameter("rotating the master key needs at least one credential") }
-            masterKey = SymmetricKey(size: .bits256, using: &generator)
-            slots = try Self.makeSlots(for: credentials, masterKey: masterKey, fileID: fileID, iterations: iterations, using: &generator)
-        }
-        guard !slots.isEmpty else {
-            throw .invalidParameter("this is the last key slot: without it nothing could open the keychain")
-        }
+        let header = state.header
+        let applied = try Self.applying(
+            change, to: header.slots, masterKey: self.masterKey, fileID: fileID,
+            positionOpenedBy: { (credential) throws(KeychainError) -> Int in try self.slotPosition(openedBy: credential) },
+            positionOfID: { (id) in header.slots.firstIndex { $0.slotID == id } }, using: &generator)
+        var slots = applied.slots
+        let masterKey = applied.masterKey
         // A legacy slot (a version 1 file's, kept by the upgrade) that the opening credential opened becomes a
         // committed one, as the credential is at hand.
         if let opened = state.openedSlot, case .legacy(let legacy) = state.header.slots[opened],
@@ -95,7 +76,7 @@ extension RecordLogV2 {
                 self.adopt(written.state)
                 placed = written.secrets
             })
-        return added
+        return applied.added
     }
 
     /// Writes a whole version 2 file — the items as commit records through a healing log, then the two header
@@ -201,6 +182,45 @@ extension RecordLogV2 {
     }
 
     // MARK: Key slots
+
+    /// The key slots and master key `change` makes of `slots`, and the slot it added. `positionOpenedBy` finds the
+    /// slot a credential opens (or throws `.wrongCredentials`); `positionOfID` the slot with an id.
+    ///
+    /// - Throws: `.wrongCredentials`, `.itemNotFound` for an unknown slot id, `.invalidParameter` when no slot would
+    ///   be left or a rotation names no credential, what making a slot throws.
+    static func applying(
+        _ change: SlotChange, to slots: [HeaderKeySlot], masterKey: SymmetricKey, fileID: [UInt8],
+        positionOpenedBy: (Credential) throws(KeychainError) -> Int, positionOfID: ([UInt8]) -> Int?,
+        using generator: inout RandomSource
+    ) throws(KeychainError) -> (slots: [HeaderKeySlot], masterKey: SymmetricKey, added: KeySlotInfo?) {
+        var slots = slots
+        var masterKey = masterKey
+        var added: KeySlotInfo? = nil
+        switch change {
+        case .keep:
+            break
+        case .add(let credential, let iterations):
+            let slot = try makeSlots(for: [credential], masterKey: masterKey, fileID: fileID, iterations: iterations, using: &generator)[0]
+            slots.append(slot)
+            added = KeySlotInfo(slot)
+        case .remove(let credential):
+            slots.remove(at: try positionOpenedBy(credential))
+        case .removeID(let id):
+            guard let position = positionOfID(id) else { throw .itemNotFound }
+            slots.remove(at: position)
+        case .replace(let old, let new, let iterations):
+            let position = try positionOpenedBy(old)
+            slots[position] = try makeSlots(for: [new], masterKey: masterKey, fileID: fileID, iterations: iterations, using: &generator)[0]
+        case .rotate(let credentials, let iterations):
+            guard !credentials.isEmpty else { throw .invalidParameter("rotating the master key needs at least one credential") }
+            masterKey = SymmetricKey(size: .bits256, using: &generator)
+            slots = try makeSlots(for: credentials, masterKey: masterKey, fileID: fileID, iterations: iterations, using: &generator)
+        }
+        guard !slots.isEmpty else {
+            throw .invalidParameter("this is the last key slot: without it nothing could open the keychain")
+        }
+        return (slots, masterKey, added)
+    }
 
     /// Committed key slots wrapping `masterKey`, one for each credential (PBKDF2 for passwords, HKDF for keys).
     static func makeSlots<Generator: RandomNumberGenerator>(

@@ -89,17 +89,73 @@ struct FirstRewriteUpgradeTests {
                 == lockBytes.dropFirst(Acknowledgement.offset))
     }
 
-    @Test("A credential change on a version 1 file writes version 2 and makes the change: the old password no longer opens it")
+    @Test("A credential change on a version 1 file writes version 2 and makes the change in one rewrite: the old password no longer opens it")
     func credentialChangeUpgrades() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("v1.kcf")
         let keychain = try versionOne(path)
         let before = try genericPasswordSnapshot(keychain)
+        let epoch = try keychain.statistics().epoch
         try keychain.changePassword(from: "correct horse battery staple", to: "a new horse", iterations: .insecureForTesting(1_000))
         #expect(try versionOnDisk(path) == 2)
+        #expect(try keychain.statistics().epoch == epoch + 1)
         #expect(try genericPasswordSnapshot(Keychain.open(at: path, credential: .password("a new horse"))) == before)
         #expect(try genericPasswordSnapshot(Keychain.open(at: path, credential: Self.rawKey)) == before)
         #expect(throws: KeychainError.wrongCredentials) { try Keychain.open(at: path, credential: TestKeychain.password) }
+    }
+
+    @Test("A credential change that is refused leaves a version 1 file as it was: version 1, not upgraded",
+          arguments: ["wrong old password", "empty new password", "unknown slot id", "rotation to no credential", "last slot removed"])
+    func refusedChangeDoesNotUpgrade(change: String) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("v1.kcf")
+        let keychain = try versionOne(path)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: KeychainError.self) {
+            switch change {
+            case "wrong old password": try keychain.changePassword(from: "not the password", to: "new password")
+            case "empty new password": try keychain.addCredential(.password(""))
+            case "unknown slot id": try keychain.removeKeySlot(id: [UInt8](repeating: 7, count: 16))
+            case "rotation to no credential": try keychain.rotateMasterKey(credentials: [])
+            default:
+                try keychain.removeCredential(Self.rawKey)
+                try keychain.removeCredential(TestKeychain.password)
+            }
+        }
+        if change == "last slot removed" {
+            // The first removal was made (and upgraded the file); the second, of the last slot, changed nothing.
+            #expect(try versionOnDisk(path) == 2)
+            #expect(try Keychain.open(at: path, credential: TestKeychain.password).count == 11)
+        } else {
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+            #expect(keychain.fileFormatVersion == 1)
+        }
+    }
+
+    @Test("An upgrade whose directory sync fails after the rename throws notConfirmedDurable; the file and the keychain object are version 2, and a password change made so is in force",
+          arguments: [false, true])
+    func directorySyncFailsAfterRename(changingPassword: Bool) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("v1.kcf")
+        _ = try versionOne(path)
+        let fileSystem = FaultyFileSystem()
+        let keychain = try Keychain.open(
+            at: path, credential: TestKeychain.password, options: .init(autoCompaction: .disabled),
+            random: RandomSource(SystemRandomNumberGenerator()), clock: { Date() }, fileSystem: fileSystem)
+        fileSystem.fail(.syncDirectory)
+        #expect(throws: KeychainError.notConfirmedDurable(operation: "", reason: "")) {
+            if changingPassword {
+                try keychain.changePassword(from: "correct horse battery staple", to: "a new password", iterations: .insecureForTesting(1_000))
+            } else {
+                try keychain.upgradeFormat()
+            }
+        }
+        fileSystem.heal()
+        #expect(try versionOnDisk(path) == 2)
+        #expect(keychain.fileFormatVersion == 2, "the object took the file it put in place")
+        #expect(try keychain.password(forService: "svc", account: "user2") == "secret 2")
+        let opener: Credential = changingPassword ? .password("a new password") : TestKeychain.password
+        #expect(try Keychain.open(at: path, credential: opener).count == 11)
     }
 
     @Test("Automatic compaction of a version 1 file writes version 2; the commit that set it off is kept")
