@@ -18,8 +18,9 @@ written by pkcs12.serialize_key_and_certificates with:
 manifest.json records, for each file, its password, friendly name, the certificate fixture it holds and the
 key's PKCS #8 DER (hex) as cryptography writes it. The salts and IVs are random, so a rerun writes other
 bytes; --check instead loads every committed file back with pkcs12.load_key_and_certificates and checks it
-against the manifest, and also loads kcf-export.p12 (written by `kcf export -t identities -f pkcs12`, see
-README) with its password and checks it holds the ec identity.
+against the manifest, and also loads kcf-export.p12 with its password ("kcf export password") and checks it
+holds the ec identity. kcf-export.p12 was written by kcf itself: `kcf import ec-pbes2-aes256-sha256.p12` into
+a new keychain, then `kcf export -f pkcs12 --iterations 2048 -o kcf-export.p12`, the passphrase on stdin.
 
     python3 Fixtures/pkcs12/generate.py           # (re)write the fixtures
     python3 Fixtures/pkcs12/generate.py --check   # check the committed files

@@ -116,14 +116,16 @@ struct PKCS12ArchiveTests {
         let file = try PKCS12Archive(certificates: original.certificates, privateKeys: original.privateKeys)
             .encoded(password: "p", iterations: 1)
         // Rebuild an unencrypted file: AuthenticatedSafe of plain data ContentInfos, re-MACed after each flip.
+        let certificate = try #require(original.certificates.first)
+        let key = try #require(original.privateKeys.first)
         let certificateBag = DERWriter.sequence(
             DERWriter.objectIdentifier(PKCS12ObjectIdentifier.certBag),
             DERWriter.element(0xa0, DERWriter.sequence(DERWriter.objectIdentifier(PKCS12ObjectIdentifier.x509Certificate),
-                                                       DERWriter.element(0xa0, DERWriter.octetString(original.certificates[0].der)))),
+                                                       DERWriter.element(0xa0, DERWriter.octetString(certificate.der)))),
             DERWriter.set(of: [DERWriter.sequence(DERWriter.objectIdentifier(PKCS12ObjectIdentifier.friendlyName),
                                                   DERWriter.set(of: [DERWriter.bmpString("name")]))]))
         let keyBag = DERWriter.sequence(DERWriter.objectIdentifier(PKCS12ObjectIdentifier.keyBag),
-                                        DERWriter.element(0xa0, original.privateKeys[0].pkcs8))
+                                        DERWriter.element(0xa0, key.pkcs8))
         let safe = DERWriter.sequence(
             DERWriter.sequence(DERWriter.objectIdentifier(PKCS12ObjectIdentifier.data),
                                DERWriter.element(0xa0, DERWriter.octetString(DERWriter.sequence(certificateBag, keyBag)))))
