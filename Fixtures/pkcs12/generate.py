@@ -15,6 +15,11 @@ written by pkcs12.serialize_key_and_certificates with:
     ec-unencrypted.p12         NoEncryption(): plain certificate and key bags, no MAC
     rsa-legacy-3des.p12        PBESv1SHA1And3KeyTripleDESCBC, HMAC-SHA1 MAC (refused: no 3DES here)
 
+and by the `openssl pkcs12 -export` command (OpenSSL 3), for what cryptography does not write:
+
+    ec-openssl-aes128-sha1mac.p12  -keypbe AES-128-CBC -certpbe AES-128-CBC -macalg sha1
+    ec-openssl-nomac.p12           -nomac (AES-256-CBC, no MAC: a wrong password shows when decrypting)
+
 manifest.json records, for each file, its password, friendly name, the certificate fixture it holds and the
 key's PKCS #8 DER (hex) as cryptography writes it. The salts and IVs are random, so a rerun writes other
 bytes; --check instead loads every committed file back with pkcs12.load_key_and_certificates and checks it
@@ -29,7 +34,9 @@ a new keychain, then `kcf export -f pkcs12 --iterations 2048 -o kcf-export.p12`,
 import hashlib
 import json
 import os
+import subprocess
 import sys
+import tempfile
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -87,10 +94,29 @@ def generate():
             handle.write(data)
         manifest[name] = {"password": "" if "unencrypted" in name else PASSWORD, "friendly_name": friendly,
                           "certificate": certificate_file, "pkcs8": pkcs8(key).hex()}
+    ec_key, ec_certificate_file = keys["ec"]
+    with tempfile.TemporaryDirectory() as directory:
+        key_path = os.path.join(directory, "key.pem")
+        certificate_path = os.path.join(directory, "certificate.pem")
+        with open(key_path, "wb") as handle:
+            handle.write(ec_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                              serialization.NoEncryption()))
+        certificate = x509.load_der_x509_certificate(read(os.path.join(CERTIFICATES, ec_certificate_file)))
+        with open(certificate_path, "wb") as handle:
+            handle.write(certificate.public_bytes(serialization.Encoding.PEM))
+        for name, friendly, options in [
+            ("ec-openssl-aes128-sha1mac.p12", "EC openssl AES-128",
+             ["-keypbe", "AES-128-CBC", "-certpbe", "AES-128-CBC", "-macalg", "sha1"]),
+            ("ec-openssl-nomac.p12", "EC openssl no MAC", ["-nomac"]),
+        ]:
+            subprocess.run(["openssl", "pkcs12", "-export", "-in", certificate_path, "-inkey", key_path, "-name", friendly,
+                            "-passout", "pass:" + PASSWORD, "-out", os.path.join(HERE, name), *options], check=True)
+            manifest[name] = {"password": PASSWORD, "friendly_name": friendly, "certificate": ec_certificate_file,
+                              "pkcs8": pkcs8(ec_key).hex()}
     with open(os.path.join(HERE, "manifest.json"), "w") as handle:
         json.dump(manifest, handle, indent=1, sort_keys=True)
         handle.write("\n")
-    print(f"wrote {len(FILES)} files and manifest.json")
+    print(f"wrote {len(manifest)} files and manifest.json")
 
 
 def check():

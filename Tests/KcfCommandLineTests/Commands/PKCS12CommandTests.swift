@@ -32,7 +32,8 @@ struct PKCS12CommandTests {
     }
 
     @Test("cryptography's files import as identities: the certificate and the key as written, named as in the file",
-          arguments: ["rsa-best-available.p12", "ec-pbes2-aes256-sha256.p12", "ec-few-rounds.p12", "ec-unencrypted.p12"])
+          arguments: ["rsa-best-available.p12", "ec-pbes2-aes256-sha256.p12", "ec-few-rounds.p12", "ec-unencrypted.p12",
+                      "ec-openssl-aes128-sha1mac.p12", "ec-openssl-nomac.p12"])
     func importsCryptographyFiles(name: String) throws {
         let entry = try #require(Self.manifest[name])
         let sandbox = try KcfSandbox()

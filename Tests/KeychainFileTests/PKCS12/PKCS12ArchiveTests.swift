@@ -15,7 +15,8 @@ struct PKCS12ArchiveTests {
     }
 
     static let manifest: [String: Entry] = (try? TestFixtures.json([String: Entry].self, "pkcs12/manifest.json")) ?? [:]
-    static let readable = ["rsa-best-available.p12", "ec-pbes2-aes256-sha256.p12", "ec-few-rounds.p12", "ec-unencrypted.p12"]
+    static let readable = ["rsa-best-available.p12", "ec-pbes2-aes256-sha256.p12", "ec-few-rounds.p12", "ec-unencrypted.p12",
+                           "ec-openssl-aes128-sha1mac.p12", "ec-openssl-nomac.p12"]
 
     static func hex(_ text: String) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -44,10 +45,17 @@ struct PKCS12ArchiveTests {
         #expect(certificate.localKeyID != nil && certificate.localKeyID == key.localKeyID)
     }
 
-    @Test("a wrong password is the MAC's error, for every fixture", arguments: readable + ["rsa-legacy-3des.p12"])
+    @Test("a wrong password is the MAC's error, for every fixture with a MAC",
+          arguments: readable.filter { $0 != "ec-openssl-nomac.p12" } + ["rsa-legacy-3des.p12"])
     func wrongPassword(name: String) throws {
         let bytes = try TestFixtures.bytes("pkcs12/" + name)
         #expect(throws: PKCS12Error.wrongPassword) { try PKCS12Archive(bytes: bytes, password: "not the password") }
+    }
+
+    @Test("without a MAC (openssl -nomac), a wrong password is the encrypted key that does not decrypt")
+    func wrongPasswordWithoutMAC() throws {
+        let bytes = try TestFixtures.bytes("pkcs12/ec-openssl-nomac.p12")
+        #expect(throws: PKCS12Error.decryptionFailed("private key 1")) { try PKCS12Archive(bytes: bytes, password: "not the password") }
     }
 
     @Test("the legacy 3DES file: its SHA-1 MAC verifies, then its cipher is refused by name")
