@@ -185,3 +185,30 @@ struct DERReader {
         return "0x" + (byte < 0x10 ? "0" + digits : digits)
     }
 }
+
+extension DERReader {
+    /// Reads an INTEGER that must be non-negative and at most `maximum`.
+    ///
+    /// - Parameters:
+    ///   - what: What the integer is, for the error message.
+    ///   - maximum: The largest value accepted.
+    /// - Throws: `DERError` for another element, an empty, negative or non-minimal INTEGER, or one above `maximum`.
+    mutating func readInteger(_ what: String, maximum: Int) throws(DERError) -> Int {
+        let element = try readElement(tag: 0x02, what)
+        let content = self.content(of: element)
+        guard let first = content.first else { throw DERError(offset: element.start, reason: "\(what): empty INTEGER") }
+        guard first & 0x80 == 0 else { throw DERError(offset: element.start, reason: "\(what): negative INTEGER") }
+        guard content.count == 1 || first != 0 || content[1] & 0x80 != 0 else {
+            throw DERError(offset: element.start, reason: "\(what): INTEGER not in its shortest form")
+        }
+        var value = 0
+        for byte in content {
+            guard value <= (maximum - Int(byte)) / 256 else {
+                throw DERError(offset: element.start, reason: "\(what): \(content.count)-byte INTEGER above \(maximum)")
+            }
+            value = value << 8 | Int(byte)
+        }
+        guard value <= maximum else { throw DERError(offset: element.start, reason: "\(what): \(value) is above \(maximum)") }
+        return value
+    }
+}

@@ -8,12 +8,17 @@ import Darwin
 import KeychainCrypto
 import KeychainFile
 
-/// `export`: certificates as X.509 DER or PEM, private keys as PKCS #8 DER or PEM.
+/// `export`: certificates as X.509 DER or PEM, private keys as PKCS #8 DER or PEM, identities as PKCS #12.
 enum ExportCommand {
     static let command = Command(
-        name: "export", summary: "export certificates (X.509) or private keys (PKCS #8), as DER or PEM (-p)",
+        name: "export", summary: "export certificates (X.509), private keys (PKCS #8) or identities (PKCS #12)",
         options: [
-            OptionSpec("t", .value("TYPE"), values: .choices(["certs", "privKeys"]), help: "certs (the default) or privKeys"),
+            OptionSpec("t", .value("TYPE"), values: .choices(["certs", "privKeys", "identities"]),
+                       help: "certs (the default), privKeys, or identities (with -f pkcs12, its default)"),
+            OptionSpec("f", .value("FORMAT"), values: .choices(["x509", "pkcs8", "pkcs12"]),
+                       help: "x509 (certificates), pkcs8 (keys) or pkcs12 (identities; default: told from -t)"),
+            OptionSpec("P", .value("PASSPHRASE"), help: "the PKCS #12 passphrase (visible to other users: best left out, to be asked)"),
+            OptionSpec(long: "iterations", .value("N"), help: "PKCS #12: PBKDF2 and MAC iterations (default 600000)"),
             OptionSpec("c", .value("NAME"), help: "only items whose label (or certificate common name) contains NAME"),
             OptionSpec("Z", .value("HASH"), help: "only the certificate with this SHA-1 or SHA-256 hash (hex)"),
             OptionSpec("p", help: "PEM (CERTIFICATE, PRIVATE KEY blocks) rather than DER"),
@@ -26,12 +31,29 @@ enum ExportCommand {
             DER holds one item: with several matches, use -p (one PEM block after another) or choose one with -c
             or -Z. Private keys come out unencrypted, as openssl pkey writes them: to a new file with -o (mode
             0600, never over an existing file), or to stdout only with --yes. Exits 44 when nothing matches.
+            """, """
+            -f pkcs12 (or -t identities) writes identities — certificates with their private keys, as find-identity
+            lists them — in one PKCS #12 file, as OpenSSL 3 writes it: PBES2 (PBKDF2-HMAC-SHA256, AES-256-CBC) for
+            the certificates and each key, an HMAC-SHA256 MAC, and the certificate's label as friendlyName and its
+            SHA-1 as localKeyId on both. The passphrase is the next line of stdin (after the keychain password's),
+            or asked twice on a terminal; -P PASSPHRASE is accepted as security takes it, with a warning.
             """],
         run: { (context) throws(CommandError) in try export(context) })
 
     private static func export(_ context: CommandContext) throws(CommandError) -> ExitStatus {
-        let type = context.value("t") ?? "certs"
-        guard type == "certs" || type == "privKeys" else { throw .usage("-t takes certs or privKeys, not \"\(type)\"") }
+        let format = context.value("f")
+        let type = context.value("t") ?? (format == "pkcs12" ? "identities" : format == "pkcs8" ? "privKeys" : "certs")
+        guard ["certs", "privKeys", "identities"].contains(type) else {
+            throw .usage("-t takes certs, privKeys or identities, not \"\(type)\"")
+        }
+        let expected = ["certs": "x509", "privKeys": "pkcs8", "identities": "pkcs12"][type]
+        if let format, format != expected {
+            throw .usage("-t \(type) is written as -f \(expected ?? "?"), not \(format)")
+        }
+        if type != "identities" && (context.has("P") || context.has("iterations")) {
+            throw .usage("-P and --iterations apply to PKCS #12 (-f pkcs12)")
+        }
+        if type == "identities" { return try exportIdentities(context) }
         let keys = type == "privKeys"
         if keys && context.has("Z") { throw .usage("-Z chooses a certificate; for keys use -c NAME") }
         if keys && !context.has("o") && !context.has("yes") {
@@ -63,6 +85,21 @@ enum ExportCommand {
         if let path = context.value("o") {
             try write(bytes, toNewFile: path)
             Output.error("kcf: export: wrote \(blocks.count) \(keys ? "private key" : "certificate")\(blocks.count == 1 ? "" : "s") to \(path)")
+        } else {
+            Output.bytes(bytes)
+        }
+        return .success
+    }
+
+    /// `-f pkcs12`: the matching identities in one PKCS #12 file, to a new file (-o) or stdout.
+    private static func exportIdentities(_ context: CommandContext) throws(CommandError) -> ExitStatus {
+        if context.has("p") { throw .usage("PKCS #12 is binary: -p (PEM) does not apply") }
+        let hash = try context.value("Z").map(DeleteCertificateCommands.normalizedHash)
+        let keychain = try context.openKeychain()
+        let (bytes, count) = try PKCS12Export.archive(keychain, context, hash: hash)
+        if let path = context.value("o") {
+            try write(bytes, toNewFile: path)
+            Output.error("kcf: export: wrote \(count) identit\(count == 1 ? "y" : "ies") to \(path)")
         } else {
             Output.bytes(bytes)
         }

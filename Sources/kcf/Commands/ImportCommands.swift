@@ -5,11 +5,12 @@ import KeychainFile
 /// `add-certificates FILE...`.
 enum ImportCommands {
     static let importCommand = Command(
-        name: "import", summary: "import a certificate, a private key, or another password store's export",
+        name: "import", summary: "import a certificate, a private key, a PKCS #12 file, or another password store's export",
         options: [
             OptionSpec("t", .value("TYPE"), values: .choices(["cert", "priv"]), help: "cert or priv (default: told from the file)"),
-            OptionSpec("f", long: "format", .value("FORMAT"), values: .choices(ImportFormat.allCases.map(\.rawValue)),
-                       help: "an export: " + ImportFormat.allCases.map(\.rawValue).joined(separator: ", ") + " (default: told from FILE)"),
+            OptionSpec("f", long: "format", .value("FORMAT"), values: .choices(["pkcs12"] + ImportFormat.allCases.map(\.rawValue)),
+                       help: "pkcs12, or an export: " + ImportFormat.allCases.map(\.rawValue).joined(separator: ", ") + " (default: told from FILE)"),
+            OptionSpec("P", .value("PASSPHRASE"), help: "the PKCS #12 passphrase (visible to other users: best left out, to be asked)"),
             OptionSpec("l", .value("LABEL"), help: "label (default: the certificate's common name; \"Imported Private Key\")"),
             OptionSpec("U", help: "update the items the keychain has (same certificate, key or password item) instead of exiting 45"),
             OptionSpec(long: "strict", help: "an export: import nothing if any item would be skipped or any value not kept"),
@@ -23,6 +24,15 @@ enum ImportCommands {
             certificate form an identity (see find-identity). Encrypted keys are not read. A certificate already
             in the keychain (same issuer and serial number) or a key already there (same key) exits 45, unless -U
             is given: then the item is updated, with the new label and bytes.
+            """, """
+            PKCS #12 (-f pkcs12, or told from the file): every certificate and private key in it, in one
+            transaction, so that each key and its certificate form an identity; labelled with their friendlyName
+            (a key without one takes its certificate's). The passphrase is the next line of stdin (after the
+            keychain password's), or asked on a terminal; -P PASSPHRASE as security takes it, with a warning. Read:
+            PBES2 (PBKDF2-HMAC-SHA256 with AES-CBC) and unencrypted bags, as OpenSSL 3 and Python's cryptography
+            write them; the legacy RC2 and 3DES encryption of older exports is refused, naming its algorithm
+            (convert it: openssl pkcs12 -legacy -in OLD.p12 | openssl pkcs12 -export -out NEW.p12). A wrong
+            passphrase exits 51.
             """, """
             Exports of other password stores (-f, or told from FILE: a directory is a pass store, a CSV header
             names Bitwarden's or 1Password's columns, dump text starts with "keychain: "):
@@ -60,6 +70,12 @@ enum ImportCommands {
 
     private static func importFile(_ context: CommandContext) throws(CommandError) -> ExitStatus {
         let path = context.arguments.positionals[0]
+        if try isPKCS12(context, path: path) {
+            if context.value("l") != nil { throw .usage("-l labels one certificate or key; a PKCS #12 file's items keep their names") }
+            if context.has("strict") { throw .usage("--strict applies to exports of password stores") }
+            return try PKCS12Import.run(path: path, context: context)
+        }
+        if context.has("P") { throw .usage("-P is the passphrase of a PKCS #12 file") }
         if let format = try exportFormat(context, path: path) {
             if context.value("l") != nil { throw .usage("-l labels one certificate or key; an export's items keep their names") }
             return try PasswordImport.run(format, path: path, context: context)
@@ -146,6 +162,17 @@ enum ImportCommands {
         if (try? PrivateKeyFile(fileBytes: bytes)) != nil { return .priv }
         throw .failure("\(path) is neither a DER certificate, a private key nor an export kcf reads (give -t or -f to see why)",
                        .invalidParameter)
+    }
+
+    /// Whether to read `path` as PKCS #12: -f pkcs12, or neither -f nor -t and a file that starts as one.
+    private static func isPKCS12(_ context: CommandContext, path: String) throws(CommandError) -> Bool {
+        if let format = context.value("format") {
+            guard format == "pkcs12" else { return false }
+            guard context.value("t") == nil else { throw .usage("-t (cert or priv) and -f pkcs12 cannot both be given") }
+            return true
+        }
+        guard context.value("t") == nil, let head = PasswordImport.head(path, count: 16) else { return false }
+        return PKCS12Import.looksLikePKCS12(head)
     }
 
     /// The export format to read `path` as: the one given with -f, else the one told from the file (a directory

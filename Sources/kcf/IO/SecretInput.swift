@@ -11,6 +11,8 @@ import Darwin
 /// - The keychain password: `$KCF_PASSWORD` when set and not empty; else the next line of stdin when
 ///   `--password-stdin` is given or stdin is not a terminal; else a prompt on the terminal without echo.
 /// - A new keychain password (`change-password`): the next line of stdin, or asked twice on the terminal.
+/// - A PKCS #12 passphrase (`export -f pkcs12`, `import FILE.p12`): the next line of stdin, or asked on the
+///   terminal (twice for export).
 /// - An item secret (`-w`): when `-w -` or `--secret-stdin` is given or stdin is not a terminal, every byte
 ///   left on stdin up to the end of input, less one final `\n` or `\r\n` (kept with `--keep-newline`);
 ///   else asked twice on the terminal.
@@ -52,6 +54,22 @@ final class SecretInput {
     func newKeychainPassword(prompt: String, useEnvironment: Bool) throws(CommandError) -> String {
         if useEnvironment, let password = environment[Self.passwordVariable], !password.isEmpty { return password }
         return try text(try readLine(prompt: prompt, confirm: "retype \(prompt)"), what: "password")
+    }
+
+    /// The passphrase of a PKCS #12 file: the next line of stdin (after the keychain password's line, when that
+    /// was read from stdin), or asked on the terminal — twice when `confirm`, for a file being written.
+    ///
+    /// - Parameters:
+    ///   - prompt: What the terminal prompt says.
+    ///   - confirm: Ask twice on the terminal (exporting).
+    ///   - allowEmpty: Accept the empty passphrase (importing a file written without one).
+    /// - Throws: `CommandError` when stdin has no line left, or the passphrase is empty (unless allowed) or not
+    ///   UTF-8; what the terminal prompt throws.
+    func passphrase(prompt: String, confirm: Bool, allowEmpty: Bool) throws(CommandError) -> String {
+        var bytes = try readLine(prompt: prompt, confirm: confirm ? "retype \(prompt)" : nil)
+        defer { wipe(&bytes) }
+        if bytes.isEmpty && allowEmpty { return "" }
+        return try text(bytes, what: "passphrase")
     }
 
     /// A new item's secret: the rest of stdin, or asked twice on the terminal.
