@@ -16,6 +16,15 @@ extension AsyncKeychain {
         try await offload { (keychain) throws(KeychainError) in try keychain.compact() }
     }
 
+    /// ``Keychain/upgradeFormat()`` without blocking the caller.
+    ///
+    /// - Returns: Whether the file was upgraded (`false` when it was of version 2 already).
+    /// - Throws: What ``Keychain/upgradeFormat()`` throws.
+    @discardableResult
+    public func upgradeFormat() async throws(KeychainError) -> Bool {
+        try await offload { (keychain) throws(KeychainError) in try keychain.upgradeFormat() }
+    }
+
     /// ``Keychain/refresh()`` without blocking the caller.
     ///
     /// - Throws: What ``Keychain/refresh()`` throws.

@@ -18,7 +18,10 @@ extension Keychain {
     ///
     /// - Returns: Whether the file was upgraded (`false` when it was of version 2 already).
     /// - Throws: `KeychainError.corrupted` when the file ends in a record that may hold acknowledged items (repair
-    ///   it first), `.readOnly`, `.io` when the new file cannot be written (the old one is then unchanged).
+    ///   it first), `.readOnly`, `.invalidParameter` for a keychain opened to recover, `.limitReached` when the
+    ///   key slots would not fit a version 2 header, `.io` when the new file cannot be written (the old one is
+    ///   then unchanged), `.notConfirmedDurable` when it is in place but its directory could not be synced (the
+    ///   keychain then uses the new file).
     @discardableResult
     public func upgradeFormat() throws(KeychainError) -> Bool {
         try withWrite { () throws(KeychainError) -> Bool in try upgradeLocked() }

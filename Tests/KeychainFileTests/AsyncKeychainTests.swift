@@ -90,6 +90,12 @@ struct AsyncKeychainTests {
         #expect(try await keychain.statistics().deadBytes > 0)
         #expect(try await keychain.compact().after.epoch == 2)
         try await keychain.refresh()
+        #expect(try await keychain.upgradeFormat() == false, "a new file is version 2 already")
+        let older = try await AsyncKeychain.create(
+            at: directory.file("v1.kcf"), credential: TestKeychain.password, options: TestKeychain.options(formatVersion: 1))
+        #expect(try await older.upgradeFormat())
+        let header = Array(try Data(contentsOf: URL(fileURLWithPath: directory.file("v1.kcf"))).prefix(10))
+        #expect(header[8] == 0 && header[9] == 2, "bytes 8–9 are the format version")
 
         let recovery = Credential.key(SymmetricKey(size: .bits256))
         let slot = try await keychain.addCredential(.password("second"), iterations: Self.fast)

@@ -13,7 +13,7 @@
 /// finds uncorrectable. Beyond that bound no decoder can be sure: damage can turn a codeword into one that
 /// lies within reach of another codeword, and then the decoder returns that other, valid, codeword.
 ///
-/// Package-visible so that `kcf-bench` can time it; format v2's parity will use it from inside the module.
+/// Package-visible so that `kcf-bench` can time it; format version 2's parity (`ChunkParity`, `HeaderPage`) uses it.
 ///
 /// For example:
 ///

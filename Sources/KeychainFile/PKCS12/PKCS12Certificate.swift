@@ -5,7 +5,8 @@
 /// let bag = PKCS12Certificate(der: certificateDER, friendlyName: "Alice", localKeyID: [1])
 /// ```
 public struct PKCS12Certificate: Hashable, Sendable {
-    /// The certificate's DER (not checked here: ``Certificate/init(der:)`` reads it).
+    /// The certificate's DER (not checked here:
+    /// ``Certificate/init(der:label:accessGroup:accessible:synchronizable:)`` reads it).
     public var der: [UInt8]
     /// The friendlyName attribute (PKCS #9), if the bag has one.
     public var friendlyName: String?

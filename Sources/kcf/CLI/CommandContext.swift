@@ -20,6 +20,9 @@ struct CommandContext {
         return try KeychainLocation.path(explicit: arguments.value("keychain") ?? positional, environment: environment)
     }
 
+    /// The variable that, set to `1`, keeps a version 1 keychain version 1 through rewrites (`keepsFormatVersion`).
+    static let keepFormatVersionVariable = "KCF_KEEP_FORMAT_VERSION"
+
     /// Opens the keychain, asking for its password, and checks it contains the `--expected-head` if given.
     ///
     /// - Throws: `CommandError` with status `.io` when there is no file (before asking for a password);
@@ -31,7 +34,9 @@ struct CommandContext {
     /// Opens the keychain as ``openKeychain()`` does, and returns the password it was opened with.
     func openKeychainKeepingPassword() throws(CommandError) -> (keychain: Keychain, password: String) {
         let path = try existingKeychainPath()
-        let options = Keychain.OpenOptions(expectedHead: try expectedHead(), recover: arguments.has("recover"))
+        let options = Keychain.OpenOptions(
+            expectedHead: try expectedHead(), recover: arguments.has("recover"),
+            keepsFormatVersion: environment[Self.keepFormatVersionVariable] == "1")
         let password = try secrets.keychainPassword(for: path)
         let keychain: Keychain
         do throws(KeychainError) {

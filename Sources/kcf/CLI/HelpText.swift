@@ -50,6 +50,12 @@ enum HelpText {
             "  (/proc/PID/environ), and may end up in CI logs or shell history; prefer stdin from a secret",
             "  manager, and never export it in an interactive shell.",
         ]),
+        HelpSection(heading: "format versions:", manualHeading: "FORMAT VERSIONS", lines: [
+            "New keychains are format version 2; kcf reads versions 1 and 2. A version 1 keychain becomes",
+            "version 2 at its first rewrite: compact, change-password, automatic compaction after a change",
+            "(once half of a file of at least 1 MiB is dead), or upgrade. With $KCF_KEEP_FORMAT_VERSION=1",
+            "every command but upgrade keeps it version 1, for readers that know only version 1.",
+        ]),
     ]
 
     /// The heading of the exit statuses.

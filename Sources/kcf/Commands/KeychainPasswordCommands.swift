@@ -26,7 +26,8 @@ enum KeychainPasswordCommands {
         positionals: [PositionalSpec.keychain],
         details: [passwordDetails, """
             Missing directories above the file are created with mode 0700; the file gets 0600. --format-version 1
-            writes a file that readers of version 1 only can open; kcf reads both versions.
+            writes a file that readers knowing only version 1 can open too; its first rewrite makes it version 2
+            unless $KCF_KEEP_FORMAT_VERSION=1 (see "format versions" in kcf help).
             """],
         run: { (context) throws(CommandError) in try createKeychain(context) })
 
@@ -37,7 +38,8 @@ enum KeychainPasswordCommands {
         details: ["""
             The old password comes as for any command ($KCF_PASSWORD, stdin, or the terminal); the new one from
             stdin (the next line) or the terminal (asked twice), never from $KCF_PASSWORD. The file is rewritten
-            in a new epoch (SPEC.md §15.2): after a crash either the old or the new password opens it.
+            in a new epoch (SPEC.md §15.2): after a crash either the old or the new password opens it. A file of
+            format version 1 is rewritten as version 2, unless $KCF_KEEP_FORMAT_VERSION=1.
             """],
         run: { (context) throws(CommandError) in try changePassword(context) })
 

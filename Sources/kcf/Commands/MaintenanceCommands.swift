@@ -16,7 +16,7 @@ enum MaintenanceCommands {
         details: ["""
             The file is rewritten in a new epoch and renamed into place (SPEC.md §15.1, §26.6): overwritten and
             deleted items are gone from it. A file of format version 1 is rewritten as version 2, as
-            `kcf upgrade` does.
+            `kcf upgrade` does, unless $KCF_KEEP_FORMAT_VERSION=1.
             """],
         run: { (context) throws(CommandError) in try compact(context) })
 

@@ -13,7 +13,9 @@ import Darwin
 /// the entry was dropped and a `KCF_PASSWORD` such as "\u{301}…" read as unset.
 enum ProcessEnvironment {
     /// Every variable `kcf` reads.
-    static let names = [SecretInput.passwordVariable, KeychainLocation.variable, "HOME", "XDG_DATA_HOME"]
+    static let names = [
+        SecretInput.passwordVariable, KeychainLocation.variable, CommandContext.keepFormatVersionVariable, "HOME", "XDG_DATA_HOME",
+    ]
 
     /// The variables of ``names`` that are set, each with its exact value.
     ///

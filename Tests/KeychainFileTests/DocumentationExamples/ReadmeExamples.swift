@@ -110,8 +110,9 @@ struct ReadmeExamples {
         let reopened = try Keychain.open(at: "secrets.kcf", credential: .password("a longer passphrase"),
                                          options: .init(expectedHead: try Head(pinned)))
 
-        // A damaged file fails to open (a failed read is an error, never an empty keychain). Read every item that
-        // still authenticates, read-only, with what was lost listed; copy them out; or repair in place, keeping a copy.
+        // Damage that parity cannot repair fails the open (a failed read is an error, never an empty keychain). Read
+        // every item that still authenticates, read-only, with what was lost listed; copy them out; or repair in place,
+        // keeping a copy.
         let recovered = try Keychain.open(at: "secrets.kcf", credential: .password("a longer passphrase"),
                                           options: .init(recover: true))
         for damage in recovered.recovery?.damage ?? [] { print(damage) }   // offset, item id where known, what is lost

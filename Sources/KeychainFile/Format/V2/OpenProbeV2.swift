@@ -2,7 +2,7 @@ import Dispatch
 @_spi(KeychainFileInternals) import KeychainCrypto
 
 /// A version 2 log of items in memory, and an open of it that verifies every box: what `kcf-bench open-v2`
-/// measures while format version 2 is not yet read by `Keychain` (Docs/FormatVersion2.md §8 step 3). The open
+/// measures — the record layout's own cost, without the file or the index (Docs/FormatVersion2.md §8 step 3). The open
 /// scans the records' frames on one thread, verifies and decodes the pages (and checks every secret's digest
 /// and tag) on `threads` threads, and puts each item in a dictionary by id — a stand-in for the index, which it
 /// under-counts.
