@@ -209,6 +209,8 @@ struct ReplayV2 {
             return try decode()
         } catch .corrupted(let offset, let reason) {
             throw .corrupted(offset: windowStart + offset, reason: reason)
+        } catch .unsupportedFeature(let offset, let reason) {
+            throw .unsupportedFeature(offset: windowStart + offset, reason: reason)
         }
     }
 
