@@ -5,9 +5,9 @@
 /// ```swift
 /// let encoded = DERWriter.sequence(DERWriter.integer(3))   // 30 03 02 01 03
 /// ```
-enum DERWriter {
+package enum DERWriter {
     /// An element: `tag`, the length of `content` in its shortest form, then `content`.
-    static func element(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
+    package static func element(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
         var encoded = [tag]
         if content.count < 0x80 {
             encoded.append(UInt8(content.count))

@@ -1,3 +1,5 @@
+import KeychainFile
+
 /// A small DER reader and writer, for the structures `kcf` looks into itself: private key files and the
 /// common name of a certificate's subject. (Certificates as such are parsed by the library.)
 enum DER {
@@ -58,22 +60,9 @@ enum DER {
         return element
     }
 
-    /// An element encoded: tag, definite length, content.
+    /// An element encoded: tag, definite length, content (the library's ``DERWriter``).
     static func encode(tag: UInt8, _ content: [UInt8]) -> [UInt8] {
-        var encoded = [tag]
-        if content.count < 0x80 {
-            encoded.append(UInt8(content.count))
-        } else {
-            var length = content.count
-            var lengthBytes: [UInt8] = []
-            while length > 0 {
-                lengthBytes.insert(UInt8(length & 0xFF), at: 0)
-                length >>= 8
-            }
-            encoded.append(0x80 | UInt8(lengthBytes.count))
-            encoded += lengthBytes
-        }
-        return encoded + content
+        DERWriter.element(tag, content)
     }
 
     /// The dotted text of an OBJECT IDENTIFIER's content octets, such as `1.2.840.10045.2.1`.
