@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import KeychainTestSupport
 @testable import KeychainFile
 
 /// PKCS #12 files: Python `cryptography`'s (Fixtures/pkcs12, made by generate.py there) read, the legacy 3DES
@@ -18,16 +19,6 @@ struct PKCS12ArchiveTests {
     static let readable = ["rsa-best-available.p12", "ec-pbes2-aes256-sha256.p12", "ec-few-rounds.p12", "ec-unencrypted.p12",
                            "ec-openssl-aes128-sha1mac.p12", "ec-openssl-nomac.p12"]
 
-    static func hex(_ text: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2)
-            bytes.append(UInt8(text[index..<next], radix: 16)!)
-            index = next
-        }
-        return bytes
-    }
 
     @Test("cryptography's files: the certificate and PKCS #8 key as written, the friendly name, paired by localKeyId",
           arguments: readable)
@@ -39,7 +30,7 @@ struct PKCS12ArchiveTests {
         let certificate = try #require(archive.certificates.first)
         let key = try #require(archive.privateKeys.first)
         #expect(certificate.der == (try TestFixtures.bytes("certificates/" + entry.certificate)))
-        #expect(key.pkcs8 == Self.hex(entry.pkcs8))
+        #expect(key.pkcs8 == (try [UInt8](hexString: entry.pkcs8)))
         #expect(certificate.friendlyName == entry.friendly_name)
         #expect(key.friendlyName == entry.friendly_name)
         #expect(certificate.localKeyID != nil && certificate.localKeyID == key.localKeyID)
@@ -77,9 +68,9 @@ struct PKCS12ArchiveTests {
         let archive = PKCS12Archive(
             certificates: [PKCS12Certificate(der: certificate, friendlyName: "Zoë ✓ 𝄞", localKeyID: [1, 2, 3]),
                            PKCS12Certificate(der: other)],
-            privateKeys: [PKCS12PrivateKey(pkcs8: Self.hex(try #require(Self.manifest["ec-few-rounds.p12"]).pkcs8),
+            privateKeys: [PKCS12PrivateKey(pkcs8: try [UInt8](hexString: try #require(Self.manifest["ec-few-rounds.p12"]).pkcs8),
                                            friendlyName: "Zoë ✓ 𝄞", localKeyID: [1, 2, 3]),
-                          PKCS12PrivateKey(pkcs8: Self.hex(try #require(Self.manifest["rsa-best-available.p12"]).pkcs8))])
+                          PKCS12PrivateKey(pkcs8: try [UInt8](hexString: try #require(Self.manifest["rsa-best-available.p12"]).pkcs8))])
         for password in ["", "pässwörd", String(repeating: "x", count: 300)] {
             let file = try archive.encoded(password: password, iterations: 1_000)
             #expect(try PKCS12Archive(bytes: file, password: password) == archive)
