@@ -51,6 +51,8 @@ extension HealingLog {
         }
         let parity = try parityOfChunk(endingAt: end)
         try poisoningOnFailure { () throws(KeychainError) in
+            // A chunk below `end` that the short file lost part of gets its parity back before the commit.
+            try restoreParity(ofChunksBelow: end)
             try commit(
                 writtenEnd: end, committedEnd: Int(seal.committedEnd), headSequence: seal.headSequence, headChain: seal.headChain,
                 parity: parity, lastWrite: end..<end)
@@ -59,6 +61,7 @@ extension HealingLog {
         }
         appendRefusal = nil
         missingRange = nil
+        shortFileEnd = nil
     }
 
     /// Truncates the file where the log ends: bytes past it are a remnant of a write whose slot never reached
@@ -80,10 +83,17 @@ extension HealingLog {
                     + "recomputed; drop them first)",
                 errno: EIO, path: file.path)
         }
-        let kept = Self.readTolerating(file, count: end - start, at: HealingLayout.physical(start))
+        return try parity(ofChunkBytes: start..<end, operation: "cut")
+    }
+
+    /// The parity of log bytes `range` — the first bytes of one chunk — as the file holds them, for `operation`.
+    ///
+    /// - Throws: `KeychainError.io` if any of them cannot be read.
+    func parity(ofChunkBytes range: Range<Int>, operation: String) throws(KeychainError) -> ChunkParity {
+        let kept = Self.readTolerating(file, count: range.count, at: HealingLayout.physical(range.lowerBound))
         guard kept.unreadable.isEmpty else {
             throw .io(
-                operation: "cut (bytes \(start)..<\(end) of the log, which it keeps, could not all be read; repair them first)",
+                operation: "\(operation) (bytes \(range) of the log, which it keeps, could not all be read; repair them first)",
                 errno: EIO, path: file.path)
         }
         return ChunkParity(chunk: kept.bytes)

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Repair proposals and their write-back (Docs/FormatVersion2.md §2): parity proposes bytes, the caller's tags
 /// confirm them, and only confirmed bytes and corrected parity reach the disk; or the tags confirm the last
 /// chunk as it reads, and its parity is recomputed.
@@ -159,6 +167,7 @@ extension HealingLog {
             if appendRefusal?.concernsLastChunk == true && earlierChunksWhole {
                 appendRefusal = nil
                 missingRange = nil
+                shortFileEnd = nil
             }
         }
     }
@@ -173,25 +182,26 @@ extension HealingLog {
     ///   opened again).
     ///
     /// Also when appends are refused because the last write's bytes were missing (the slot reached the disk
-    /// before them) and the caller verified every record up to the written end through a repair it wrote back
-    /// that parity could not confirm whole: the file is extended to the written end (the bytes no repair changed
-    /// read as the zeros the caller verified) — unless the file does not reach the last chunk's start: an earlier
-    /// chunk or its parity is missing, which this does not restore.
+    /// before them) and the caller verified every record up to the written end, as they read or through repairs
+    /// it wrote back: the file is extended to the written end (the bytes no repair changed read as the zeros the
+    /// caller verified), and the parity of each chunk the last write completed that the short file did not hold
+    /// whole is computed again from those verified bytes, before the commit.
     func confirmLastChunk() throws(KeychainError) {
         guard let seal = newest?.seal else { return }
         switch appendRefusal {
         case .tailMismatch?:
-            break
+            try checkSlotsUnchanged()
         case .lastWriteMissing?:
-            let start = writtenEnd - writtenEnd % ChunkParity.dataLength
-            guard try file.size() >= HealingLayout.physical(start) else { return }
-            if try file.size() < HealingLayout.physicalEnd(ofLog: writtenEnd) {
-                try file.truncate(to: HealingLayout.physicalEnd(ofLog: writtenEnd))
+            try checkSlotsUnchanged()
+            try poisoningOnFailure { () throws(KeychainError) in
+                if try file.size() < HealingLayout.physicalEnd(ofLog: writtenEnd) {
+                    try file.truncate(to: HealingLayout.physicalEnd(ofLog: writtenEnd))
+                }
+                try restoreParity(ofChunksBelow: writtenEnd)
             }
         default:
             return
         }
-        try checkSlotsUnchanged()
         let parity = try parityOfChunk(endingAt: writtenEnd)
         try poisoningOnFailure { () throws(KeychainError) in
             try commit(
@@ -200,5 +210,32 @@ extension HealingLog {
         }
         appendRefusal = nil
         missingRange = nil
+        shortFileEnd = nil
+    }
+
+    /// Writes, and syncs, the parity of every complete chunk below logical offset `end` that the last write put
+    /// down and that lay, data or parity, past ``shortFileEnd``: computed from the chunk's bytes, which the
+    /// caller verified by its records' tags (§2: parity from verified data). Chunks below the last write were
+    /// whole in the file, as opening checked. Called before the commit that ends the refusal (which resets
+    /// ``lastWrite``); does nothing unless the file was opened short.
+    func restoreParity(ofChunksBelow end: Int) throws(KeychainError) {
+        guard let shortEnd = shortFileEnd else { return }
+        var wrote = false
+        for chunk in (lastWrite.lowerBound / ChunkParity.dataLength)..<max(lastWrite.lowerBound / ChunkParity.dataLength, end / ChunkParity.dataLength)
+        where HealingLayout.parityOffset(ofChunk: chunk) + ChunkParity.parityLength > shortEnd {
+            let start = chunk * ChunkParity.dataLength
+            if let setAside = setAsideRange, setAside.overlaps(start..<(start + ChunkParity.dataLength)) {
+                throw .io(
+                    operation: "restoring a chunk's parity (records set aside at bytes \(setAside) lie in chunk \(chunk), and its parity is "
+                        + "their evidence; drop them first)",
+                    errno: EIO, path: file.path)
+            }
+            let parity = try parity(ofChunkBytes: start..<(start + ChunkParity.dataLength), operation: "restoring a chunk's parity")
+            try parity.bytes.withBytes { (raw) throws(KeychainError) in
+                try file.writeAll(raw, at: HealingLayout.parityOffset(ofChunk: chunk))
+            }
+            wrote = true
+        }
+        if wrote { try file.sync() }
     }
 }

@@ -85,11 +85,13 @@ extension HealingLog {
             throw error
         }
         try poisoningOnFailure { () throws(KeychainError) in
+            try restoreParity(ofChunksBelow: end)
             try commit(writtenEnd: end, committedEnd: end, headSequence: headSequence, headChain: headChain, parity: parity, lastWrite: end..<end)
             try file.truncate(to: HealingLayout.physicalEnd(ofLog: end))
             try file.sync()
         }
         appendRefusal = nil
         missingRange = nil
+        shortFileEnd = nil
     }
 }

@@ -7,8 +7,8 @@ import Testing
 /// §3 rule 4): the file is shorter than the slot says, and appends are refused (``HealingLogRefusal/lastWriteMissing``)
 /// until the caller rebuilt the missing records from parity, verified them, and wrote them back — then they go on.
 /// The missing bytes here lie only in the last chunk (the chunks before it and their parity are on disk), also when
-/// the write began in the chunk before; when an earlier chunk's parity is missing too, the refusal stays until that
-/// parity is back.
+/// the write began in the chunk before; when the parity of a chunk the write completed is missing too, it is
+/// computed again from the chunk's verified bytes before the commit that lifts the refusal.
 @Suite("Healing: a last write whose bytes did not reach the disk")
 struct HealingLogLastWriteMissingTests {
     typealias Files = HealingLogTests
@@ -103,13 +103,14 @@ struct HealingLogLastWriteMissingTests {
         _ = try HealingLogCuttingTests.expectSound(try Files.bytes(of: handle), reads: all + next, "after the next append")
     }
 
-    @Test("A last write that ended a chunk, the file cut inside that chunk's parity: confirmLastChunk leaves the file and the refusal as they are; once the parity is repaired and written back, it lifts the refusal")
-    func earlierParityMissingIsNotConfirmedOver() throws {
+    @Test(
+        "A last write that ended a chunk, the file cut inside that chunk's parity (or without any of it): confirmLastChunk, over records the caller verified, writes that parity again from them before its commit, and the log takes the next append",
+        arguments: [3_000, ChunkParity.parityLength])
+    func earlierParityMissingIsRestored(lost: Int) throws {
         // 350 + 56,738 bytes: the last write completes chunk 0 exactly, and its parity lies past its data.
         let (full, all) = try Self.image(of: Files.records([350, 56_738], seed: 75))
         #expect(all.count == Self.secondChunk)
-        let image = Array(full.dropLast(3_000))
-        let handle = Files.handle(image)
+        let handle = Files.handle(Array(full.dropLast(lost)))
         let log = try HealingLog(opening: handle, headerKey: Self.key, epoch: 1)
         #expect(log.appendRefusal == .lastWriteMissing && log.writtenEnd == all.count)
         let read = try log.read(at: 0, count: all.count) == all
@@ -117,24 +118,41 @@ struct HealingLogLastWriteMissingTests {
         let counter = try #require(log.committed).counter
 
         try log.confirmLastChunk()
-        #expect(try Files.bytes(of: handle) == image, "nothing written: not the file's size, not a slot")
-        #expect(log.appendRefusal == .lastWriteMissing && log.committed?.counter == counter)
-        let refusal = #expect(throws: KeychainError.self, "an append over a chunk whose parity is missing") {
-            try log.append([7], committedEnd: all.count + 1, headSequence: 3, headChain: Self.chain(3))
-        }
-        #expect(refusal.map { "\($0)".contains("the last write did not reach the disk whole") } == true, "\(String(describing: refusal))")
-        #expect(try Files.bytes(of: handle) == image)
-
-        // Chunk 0's parity, repaired from its data and written back, reaches the last chunk's start: then the
-        // refusal goes.
-        let repair = try log.repair(chunk: 0)
-        #expect(repair.changedOffsets.isEmpty && repair.unrepairedCodewords.isEmpty && repair.parityChanged)
-        try log.writeBack(repair)
-        #expect(log.appendRefusal == .lastWriteMissing)
-        try log.confirmLastChunk()
-        #expect(log.appendRefusal == nil)
+        #expect(log.appendRefusal == nil && log.missingRange == nil && log.committed?.counter == counter + 1)
+        let bytes = try Files.bytes(of: handle)
+        let logAsWritten = bytes.count == full.count && bytes[HealingLayout.logStart...] == full[HealingLayout.logStart...]
+        #expect(logAsWritten, "chunk 0's parity is back, computed from its bytes: the log's chunks are as they were written")
         let next = Files.records([500], seed: 76)[0]
         try log.append(next, committedEnd: all.count + next.count, headSequence: 3, headChain: Self.chain(3))
-        _ = try HealingLogCuttingTests.expectSound(try Files.bytes(of: handle), reads: all + next, "after the parity was written back")
+        _ = try HealingLogCuttingTests.expectSound(try Files.bytes(of: handle), reads: all + next, "after the parity was put back")
+    }
+
+    @Test("A last write that completed a chunk and whose end did not verify, the file cut inside that chunk's parity: the cut back to the records that did puts the parity back before its commit")
+    func cutOverChunkWhoseParityIsMissing() throws {
+        // 350 bytes acknowledged; the last write, 60,000 bytes, completes chunk 0 and puts 3,262 bytes in chunk 1.
+        // The file lost the end of chunk 0's parity and all of chunk 1: the records past chunk 0 do not verify,
+        // the replay keeps the log to chunk 0's end and cuts the rest.
+        let records = Files.records([350, 60_000], seed: 77)
+        let (written, _) = try Files.file(with: [records[0]])
+        // The last write is a transaction's first part: nothing of it is committed.
+        try HealingLog(opening: written, headerKey: Self.key, epoch: 1)
+            .append(records[1], committedEnd: 350, headSequence: 1, headChain: Files.chain)
+        let full = try Files.bytes(of: written)
+        let all = records[0] + records[1]
+        #expect(all.count > Self.secondChunk)
+        let short = Array(full[..<(HealingLayout.physical(Self.secondChunk) - 2_000)])
+        let handle = Files.handle(short)
+        let log = try HealingLog(opening: handle, headerKey: Self.key, epoch: 1)
+        #expect(log.appendRefusal == .lastWriteMissing && log.writtenEnd == all.count)
+        // The committed end is the first record's: a cut to chunk 0's end keeps only bytes that were written
+        // (the test's stand-in for records that verified there).
+        try log.cut(to: Self.secondChunk)
+        #expect(log.appendRefusal == nil && log.writtenEnd == Self.secondChunk)
+        let bytes = try Files.bytes(of: handle)
+        #expect(bytes.count == HealingLayout.physicalEnd(ofLog: Self.secondChunk))
+        let parityStart = HealingLayout.parityOffset(ofChunk: 0)
+        #expect(
+            Array(bytes[parityStart..<(parityStart + ChunkParity.parityLength)]) == ChunkParity(chunk: Array(all[..<Self.secondChunk])).bytes,
+            "chunk 0's parity, computed from its bytes, not the zeros the file was extended with")
     }
 }

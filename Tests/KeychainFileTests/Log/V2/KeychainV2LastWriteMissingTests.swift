@@ -6,8 +6,8 @@ import Testing
 /// inside the log's last chunk: the open rebuilds the add's records from the slot's parity and serves them, and the
 /// next write puts them back and goes on — it must not keep refusing with "the last write did not reach the disk
 /// whole". Found by the crash trials (KCF_CRASH_FORMAT=2, seed 103529556371056: a compaction killed, the next add
-/// failed). When an earlier chunk's parity is missing instead, writes stay refused until the file is repaired,
-/// and every item still reads.
+/// failed). When a chunk the last add completed lost its parity instead, the next write computes that parity
+/// again from the records, which verified.
 @Suite("Format version 2 through Keychain: a last write missing from the end of the file")
 struct KeychainV2LastWriteMissingTests {
     /// Version 2 options without automatic compaction (which would rewrite the file these tests shape).
@@ -53,6 +53,18 @@ struct KeychainV2LastWriteMissingTests {
         #expect(try liveSecrets(reopened) == expected)
         #expect(reopened.repairs.chunks.isEmpty, "the repair was written back")
         #expect(try V2Keychain.log(reopened).state.log.appendRefusal == nil)
+        // Chunk 0's parity, which the cut at -3,000 took in part, is whole again: a later damage to chunk 0 repairs.
+        #expect(try Self.storedParityMatchesData(ofChunk: 0, in: path), "chunk 0's parity on disk is its data's")
+    }
+
+    /// Whether the parity stored after complete chunk `chunk` is the parity of its data as the file holds it.
+    static func storedParityMatchesData(ofChunk chunk: Int, in path: String) throws -> Bool {
+        let bytes = try fileBytes(path)
+        let dataStart = HealingLayout.physical(chunk * ChunkParity.dataLength)
+        let parityStart = HealingLayout.parityOffset(ofChunk: chunk)
+        guard bytes.count >= parityStart + ChunkParity.parityLength else { return false }
+        let data = Array(bytes[dataStart..<(dataStart + ChunkParity.dataLength)])
+        return Array(bytes[parityStart..<(parityStart + ChunkParity.parityLength)]) == ChunkParity(chunk: data).bytes
     }
 
     @Test(
@@ -112,8 +124,10 @@ struct KeychainV2LastWriteMissingTests {
         #expect(check.unrepairedCodewords.isEmpty && check.changedOffsets.isEmpty, "the parity committed is the verified bytes'")
     }
 
-    @Test("The last add ended chunk 0 and the file lost part of that chunk's parity: every item reads, writes are refused and change nothing, until the file is repaired")
-    func lastAddEndingChunkWithParityCut() throws {
+    @Test(
+        "The last add ended chunk 0 and the file lost part of that chunk's parity: every item reads, and the next add puts the parity back from the records that verified and goes on",
+        arguments: [3_000, ChunkParity.parityLength])
+    func lastAddEndingChunkWithParityCut(lost: Int) throws {
         let directory = TemporaryDirectory()
         let path = directory.file("v2.kcf")
         let keychain = try Keychain.create(at: path, credential: TestKeychain.password, options: Self.options)
@@ -130,28 +144,29 @@ struct KeychainV2LastWriteMissingTests {
         expected["final"] = last
         try #require(try V2Keychain.log(keychain).state.log.writtenEnd == Self.secondChunk)
 
-        let cut = Array(try fileBytes(path).dropLast(3_000))
+        // The slot reached the disk; the end of chunk 0's parity (or all of it) did not.
+        let cut = Array(try fileBytes(path).dropLast(lost))
         try writeFileBytes(cut, to: path)
         let opened = try V2Keychain.open(path)
         #expect(try liveSecrets(opened) == expected, "every record reads as written")
         #expect(try V2Keychain.log(opened).state.log.appendRefusal == .lastWriteMissing)
-        let refusal = #expect(throws: KeychainError.self, "an add over a chunk whose parity is missing") {
-            try opened.add(GenericPassword(service: "svc", account: "next", password: "x"))
-        }
-        guard case .io(let operation, let code, _)? = refusal else {
-            Issue.record("not an I/O error: \(String(describing: refusal))")
-            return
-        }
-        #expect(operation.contains("the last write did not reach the disk whole") && code == EIO, "\(operation)")
-        #expect(try fileBytes(path) == cut, "the file is neither extended nor committed to")
-        #expect(try liveSecrets(V2Keychain.open(path)) == expected)
-
-        // The way out the refusal names: a repair rewrites the file with every item.
-        let report = try Keychain.repair(at: path, credential: TestKeychain.password, keepingCopyAt: directory.file("v2.kcf.damaged"))
-        #expect(report.damages.isEmpty, "\(report.damages)")
-        let repaired = try V2Keychain.open(path)
-        try repaired.add(GenericPassword(service: "svc", account: "next", password: "x"))
+        // The records verified up to the written end, so the parity is recomputed from them before the add.
+        try opened.add(GenericPassword(service: "svc", account: "next", password: "x"))
         expected["next"] = Array("x".utf8)
-        #expect(try liveSecrets(V2Keychain.open(path)) == expected)
+        #expect(try Self.storedParityMatchesData(ofChunk: 0, in: path), "chunk 0's parity on disk is its data's")
+
+        let reopened = try V2Keychain.open(path)
+        #expect(try liveSecrets(reopened) == expected)
+        #expect(try V2Keychain.log(reopened).state.log.appendRefusal == nil)
+        #expect(reopened.repairs.chunks.isEmpty)
+
+        // The parity put back repairs chunk 0: a zeroed 4 KiB sector in it opens repaired, nothing lost.
+        var damaged = try fileBytes(path)
+        let sector = HealingLayout.physical(20_000) / 4_096 * 4_096
+        for offset in sector..<(sector + 4_096) { damaged[offset] = 0 }
+        try writeFileBytes(damaged, to: path)
+        let repaired = try V2Keychain.open(path)
+        #expect(try liveSecrets(repaired) == expected)
+        #expect(repaired.repairs.chunks.map(\.chunk) == [0])
     }
 }
