@@ -155,4 +155,29 @@ struct HealingLogLastWriteMissingTests {
             Array(bytes[parityStart..<(parityStart + ChunkParity.parityLength)]) == ChunkParity(chunk: Array(all[..<Self.secondChunk])).bytes,
             "chunk 0's parity, computed from its bytes, not the zeros the file was extended with")
     }
+
+    @Test("A last write that completed a chunk and whose records past it were set aside, the file cut inside that chunk's parity: dropping them puts the parity back before its commit")
+    func dropSetAsideOverChunkWhoseParityIsMissing() throws {
+        // 350 bytes, then a last write of 60,000 bytes, both committed; the file lost the end of chunk 0's parity
+        // and all of chunk 1. The records from byte 58,000 do not verify (the test's stand-in): set aside, then
+        // dropped, which takes the log back to byte 58,000, past chunk 0.
+        let records = Files.records([350, 60_000], seed: 78)
+        let (full, all) = try Self.image(of: records)
+        let short = Array(full[..<(HealingLayout.physical(Self.secondChunk) - 2_000)])
+        let handle = Files.handle(short)
+        let log = try HealingLog(opening: handle, headerKey: Self.key, epoch: 1)
+        #expect(log.appendRefusal == .lastWriteMissing && log.committedEnd == all.count)
+        // The records it keeps in chunk 1 were rebuilt from the slot's parity and written back, as the replay
+        // does, at their place past the file's end (the file now reads zeros where chunk 0's parity was lost).
+        let rebuilt = Array(all[Self.secondChunk..<58_000])
+        try rebuilt.withBytes { (raw) throws(KeychainError) in try handle.writeAll(raw, at: HealingLayout.physical(Self.secondChunk)) }
+        try log.setAside(58_000..<all.count)
+        try log.dropSetAside(headSequence: 2, headChain: Self.chain(2))
+        #expect(log.appendRefusal == nil && log.writtenEnd == 58_000 && log.committedEnd == 58_000)
+        let bytes = try Files.bytes(of: handle)
+        let parityStart = HealingLayout.parityOffset(ofChunk: 0)
+        #expect(
+            Array(bytes[parityStart..<(parityStart + ChunkParity.parityLength)]) == ChunkParity(chunk: Array(all[..<Self.secondChunk])).bytes,
+            "chunk 0's parity, computed from its bytes, not the zeros the file was extended with")
+    }
 }
