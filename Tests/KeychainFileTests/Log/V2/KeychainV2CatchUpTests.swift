@@ -98,4 +98,37 @@ struct KeychainV2CatchUpTests {
         #expect(reader.tornTail == expected)
         #expect(reader.head == opened.head)
     }
+
+    @Test("A record another writer committed in a newer writer's page encoding is reported by a catch-up as by a fresh open: at its offset in the log, not in the catch-up's read window")
+    func newerPageEncodingCaughtUp() throws {
+        let directory = TemporaryDirectory()
+        let writer = try V2Keychain.create(in: directory)
+        try writer.add(GenericPassword(service: "svc", account: "first", value: [UInt8](repeating: 1, count: 200)))
+        let path = directory.file("v2.kcf")
+        let reader = try V2Keychain.open(path)
+        let end = try V2Keychain.log(reader).end
+        try writer.add(GenericPassword(service: "svc", account: "second", value: [UInt8](repeating: 2, count: 200)))
+        let written = try V2Keychain.log(writer).state.log.writtenEnd
+        try #require(written < ChunkParity.dataLength, "both records in chunk 0, whose bytes lie contiguous in the file")
+        // The second record's page sealed again, as a newer writer would, in page encoding version 2.
+        var bytes = try fileBytes(path)
+        var record = Array(bytes[HealingLayout.physical(end)..<HealingLayout.physical(written)])
+        let keys = try V2Keychain.log(reader).state.keys
+        _ = try RecordV2Forgery.resealPage(&record, page: 0, previousChain: reader.head.chainValue, keys: keys) { $0[0] = 2 }
+        bytes.replaceSubrange(HealingLayout.physical(end)..<HealingLayout.physical(written), with: record)
+        try writeFileBytes(bytes, to: path)
+
+        /// What a fresh open or a catch-up makes of the file: the error it throws, or the torn tail it sets aside.
+        func outcome(_ body: () throws -> TornTail?) -> String {
+            do { return "torn tail \(String(describing: try body()))" } catch { return "error \(error)" }
+        }
+        let pageOffset = end + (try RecordV2Decoder.scan(record, at: 0)).pages[0].box.lowerBound
+        let opened = outcome { try V2Keychain.open(path).tornTail }
+        #expect(opened.contains("\(pageOffset)"), "a fresh open names the page's offset in the log: \(opened)")
+        let caughtUp = outcome {
+            try reader.refresh()
+            return reader.tornTail
+        }
+        #expect(caughtUp == opened)
+    }
 }
