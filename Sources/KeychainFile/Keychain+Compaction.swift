@@ -14,6 +14,16 @@ extension Keychain {
         set { withLock { autoCompactionSetting = newValue } }
     }
 
+    /// Why the last automatic compaction failed, if one did and no compaction has succeeded since; `nil`
+    /// otherwise. A failed automatic compaction changes nothing on disk and does not fail the commit that set
+    /// it off; it is tried again after 1, 3, 7, … commits (at most 1,023 in a row), and ``compact()`` tries at
+    /// once.
+    ///
+    /// ```swift
+    /// if let failure = keychain.lastAutoCompactionFailure { log.warning("keychain not compacted: \(failure)") }
+    /// ```
+    public var lastAutoCompactionFailure: KeychainError? { withLock { autoCompactionRetry.lastFailure } }
+
     /// Whether compaction and credential changes keep a file of format version 1 at version 1, for readers of
     /// this library before version 2 that must still open it. Default: `false` — the first rewrite makes it
     /// version 2 (SPEC.md §12). ``upgradeFormat()`` upgrades either way; a file of version 2 stays version 2.
@@ -57,6 +67,7 @@ extension Keychain {
     func compactLocked() throws(KeychainError) -> CompactionResult {
         let before = statisticsLocked()
         try rewriteLocked(changing: .keep)
+        autoCompactionRetry.succeeded()
         return CompactionResult(before: before, after: statisticsLocked())
     }
 

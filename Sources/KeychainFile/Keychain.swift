@@ -47,6 +47,8 @@ public final class Keychain: @unchecked Sendable {
     var autoCompactionSetting: AutoCompaction
     /// Whether rewrites keep a version 1 file at version 1 (``keepsFormatVersion``).
     var keepsFormatVersionSetting = false
+    /// The back-off of automatic compactions after one failed.
+    var autoCompactionRetry = AutoCompactionRetry()
 
     /// Options for a new keychain.
     public struct CreationOptions: Sendable {
@@ -523,10 +525,14 @@ public final class Keychain: @unchecked Sendable {
 
     /// Compacts if the auto-compaction setting asks for it, after a commit. Called inside `withWrite`.
     private func compactIfDue() {
-        if autoCompactionSetting.isDue(statisticsLocked()) {
-            // The commit is durable already: a compaction that fails leaves the old file, whole, and is tried
-            // again after the next commit; it must not make the commit look failed.
-            _ = try? compactLocked()
+        guard autoCompactionSetting.isDue(statisticsLocked()), autoCompactionRetry.isDue() else { return }
+        // The commit is durable already: a compaction that fails leaves the old file, whole, must not make the
+        // commit look failed, and is tried again after a back-off (``AutoCompactionRetry``); its error is kept
+        // for ``lastAutoCompactionFailure``.
+        do throws(KeychainError) {
+            try compactLocked()
+        } catch {
+            autoCompactionRetry.failed(error)
         }
     }
 }

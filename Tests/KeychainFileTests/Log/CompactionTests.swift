@@ -159,6 +159,40 @@ struct CompactionTests {
         #expect(try manual.statistics().deadShare > 0.9)
     }
 
+    @Test("An automatic compaction that cannot write its new file is tried again after 1, 3, 7, … commits, not at every one; the commits succeed, the failure is kept for the caller, and a compaction that succeeds starts afresh")
+    func failedAutomaticCompactionBacksOff() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("auto.kcf")
+        let fileSystem = FaultyFileSystem()
+        var options = V2Keychain.options
+        options.autoCompaction = AutoCompaction(deadShare: 0, minimumFileSize: 0)
+        let keychain = try Keychain.createForTesting(at: path, fileSystem: fileSystem, options: options)
+        try keychain.add(GenericPassword(service: "svc", account: "a", password: "v0"))
+        #expect(keychain.lastAutoCompactionFailure == nil)
+
+        // The new file cannot be made (as in a directory that became read-only): every update commits, and makes
+        // the file due for compaction, which fails.
+        let epochBefore = keychain.head.epoch
+        fileSystem.failAlways(.createExclusive)
+        fileSystem.resetCounts()
+        for round in 1...80 {
+            try keychain.update(.genericPassword(service: "svc", account: "a"), setting: [:], secret: Array("v\(round)".utf8))
+        }
+        #expect(fileSystem.calls(of: .createExclusive) == 6, "tried at commits 1, 3, 7, 15, 31 and 63 of 80")
+        #expect(keychain.lastAutoCompactionFailure != nil)
+        #expect(keychain.head.epoch == epochBefore, "nothing rewritten")
+        #expect(try liveSecrets(Keychain.open(at: path, credential: TestKeychain.password)) == ["a": Array("v80".utf8)])
+
+        // Once the directory is writable again, a compaction asked for succeeds at once, and the next commit due
+        // tries again.
+        fileSystem.heal()
+        try keychain.compact()
+        #expect(keychain.lastAutoCompactionFailure == nil)
+        let epoch = keychain.head.epoch
+        try keychain.update(.genericPassword(service: "svc", account: "a"), setting: [:], secret: Array("v81".utf8))
+        #expect(keychain.head.epoch == epoch + 1, "compacted automatically at the first commit after")
+    }
+
     @Test("Stray temporary files of this keychain are removed; other files are not")
     func strayFiles() throws {
         let directory = TemporaryDirectory()
