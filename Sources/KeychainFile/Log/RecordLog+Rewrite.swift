@@ -135,7 +135,9 @@ extension RecordLog {
                     head = Head(epoch: epoch, sequence: head.sequence + 1, chainValue: encoded.chainValue)
                     boxes += UInt64(encoded.boxCount)
                     secrets.append(encoded, at: start)
+                    ProgressReporting.itemsWritten(chunk.upperBound, of: itemCount)
                 }
+                if itemCount == 0 { ProgressReporting.itemsWritten(0, of: 0) }
                 guard secrets.count == itemCount else {
                     throw KeychainError.invalidParameter("internal error: \(secrets.count) of \(itemCount) items written to a new file")
                 }

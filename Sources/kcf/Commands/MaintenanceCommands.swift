@@ -61,8 +61,8 @@ enum MaintenanceCommands {
 
     private static func compact(_ context: CommandContext) throws(CommandError) -> ExitStatus {
         let keychain = try context.openKeychain()
-        let result = try ProgressReporter.showing(command: "compact", activity: "rewriting the file with its \(keychain.count) live items") {
-            () throws(CommandError) in try keychainCall { () throws(KeychainError) in try keychain.compact() }
+        let result = try ProgressReporter.showingItems(command: "compact", activity: "rewriting the file: items written") {
+            (handler) throws(CommandError) in try keychainCall { () throws(KeychainError) in try keychain.compact(progress: handler) }
         }
         Output.line("before: \(describe(result.before))")
         Output.line("after:  \(describe(result.after))")
@@ -171,9 +171,11 @@ enum MaintenanceCommands {
         let source = try context.existingKeychainPath()
         guard !KeychainLocation.exists(destination) else { throw .failed("a file already exists at \(destination)") }
         let password = try context.secrets.keychainPassword(for: source)
-        let report = try ProgressReporter.showing(command: "salvage", activity: "reading every record that still verifies") {
-            () throws(CommandError) in
-            try keychainCall { () throws(KeychainError) in try Keychain.salvage(from: source, credential: .password(password), to: destination) }
+        let report = try ProgressReporter.showingItems(command: "salvage", activity: "reading every record that still verifies, then writing its items") {
+            (handler) throws(CommandError) in
+            try keychainCall { () throws(KeychainError) in
+                try Keychain.salvage(from: source, credential: .password(password), to: destination, progress: handler)
+            }
         }
         Output.line("salvaged \(SecurityText.quoted(Array(source.utf8))) into \(SecurityText.quoted(Array(destination.utf8)))")
         return describe(report)
@@ -196,9 +198,11 @@ enum MaintenanceCommands {
         let backup = context.value("backup") ?? path + ".damaged-" + timestamp()
         guard !KeychainLocation.exists(backup) else { throw .failed("a file already exists at \(backup)") }
         let password = try context.secrets.keychainPassword(for: path)
-        let report = try ProgressReporter.showing(command: "repair", activity: "copying the file, then rewriting it with every item that verifies") {
-            () throws(CommandError) in
-            try keychainCall { () throws(KeychainError) in try Keychain.repair(at: path, credential: .password(password), keepingCopyAt: backup) }
+        let report = try ProgressReporter.showingItems(command: "repair", activity: "copying the file, then rewriting it with every item that verifies") {
+            (handler) throws(CommandError) in
+            try keychainCall { () throws(KeychainError) in
+                try Keychain.repair(at: path, credential: .password(password), keepingCopyAt: backup, progress: handler)
+            }
         }
         Output.line("repaired \(SecurityText.quoted(Array(path.utf8))); the file as it was is kept at \(SecurityText.quoted(Array(backup.utf8)))")
         return describe(report)

@@ -18,8 +18,8 @@ enum UpgradeCommand {
     private static func upgrade(_ context: CommandContext) throws(CommandError) -> ExitStatus {
         let keychain = try context.openKeychain()
         let quoted = SecurityText.quoted(Array(keychain.path.utf8))
-        let upgraded = try ProgressReporter.showing(command: "upgrade", activity: "rewriting the file with its \(keychain.count) items") {
-            () throws(CommandError) in try keychainCall { () throws(KeychainError) in try keychain.upgradeFormat() }
+        let upgraded = try ProgressReporter.showingItems(command: "upgrade", activity: "rewriting the file as version 2: items written") {
+            (handler) throws(CommandError) in try keychainCall { () throws(KeychainError) in try keychain.upgradeFormat(progress: handler) }
         }
         if upgraded {
             Output.line("upgraded \(quoted) to format version \(keychain.fileFormatVersion): \(keychain.count) items; head \(keychain.head)")

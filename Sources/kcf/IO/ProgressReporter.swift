@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import KeychainFile
 
 /// One line on stderr that says how far a long operation is — `kcf: import: decrypting 120 of 800 (15%)` —
 /// redrawn in place (a carriage return, then the line) when stderr is a terminal, and nothing at all when it
@@ -23,7 +24,7 @@ import Darwin
 /// ```
 final class ProgressReporter {
     private let prefix: String
-    private let total: Int?
+    private var total: Int?
     private let isShown: Bool
     private var drawnWidth = 0
     private var lastDrawn: UInt64 = 0
@@ -52,6 +53,21 @@ final class ProgressReporter {
         return try body()
     }
 
+    /// Runs `body` with a line that says `activity`, erased when `body` returns or throws, and that counts the
+    /// items written once the library reports them through the handler `body` is given (a compaction, an
+    /// upgrade, a salvage or a repair: ``OperationProgress``). The library calls the handler on this thread,
+    /// inside `body`.
+    static func showingItems<Result>(
+        command: String, activity: String,
+        _ body: (_ handler: @escaping @Sendable (OperationProgress) -> Void) throws(CommandError) -> Result
+    ) throws(CommandError) -> Result {
+        let progress = ProgressReporter(command: command, activity: activity)
+        defer { progress.finish() }
+        // The handler runs on this thread while `body` runs (the library's contract), never after it returns.
+        nonisolated(unsafe) let reporter = progress
+        return try body { reporter.update($0.completed, of: $0.total) }
+    }
+
     /// Whether stderr is a terminal (and was open when kcf started).
     static var stderrIsTerminal: Bool { isatty(StandardStream.error.descriptor) == 1 }
 
@@ -61,6 +77,12 @@ final class ProgressReporter {
         let now = Self.milliseconds()
         guard now &- lastDrawn >= 100 else { return }
         draw(text(completed))
+    }
+
+    /// Says that `completed` of `total` steps are done, where the total became known only now.
+    func update(_ completed: Int, of total: Int) {
+        self.total = total
+        update(completed)
     }
 
     /// Erases the line.

@@ -64,7 +64,7 @@ struct ProgressLineTests {
 
         let compact = try Self.onTerminal(["compact"], sandbox)
         #expect(compact.status == 0)
-        #expect(compact.terminal == Self.drawnAndErased("kcf: compact: rewriting the file with its 2 live items…"))
+        #expect(compact.terminal == Self.drawnAndErased("kcf: compact: rewriting the file: items written…"))
         #expect(compact.stdout.hasPrefix("before: 2 items"))
 
         let verify = try Self.onTerminal(["verify"], sandbox)
@@ -80,6 +80,28 @@ struct ProgressLineTests {
         #expect(imported.terminal.hasPrefix("kcf: import: not imported: folder, in 2 items"))
         #expect(imported.terminal.hasSuffix("\r\n" + Self.drawnAndErased("kcf: import: writing 5 items…")))
         #expect(imported.stdout == "5 items imported (2 generic passwords, 3 internet passwords).\n")
+    }
+
+    @Test("compact counts the items written to the new file as the library reports them (every record of 4,096 items)",
+          .enabled(if: ShellProcess.exists("python3"), "python3 (for its pty module) is not installed"))
+    func compactCountsItems() throws {
+        let sandbox = try KcfSandbox()
+        try sandbox.createKeychain()
+        // 50,000 logins: a compaction of them takes several tenths of a second here, and reports every 4,096 items,
+        // so that reports come after the line's tenth-of-a-second pause.
+        let rows = (0..<50_000).map { ",,login,site\($0),,,0,https://site\($0).example,user\($0),pw\($0)," }
+        let csv = sandbox.file("many.csv")
+        try Data(([CSVExportImportTests.bitwardenHeader] + rows).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: csv))
+        #expect(try sandbox.unlocked(["import", csv]).status == 0)
+
+        let compact = try Self.onTerminal(["compact"], sandbox)
+        #expect(compact.status == 0)
+        let prefix = "\rkcf: compact: rewriting the file: items written"
+        #expect(compact.terminal.hasPrefix(prefix + "…"))
+        let counts = compact.terminal.components(separatedBy: prefix).dropFirst(2).map { $0.prefix { $0 != "\r" } }
+        #expect(!counts.isEmpty, "at least one count drawn: \(compact.terminal.debugDescription)")
+        #expect(counts.allSatisfy { $0.hasPrefix(" ") && $0.contains(" of 50000 (") }, "\(counts)")
+        #expect(compact.stdout.hasPrefix("before: 50000 items"))
     }
 
     @Test("a pass import redraws how many files are decrypted, and erases the line before its report",

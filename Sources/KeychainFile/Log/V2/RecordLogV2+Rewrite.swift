@@ -126,6 +126,7 @@ extension RecordLogV2 {
                 }
                 var entries: [EntryV2] = []
                 var bytes = 0
+                var reported = -1
                 for rank in 0..<itemCount {
                     let stored = item(rank)
                     let secret = try decryptSecret(stored)
@@ -133,10 +134,13 @@ extension RecordLogV2 {
                     entries.append(.put(id: stored.id, attributes: stored.attributes, secret: secret))
                     if entries.count >= 4_096 || bytes >= 4 << 20 {
                         try commit(&entries)
+                        ProgressReporting.itemsWritten(rank + 1, of: itemCount)
+                        reported = rank + 1
                         bytes = 0
                     }
                 }
                 if !entries.isEmpty { try commit(&entries) }
+                if reported != itemCount { ProgressReporting.itemsWritten(itemCount, of: itemCount) }
                 for (id, time) in tombstones.sorted(by: { $0.value != $1.value ? $0.value < $1.value : $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
                     entries.append(.tombstone(id: id, time: time))
                     if entries.count >= 4_096 { try commit(&entries) }
