@@ -16,6 +16,25 @@ extension AsyncKeychain {
         try await offload { (keychain) throws(KeychainError) in try keychain.compact() }
     }
 
+    /// ``Keychain/compact(progress:)`` without blocking the caller: `progress` is called on the thread the
+    /// compaction runs on.
+    ///
+    /// - Throws: What ``Keychain/compact()`` throws.
+    @discardableResult
+    public func compact(progress: @escaping @Sendable (OperationProgress) -> Void) async throws(KeychainError) -> CompactionResult {
+        try await offload { (keychain) throws(KeychainError) in try keychain.compact(progress: progress) }
+    }
+
+    /// ``Keychain/upgradeFormat(progress:)`` without blocking the caller: `progress` is called on the thread the
+    /// upgrade runs on.
+    ///
+    /// - Returns: Whether the file was upgraded.
+    /// - Throws: What ``Keychain/upgradeFormat()`` throws.
+    @discardableResult
+    public func upgradeFormat(progress: @escaping @Sendable (OperationProgress) -> Void) async throws(KeychainError) -> Bool {
+        try await offload { (keychain) throws(KeychainError) in try keychain.upgradeFormat(progress: progress) }
+    }
+
     /// ``Keychain/upgradeFormat()`` without blocking the caller.
     ///
     /// - Returns: Whether the file was upgraded (`false` when it was of version 2 already).

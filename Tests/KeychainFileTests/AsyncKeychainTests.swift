@@ -89,6 +89,9 @@ struct AsyncKeychainTests {
         try await keychain.setPassword("2", forService: "s", account: "a")
         #expect(try await keychain.statistics().deadBytes > 0)
         #expect(try await keychain.compact().after.epoch == 2)
+        let reports = OperationProgressTests.Reports()
+        #expect(try await keychain.compact { reports.append($0) }.after.epoch == 3)
+        #expect(reports.all == [OperationProgress(completed: 1, total: 1)], "the compaction's one item, reported")
         try await keychain.refresh()
         #expect(try await keychain.upgradeFormat() == false, "a new file is version 2 already")
         let older = try await AsyncKeychain.create(
