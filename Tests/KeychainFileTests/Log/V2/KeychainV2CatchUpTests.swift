@@ -74,15 +74,22 @@ struct KeychainV2CatchUpTests {
         #expect(reopened.tornTail?.mayHoldAcknowledgedData == true)
     }
 
-    @Test("Records another writer committed that do not verify are set aside with the same report as a fresh open gives")
-    func damagedCommitCaughtUp() throws {
+    /// A writer that added two items, and a reader opened after the first: the second record, which starts at
+    /// log byte `end`, is one the reader has not read.
+    static func secondRecordUnseen() throws -> (directory: TemporaryDirectory, writer: Keychain, reader: Keychain, end: Int) {
         let directory = TemporaryDirectory()
         let writer = try V2Keychain.create(in: directory)
         try writer.add(GenericPassword(service: "svc", account: "first", value: [UInt8](repeating: 1, count: 200)))
-        let path = directory.file("v2.kcf")
-        let reader = try V2Keychain.open(path)
+        let reader = try V2Keychain.open(directory.file("v2.kcf"))
         let end = try V2Keychain.log(reader).end
         try writer.add(GenericPassword(service: "svc", account: "second", value: [UInt8](repeating: 2, count: 200)))
+        return (directory, writer, reader, end)
+    }
+
+    @Test("Records another writer committed that do not verify are set aside with the same report as a fresh open gives")
+    func damagedCommitCaughtUp() throws {
+        let (directory, writer, reader, end) = try Self.secondRecordUnseen()
+        let path = directory.file("v2.kcf")
         let slot = try #require(try V2Keychain.log(writer).state.log.newest)
         // The second record damaged, and the parity in its commit slot too: nothing repairs it.
         var damaged = try fileBytes(path)
@@ -101,13 +108,8 @@ struct KeychainV2CatchUpTests {
 
     @Test("A record another writer committed in a newer writer's page encoding is reported by a catch-up as by a fresh open: at its offset in the log, not in the catch-up's read window")
     func newerPageEncodingCaughtUp() throws {
-        let directory = TemporaryDirectory()
-        let writer = try V2Keychain.create(in: directory)
-        try writer.add(GenericPassword(service: "svc", account: "first", value: [UInt8](repeating: 1, count: 200)))
+        let (directory, writer, reader, end) = try Self.secondRecordUnseen()
         let path = directory.file("v2.kcf")
-        let reader = try V2Keychain.open(path)
-        let end = try V2Keychain.log(reader).end
-        try writer.add(GenericPassword(service: "svc", account: "second", value: [UInt8](repeating: 2, count: 200)))
         let written = try V2Keychain.log(writer).state.log.writtenEnd
         try #require(written < ChunkParity.dataLength, "both records in chunk 0, whose bytes lie contiguous in the file")
         // The second record's page sealed again, as a newer writer would, in page encoding version 2.
