@@ -213,15 +213,17 @@ extension HealingLog {
         shortFileEnd = nil
     }
 
-    /// Writes, and syncs, the parity of every complete chunk below logical offset `end` that the last write put
-    /// down and that lay, data or parity, past ``shortFileEnd``: computed from the chunk's bytes, which the
-    /// caller verified by its records' tags (§2: parity from verified data). Chunks below the last write were
-    /// whole in the file, as opening checked. Called before the commit that ends the refusal (which resets
-    /// ``lastWrite``); does nothing unless the file was opened short.
+    /// Writes, and syncs, the parity of every complete chunk below logical offset `end` that lay, data or
+    /// parity, past ``shortFileEnd``: computed from the chunk's bytes, which the caller verified by its records'
+    /// tags (§2: parity from verified data). Only chunks of the last write can: below it the file was whole, as
+    /// opening checked. Does nothing unless the file was opened short.
     func restoreParity(ofChunksBelow end: Int) throws(KeychainError) {
         guard let shortEnd = shortFileEnd else { return }
         var wrote = false
-        for chunk in (lastWrite.lowerBound / ChunkParity.dataLength)..<max(lastWrite.lowerBound / ChunkParity.dataLength, end / ChunkParity.dataLength)
+        // The first chunk the short file did not hold whole, whatever commits (a write-back's) moved the last
+        // write since.
+        let first = max(0, (shortEnd - HealingLayout.logStart) / HealingLayout.chunkStride)
+        for chunk in first..<max(first, end / ChunkParity.dataLength)
         where HealingLayout.parityOffset(ofChunk: chunk) + ChunkParity.parityLength > shortEnd {
             let start = chunk * ChunkParity.dataLength
             if let setAside = setAsideRange, setAside.overlaps(start..<(start + ChunkParity.dataLength)) {
