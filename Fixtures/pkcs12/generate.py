@@ -34,6 +34,8 @@ macOS, Windows and OpenSSL 1.x write (the legacy provider of OpenSSL 3), all wit
     ec-ber-legacy.p12                ec-openssl-legacy-few-rounds.p12 re-encoded as BER (indefinite lengths,
                                      constructed OCTET STRINGs, MAC recomputed) by reencode_ber.py, as no
                                      tool here writes BER (Java keytool is absent)
+    ec-ber-unencrypted.p12           ec-unencrypted.p12 (no MAC, plain bags) re-encoded the same way: BER down
+                                     to the certificate bag and the PKCS #8 key of the keyBag
 
 For each of these, openssl-info/NAME.txt is what `openssl pkcs12 -info -nodes -legacy` prints for it
 (standard output, then standard error): the certificate and the decrypted PKCS #8 key as PEM, which the
@@ -115,9 +117,9 @@ LEGACY = [
 ]
 
 
-def openssl_info(name):
+def openssl_info(name, password=PASSWORD):
     result = subprocess.run(["openssl", "pkcs12", "-in", os.path.join(HERE, name), "-info", "-nodes", "-legacy",
-                             "-passin", "pass:" + PASSWORD], check=True, capture_output=True, text=True)
+                             "-passin", "pass:" + password], check=True, capture_output=True, text=True)
     with open(os.path.join(HERE, "openssl-info", name.replace(".p12", ".txt")), "w") as handle:
         handle.write(result.stdout + result.stderr)
 
@@ -144,12 +146,16 @@ def generate_legacy():
     subprocess.run([sys.executable, os.path.join(HERE, "reencode_ber.py"), os.path.join(HERE, "ec-openssl-legacy-few-rounds.p12"),
                     os.path.join(HERE, "ec-ber-legacy.p12"), PASSWORD], check=True)
     manifest["ec-ber-legacy.p12"] = dict(manifest["ec-openssl-legacy-few-rounds.p12"])
+    subprocess.run([sys.executable, os.path.join(HERE, "reencode_ber.py"), os.path.join(HERE, "ec-unencrypted.p12"),
+                    os.path.join(HERE, "ec-ber-unencrypted.p12"), ""], check=True)
+    manifest["ec-ber-unencrypted.p12"] = dict(manifest["ec-unencrypted.p12"])
     for name in [entry[0] for entry in LEGACY if "rc4" not in entry[0]] + ["ec-ber-legacy.p12", "rsa-legacy-3des.p12"]:
         openssl_info(name)
+    openssl_info("ec-ber-unencrypted.p12", "")
     with open(os.path.join(HERE, "manifest.json"), "w") as handle:
         json.dump(manifest, handle, indent=1, sort_keys=True)
         handle.write("\n")
-    print(f"wrote {len(LEGACY) + 1} legacy files, their openssl-info and manifest.json")
+    print(f"wrote {len(LEGACY) + 2} legacy files, their openssl-info and manifest.json")
 
 
 def generate():

@@ -8,7 +8,8 @@ Every constructed element gets an indefinite length (0x80 ... 00 00); every OCTE
 bytes becomes a constructed OCTET STRING (tag 0x24) of three pieces, the middle one itself constructed of
 two; the [0] IMPLICIT encryptedContent of an EncryptedData (tag 0x80) becomes constructed (0xa0) the same
 way. The OCTET STRING of a `data` ContentInfo (the AuthenticatedSafe, and unencrypted SafeContents) is
-re-encoded inside too; the content octets change, so the MacData's HMAC is recomputed: the key comes
+re-encoded inside too, down to the PKCS #8 key of a plain keyBag; the content octets change, so the MacData's
+HMAC (when the file has one) is recomputed: the key comes
 from `openssl kdf PKCS12KDF` (ID 3, the MacData's digest, salt and iterations), the HMAC from Python's
 hmac. Encrypted contents and certificates stay as they are (their bytes only split into pieces).
 """
@@ -97,10 +98,16 @@ def pkcs12_kdf_mac_key(digest, password, salt, iterations):
 
 def reencode(der, password):
     (tag, pfx), = parse(der)
-    version, auth_safe, mac_data = parse(pfx)
+    fields = parse(pfx)
+    version, auth_safe = fields[:2]
     content_type, explicit = parse(auth_safe[1])
     (_, safe_octets), = parse(explicit[1])
     new_safe = b"".join(ber(t, c) for t, c in parse(safe_octets))
+    if len(fields) == 2:  # no MacData
+        return (b"\x30\x80" + b"\x02" + length(len(version[1])) + version[1]
+                + b"\x30\x80" + b"\x06" + length(len(content_type[1])) + content_type[1]
+                + b"\xa0\x80" + octets(new_safe) + b"\x00\x00" + b"\x00\x00" + b"\x00\x00")
+    mac_data = fields[2]
     # The MAC covers the content octets, which are now the BER AuthenticatedSafe.
     mac_fields = parse(mac_data[1])
     (_, digest_info), (_, salt) = mac_fields[:2]

@@ -36,7 +36,8 @@ struct PKCS12CommandTests {
                       "ec-openssl-aes128-sha1mac.p12", "ec-openssl-nomac.p12",
                       // The legacy ciphers of macOS, Windows and OpenSSL 1.x, and a BER file.
                       "rsa-legacy-3des.p12", "ec-openssl-legacy.p12", "rsa-openssl-legacy-rc2-128.p12",
-                      "ec-openssl-legacy-2des.p12", "ec-openssl-pbes2-3des.p12", "ec-ber-legacy.p12"])
+                      "ec-openssl-legacy-2des.p12", "ec-openssl-pbes2-3des.p12", "ec-ber-legacy.p12",
+                      "ec-ber-unencrypted.p12"])
     func importsCryptographyFiles(name: String) throws {
         let entry = try #require(Self.manifest[name])
         let sandbox = try KcfSandbox()
