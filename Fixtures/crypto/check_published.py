@@ -333,8 +333,34 @@ def check_blake2_argon2():
         print("%-34s %4d cases" % (rel, len(doc["cases"])))
 
 
+def check_legacy_ciphers():
+    """TDEA (SP 800-67, SP 800-20) and RC2 (RFC 2268) by `cryptography`'s decrepit ciphers; RC2 there takes
+    only 128-bit keys, so only RFC 2268 vector 7 (16-byte key, 128 effective bits) is recomputed."""
+    from cryptography.hazmat.decrepit.ciphers.algorithms import RC2, TripleDES
+    rel = "tdea/sp800-67-sp800-20.json"
+    doc = load(rel)
+    check_lowercase_hex(rel, doc, ["key", "plaintext", "ciphertext"])
+    for c in doc["cases"]:
+        encryptor = Cipher(TripleDES(h(c["key"])), modes.ECB()).encryptor()
+        if (encryptor.update(h(c["plaintext"])) + encryptor.finalize()).hex() != c["ciphertext"]:
+            fail(rel, c["name"])
+    print("%-34s %3d cases" % (rel, len(doc["cases"])))
+    rel = "rc2/rfc2268.json"
+    doc = load(rel)
+    check_lowercase_hex(rel, doc, ["key", "plaintext", "ciphertext"])
+    checked = 0
+    for c in doc["cases"]:
+        if len(h(c["key"])) == 16 and c["effective_key_bits"] == 128:
+            encryptor = Cipher(RC2(h(c["key"])), modes.CBC(bytes(8))).encryptor()
+            if (encryptor.update(h(c["plaintext"])) + encryptor.finalize()).hex() != c["ciphertext"]:
+                fail(rel, c["name"])
+            checked += 1
+    print("%-34s %3d cases (%d recomputable)" % (rel, len(doc["cases"]), checked))
+
+
 def main():
     check_published()
+    check_legacy_ciphers()
     check_rsp()
     check_pins()
     check_openssl()

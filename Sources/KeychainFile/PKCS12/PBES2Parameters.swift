@@ -1,7 +1,8 @@
 import KeychainCrypto
 
-/// The parameters of PBES2 (RFC 8018 §6.2) as PKCS #12 files use it — PBKDF2 with HMAC-SHA256, then AES-CBC —
-/// read from and written as an AlgorithmIdentifier, and the encryption and decryption they describe.
+/// The parameters of PBES2 (RFC 8018 §6.2) as PKCS #12 files use it — PBKDF2 with HMAC-SHA256, then AES-CBC
+/// (or, read only, DES-EDE3-CBC) — read from and written as an AlgorithmIdentifier, and the encryption and
+/// decryption they describe.
 ///
 /// The password goes to PBKDF2 as its UTF-8 bytes, as OpenSSL passes it (RFC 7292's BMPString form is only
 /// for the PKCS #12 key derivation of the MAC and the legacy ciphers).
@@ -10,23 +11,27 @@ struct PBES2Parameters {
     let salt: [UInt8]
     /// The PBKDF2 iteration count.
     let iterations: Int
-    /// The AES key size in bytes: 16, 24 or 32.
+    /// The key size in bytes: 16, 24 or 32 for AES, 24 for Triple-DES.
     let keyByteCount: Int
-    /// The CBC initialization vector.
+    /// The CBC initialization vector: 16 bytes for AES, 8 for Triple-DES.
     let iv: [UInt8]
+    /// Whether the cipher is DES-EDE3-CBC (RFC 8018 B.2.2), read from older files but never written, rather
+    /// than AES-CBC.
+    let isTripleDES: Bool
 
-    init(salt: [UInt8], iterations: Int, keyByteCount: Int, iv: [UInt8]) {
+    init(salt: [UInt8], iterations: Int, keyByteCount: Int, iv: [UInt8], isTripleDES: Bool = false) {
         self.salt = salt
         self.iterations = iterations
         self.keyByteCount = keyByteCount
         self.iv = iv
+        self.isTripleDES = isTripleDES
     }
 
     /// Reads the AlgorithmIdentifier `algorithm` (read by `reader` or a reader of the same bytes); `context` says
     /// where offsets count from when not the file.
     ///
-    /// - Throws: ``PKCS12Error/unsupportedAlgorithm(_:)`` for another scheme (the legacy PKCS #12 ciphers among
-    ///   them), key derivation function, PRF or cipher; ``PKCS12Error/iterationCountOutOfRange(_:)``;
+    /// - Throws: ``PKCS12Error/unsupportedAlgorithm(_:)`` for another scheme, key derivation function, PRF or
+    ///   cipher; ``PKCS12Error/iterationCountOutOfRange(_:)``;
     ///   ``PKCS12Error/malformed(offset:reason:)`` for anything not as RFC 8018 and RFC 3565 define it.
     init(algorithm: DERReader.Element, in reader: DERReader, context: String? = nil) throws(PKCS12Error) {
         let der = { (body: () throws(DERError) -> Void) throws(PKCS12Error) in try PKCS12Error.readingDER(context, body) }
@@ -38,7 +43,7 @@ struct PBES2Parameters {
         }
         guard scheme == PKCS12ObjectIdentifier.pbes2 else {
             throw .unsupportedAlgorithm(PKCS12ObjectIdentifier.describe(scheme)
-                + "; only PBES2 with PBKDF2-HMAC-SHA256 and AES-CBC is read")
+                + "; PBES2 (PBKDF2-HMAC-SHA256 with AES-CBC or DES-EDE3-CBC) and the PKCS #12 password-based ciphers are read")
         }
         var parameters = reader
         var kdf = reader
@@ -76,10 +81,11 @@ struct PBES2Parameters {
             try parameters.expectEnd("PBES2-params")
             cipherIdentifier = cipher.content(of: try cipher.readElement(tag: 0x06, "encryptionScheme OBJECT IDENTIFIER"))
             if cipher.peekTag() == 0x04 {
-                let ivElement = try cipher.readElement(tag: 0x04, "AES-CBC IV OCTET STRING")
+                let ivElement = try cipher.readElement(tag: 0x04, "CBC IV OCTET STRING")
                 iv = cipher.content(of: ivElement)
-                guard iv.count == AES.blockByteCount else {
-                    throw DERError(offset: ivElement.start, reason: "an AES-CBC IV of \(iv.count) bytes (16 expected)")
+                let expected = cipherIdentifier == PKCS12ObjectIdentifier.desEDE3CBC ? Insecure.TripleDES.blockByteCount : AES.blockByteCount
+                guard iv.count == expected else {
+                    throw DERError(offset: ivElement.start, reason: "a CBC IV of \(iv.count) bytes (\(expected) expected)")
                 }
             }
             try cipher.expectEnd("encryptionScheme")
@@ -92,19 +98,21 @@ struct PBES2Parameters {
         case PKCS12ObjectIdentifier.aes128CBC: keyByteCount = 16
         case PKCS12ObjectIdentifier.aes192CBC: keyByteCount = 24
         case PKCS12ObjectIdentifier.aes256CBC: keyByteCount = 32
+        case PKCS12ObjectIdentifier.desEDE3CBC: keyByteCount = 24
         default: throw .unsupportedAlgorithm("cipher " + PKCS12ObjectIdentifier.describe(cipherIdentifier))
         }
-        guard iv.count == AES.blockByteCount else {
-            throw .malformed(offset: algorithm.start, reason: "AES-CBC without its IV" + (context.map { ", \($0)" } ?? ""))
+        let isTripleDES = cipherIdentifier == PKCS12ObjectIdentifier.desEDE3CBC
+        guard !iv.isEmpty else {
+            throw .malformed(offset: algorithm.start, reason: "a CBC cipher without its IV" + (context.map { ", \($0)" } ?? ""))
         }
         if let keyLength, keyLength != keyByteCount {
-            throw .malformed(offset: algorithm.start, reason: "PBKDF2 keyLength \(keyLength) for a \(keyByteCount)-byte AES key"
+            throw .malformed(offset: algorithm.start, reason: "PBKDF2 keyLength \(keyLength) for a \(keyByteCount)-byte key"
                 + (context.map { ", \($0)" } ?? ""))
         }
         guard (1...PKCS12Archive.maximumIterationCount).contains(iterations) else {
             throw .iterationCountOutOfRange(iterations)
         }
-        self.init(salt: salt, iterations: iterations, keyByteCount: keyByteCount, iv: iv)
+        self.init(salt: salt, iterations: iterations, keyByteCount: keyByteCount, iv: iv, isTripleDES: isTripleDES)
     }
 
     /// The AlgorithmIdentifier: PBES2 with PBKDF2 (salt, iterations, HMAC-SHA256) and AES-CBC with the IV, as
@@ -126,8 +134,9 @@ struct PBES2Parameters {
                 DERWriter.sequence(DERWriter.objectIdentifier(cipher), DERWriter.octetString(iv))))
     }
 
-    /// Encrypts `plaintext` under the key PBKDF2 derives from `password`.
+    /// Encrypts `plaintext` under the key PBKDF2 derives from `password`, with AES (Triple-DES is never written).
     func encrypt(_ plaintext: [UInt8], password: String) throws(PKCS12Error) -> [UInt8] {
+        guard !isTripleDES else { throw PKCS12Error.invalidParameter("Triple-DES is read, never written") }
         do throws(CryptoKitError) {
             return try AES.CBC.encrypt(plaintext, using: try key(password), iv: iv)
         } catch {
@@ -142,6 +151,7 @@ struct PBES2Parameters {
     ///   does not check.
     func decrypt(_ ciphertext: [UInt8], password: String, what: String) throws(PKCS12Error) -> [UInt8] {
         do throws(CryptoKitError) {
+            if isTripleDES { return try Insecure.TripleDES.CBC.decrypt(ciphertext, using: try key(password), iv: iv) }
             return try AES.CBC.decrypt(ciphertext, using: try key(password), iv: iv)
         } catch {
             throw PKCS12Error.decryptionFailed(what)

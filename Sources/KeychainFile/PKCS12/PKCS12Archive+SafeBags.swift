@@ -82,7 +82,7 @@ extension PKCS12Archive {
                 try info.expectEnd("EncryptedPrivateKeyInfo")
             }
             guard let algorithm else { return }
-            let parameters = try PBES2Parameters(algorithm: algorithm, in: reader, context: context)
+            let parameters = try PKCS12ContentEncryption(algorithm: algorithm, in: reader, context: context)
             let number = privateKeys.count + 1
             let plaintext = try parameters.decrypt(ciphertext, password: password, what: "private key \(number)")
             try PKCS12Error.readingDER("in decrypted private key \(number)") { () throws(DERError) in

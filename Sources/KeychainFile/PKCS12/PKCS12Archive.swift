@@ -4,9 +4,11 @@
 /// Written as OpenSSL 3 writes by default: the certificates in one encrypted SafeContents and each key in a
 /// pkcs8ShroudedKeyBag, both encrypted with PBES2 (PBKDF2-HMAC-SHA256, AES-256-CBC), and the whole checked by an
 /// HMAC-SHA256 MAC whose key comes from the PKCS #12 key derivation (RFC 7292 Appendix B). Read: that, AES-128
-/// and AES-192 in place of AES-256, plain certificate and key bags, and a MAC with SHA-1 or SHA-256. The legacy
-/// ciphers of older files (`pbeWithSHAAnd3-KeyTripleDES-CBC`, RC2, RC4) are refused by name, as are public-key
-/// integrity and encryption modes and CRL, secret and nested bags. Attributes other than friendlyName and
+/// and AES-192 in place of AES-256, PBES2 with DES-EDE3-CBC, plain certificate and key bags, a MAC with SHA-1 or
+/// SHA-256, and the legacy ciphers that macOS, Windows and OpenSSL 1.x still write (`pbeWithSHAAnd3-KeyTripleDES-CBC`,
+/// `pbeWithSHAAnd2-KeyTripleDES-CBC`, `pbeWithSHAAnd128BitRC2-CBC`, `pbewithSHAAnd40BitRC2-CBC`; never written), in
+/// DER or BER. RC4 and PKCS #5 v1 DES are refused by name, as are public-key integrity and encryption modes and
+/// CRL, secret and nested bags. Attributes other than friendlyName and
 /// localKeyId are not kept.
 ///
 /// For example:

@@ -6,7 +6,7 @@ public enum PKCS12Error: Error, Hashable, Sendable, CustomStringConvertible {
     /// The file's MAC does not verify: the password is wrong, or the file was altered.
     case wrongPassword
     /// The file uses an algorithm this reader does not implement, named with its object identifier; for
-    /// example the legacy `pbeWithSHAAnd3-KeyTripleDES-CBC` of older OpenSSL and macOS exports.
+    /// example `pbeWithSHAAnd128BitRC4` or PBKDF2 with HMAC-SHA1.
     case unsupportedAlgorithm(String)
     /// The file holds something this reader does not take, such as public-key integrity or encryption, or
     /// a CRL bag; nothing is returned rather than part of the file.

@@ -25,6 +25,12 @@ enum PKCS12ObjectIdentifier {
     static let aes256CBC = nistAlgorithms + [0x01, 0x2a]
     static let sha256 = nistAlgorithms + [0x02, 0x01]
     static let sha1: [UInt8] = [0x2b, 0x0e, 0x03, 0x02, 0x1a]
+    static let desEDE3CBC = pkcs + [0x03, 0x07]
+
+    static let pbeWithSHAAnd3KeyTripleDESCBC = pkcs + [0x01, 0x0c, 0x01, 0x03]
+    static let pbeWithSHAAnd2KeyTripleDESCBC = pkcs + [0x01, 0x0c, 0x01, 0x04]
+    static let pbeWithSHAAnd128BitRC2CBC = pkcs + [0x01, 0x0c, 0x01, 0x05]
+    static let pbeWithSHAAnd40BitRC2CBC = pkcs + [0x01, 0x0c, 0x01, 0x06]
 
     /// Names of identifiers that may appear where this reader expects others, so that a refusal says which
     /// algorithm or content it met.

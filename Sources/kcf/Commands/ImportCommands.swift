@@ -29,10 +29,10 @@ enum ImportCommands {
             transaction, so that each key and its certificate form an identity; labelled with their friendlyName
             (a key without one takes its certificate's). The passphrase is the next line of stdin (after the
             keychain password's), or asked on a terminal; -P PASSPHRASE as security takes it, with a warning. Read:
-            PBES2 (PBKDF2-HMAC-SHA256 with AES-CBC) and unencrypted bags, as OpenSSL 3 and Python's cryptography
-            write them; the legacy RC2 and 3DES encryption of older exports is refused, naming its algorithm
-            (convert it: openssl pkcs12 -legacy -in OLD.p12 | openssl pkcs12 -export -out NEW.p12). A wrong
-            passphrase exits 51.
+            PBES2 (PBKDF2-HMAC-SHA256 with AES-CBC or DES-EDE3-CBC) and unencrypted bags, as OpenSSL 3 and Python's
+            cryptography write them, and the legacy 3DES and RC2 (40- and 128-bit) encryption that macOS, Windows
+            and OpenSSL 1.x (openssl pkcs12 -legacy) write, in DER or BER; these weak ciphers are read, never
+            written. Other algorithms (RC4) are refused, naming them (206). A wrong passphrase exits 51.
             """, """
             Exports of other password stores (-f, or told from FILE: a directory is a pass store, a CSV header
             names Bitwarden's or 1Password's columns, dump text starts with "keychain: "):

@@ -33,7 +33,11 @@ struct PKCS12CommandTests {
 
     @Test("cryptography's files import as identities: the certificate and the key as written, named as in the file",
           arguments: ["rsa-best-available.p12", "ec-pbes2-aes256-sha256.p12", "ec-few-rounds.p12", "ec-unencrypted.p12",
-                      "ec-openssl-aes128-sha1mac.p12", "ec-openssl-nomac.p12"])
+                      "ec-openssl-aes128-sha1mac.p12", "ec-openssl-nomac.p12",
+                      // The legacy ciphers of macOS, Windows and OpenSSL 1.x, and a BER file.
+                      "rsa-legacy-3des.p12", "ec-openssl-legacy.p12", "rsa-openssl-legacy-rc2-128.p12",
+                      "ec-openssl-legacy-2des.p12", "ec-openssl-pbes2-3des.p12", "ec-ber-legacy.p12",
+                      "ec-ber-unencrypted.p12"])
     func importsCryptographyFiles(name: String) throws {
         let entry = try #require(Self.manifest[name])
         let sandbox = try KcfSandbox()
@@ -118,7 +122,7 @@ struct PKCS12CommandTests {
         }
     }
 
-    @Test("a wrong passphrase exits 51 and imports nothing; the legacy 3DES file exits 206 naming its algorithm")
+    @Test("a wrong passphrase exits 51 and imports nothing, for a legacy file too; an RC4 file exits 206 naming its algorithm")
     func refusals() throws {
         let sandbox = try KcfSandbox()
         try sandbox.createKeychain()
@@ -126,9 +130,12 @@ struct PKCS12CommandTests {
         #expect(wrong.status == 51)
         #expect(wrong.stderr.contains("wrong passphrase"))
         #expect(wrong.stdout.isEmpty)
-        let legacy = try Self.importFixture(sandbox, "rsa-legacy-3des.p12")
+        let wrongLegacy = try Self.importFixture(sandbox, "ec-openssl-legacy.p12", passphrase: "not the passphrase")
+        #expect(wrongLegacy.status == 51)
+        #expect(wrongLegacy.stderr.contains("wrong passphrase"))
+        let legacy = try Self.importFixture(sandbox, "ec-openssl-legacy-rc4.p12")
         #expect(legacy.status == 206)
-        #expect(legacy.stderr.contains("pbeWithSHAAnd3-KeyTripleDES-CBC"))
+        #expect(legacy.stderr.contains("pbeWithSHAAnd40BitRC4"), "\(legacy.stderr)")
         let none = try sandbox.unlocked(["find-identity"])
         #expect(none.stdout.contains("0 identities found"), "\(none.stdout)")
         #expect(try sandbox.unlocked(["find-certificate", "-a"]).status == 44)

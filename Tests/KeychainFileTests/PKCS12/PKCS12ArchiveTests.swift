@@ -3,8 +3,8 @@ import Testing
 import KeychainTestSupport
 @testable import KeychainFile
 
-/// PKCS #12 files: Python `cryptography`'s (Fixtures/pkcs12, made by generate.py there) read, the legacy 3DES
-/// one refused by name, wrong passwords refused by the MAC, our own files read back, and every truncation and
+/// PKCS #12 files: Python `cryptography`'s (Fixtures/pkcs12, made by generate.py there) read, its legacy 3DES
+/// one too (PKCS12LegacyArchiveTests has the others), wrong passwords refused by the MAC, our own files read back, and every truncation and
 /// bit flip of a fixture a typed error.
 @Suite("PKCS #12 archives")
 struct PKCS12ArchiveTests {
@@ -17,7 +17,7 @@ struct PKCS12ArchiveTests {
 
     static let manifest: [String: Entry] = (try? TestFixtures.json([String: Entry].self, "pkcs12/manifest.json")) ?? [:]
     static let readable = ["rsa-best-available.p12", "ec-pbes2-aes256-sha256.p12", "ec-few-rounds.p12", "ec-unencrypted.p12",
-                           "ec-openssl-aes128-sha1mac.p12", "ec-openssl-nomac.p12"]
+                           "ec-openssl-aes128-sha1mac.p12", "ec-openssl-nomac.p12", "rsa-legacy-3des.p12"]
 
 
     @Test("cryptography's files: the certificate and PKCS #8 key as written, the friendly name, paired by localKeyId",
@@ -37,7 +37,7 @@ struct PKCS12ArchiveTests {
     }
 
     @Test("a wrong password is the MAC's error, for every fixture with a MAC",
-          arguments: readable.filter { $0 != "ec-openssl-nomac.p12" } + ["rsa-legacy-3des.p12"])
+          arguments: readable.filter { $0 != "ec-openssl-nomac.p12" })
     func wrongPassword(name: String) throws {
         let bytes = try TestFixtures.bytes("pkcs12/" + name)
         #expect(throws: PKCS12Error.wrongPassword) { try PKCS12Archive(bytes: bytes, password: "not the password") }
@@ -47,18 +47,6 @@ struct PKCS12ArchiveTests {
     func wrongPasswordWithoutMAC() throws {
         let bytes = try TestFixtures.bytes("pkcs12/ec-openssl-nomac.p12")
         #expect(throws: PKCS12Error.decryptionFailed("private key 1")) { try PKCS12Archive(bytes: bytes, password: "not the password") }
-    }
-
-    @Test("the legacy 3DES file: its SHA-1 MAC verifies, then its cipher is refused by name")
-    func legacyRefused() throws {
-        let bytes = try TestFixtures.bytes("pkcs12/rsa-legacy-3des.p12")
-        do {
-            _ = try PKCS12Archive(bytes: bytes, password: try #require(Self.manifest["rsa-legacy-3des.p12"]).password)
-            Issue.record("read a 3DES file")
-        } catch {
-            guard case PKCS12Error.unsupportedAlgorithm(let name)? = error as? PKCS12Error else { Issue.record("\(error)"); return }
-            #expect(name.contains("pbeWithSHAAnd3-KeyTripleDES-CBC (1.2.840.113549.1.12.1.3)"))
-        }
     }
 
     @Test("written and read back: several certificates and keys, names beyond ASCII, any password")
