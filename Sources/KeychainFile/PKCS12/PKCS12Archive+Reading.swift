@@ -19,8 +19,15 @@ extension PKCS12Archive {
     /// - Throws: ``PKCS12Error/wrongPassword`` when the MAC does not verify; ``PKCS12Error/malformed(offset:reason:)``
     ///   when the bytes are not a PKCS #12 file; ``PKCS12Error/unsupportedAlgorithm(_:)`` and
     ///   ``PKCS12Error/unsupportedContent(_:)`` for what this reader does not take (RC4 and PKCS #5 v1 DES among
-    ///   them); ``PKCS12Error/iterationCountOutOfRange(_:)``; ``PKCS12Error/decryptionFailed(_:)``.
+    ///   them); ``PKCS12Error/iterationCountOutOfRange(_:)``; ``PKCS12Error/tooMuchKeyDerivation(rounds:)`` when
+    ///   the file's derivations together ask for more than five times the largest iteration count;
+    ///   ``PKCS12Error/decryptionFailed(_:)``.
     public init(bytes: [UInt8], password: String) throws(PKCS12Error) {
+        try self.init(bytes: bytes, password: password, budget: PKCS12WorkBudget())
+    }
+
+    /// Reads as ``init(bytes:password:)`` does, charging every key derivation to `budget` before it runs.
+    init(bytes: [UInt8], password: String, budget: PKCS12WorkBudget) throws(PKCS12Error) {
         let top = DERReader(try PKCS12BERDecoder.der(bytes, "the PFX", context: nil))
         var authSafe: DERReader.Element?
         var macData: DERReader.Element?
@@ -45,7 +52,9 @@ extension PKCS12Archive {
         let safe = try Self.octetString(in: content, of: top, "authSafe data", context: nil)
         if let macData {
             // The MAC covers the content octets as they are, BER or DER.
-            try PKCS12MAC(element: macData, in: top).verify(top.content(of: safe), password: password)
+            let mac = try PKCS12MAC(element: macData, in: top)
+            try budget.charge(mac.iterations)
+            try mac.verify(top.content(of: safe), password: password)
         }
         var archive = PKCS12Archive()
         var safeContents: [DERReader.Element] = []
@@ -60,11 +69,11 @@ extension PKCS12Archive {
             case PKCS12ObjectIdentifier.data:
                 let octets = try Self.octetString(in: content, of: authenticatedSafe, "SafeContents", context: authContext)
                 let (reader, whole, context) = try Self.derContents(of: octets, in: authenticatedSafe, "SafeContents \(index + 1)")
-                try archive.readSafeContents(whole, in: reader, password: password, context: context ?? authContext)
+                try archive.readSafeContents(whole, in: reader, password: password, context: context ?? authContext, budget: budget)
             case PKCS12ObjectIdentifier.encryptedData:
                 let context = "in the decrypted SafeContents \(index + 1)"
                 let plaintext = try Self.decryptEncryptedData(content, in: authenticatedSafe, password: password,
-                                                              index: index + 1, context: authContext)
+                                                              index: index + 1, context: authContext, budget: budget)
                 let reader = DERReader(try PKCS12BERDecoder.der(plaintext, "the decrypted SafeContents", context: context))
                 let whole = try PKCS12Error.readingDER(context) { () throws(DERError) in
                     var copy = reader
@@ -72,7 +81,7 @@ extension PKCS12Archive {
                     try copy.expectEnd("the decrypted SafeContents")
                     return element
                 }
-                try archive.readSafeContents(whole, in: reader, password: password, context: context)
+                try archive.readSafeContents(whole, in: reader, password: password, context: context, budget: budget)
             default:
                 throw .unsupportedContent("SafeContents of type " + PKCS12ObjectIdentifier.describe(type))
             }
@@ -126,7 +135,7 @@ extension PKCS12Archive {
     ///
     /// The encryptedContent is `[0] IMPLICIT OCTET STRING`: primitive, or constructed of OCTET STRING pieces (BER).
     private static func decryptEncryptedData(_ content: DERReader.Element, in reader: DERReader, password: String, index: Int,
-                                             context: String?) throws(PKCS12Error) -> [UInt8] {
+                                             context: String?, budget: PKCS12WorkBudget) throws(PKCS12Error) -> [UInt8] {
         var algorithm: DERReader.Element?
         var ciphertext: [UInt8] = []
         var innerType: [UInt8] = []
@@ -151,6 +160,7 @@ extension PKCS12Archive {
         }
         guard let algorithm else { throw .malformed(offset: content.start, reason: "no contentEncryptionAlgorithm") }
         let parameters = try PKCS12ContentEncryption(algorithm: algorithm, in: reader, context: context)
+        try budget.charge(parameters.derivationRounds)
         return try parameters.decrypt(ciphertext, password: password, what: "SafeContents \(index) (the certificates)")
     }
 }

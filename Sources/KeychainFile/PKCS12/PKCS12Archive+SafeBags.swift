@@ -2,8 +2,9 @@ extension PKCS12Archive {
     /// Adds the certificates and keys of the SafeContents in the OCTET STRING or SEQUENCE `element`.
     ///
     /// - Parameter context: Where `reader`'s offsets count from, when not the file.
-    mutating func readSafeContents(_ element: DERReader.Element, in reader: DERReader, password: String, context: String?)
-        throws(PKCS12Error) {
+    mutating func readSafeContents(
+        _ element: DERReader.Element, in reader: DERReader, password: String, context: String?, budget: PKCS12WorkBudget
+    ) throws(PKCS12Error) {
         var bags: [DERReader.Element] = []
         try PKCS12Error.readingDER(context) { () throws(DERError) in
             var contents = try reader.reader(into: element)
@@ -12,11 +13,12 @@ extension PKCS12Archive {
             }
             while !contents.isAtEnd { bags.append(try contents.readElement(tag: 0x30, "SafeBag")) }
         }
-        for bag in bags { try readBag(bag, in: reader, password: password, context: context) }
+        for bag in bags { try readBag(bag, in: reader, password: password, context: context, budget: budget) }
     }
 
-    private mutating func readBag(_ bag: DERReader.Element, in reader: DERReader, password: String, context: String?)
-        throws(PKCS12Error) {
+    private mutating func readBag(
+        _ bag: DERReader.Element, in reader: DERReader, password: String, context: String?, budget: PKCS12WorkBudget
+    ) throws(PKCS12Error) {
         var bagID: [UInt8] = []
         var value: DERReader.Element?
         var friendlyName: String?
@@ -84,6 +86,7 @@ extension PKCS12Archive {
             guard let algorithm else { return }
             let parameters = try PKCS12ContentEncryption(algorithm: algorithm, in: reader, context: context)
             let number = privateKeys.count + 1
+            try budget.charge(parameters.derivationRounds)
             let plaintext = try parameters.decrypt(ciphertext, password: password, what: "private key \(number)")
             try PKCS12Error.readingDER("in decrypted private key \(number)") { () throws(DERError) in
                 var keyReader = DERReader(plaintext)

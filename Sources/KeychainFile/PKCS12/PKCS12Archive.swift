@@ -22,7 +22,8 @@ public struct PKCS12Archive: Hashable, Sendable {
     /// The iteration count written by default for PBKDF2 and for the MAC's key derivation (OWASP's 2023 advice
     /// for PBKDF2-HMAC-SHA256).
     public static let defaultIterationCount = 600_000
-    /// The largest iteration count read or written, so that a file cannot make reading it take hours.
+    /// The largest iteration count read or written. A reader also spends at most five times this on one file in
+    /// all, so that a file of many bags cannot make reading it take hours either.
     public static let maximumIterationCount = 10_000_000
 
     /// The certificates, in file order.

@@ -24,6 +24,15 @@ enum PKCS12ContentEncryption {
         }
     }
 
+    /// The key-derivation rounds decrypting costs: PBKDF2's iterations; twice the PKCS #12 KDF's for the legacy
+    /// schemes, which derive the key and the IV apart.
+    var derivationRounds: Int {
+        switch self {
+        case .pbes2(let parameters): parameters.iterations
+        case .legacy(let parameters): 2 * parameters.iterations
+        }
+    }
+
     /// Decrypts `ciphertext` with `password`.
     ///
     /// - Parameter what: What is being decrypted, for the error.

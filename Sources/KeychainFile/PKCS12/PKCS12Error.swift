@@ -13,6 +13,9 @@ public enum PKCS12Error: Error, Hashable, Sendable, CustomStringConvertible {
     case unsupportedContent(String)
     /// An iteration count in the file is 0 or above ``PKCS12Archive/maximumIterationCount``.
     case iterationCountOutOfRange(Int)
+    /// The file's key derivations together ask for more rounds than a reader spends on one file
+    /// (``PKCS12Archive/maximumIterationCount`` each, five times that in all): the rounds with the next one.
+    case tooMuchKeyDerivation(rounds: Int)
     /// Encrypted contents do not decrypt with the password although the MAC verified (or the file has no MAC):
     /// what did not decrypt.
     case decryptionFailed(String)
@@ -27,6 +30,9 @@ public enum PKCS12Error: Error, Hashable, Sendable, CustomStringConvertible {
         case .unsupportedContent(let what): return "unsupported content: \(what)"
         case .iterationCountOutOfRange(let count):
             return "iteration count \(count) is out of range (1 to \(PKCS12Archive.maximumIterationCount))"
+        case .tooMuchKeyDerivation(let rounds):
+            return "the file's key derivations ask for \(rounds) rounds in all, more than the \(PKCS12WorkBudget.maximumTotalRounds) "
+                + "one file may (each is at most \(PKCS12Archive.maximumIterationCount)): reading it would take minutes or hours"
         case .decryptionFailed(let what): return "\(what) does not decrypt: wrong password, or the file was altered"
         case .invalidParameter(let reason): return "invalid parameter: \(reason)"
         }
