@@ -83,4 +83,36 @@ struct HealingLogReviewProbeTests {
             Self.storedParityOfChunk0(try Files.bytes(of: handle)) == expectedParity,
             "chunk 0's parity after the crash and the drop: not the zeros the write-back's extension left")
     }
+
+    @Test("A crash inside confirmLastChunk after the file was extended over a completed chunk's lost parity, before that parity's write: the next writer still restores it")
+    func crashAfterConfirmLastChunkExtended() throws {
+        // 350 + 56,738 bytes: the last write completes chunk 0 exactly; the file lost all of chunk 0's parity.
+        let records = Files.records([350, 56_738], seed: 284)
+        let (written, all) = try Files.file(with: records)
+        let full = try Files.bytes(of: written)
+        let expectedParity = ChunkParity(chunk: all).bytes
+        let short = Array(full[..<HealingLayout.parityOffset(ofChunk: 0)])
+        let recording = Files.RecordingHandle(Files.handle(short))
+        let log = try HealingLog(opening: recording, headerKey: Self.key, epoch: 1)
+        try #require(log.appendRefusal == .lastWriteMissing)
+        try log.confirmLastChunk()
+        // The file as a crash just after confirmLastChunk's first change left it: the new size (ftruncate is
+        // metadata, which a journal commits on its own schedule), none of the later writes.
+        guard case .truncate(let size)? = recording.events.first else {
+            Issue.record("confirmLastChunk's first change is not the truncate: \(recording.events.first.map { "\($0)" } ?? "none")")
+            return
+        }
+        var image = short
+        image += [UInt8](repeating: 0, count: max(0, size - image.count))
+        let handle = Files.handle(image)
+        let reopened = try HealingLog(opening: handle, headerKey: Self.key, epoch: 1)
+        if reopened.appendRefusal == .lastWriteMissing || reopened.appendRefusal == .tailMismatch {
+            try reopened.confirmLastChunk()
+        }
+        let next = Files.records([500], seed: 285)[0]
+        try reopened.append(next, committedEnd: all.count + next.count, headSequence: 3, headChain: Self.chain(3))
+        #expect(
+            Self.storedParityOfChunk0(try Files.bytes(of: handle)) == expectedParity,
+            "chunk 0's parity after the crash and the next append: not the zeros the extension left")
+    }
 }
