@@ -61,7 +61,7 @@ extension HealingLog {
         }
         appendRefusal = nil
         missingRange = nil
-        shortFileEnd = nil
+        parityUnsureFromChunk = nil
     }
 
     /// Truncates the file where the log ends: bytes past it are a remnant of a write whose slot never reached

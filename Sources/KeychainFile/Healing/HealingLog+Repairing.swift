@@ -167,7 +167,7 @@ extension HealingLog {
             if appendRefusal?.concernsLastChunk == true && earlierChunksWhole {
                 appendRefusal = nil
                 missingRange = nil
-                shortFileEnd = nil
+                parityUnsureFromChunk = nil
             }
         }
     }
@@ -194,10 +194,11 @@ extension HealingLog {
         case .lastWriteMissing?:
             try checkSlotsUnchanged()
             try poisoningOnFailure { () throws(KeychainError) in
+                // The parity first: an extension that a crash left without it would no longer look short.
+                try restoreParity(ofChunksBelow: writtenEnd)
                 if try file.size() < HealingLayout.physicalEnd(ofLog: writtenEnd) {
                     try file.truncate(to: HealingLayout.physicalEnd(ofLog: writtenEnd))
                 }
-                try restoreParity(ofChunksBelow: writtenEnd)
             }
         default:
             return
@@ -210,21 +211,26 @@ extension HealingLog {
         }
         appendRefusal = nil
         missingRange = nil
-        shortFileEnd = nil
+        parityUnsureFromChunk = nil
     }
 
-    /// Writes, and syncs, the parity of every complete chunk below logical offset `end` that lay, data or
-    /// parity, past ``shortFileEnd``: computed from the chunk's bytes, which the caller verified by its records'
-    /// tags (§2: parity from verified data). Only chunks of the last write can: below it the file was whole, as
-    /// opening checked. Does nothing unless the file was opened short.
-    func restoreParity(ofChunksBelow end: Int) throws(KeychainError) {
-        guard let shortEnd = shortFileEnd else { return }
+    /// Writes, and syncs, the parity of every complete chunk below logical offset `end` whose parity may not be
+    /// on disk whole (``parityUnsureFromChunk``), computed from the chunk's bytes, which the caller verified by its
+    /// records' tags (§2: parity from verified data) — where it differs from what the file holds. Called before
+    /// anything extends the file over such a chunk or commits past it, so that a crash at any point leaves either
+    /// the file short (the next writer does this again) or the parity in place. Does nothing unless the file was
+    /// opened short.
+    ///
+    /// - Throws: `KeychainError.io` if records set aside lie in such a chunk (their parity is their evidence), if
+    ///   its bytes cannot all be read, or if a write fails.
+    ///
+    /// A writer calls it first with the chunks whose repairs it is about to write back in `except` (their bytes
+    /// on disk are not yet the verified ones; a repair's write-back puts their parity back itself), before those
+    /// write-backs extend the file.
+    func restoreParity(ofChunksBelow end: Int, except repaired: Set<Int> = []) throws(KeychainError) {
+        guard let first = parityUnsureFromChunk else { return }
         var wrote = false
-        // The first chunk the short file did not hold whole, whatever commits (a write-back's) moved the last
-        // write since.
-        let first = max(0, (shortEnd - HealingLayout.logStart) / HealingLayout.chunkStride)
-        for chunk in first..<max(first, end / ChunkParity.dataLength)
-        where HealingLayout.parityOffset(ofChunk: chunk) + ChunkParity.parityLength > shortEnd {
+        for chunk in first..<max(first, end / ChunkParity.dataLength) where !repaired.contains(chunk) {
             let start = chunk * ChunkParity.dataLength
             if let setAside = setAsideRange, setAside.overlaps(start..<(start + ChunkParity.dataLength)) {
                 throw .io(
@@ -233,6 +239,8 @@ extension HealingLog {
                     errno: EIO, path: file.path)
             }
             let parity = try parity(ofChunkBytes: start..<(start + ChunkParity.dataLength), operation: "restoring a chunk's parity")
+            let stored = Self.readTolerating(file, count: ChunkParity.parityLength, at: HealingLayout.parityOffset(ofChunk: chunk))
+            guard !stored.unreadable.isEmpty || stored.bytes != parity.bytes else { continue }
             try parity.bytes.withBytes { (raw) throws(KeychainError) in
                 try file.writeAll(raw, at: HealingLayout.parityOffset(ofChunk: chunk))
             }

@@ -92,6 +92,6 @@ extension HealingLog {
         }
         appendRefusal = nil
         missingRange = nil
-        shortFileEnd = nil
+        parityUnsureFromChunk = nil
     }
 }

@@ -57,9 +57,11 @@ final class HealingLog {
     /// The logical range the last write claims but the file does not hold (it is shorter: the slot reached the
     /// disk before the file's new size did). Read as erasures by ``repair(chunk:)``.
     var missingRange: Range<Int>?
-    /// Where the file ended, physically, when it was opened shorter than its commits say (with ``missingRange``):
-    /// the parity of a complete chunk past it is missing too, and is computed again from verified records.
-    var shortFileEnd: Int?
+    /// When the file was opened shorter than its commits say (with ``missingRange``): the first chunk of the last
+    /// write. The parity of each complete chunk from there on may not have reached the disk whole — cut off with
+    /// the file's end, or lost to a crash of an earlier writer between extending the file and writing it — and is
+    /// computed again from verified records before the file is extended or committed to.
+    var parityUnsureFromChunk: Int?
     /// Records the caller set aside as possibly acknowledged (§3 rule 2): kept, never cut, and the parity that
     /// could still repair them carried into every later commit, until ``dropSetAside(headSequence:headChain:)``.
     var setAsideRange: Range<Int>?
@@ -141,7 +143,7 @@ final class HealingLog {
                     offset: size, reason: "the file ends at byte \(size), but its commits say its log reaches byte \(held): it was cut")
             }
             missingRange = lastWrite
-            shortFileEnd = size
+            parityUnsureFromChunk = lastWrite.lowerBound / ChunkParity.dataLength
             appendRefusal = .lastWriteMissing
         } else if newest == nil && size > HealingLayout.physicalEnd(ofLog: rewriteEnd) {
             appendRefusal = .noCommitSlot

@@ -74,12 +74,21 @@ extension PKCS12Archive {
                 let context = "in the decrypted SafeContents \(index + 1)"
                 let plaintext = try Self.decryptEncryptedData(content, in: authenticatedSafe, password: password,
                                                               index: index + 1, context: authContext, budget: budget)
-                let reader = DERReader(try PKCS12BERDecoder.der(plaintext, "the decrypted SafeContents", context: context))
-                let whole = try PKCS12Error.readingDER(context) { () throws(DERError) in
-                    var copy = reader
-                    let element = try copy.readElement(tag: 0x30, "SafeContents SEQUENCE")
-                    try copy.expectEnd("the decrypted SafeContents")
-                    return element
+                // Plaintext that is not a SafeContents is what a wrong password gives when its padding happens to
+                // check (only a file without a MAC gets this far with one): it did not decrypt.
+                let undecrypted = PKCS12Error.decryptionFailed("SafeContents \(index + 1) (the certificates)")
+                let reader: DERReader
+                let whole: DERReader.Element
+                do throws(PKCS12Error) {
+                    reader = DERReader(try PKCS12BERDecoder.der(plaintext, "the decrypted SafeContents", context: context))
+                    whole = try PKCS12Error.readingDER(context) { () throws(DERError) in
+                        var copy = reader
+                        let element = try copy.readElement(tag: 0x30, "SafeContents SEQUENCE")
+                        try copy.expectEnd("the decrypted SafeContents")
+                        return element
+                    }
+                } catch {
+                    throw undecrypted
                 }
                 try archive.readSafeContents(whole, in: reader, password: password, context: context, budget: budget)
             default:

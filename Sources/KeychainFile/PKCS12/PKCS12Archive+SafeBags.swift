@@ -88,11 +88,15 @@ extension PKCS12Archive {
             let number = privateKeys.count + 1
             try budget.charge(parameters.derivationRounds)
             let plaintext = try parameters.decrypt(ciphertext, password: password, what: "private key \(number)")
-            try PKCS12Error.readingDER("in decrypted private key \(number)") { () throws(DERError) in
+            // Plaintext that is not a PrivateKeyInfo is what a wrong password gives when its padding happens to
+            // check (about 1 in 256; only a file without a MAC gets this far with one): it did not decrypt.
+            do throws(DERError) {
                 var keyReader = DERReader(plaintext)
                 let key = try keyReader.readElement(tag: 0x30, "PrivateKeyInfo SEQUENCE")
                 try keyReader.expectEnd("the decrypted private key")
                 try keyReader.validateTree(of: key)
+            } catch {
+                throw .decryptionFailed("private key \(number)")
             }
             privateKeys.append(PKCS12PrivateKey(pkcs8: plaintext, friendlyName: friendlyName, localKeyID: localKeyID))
         default:

@@ -41,6 +41,8 @@ struct HealingLogReviewProbeTests {
         let repair = try log.repair(chunk: 1)
         let rebuilt = repair.data == Array(all[Self.secondChunk...])
         try #require(rebuilt && repair.unrepairedCodewords.isEmpty)
+        // As the next writer does before its write-backs: the parity of the chunks that verified as they read.
+        try log.restoreParity(ofChunksBelow: all.count, except: [1])
         try log.writeBack(repair)
         // The process ends here (a crash, a kill, or confirmLastChunk failing): the next writer opens the file.
         let reopened = try HealingLog(opening: handle, headerKey: Self.key, epoch: 1)
@@ -84,7 +86,7 @@ struct HealingLogReviewProbeTests {
             "chunk 0's parity after the crash and the drop: not the zeros the write-back's extension left")
     }
 
-    @Test("A crash inside confirmLastChunk after the file was extended over a completed chunk's lost parity, before that parity's write: the next writer still restores it")
+    @Test("A crash inside confirmLastChunk after its first change (now the parity's write, before the file is extended): the next writer finds the parity in place, or restores it")
     func crashAfterConfirmLastChunkExtended() throws {
         // 350 + 56,738 bytes: the last write completes chunk 0 exactly; the file lost all of chunk 0's parity.
         let records = Files.records([350, 56_738], seed: 284)
@@ -96,14 +98,19 @@ struct HealingLogReviewProbeTests {
         let log = try HealingLog(opening: recording, headerKey: Self.key, epoch: 1)
         try #require(log.appendRefusal == .lastWriteMissing)
         try log.confirmLastChunk()
-        // The file as a crash just after confirmLastChunk's first change left it: the new size (ftruncate is
-        // metadata, which a journal commits on its own schedule), none of the later writes.
-        guard case .truncate(let size)? = recording.events.first else {
-            Issue.record("confirmLastChunk's first change is not the truncate: \(recording.events.first.map { "\($0)" } ?? "none")")
+        // The file as a crash just after confirmLastChunk's first change left it: that change (a new size —
+        // ftruncate is metadata, which a journal commits on its own schedule — or a write), none of the later ones.
+        var image = short
+        switch recording.events.first {
+        case .truncate(let size)?:
+            image += [UInt8](repeating: 0, count: max(0, size - image.count))
+        case .write(let offset, let bytes)?:
+            image += [UInt8](repeating: 0, count: max(0, offset + bytes.count - image.count))
+            image.replaceSubrange(offset..<(offset + bytes.count), with: bytes)
+        default:
+            Issue.record("confirmLastChunk changed nothing: \(recording.events.first.map { "\($0)" } ?? "none")")
             return
         }
-        var image = short
-        image += [UInt8](repeating: 0, count: max(0, size - image.count))
         let handle = Files.handle(image)
         let reopened = try HealingLog(opening: handle, headerKey: Self.key, epoch: 1)
         if reopened.appendRefusal == .lastWriteMissing || reopened.appendRefusal == .tailMismatch {

@@ -293,6 +293,11 @@ final class RecordLogV2 {
             try file.sync()
             state.pagesIntact[page] = true
         }
+        // Parity a short file lost, of complete chunks whose records verified as they read, goes back before any
+        // write-back extends the file over it (SPEC §26.5).
+        try log.poisoningOnFailure { () throws(KeychainError) in
+            try log.restoreParity(ofChunksBelow: end, except: Set(state.replayed.repairs.map(\.chunk)))
+        }
         for repair in state.replayed.repairs { try log.writeBack(repair) }
         state.replayed.repairs = []
         // The last chunk's records verified up to the written end — as they read, or as repaired and written back
