@@ -110,6 +110,23 @@ struct KDBXReaderTests {
         #expect(kinds.isSuperset(of: ["block", "header", "password"]))
     }
 
+    /// The master seed is field 4 of the header, right after the cipher (field 2, 16 bytes) and compression
+    /// flags (field 3, 4 bytes): byte 12 + 21 + 9 + 5 onwards.
+    @Test("a changed header byte is caught by the header's SHA-256; a changed stored HMAC reads as a wrong password")
+    func headerChecks() throws {
+        let (bytes, expected) = try Self.fixture("aeskdf-aes256-gzip")
+        var seed = bytes
+        seed[12 + 21 + 9 + 5] ^= 0x01
+        #expect(throws: KDBXError.damaged("the header's SHA-256 does not match: the header is damaged")) {
+            try KDBXReader.read(seed, password: expected.password)
+        }
+        var reader = KDBXByteReader(bytes)
+        let header = try KDBXHeader(&reader)
+        var mac = bytes
+        mac[header.bytes.count + 32] ^= 0x80
+        #expect(throws: KDBXError.wrongPassword) { try KDBXReader.read(mac, password: expected.password) }
+    }
+
     @Test("hostile KDF parameters are refused before any work", arguments: [
         ("argon2d", "M", UInt64(64) << 30, "Argon2d with 65536 MiB of memory (kcf allows 2048 MiB): refused, to bound the memory and time a file can make kcf spend"),
         ("argon2id", "I", 1_000_000, "Argon2id with 1000000 iterations (kcf allows 1 to 10000): refused, to bound the memory and time a file can make kcf spend"),
