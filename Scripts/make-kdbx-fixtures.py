@@ -12,6 +12,7 @@ Run from the repository root: python3 Scripts/make-kdbx-fixtures.py
 """
 import datetime
 import gzip
+import hashlib
 import json
 import os
 import random
@@ -111,16 +112,20 @@ def fill(kp):
     kp.trash_entry(gone)
 
 
-def make(name, kdf, cipher, compressed, minor=0, empty=False):
+def make(name, kdf, cipher, compressed, minor=0, empty=False, password=PASSWORD, keyfile=None):
     path = os.path.join(OUT, name + ".kdbx")
-    kp = create_database(path, password=PASSWORD)
+    kp = create_database(path, password=password, keyfile=keyfile)
     configure(kp, kdf, cipher, compressed, minor)
     if not empty:
         fill(kp)
     kp.save()
-    back = PyKeePass(path, password=PASSWORD)
+    back = PyKeePass(path, password=password, keyfile=keyfile)
+    description = describe(back)
+    description["password"] = password or ""
+    if keyfile:
+        description["keyFile"] = os.path.basename(keyfile)
     with open(os.path.join(OUT, name + ".json"), "w", encoding="utf-8") as out:
-        json.dump(describe(back), out, indent=2, ensure_ascii=False, sort_keys=True)
+        json.dump(description, out, indent=2, ensure_ascii=False, sort_keys=True)
         out.write("\n")
 
 
@@ -160,4 +165,14 @@ if __name__ == "__main__":
     make("argon2id-chacha20-plain-4.1", "argon2id", "chacha20", False, minor=1)
     make("argon2id-aes256-gzip-4.1", "argon2id", "aes256", True, minor=1)
     make("empty", "argon2d", "aes256", True, empty=True)
+    key = os.urandom(32)
+    with open(os.path.join(OUT, "v2.keyx"), "w") as out:
+        data = key.hex().upper()
+        out.write('<?xml version="1.0" encoding="utf-8"?>\n<KeyFile>\n\t<Meta>\n\t\t<Version>2.0</Version>\n\t</Meta>\n'
+                  '\t<Key>\n\t\t<Data Hash="%s">\n\t\t\t%s %s %s %s\n\t\t\t%s %s %s %s\n\t\t</Data>\n\t</Key>\n</KeyFile>\n'
+                  % ((hashlib.sha256(key).hexdigest()[:8].upper(),) + tuple(data[i:i + 8] for i in range(0, 64, 8))))
+    with open(os.path.join(OUT, "hashed.key"), "wb") as out:
+        out.write(b"any file at all, hashed with SHA-256 \x00\xff" * 3)
+    make("keyfile-v2-and-password", "aes", "chacha20", True, keyfile=os.path.join(OUT, "v2.keyx"))
+    make("keyfile-hashed-only", "aes", "aes256", True, password=None, keyfile=os.path.join(OUT, "hashed.key"))
     deflate_fixtures()

@@ -11,6 +11,7 @@ enum ImportCommands {
             OptionSpec("f", long: "format", .value("FORMAT"), values: .choices(["pkcs12"] + ImportFormat.allCases.map(\.rawValue)),
                        help: "pkcs12, or an export: " + ImportFormat.allCases.map(\.rawValue).joined(separator: ", ") + " (default: told from FILE)"),
             OptionSpec("P", .value("PASSPHRASE"), help: "the PKCS #12 passphrase or KeePass password (visible to other users: best left out, to be asked)"),
+            OptionSpec(long: "key-file", .value("KEYFILE"), values: .file, help: "a KeePass database: its key file (.keyx, .key, or any file)"),
             OptionSpec("l", .value("LABEL"), help: "label (default: the certificate's common name; \"Imported Private Key\")"),
             OptionSpec("U", help: "update the items the keychain has (same certificate, key or password item) instead of exiting 45"),
             OptionSpec(long: "strict", help: "an export: import nothing if any item would be skipped or any value not kept"),
@@ -52,7 +53,9 @@ enum ImportCommands {
             other lines; its account is the value of a "login:", "username:" or "user:" line, else empty. Symbolic
             links in the store are not followed. A KeePass entry is a login named by its group path and title
             (Web/GitHub); recycle-bin entries and history are not imported. Its password is the next line of stdin
-            (after the keychain password's), or asked on a terminal, or -P PASSWORD with a warning; a wrong one
+            (after the keychain password's), or asked on a terminal, or -P PASSWORD with a warning; with
+            --key-file KEYFILE (KeePass's XML key files 1.0 and 2.0, a 32-byte or 64-hex-digit key, or any file,
+            hashed), an empty password means none; a wrong one
             exits 51; a damaged or altered database (its HMACs) imports nothing (206); KDBX 3.1 and older are
             refused: save them as KDBX 4 in KeePass or KeePassXC. A dump's genp and inet items keep their class and attributes
             (the print name as the label); certificates are imported from their data; keys and dates are not.
@@ -84,6 +87,7 @@ enum ImportCommands {
         }
         let format = try exportFormat(context, path: path)
         if context.has("P") && format != .kdbx { throw .usage("-P is the passphrase of a PKCS #12 file or the password of a KeePass database") }
+        if context.has("key-file") && format != .kdbx { throw .usage("--key-file is the key file of a KeePass database") }
         if let format {
             if context.value("l") != nil { throw .usage("-l labels one certificate or key; an export's items keep their names") }
             return try PasswordImport.run(format, path: path, context: context)

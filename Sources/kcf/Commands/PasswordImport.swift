@@ -20,11 +20,24 @@ enum PasswordImport {
         // as for a PKCS #12 file's passphrase), so the keychain is opened first.
         var opened: Keychain?
         var password: String?
+        var keyFileKey: [UInt8]?
+        defer { if keyFileKey != nil { wipe(&keyFileKey!) } }
         if format == .kdbx {
+            if let keyFile = context.value("key-file") {
+                var bytes = try file(keyFile)
+                defer { wipe(&bytes) }
+                do throws(KDBXError) {
+                    keyFileKey = try KDBXKeyFile.key(bytes)
+                } catch {
+                    throw .failure("\(keyFile): not read as a KeePass key file: \(error)", .invalidParameter)
+                }
+            }
             opened = try context.openKeychain()
             password = try PKCS12Export.passphrase(context, prompt: "password of \(path): ", confirm: false, allowEmpty: true)
+            // With a key file, an empty password is none (KeePassXC's convention); without one, it is the empty password.
+            if keyFileKey != nil && password == "" { password = nil }
         }
-        let read = try items(format, path: path, password: password, report: &report)
+        let read = try items(format, path: path, password: password, keyFileKey: keyFileKey, report: &report)
         let items = try distinct(read, report: &report)
         for line in report.lines { Output.error("kcf: import: " + line) }
         if read.isEmpty && report.skipped.isEmpty {
@@ -45,12 +58,14 @@ enum PasswordImport {
     }
 
     /// The items of the input, read as `format`.
-    private static func items(_ format: ImportFormat, path: String, password: String?, report: inout ImportReport) throws(CommandError) -> [ImportedItem] {
+    private static func items(
+        _ format: ImportFormat, path: String, password: String?, keyFileKey: [UInt8]?, report: inout ImportReport
+    ) throws(CommandError) -> [ImportedItem] {
         if format == .pass { return try storeItems(path, report: &report) }
         // The export holds every password in the clear: its bytes are wiped once read.
         var bytes = try file(path)
         defer { wipe(&bytes) }
-        if format == .kdbx { return try keePassItems(bytes, path: path, password: password ?? "", report: &report) }
+        if format == .kdbx { return try keePassItems(bytes, path: path, password: password, keyFileKey: keyFileKey, report: &report) }
         do throws(ImportParseError) {
             switch format {
             case .pass, .kdbx:
@@ -75,13 +90,16 @@ enum PasswordImport {
     ///
     /// - Throws: `CommandError`: `.wrongPassword` (51) when the password does not open it; `.invalidParameter`
     ///   (206) when it is not KDBX 4, is damaged, or asks for more work than kcf allows.
-    private static func keePassItems(_ bytes: [UInt8], path: String, password: String, report: inout ImportReport) throws(CommandError) -> [ImportedItem] {
+    private static func keePassItems(
+        _ bytes: [UInt8], path: String, password: String?, keyFileKey: [UInt8]?, report: inout ImportReport
+    ) throws(CommandError) -> [ImportedItem] {
         do throws(KDBXError) {
-            let contents = try KDBXReader.read(bytes, password: password)
+            let contents = try KDBXReader.read(bytes, password: password, keyFileKey: keyFileKey)
             return KDBXImport.items(from: try KDBXDatabase(contents.document), report: &report)
         } catch {
             if error == .wrongPassword {
-                throw .failure("\(path): not imported: \(error)", .wrongPassword)
+                let words = keyFileKey == nil ? "\(error)" : "wrong password or key file (the header's HMAC does not verify; or the header was altered)"
+                throw .failure("\(path): not imported: \(words)", .wrongPassword)
             }
             throw .failure("\(path): not imported, as a KeePass database: \(error)", .invalidParameter)
         }

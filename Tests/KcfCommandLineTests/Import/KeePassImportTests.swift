@@ -91,6 +91,28 @@ struct KeePassImportTests {
         #expect(try KeychainContents(sandbox).items.count == 5)
     }
 
+    @Test("--key-file: a database with a key file and a password, one with a key file alone (an empty password line); a wrong key file exits 51")
+    func keyFile() throws {
+        let sandbox = try KcfSandbox()
+        try sandbox.createKeychain()
+        let both = try sandbox.unlocked(["import", "--key-file", KcfSandbox.fixture("kdbx/v2.keyx"), KcfSandbox.fixture("kdbx/keyfile-v2-and-password.kdbx")],
+                                        then: [try Self.expected("keyfile-v2-and-password").password])
+        #expect(both.status == 0, "\(both.stderr)")
+        let before = try sandbox.keychainBytes()
+        let wrong = try sandbox.unlocked(["import", "--key-file", KcfSandbox.fixture("kdbx/hashed.key"), KcfSandbox.fixture("kdbx/keyfile-v2-and-password.kdbx")],
+                                         then: [try Self.expected("keyfile-v2-and-password").password])
+        #expect(wrong.status == 51)
+        #expect(wrong.stderr.contains("wrong password or key file"))
+        #expect(try sandbox.keychainBytes() == before)
+        let other = try KcfSandbox()
+        try other.createKeychain()
+        let alone = try other.unlocked(["import", "--key-file", KcfSandbox.fixture("kdbx/hashed.key"), KcfSandbox.fixture("kdbx/keyfile-hashed-only.kdbx")], then: [""])
+        #expect(alone.status == 0, "\(alone.stderr)")
+        #expect(try KeychainContents(other).items.count == 5)
+        let misplaced = try other.unlocked(["import", "--key-file", KcfSandbox.fixture("kdbx/hashed.key"), KcfSandbox.fixture("deflate/fixed.bin")])
+        #expect(misplaced.status == 2)
+    }
+
     @Test("KDBX 3.1 is refused by name (206); a damaged database exits non-zero naming the damage and writes nothing")
     func refusals() throws {
         let sandbox = try KcfSandbox()

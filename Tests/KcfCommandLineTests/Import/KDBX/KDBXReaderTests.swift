@@ -52,6 +52,36 @@ struct KDBXReaderTests {
         #expect(recycled == expected.recycled.map(comparable).sorted { $0[0] < $1[0] })
     }
 
+    @Test("key files: KeePass's XML 2.0 key file with a password, a hashed file without one; a wrong key file is a wrong password",
+          arguments: [("keyfile-v2-and-password", "v2.keyx"), ("keyfile-hashed-only", "hashed.key")])
+    func keyFiles(name: String, keyFile: String) throws {
+        let (bytes, expected) = try Self.fixture(name)
+        let key = try KDBXKeyFile.key(Array(try Data(contentsOf: RepositoryFiles.url("Fixtures/kdbx/" + keyFile))))
+        let contents = try KDBXReader.read(bytes, password: expected.password.isEmpty ? nil : expected.password, keyFileKey: key)
+        let titles = try KDBXDatabase(contents.document).entries.filter { !$0.recycled }.map { $0.string("Title") }.sorted()
+        #expect(titles == expected.entries.map(\.title).sorted())
+        var other = key
+        other[0] ^= 1
+        #expect(throws: KDBXError.wrongPassword) {
+            try KDBXReader.read(bytes, password: expected.password.isEmpty ? nil : expected.password, keyFileKey: other)
+        }
+        #expect(throws: KDBXError.wrongPassword) { try KDBXReader.read(bytes, password: expected.password) }
+    }
+
+    @Test("key file formats: 32 raw bytes, 64 hex digits, XML 1.0 base64, XML 2.0 whose hash does not match, anything else hashed")
+    func keyFileFormats() throws {
+        let raw = [UInt8](repeating: 0xAB, count: 32)
+        #expect(try KDBXKeyFile.key(raw) == raw)
+        #expect(try KDBXKeyFile.key(Array(String(repeating: "ab", count: 32).utf8)) == raw)
+        let v1 = "<KeyFile><Meta><Version>1.00</Version></Meta><Key><Data>" + Data(raw).base64EncodedString() + "</Data></Key></KeyFile>"
+        #expect(try KDBXKeyFile.key(Array(v1.utf8)) == raw)
+        let v2 = "<KeyFile><Meta><Version>2.0</Version></Meta><Key><Data Hash=\"00000000\">" + String(repeating: "AB", count: 32) + "</Data></Key></KeyFile>"
+        #expect(throws: KDBXError.damaged("the key file's data does not match its hash (the file was altered)")) { try KDBXKeyFile.key(Array(v2.utf8)) }
+        let other = Array("not a key".utf8)
+        // SHA-256 of "not a key", by Python's hashlib.
+        #expect(try KDBXKeyFile.key(other) == (try [UInt8](hexString: "edfc089719c0a061bec08afad3dead4480add63a9677c13cdb5bba1779160d0f")))
+    }
+
     @Test("a wrong password is the typed error, for AES-KDF and Argon2", arguments: ["aeskdf-aes256-gzip", "argon2d-chacha20-gzip"])
     func wrongPassword(name: String) throws {
         let (bytes, expected) = try Self.fixture(name)
