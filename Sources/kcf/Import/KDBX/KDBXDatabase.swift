@@ -10,7 +10,7 @@ struct KDBXDatabase {
     /// The entries of `document`.
     ///
     /// - Throws: ``KDBXError/damaged(_:)`` when it has no `<Root>` with a group.
-    init(_ document: XMLElement) throws(KDBXError) {
+    init(_ document: XMLTreeElement) throws(KDBXError) {
         guard let root = document.child("Root") else { throw .damaged("the XML has no <Root>") }
         let meta = document.child("Meta")
         let binEnabled = meta?.child("RecycleBinEnabled")?.text.lowercased() != "false"
@@ -18,7 +18,7 @@ struct KDBXDatabase {
         var entries: [KDBXEntry] = []
         // An explicit stack: a group, its path, whether it is inside the bin. The top group's name is not part
         // of paths (KeePass names it after the database).
-        var pending: [(group: XMLElement, path: String, recycled: Bool)] = root.children("Group").reversed().map { ($0, "", false) }
+        var pending: [(group: XMLTreeElement, path: String, recycled: Bool)] = root.children("Group").reversed().map { ($0, "", false) }
         var isTop = true
         while let (group, path, inBin) = pending.popLast() {
             let uuid = group.child("UUID")?.text
@@ -38,7 +38,7 @@ struct KDBXDatabase {
         text == "AAAAAAAAAAAAAAAAAAAAAA=="
     }
 
-    private static func entry(_ element: XMLElement, group: String, recycled: Bool, number: Int) -> KDBXEntry {
+    private static func entry(_ element: XMLTreeElement, group: String, recycled: Bool, number: Int) -> KDBXEntry {
         let strings = element.children("String").map { (key: $0.child("Key")?.text ?? "", value: $0.child("Value")?.text ?? "") }
         let attachments = element.children("Binary").map { $0.child("Key")?.text ?? "" }
         let history = element.child("History")?.children("Entry").count ?? 0

@@ -21,7 +21,7 @@ enum KDBXKeyFile {
         return Array(SHA256.hash(data: bytes))
     }
 
-    private static func xmlKey(_ document: XMLElement) throws(KDBXError) -> [UInt8] {
+    private static func xmlKey(_ document: XMLTreeElement) throws(KDBXError) -> [UInt8] {
         let version = document.child("Meta")?.child("Version")?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         guard let data = document.child("Key")?.child("Data") else { throw .damaged("the XML key file has no <Key><Data>") }
         let text = data.text.filter { !$0.isWhitespace }

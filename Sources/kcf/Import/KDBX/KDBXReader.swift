@@ -14,7 +14,7 @@ enum KDBXReader {
     /// The XML document of the file, its protected values revealed, and its binaries (attachments) by index.
     struct Contents {
         let minorVersion: UInt16
-        let document: XMLElement
+        let document: XMLTreeElement
         let binaryCount: Int
     }
 
@@ -61,7 +61,7 @@ enum KDBXReader {
         }
         var payload = KDBXByteReader(plaintext)
         let inner = try KDBXInnerHeader(&payload)
-        var document: XMLElement
+        var document: XMLTreeElement
         do throws(XMLParseError) {
             document = try XMLReader.parse(Array(plaintext[payload.offset...]))
         } catch {
@@ -127,7 +127,7 @@ enum KDBXReader {
 
     /// Replaces the text of every element with `Protected="True"`, in document order, by its plaintext: the
     /// base64 value XORed with the next bytes of the inner stream.
-    private static func reveal(_ element: inout XMLElement, stream: inout ChaCha20) throws(KDBXError) {
+    private static func reveal(_ element: inout XMLTreeElement, stream: inout ChaCha20) throws(KDBXError) {
         if element.attribute("Protected")?.lowercased() == "true" {
             guard let data = Data(base64Encoded: element.text) else {
                 throw .damaged("a protected value (in <\(element.name)>) is not base64")

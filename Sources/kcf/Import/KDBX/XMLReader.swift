@@ -17,7 +17,7 @@ struct XMLReader {
     /// The root element of `document`.
     ///
     /// - Throws: ``XMLParseError`` at the first thing that is not well-formed XML of this subset.
-    static func parse(_ document: [UInt8]) throws(XMLParseError) -> XMLElement {
+    static func parse(_ document: [UInt8]) throws(XMLParseError) -> XMLTreeElement {
         var reader = XMLReader(bytes: document)
         return try reader.document()
     }
@@ -26,7 +26,7 @@ struct XMLReader {
         self.bytes = bytes
     }
 
-    private mutating func document() throws(XMLParseError) -> XMLElement {
+    private mutating func document() throws(XMLParseError) -> XMLTreeElement {
         guard String(validating: bytes, as: UTF8.self) != nil else { throw failure("the document is not valid UTF-8") }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
         try misc()
@@ -48,9 +48,9 @@ struct XMLReader {
     }
 
     /// Reads an element and everything inside it, with an explicit stack rather than recursion.
-    private mutating func element() throws(XMLParseError) -> XMLElement {
-        var stack: [XMLElement] = []
-        var root: XMLElement?
+    private mutating func element() throws(XMLParseError) -> XMLTreeElement {
+        var stack: [XMLTreeElement] = []
+        var root: XMLTreeElement?
         repeat {
             if starts("</") {
                 let start = position
@@ -80,7 +80,7 @@ struct XMLReader {
                 elementCount += 1
                 guard elementCount <= Self.maximumElements else { throw failure("more than \(Self.maximumElements) elements") }
                 guard stack.count < Self.maximumDepth else { throw failure("elements nested deeper than \(Self.maximumDepth)") }
-                var element = XMLElement(name: try name())
+                var element = XMLTreeElement(name: try name())
                 let empty = try attributes(of: &element)
                 if empty {
                     if stack.isEmpty { root = element } else { stack[stack.count - 1].children.append(element) }
@@ -96,7 +96,7 @@ struct XMLReader {
     }
 
     /// Reads the attributes of a start tag up to its `>` or `/>`; returns whether the element is empty (`/>`).
-    private mutating func attributes(of element: inout XMLElement) throws(XMLParseError) -> Bool {
+    private mutating func attributes(of element: inout XMLTreeElement) throws(XMLParseError) -> Bool {
         while true {
             let hadSpace = skipWhitespace()
             if starts("/>") { position += 2; return true }

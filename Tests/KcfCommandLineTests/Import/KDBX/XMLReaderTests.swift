@@ -3,7 +3,7 @@ import Testing
 
 @Suite("XMLReader")
 struct XMLReaderTests {
-    static func parse(_ text: String) throws(XMLParseError) -> XMLElement {
+    static func parse(_ text: String) throws(XMLParseError) -> XMLTreeElement {
         try XMLReader.parse(Array(text.utf8))
     }
 
@@ -67,6 +67,20 @@ struct XMLReaderTests {
         let document = Array("<?xml version=\"1.0\"?><K a=\"&amp;\"><!-- c --><V P=\"True\">x&#x41;<![CDATA[y]]></V><E/></K>".utf8)
         for length in 0..<document.count {
             #expect(throws: XMLParseError.self, "cut at \(length)") { try XMLReader.parse(Array(document.prefix(length))) }
+        }
+    }
+
+    @Test("random byte changes to a document never crash the reader")
+    func randomChanges() {
+        let document = Array("<?xml version=\"1.0\"?><K a=\"&amp;\"><!-- c --><V P=\"True\">x&#x41;<![CDATA[y]]></V><E/><G><E>t</E></G></K>".utf8)
+        var generator = SeededGenerator(seed: 7)
+        let alphabet = Array("<>/!?-[]&;#x=\"' aK".utf8) + [0x00, 0xC3, 0xFF]
+        for _ in 0..<5000 {
+            var changed = document
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                changed[Int.random(in: 0..<changed.count, using: &generator)] = alphabet.randomElement(using: &generator)!
+            }
+            _ = try? XMLReader.parse(changed)
         }
     }
 }

@@ -1,6 +1,6 @@
 /// An element of an XML document read by ``XMLReader``: its name, attributes, the text directly inside it
 /// (character data and CDATA, joined) and its child elements in document order.
-struct XMLElement: Equatable {
+struct XMLTreeElement: Equatable {
     /// The element's name, as written (with any prefix).
     let name: String
     /// The attributes, in document order.
@@ -8,7 +8,7 @@ struct XMLElement: Equatable {
     /// The text directly inside the element, entities resolved.
     var text = ""
     /// The child elements, in order.
-    var children: [XMLElement] = []
+    var children: [XMLTreeElement] = []
 
     init(name: String) {
         self.name = name
@@ -20,16 +20,16 @@ struct XMLElement: Equatable {
     }
 
     /// The first child named `name`.
-    func child(_ name: String) -> XMLElement? {
+    func child(_ name: String) -> XMLTreeElement? {
         children.first { $0.name == name }
     }
 
     /// The children named `name`, in order.
-    func children(_ name: String) -> [XMLElement] {
+    func children(_ name: String) -> [XMLTreeElement] {
         children.filter { $0.name == name }
     }
 
-    static func == (lhs: XMLElement, rhs: XMLElement) -> Bool {
+    static func == (lhs: XMLTreeElement, rhs: XMLTreeElement) -> Bool {
         lhs.name == rhs.name && lhs.text == rhs.text && lhs.children == rhs.children
             && lhs.attributes.map(\.name) == rhs.attributes.map(\.name) && lhs.attributes.map(\.value) == rhs.attributes.map(\.value)
     }
