@@ -37,7 +37,8 @@ struct KDBXHeader {
     /// - Throws: ``KDBXError/notKeePass``, ``KDBXError/unsupportedVersion(_:)`` naming KDBX 3.x, KDB or a newer
     ///   version, ``KDBXError/unsupportedAlgorithm(_:)``, ``KDBXError/damaged(_:)``.
     init(_ reader: inout KDBXByteReader) throws(KDBXError) {
-        guard reader.bytes.count >= 12, Array(reader.bytes[0..<4]) == Self.signature1 else { throw .notKeePass }
+        guard reader.bytes.starts(with: Self.signature1) else { throw .notKeePass }
+        guard reader.bytes.count >= 12 else { throw .damaged("the file is \(reader.bytes.count) bytes, cut short inside its signature and version") }
         let second = Array(reader.bytes[4..<8])
         if second == Self.signatureKDB {
             throw .unsupportedVersion("a KeePass 1.x database (KDB) is not supported; open it in KeePass or KeePassXC and save it as KDBX 4")
@@ -103,7 +104,8 @@ struct KDBXHeader {
 
     /// A UUID's bytes as text, for messages.
     static func uuidString(_ bytes: [UInt8]) -> String {
-        let hex = bytes.map { String($0, radix: 16, uppercase: true).count == 1 ? "0" + String($0, radix: 16, uppercase: true) : String($0, radix: 16, uppercase: true) }
+        let digits = Array("0123456789ABCDEF")
+        let hex = bytes.map { String([digits[Int($0 >> 4)], digits[Int($0 & 0x0f)]]) }
         guard hex.count == 16 else { return hex.joined() }
         return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-")
     }
