@@ -10,7 +10,8 @@ enum ImportCommands {
             OptionSpec("t", .value("TYPE"), values: .choices(["cert", "priv"]), help: "cert or priv (default: told from the file)"),
             OptionSpec("f", long: "format", .value("FORMAT"), values: .choices(["pkcs12"] + ImportFormat.allCases.map(\.rawValue)),
                        help: "pkcs12, or an export: " + ImportFormat.allCases.map(\.rawValue).joined(separator: ", ") + " (default: told from FILE)"),
-            OptionSpec("P", .value("PASSPHRASE"), help: "the PKCS #12 passphrase (visible to other users: best left out, to be asked)"),
+            OptionSpec("P", .value("PASSPHRASE"), help: "the PKCS #12 passphrase or KeePass password (visible to other users: best left out, to be asked)"),
+            OptionSpec(long: "key-file", .value("KEYFILE"), values: .file, help: "a KeePass database: its key file (.keyx, .key, or any file)"),
             OptionSpec("l", .value("LABEL"), help: "label (default: the certificate's common name; \"Imported Private Key\")"),
             OptionSpec("U", help: "update the items the keychain has (same certificate, key or password item) instead of exiting 45"),
             OptionSpec(long: "strict", help: "an export: import nothing if any item would be skipped or any value not kept"),
@@ -35,12 +36,14 @@ enum ImportCommands {
             written. Other algorithms (RC4) are refused, naming them (206). A wrong passphrase exits 51.
             """, """
             Exports of other password stores (-f, or told from FILE: a directory is a pass store, a CSV header
-            names Bitwarden's or 1Password's columns, dump text starts with "keychain: "):
+            names Bitwarden's or 1Password's columns, dump text starts with "keychain: ", a KeePass database
+            starts with its signature):
               bitwarden-csv   Bitwarden's CSV export (folder,favorite,type,name,notes,fields,reprompt,login_uri,
                               login_username,login_password,login_totp; or an organisation's, with collections)
               1password-csv   1Password's CSV export (Title,Url,Username,Password,OTPAuth,Favorite,Archived,Tags,Notes)
               pass            a pass password store: each NAME.gpg decrypted with `gpg --decrypt --batch`
               dump-keychain   the text of macOS `security dump-keychain -d`
+              kdbx            a KeePass database, KDBX 4.0 or 4.1 (AES-KDF or Argon2, AES-256 or ChaCha20)
             A login with a web address becomes an internet password (server, protocol, port and path from the
             address; no scheme is protocol 0, any), one without a generic password whose service is its name;
             the user name is the account, the name the label, the notes the comment (icmt, shown by find
@@ -48,10 +51,17 @@ enum ImportCommands {
             note", type note, the text as the secret). A pass entry is a generic password whose service is its
             path without .gpg (Social/mastodon.social), whose secret is the first line and whose comment is the
             other lines; its account is the value of a "login:", "username:" or "user:" line, else empty. Symbolic
-            links in the store are not followed. A dump's genp and inet items keep their class and attributes
+            links in the store are not followed. A KeePass entry is a login named by its group path and title
+            (Web/GitHub); recycle-bin entries and history are not imported. Its password is the next line of stdin
+            (after the keychain password's), or asked on a terminal, or -P PASSWORD with a warning; with
+            --key-file KEYFILE (KeePass's XML key files 1.0 and 2.0, a 32-byte or 64-hex-digit key, or any file,
+            hashed), an empty password means none; a wrong one
+            exits 51; a damaged or altered database (its HMACs) imports nothing (206); KDBX 3.1 and older are
+            refused: save them as KDBX 4 in KeePass or KeePassXC. A dump's genp and inet items keep their class and attributes
             (the print name as the label); certificates are imported from their data; keys and dates are not.
             Everything not imported is listed on stderr: items skipped with the reason, and values kcf has no
-            place for (one-time password seeds, folders, custom fields, unknown columns and attributes) with the
+            place for (one-time password seeds, folders, custom fields, attachments, expiry times, unknown columns
+            and attributes) with the
             items that had them. A file that cannot be read as its format imports nothing (206). Two different
             items with one key in the input import nothing (45); an item the keychain has exits 45 unless -U
             is given, which updates it with the imported attributes and secret. --strict imports nothing when
@@ -75,8 +85,10 @@ enum ImportCommands {
             if context.has("strict") { throw .usage("--strict applies to exports of password stores") }
             return try PKCS12Import.run(path: path, context: context)
         }
-        if context.has("P") { throw .usage("-P is the passphrase of a PKCS #12 file") }
-        if let format = try exportFormat(context, path: path) {
+        let format = try exportFormat(context, path: path)
+        if context.has("P") && format != .kdbx { throw .usage("-P is the passphrase of a PKCS #12 file or the password of a KeePass database") }
+        if context.has("key-file") && format != .kdbx { throw .usage("--key-file is the key file of a KeePass database") }
+        if let format {
             if context.value("l") != nil { throw .usage("-l labels one certificate or key; an export's items keep their names") }
             return try PasswordImport.run(format, path: path, context: context)
         }

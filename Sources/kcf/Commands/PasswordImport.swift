@@ -16,7 +16,28 @@ enum PasswordImport {
     /// Imports `path`, read as `format`.
     static func run(_ format: ImportFormat, path: String, context: CommandContext) throws(CommandError) -> ExitStatus {
         var report = ImportReport()
-        let read = try items(format, path: path, report: &report)
+        // A KeePass database's password is read after the keychain's (the keychain's is the first line of stdin,
+        // as for a PKCS #12 file's passphrase), so the keychain is opened first.
+        var opened: Keychain?
+        var password: String?
+        var keyFileKey: [UInt8]?
+        defer { if keyFileKey != nil { wipe(&keyFileKey!) } }
+        if format == .kdbx {
+            if let keyFile = context.value("key-file") {
+                var bytes = try file(keyFile)
+                defer { wipe(&bytes) }
+                do throws(KDBXError) {
+                    keyFileKey = try KDBXKeyFile.key(bytes)
+                } catch {
+                    throw .failure("\(keyFile): not read as a KeePass key file: \(error)", .invalidParameter)
+                }
+            }
+            opened = try context.openKeychain()
+            password = try PKCS12Export.passphrase(context, prompt: "password of \(path): ", confirm: false, allowEmpty: true)
+            // With a key file, an empty password is none (KeePassXC's convention); without one, it is the empty password.
+            if keyFileKey != nil && password == "" { password = nil }
+        }
+        let read = try items(format, path: path, password: password, keyFileKey: keyFileKey, report: &report)
         let items = try distinct(read, report: &report)
         for line in report.lines { Output.error("kcf: import: " + line) }
         if read.isEmpty && report.skipped.isEmpty {
@@ -26,7 +47,8 @@ enum PasswordImport {
             throw .failed("--strict: \(report.skipped.count) item\(report.skipped.count == 1 ? "" : "s") would be skipped and "
                 + "\(report.notKept.count) kind\(report.notKept.count == 1 ? "" : "s") of value not kept (listed above); nothing was imported")
         }
-        let keychain = try context.openKeychain()
+        let keychain: Keychain
+        if let opened { keychain = opened } else { keychain = try context.openKeychain() }
         let updating = context.has("U")
         let updated = try ProgressReporter.showing(command: "import", activity: "writing \(items.count) item\(items.count == 1 ? "" : "s")") {
             () throws(CommandError) in try add(items, updating: updating, to: keychain)
@@ -36,14 +58,17 @@ enum PasswordImport {
     }
 
     /// The items of the input, read as `format`.
-    private static func items(_ format: ImportFormat, path: String, report: inout ImportReport) throws(CommandError) -> [ImportedItem] {
+    private static func items(
+        _ format: ImportFormat, path: String, password: String?, keyFileKey: [UInt8]?, report: inout ImportReport
+    ) throws(CommandError) -> [ImportedItem] {
         if format == .pass { return try storeItems(path, report: &report) }
         // The export holds every password in the clear: its bytes are wiped once read.
         var bytes = try file(path)
         defer { wipe(&bytes) }
+        if format == .kdbx { return try keePassItems(bytes, path: path, password: password, keyFileKey: keyFileKey, report: &report) }
         do throws(ImportParseError) {
             switch format {
-            case .pass:
+            case .pass, .kdbx:
                 return []
             case .bitwardenCSV:
                 return try BitwardenCSV.items(from: try CSVTable(parsing: bytes), report: &report)
@@ -58,6 +83,25 @@ enum PasswordImport {
             }
         } catch {
             throw .failure("\(path): not imported, as a \(format.title): \(error)", .invalidParameter)
+        }
+    }
+
+    /// The items of a KeePass database.
+    ///
+    /// - Throws: `CommandError`: `.wrongPassword` (51) when the password does not open it; `.invalidParameter`
+    ///   (206) when it is not KDBX 4, is damaged, or asks for more work than kcf allows.
+    private static func keePassItems(
+        _ bytes: [UInt8], path: String, password: String?, keyFileKey: [UInt8]?, report: inout ImportReport
+    ) throws(CommandError) -> [ImportedItem] {
+        do throws(KDBXError) {
+            let contents = try KDBXReader.read(bytes, password: password, keyFileKey: keyFileKey)
+            return KDBXImport.items(from: try KDBXDatabase(contents.document), report: &report)
+        } catch {
+            if error == .wrongPassword {
+                let words = keyFileKey == nil ? "\(error)" : "wrong password or key file (the header's HMAC does not verify; or the header was altered)"
+                throw .failure("\(path): not imported: \(words)", .wrongPassword)
+            }
+            throw .failure("\(path): not imported, as a KeePass database: \(error)", .invalidParameter)
         }
     }
 

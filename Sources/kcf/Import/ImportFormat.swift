@@ -8,14 +8,17 @@ enum ImportFormat: String, CaseIterable {
     case pass
     /// The text of macOS `security dump-keychain -d` (``SecurityDumpReader``).
     case dumpKeychain = "dump-keychain"
+    /// A KeePass database, KDBX 4 (``KDBXReader``).
+    case kdbx
 
     /// How many bytes of a file ``detect(_:)`` needs: more than any export's first line.
     static let detectionLength = 65_536
 
-    /// The format of a file's first bytes when they are plainly one of these: text that starts as a dump does,
+    /// The format of a file's first bytes when they are plainly one of these: text that starts as a dump does, a KeePass database's signature,
     /// or a CSV header with the columns of an export. `nil` otherwise (a certificate, a key, anything else).
     static func detect(_ bytes: [UInt8]) -> ImportFormat? {
         if bytes.starts(with: Array("keychain: ".utf8)) { return .dumpKeychain }
+        if bytes.starts(with: KDBXHeader.signature1) { return .kdbx }
         var reader = CSVRecordReader(bytes: Array(bytes.prefix(detectionLength)))
         guard let header = try? reader.next() else { return nil }
         if BitwardenCSV.matches(header: header.fields) { return .bitwardenCSV }
@@ -30,6 +33,7 @@ enum ImportFormat: String, CaseIterable {
         case .onePasswordCSV: return "1Password CSV export"
         case .pass: return "pass password store"
         case .dumpKeychain: return "security dump-keychain text"
+        case .kdbx: return "KeePass database"
         }
     }
 }

@@ -81,7 +81,7 @@ struct CompletionTests {
         }
         #expect(candidates["kcf add-gen"] == ["add-generic-password"])
         #expect(candidates["kcf import -t "] == ["cert", "priv"])
-        #expect(candidates["kcf import -f "] == ["pkcs12", "bitwarden-csv", "1password-csv", "pass", "dump-keychain"])
+        #expect(candidates["kcf import -f "] == ["pkcs12", "bitwarden-csv", "1password-csv", "pass", "dump-keychain", "kdbx"])
         #expect(candidates["kcf import --format 1"] == ["1password-csv"])
         #expect(candidates["kcf import --st"] == ["--strict"])
         #expect(candidates["kcf find-key -t p"] == ["private", "public"])
@@ -125,7 +125,7 @@ struct CompletionTests {
         }
         #expect(try complete("kcf add-gen") == ["add-generic-password"])
         #expect(try complete("kcf import -t ") == ["cert", "priv"])
-        #expect(Set(try complete("kcf import -f ")) == ["pkcs12", "bitwarden-csv", "1password-csv", "pass", "dump-keychain"])
+        #expect(Set(try complete("kcf import -f ")) == ["pkcs12", "bitwarden-csv", "1password-csv", "pass", "dump-keychain", "kdbx"])
         #expect(try complete("kcf help dump") == ["dump-keychain"])
         let options = try complete("kcf find-internet-password -")
         for option in ["-a", "-s", "-r", "-t", "-P", "-g", "-w", "--hex", "--expected-head", "--keychain", "-k"] {
@@ -167,7 +167,7 @@ struct CompletionTests {
         }
         #expect(try complete("kcf add-gen") == ["add-generic-password"])
         #expect(try complete("kcf import -t ") == ["cert", "priv"])
-        #expect(Set(try complete("kcf import -f ")) == ["pkcs12", "bitwarden-csv", "1password-csv", "pass", "dump-keychain"])
+        #expect(Set(try complete("kcf import -f ")) == ["pkcs12", "bitwarden-csv", "1password-csv", "pass", "dump-keychain", "kdbx"])
         #expect(try complete("kcf completion ").sorted() == ["bash", "fish", "zsh"])
         #expect(try complete("kcf help dump") == ["dump-keychain"])
         #expect(try complete("kcf --keychain x.kcf find-ke") == ["find-key"])

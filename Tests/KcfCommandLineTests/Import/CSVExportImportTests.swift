@@ -226,14 +226,14 @@ struct CSVExportImportTests {
         #expect(!forced.stderr.contains("password to unlock"), "refused before asking for the keychain's password")
     }
 
-    @Test("options: -f takes the four formats, not with -t; -l and --strict fit only their kind of import")
+    @Test("options: -f takes the five formats, not with -t; -l and --strict fit only their kind of import")
     func options() throws {
         let sandbox = try KcfSandbox()
         try sandbox.createKeychain()
         let path = try Self.write(Self.bitwarden, "b.csv", in: sandbox)
         let bad = try sandbox.run(["import", "-f", "lastpass", path])
         #expect(bad.status == 2)
-        #expect(bad.stderr.contains("-f takes bitwarden-csv, 1password-csv, pass, dump-keychain, not \"lastpass\""))
+        #expect(bad.stderr.contains("-f takes bitwarden-csv, 1password-csv, pass, dump-keychain, kdbx, not \"lastpass\""))
         #expect(try sandbox.run(["import", "-f", "bitwarden-csv", "-t", "cert", path]).status == 2)
         #expect(try sandbox.run(["import", "-l", "Label", path]).stderr.contains("-l labels one certificate or key"))
         let strict = try sandbox.run(["import", "--strict", ImportUpdateAndDeleteCertificateTests.version1])
