@@ -48,10 +48,15 @@ enum PKCS12BERDecoder {
                 throw DERError(offset: start + 1, reason: "\(what): \(count) length bytes, more than 4")
             }
             guard count <= limit - position else { throw DERError(offset: start + 1, reason: "\(what): truncated length") }
-            var value = 0
-            for index in position..<(position + count) { value = value << 8 | Int(bytes[index]) }
+            // Summed in 64 bits and checked against the bytes left before it becomes an offset, so that four
+            // length bytes cannot overflow an Int of 32 bits.
+            var value: UInt64 = 0
+            for index in position..<(position + count) { value = value << 8 | UInt64(bytes[index]) }
             position += count
-            contentEnd = position + value
+            guard value <= UInt64(limit - position) else {
+                throw DERError(offset: start + 1, reason: "\(what): length \(value) beyond the end (\(limit - position) bytes remain)")
+            }
+            contentEnd = position + Int(value)
         }
         if let contentEnd, contentEnd > limit {
             throw DERError(offset: start + 1, reason: "\(what): length \(contentEnd - position) beyond the end (\(limit - position) bytes remain)")
