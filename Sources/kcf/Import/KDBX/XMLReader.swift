@@ -58,7 +58,7 @@ struct XMLReader {
                 let name = try self.name()
                 skipWhitespace()
                 try expect(">")
-                guard var finished = stack.popLast() else { throw failure("an end tag without a start tag") }
+                guard let finished = stack.popLast() else { throw failure("an end tag without a start tag") }
                 guard finished.name == name else {
                     throw XMLParseError(offset: start, reason: "the end tag </\(name)> does not match <\(finished.name)>")
                 }
