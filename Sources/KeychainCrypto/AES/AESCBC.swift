@@ -86,32 +86,7 @@ extension AES {
                 }
             }
             guard pkcs7Padding else { return data }
-            let pad = paddingLength(data)
-            guard pad > 0 else {
-                data.withUnsafeMutableBytes { secureZero($0.baseAddress!, count: $0.count) }
-                throw .authenticationFailure
-            }
-            let plaintext = Array(data[0..<(data.count - pad)])
-            data.withUnsafeMutableBytes { secureZero($0.baseAddress!, count: $0.count) }
-            return plaintext
-        }
-
-        /// The PKCS #7 padding length of `block`'s last block, or 0 when the padding is not valid, computed
-        /// without a branch on the plaintext bytes.
-        static func paddingLength(_ data: [UInt8]) -> Int {
-            let last = data[data.count - 1]
-            // valid starts as all ones when 1 ≤ last ≤ 16.
-            let value = UInt32(last)
-            var valid = ((value &- 1) >> 31) ^ 1                 // 0 when last == 0
-            valid &= ((UInt32(blockByteCount) &- value) >> 31) ^ 1  // 0 when last > 16
-            for distance in 1...blockByteCount {
-                let byte = UInt32(data[data.count - distance])
-                // Inside the padding when distance ≤ last; each such byte must equal last.
-                let inside = ((value &- UInt32(distance)) >> 31) ^ 1
-                let differs = ((0 &- (byte ^ value)) >> 31)     // 1 when byte != last
-                valid &= ~(inside & differs) & 1
-            }
-            return Int(value & (0 &- valid))
+            return try PKCS7Padding.removed(from: &data, blockSize: blockByteCount)
         }
 
         private static func roundKeys(_ key: SymmetricKey, _ direction: AESRoundKeys.Direction) throws(CryptoKitError) -> AESRoundKeys {

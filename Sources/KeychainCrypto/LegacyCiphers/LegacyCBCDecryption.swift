@@ -19,29 +19,7 @@ enum LegacyCBCDecryption {
             previous = block
         }
         guard pkcs7Padding else { return plaintext }
-        let pad = paddingLength(plaintext)
-        guard pad > 0 else {
-            plaintext.withUnsafeMutableBytes { secureZero($0.baseAddress!, count: $0.count) }
-            throw .authenticationFailure
-        }
-        let result = Array(plaintext[0..<(plaintext.count - pad)])
-        plaintext.withUnsafeMutableBytes { secureZero($0.baseAddress!, count: $0.count) }
-        return result
-    }
-
-    /// The PKCS #7 padding length of the last 8-byte block, or 0 when the padding is not valid, computed
-    /// without a branch on the plaintext bytes.
-    static func paddingLength(_ data: [UInt8]) -> Int {
-        let value = UInt32(data[data.count - 1])
-        var valid = ((value &- 1) >> 31) ^ 1                 // 0 when the last byte is 0
-        valid &= ((8 &- value) >> 31) ^ 1                    // 0 when it is above 8
-        for distance in 1...8 {
-            let byte = UInt32(data[data.count - distance])
-            let inside = ((value &- UInt32(distance)) >> 31) ^ 1
-            let differs = (0 &- (byte ^ value)) >> 31
-            valid &= ~(inside & differs) & 1
-        }
-        return Int(value & (0 &- valid))
+        return try PKCS7Padding.removed(from: &plaintext, blockSize: 8)
     }
 
     private static func word(_ bytes: [UInt8], at offset: Int) -> UInt64 {
