@@ -99,20 +99,26 @@ public final class Keychain: @unchecked Sendable {
         /// Whether rewrites keep a file of format version 1 at version 1, for readers of this library before
         /// version 2 (``Keychain/keepsFormatVersion``). Default: `false`, where the first rewrite makes it version 2.
         public var keepsFormatVersion = false
+        /// The most memory, in bytes, that one key slot's Argon2id may ask for before opening refuses it with
+        /// `KeychainError.limitReached` rather than allocate it (SPEC.md §13): the format allows 4 GiB, more than
+        /// many processes may take without being killed. Default: 1 GiB (`1 << 30`).
+        public var keyDerivationMemoryLimit: Int = 1 << 30
 
         /// - Parameters:
         ///   - expectedHead: A head the file must contain, to detect a rollback.
         ///   - autoCompaction: When commits compact the file on their own.
         ///   - recover: Whether to open a damaged file read-only with every item that still authenticates.
         ///   - keepsFormatVersion: Whether rewrites keep a file of format version 1 at version 1.
+        ///   - keyDerivationMemoryLimit: The most memory, in bytes, one key slot's Argon2id may ask for.
         public init(
             expectedHead: Head? = nil, autoCompaction: AutoCompaction = .standard, recover: Bool = false,
-            keepsFormatVersion: Bool = false
+            keepsFormatVersion: Bool = false, keyDerivationMemoryLimit: Int = 1 << 30
         ) {
             self.expectedHead = expectedHead
             self.autoCompaction = autoCompaction
             self.recover = recover
             self.keepsFormatVersion = keepsFormatVersion
+            self.keyDerivationMemoryLimit = keyDerivationMemoryLimit
         }
     }
 
@@ -254,7 +260,7 @@ public final class Keychain: @unchecked Sendable {
             if isVersion2 {
                 let (log, index, damage) = try RecordLogV2.openRecovering(
                     at: file, file: handle, credential: credential, expectedHead: options.expectedHead,
-                    fileSystem: fileSystem, clock: clock)
+                    fileSystem: fileSystem, clock: clock, keyDerivationMemoryLimitKiB: options.keyDerivationMemoryLimit / 1024)
                 return Keychain(
                     path: path, log: log, index: index, random: random, clock: clock, lockFile: lockFile, lockReadOnly: lockReadOnly,
                     autoCompaction: .disabled, recovery: RecoveryReport(damage: damage))
@@ -271,7 +277,8 @@ public final class Keychain: @unchecked Sendable {
         do {
             if isVersion2 {
                 opened = try RecordLogV2.open(
-                    at: file, file: handle, credential: credential, expectedHead: options.expectedHead, fileSystem: fileSystem, clock: clock)
+                    at: file, file: handle, credential: credential, expectedHead: options.expectedHead, fileSystem: fileSystem,
+                    clock: clock, keyDerivationMemoryLimitKiB: options.keyDerivationMemoryLimit / 1024)
             } else {
                 opened = try RecordLog.open(
                     at: file, file: handle, credential: credential, expectedHead: options.expectedHead,

@@ -35,6 +35,20 @@ enum HeaderKeySlot: Sendable, Equatable {
         }
     }
 
+    /// The memory one Argon2id derivation for this slot takes, in KiB; 0 for the other KDFs.
+    var argon2MemoryKiB: UInt64 {
+        guard case .committed(let slot) = self else { return 0 }
+        return slot.kdf.argon2MemoryKiB
+    }
+
+    /// Whether opening this slot with `credential` runs its KDF: only a credential of the slot's own kind does.
+    func derivesKey(for credential: Credential) -> Bool {
+        switch self {
+        case .committed(let slot): return slot.type == credential.slotType
+        case .legacy(let slot): return slot.type == credential.slotType
+        }
+    }
+
     func encode(into writer: inout ByteWriter) {
         switch self {
         case .committed(let slot):

@@ -39,8 +39,13 @@ struct OpenedHeaderV2: Sendable {
     ///   when a committed slot's commitment matches but its wrap fails and no copy verifies, when the MAC fails
     ///   on every copy (or a copy that verifies has rewrite end 0 and a rewrite head other than C0), or when the
     ///   chosen copy has no slot for `credential` although the other copy's opened;
-    ///   `.wrongCredentials` when no slot of either copy opens with `credential`.
-    init(pageA: [UInt8], pageB: [UInt8], credential: Credential) throws(KeychainError) {
+    ///   `.wrongCredentials` when no slot of either copy opens with `credential`; `.limitReached` when no slot
+    ///   opens and `budget` refused to derive one (its memory above the cap, or the work of both copies
+    ///   together above one header's).
+    init(
+        pageA: [UInt8], pageB: [UInt8], credential: Credential,
+        budget: KeyDerivationBudget = KeyDerivationBudget(memoryLimitKiB: KeyDerivationBudget.standardMemoryLimitKiB)
+    ) throws(KeychainError) {
         let pages = [HeaderPage.decode(pageA, fileOffset: Self.pageOffsets[0]), HeaderPage.decode(pageB, fileOffset: Self.pageOffsets[1])]
         var candidates: [Candidate] = []
         for (index, page) in pages.enumerated() {
@@ -56,12 +61,15 @@ struct OpenedHeaderV2: Sendable {
             }
             throw .corrupted(offset: 0, reason: "neither copy of the header can be read or repaired (\(reasons.joined(separator: "; ")))")
         }
-        // Each copy's slots with the credential; a slot the other copy holds byte for byte is not derived again.
+        // Each copy's slots with the credential, the copy the rule prefers first, so that the budget, spent once
+        // across both copies, always covers it; a slot the other copy holds byte for byte is not derived again.
+        var budget = budget
         var firstFailure: KeychainError? = nil
         var tried: [(fileID: [UInt8], slot: HeaderKeySlot, key: SymmetricKey?)] = []
-        var openings: [(key: SymmetricKey, slot: Int)?] = []
-        for candidate in candidates {
-            var opening: (key: SymmetricKey, slot: Int)? = nil
+        var openings = [(key: SymmetricKey, slot: Int)?](repeating: nil, count: candidates.count)
+        let preferred = candidates.indices.sorted { candidates[$0].header.epoch > candidates[$1].header.epoch || (candidates[$0].header.epoch == candidates[$1].header.epoch && $0 < $1) }
+        for candidateIndex in preferred {
+            let candidate = candidates[candidateIndex]
             for (index, slot) in candidate.header.slots.enumerated() {
                 let key: SymmetricKey?
                 if let earlier = tried.first(where: { $0.fileID == candidate.header.fileID && $0.slot == slot }) {
@@ -69,6 +77,7 @@ struct OpenedHeaderV2: Sendable {
                 } else {
                     let offset = Self.pageOffsets[candidate.page] + candidate.header.slotOffset(index)
                     do {
+                        try budget.charge(slot, for: credential, slotOffset: offset)
                         key = try slot.open(with: credential, fileID: candidate.header.fileID, slotOffset: offset)
                     } catch {
                         firstFailure = firstFailure ?? error
@@ -77,11 +86,10 @@ struct OpenedHeaderV2: Sendable {
                     tried.append((candidate.header.fileID, slot, key))
                 }
                 if let key {
-                    opening = (key, index)
+                    openings[candidateIndex] = (key, index)
                     break
                 }
             }
-            openings.append(opening)
         }
         // Each copy's MAC under every master key a slot gave (its own slot's first).
         var verified: [(candidate: Int, key: SymmetricKey, keys: EpochKeys)] = []

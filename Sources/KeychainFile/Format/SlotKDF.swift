@@ -1,8 +1,8 @@
 @_spi(KeychainFileInternals) import KeychainCrypto
 
 /// How a version 2 key slot turns its credential into a key-encryption key (Docs/FormatVersion2.md §4): the
-/// slot's KDF id and its parameters, 12 bytes in the slot, bounded so that a hostile file cannot make an open
-/// run out of memory or time.
+/// slot's KDF id and its parameters, 12 bytes in the slot, within the format's bounds; what one open may spend
+/// on them is ``KeyDerivationBudget``'s to say.
 ///
 /// ```swift
 /// let kdf = SlotKDF.argon2id(memoryKiB: 65_536, passes: 3, lanes: 4)   // id 3, 64 MiB
@@ -55,6 +55,12 @@ enum SlotKDF: Sendable, Equatable {
         }
     }
 
+    /// The memory of one Argon2id derivation, in KiB; 0 for the other KDFs.
+    var argon2MemoryKiB: UInt64 {
+        guard case .argon2id(let memoryKiB, _, _) = self else { return 0 }
+        return UInt64(memoryKiB)
+    }
+
     /// Reads a KDF id and its 12 parameter bytes.
     ///
     /// - Throws: the reason, in words, when the id is unknown, a parameter is out of its bounds, or an unused
@@ -98,6 +104,8 @@ enum SlotKDF: Sendable, Equatable {
 
     /// Derives the 32-byte key-encryption key from the credential's bytes: the NFC UTF-8 of a password, or
     /// a raw key's bytes (HKDF, with `info`).
+    ///
+    /// - Throws: `.limitReached` when Argon2id cannot have the memory it asks for.
     func deriveKey(from secret: [UInt8], salt: [UInt8], info: [UInt8]) throws(KeychainError) -> SymmetricKey {
         do {
             switch self {
@@ -113,7 +121,10 @@ enum SlotKDF: Sendable, Equatable {
                     parallelism: Int(lanes))
             }
         } catch {
-            throw .invalidParameter("key derivation (KDF id \(id)): \(error)")
+            // The parameters were checked when the slot was read or made: what is left to fail is Argon2's memory,
+            // which says nothing of the caller's arguments.
+            guard case .argon2id = self else { throw .invalidParameter("key derivation (KDF id \(id)): \(error)") }
+            throw .limitReached("Argon2id could not have the \(argon2MemoryKiB / 1024) MiB of memory its key slot asks for")
         }
     }
 }

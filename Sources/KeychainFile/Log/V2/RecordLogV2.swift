@@ -37,6 +37,8 @@ final class RecordLogV2 {
     var lastCurrent: (counter: UInt64, at: UInt64)? = nil
     /// Set for a log opened with recovery: what was read stays as it is, and nothing is written.
     var isRecoveryView = false
+    /// The cap on one Argon2id derivation's memory when the file must be opened with `credential` again.
+    var keyDerivationMemoryLimitKiB = KeyDerivationBudget.standardMemoryLimitKiB
     private var unconfirmedDurability: KeychainError?
 
     /// One open, verified file.
@@ -99,12 +101,15 @@ final class RecordLogV2 {
     /// ``open(at:credential:expectedHead:fileSystem:clock:)`` of a file already open, which is closed if this throws.
     static func open(
         at path: String, file: any KeychainFileHandle, credential: Credential, expectedHead: Head?, fileSystem: any FileSystem,
-        clock: @escaping @Sendable () -> Date
+        clock: @escaping @Sendable () -> Date, keyDerivationMemoryLimitKiB: Int = KeyDerivationBudget.standardMemoryLimitKiB
     ) throws(KeychainError) -> (RecordLogV2, ItemIndex) {
         do throws(KeychainError) {
             try credential.validate()
-            let loaded = try load(file: file, credential: credential, heldKey: nil, pin: expectedHead)
-            return (RecordLogV2(path: path, fileSystem: fileSystem, credential: credential, clock: clock, state: loaded.state), loaded.index)
+            let loaded = try load(
+                file: file, credential: credential, heldKey: nil, pin: expectedHead, memoryLimitKiB: keyDerivationMemoryLimitKiB)
+            let log = RecordLogV2(path: path, fileSystem: fileSystem, credential: credential, clock: clock, state: loaded.state)
+            log.keyDerivationMemoryLimitKiB = keyDerivationMemoryLimitKiB
+            return (log, loaded.index)
         } catch {
             file.close()
             throw error
@@ -115,11 +120,13 @@ final class RecordLogV2 {
     /// nothing and does not follow later changes, the items, and the damage it could not read.
     static func openRecovering(
         at path: String, file: any KeychainFileHandle, credential: Credential, expectedHead: Head?, fileSystem: any FileSystem,
-        clock: @escaping @Sendable () -> Date
+        clock: @escaping @Sendable () -> Date, keyDerivationMemoryLimitKiB: Int = KeyDerivationBudget.standardMemoryLimitKiB
     ) throws(KeychainError) -> (RecordLogV2, ItemIndex, [Damage]) {
         do throws(KeychainError) {
             try credential.validate()
-            let loaded = try load(file: file, credential: credential, heldKey: nil, pin: expectedHead, recovering: true)
+            let loaded = try load(
+                file: file, credential: credential, heldKey: nil, pin: expectedHead, recovering: true,
+                memoryLimitKiB: keyDerivationMemoryLimitKiB)
             let log = RecordLogV2(path: path, fileSystem: fileSystem, credential: credential, clock: clock, state: loaded.state)
             log.isRecoveryView = true
             return (log, loaded.index, loaded.damage)
@@ -132,7 +139,8 @@ final class RecordLogV2 {
     /// Reads the header pages of `file`, opens them with `heldKey` (a master key this process holds) or else
     /// `credential`, opens the log and replays it.
     static func load(
-        file: any KeychainFileHandle, credential: Credential, heldKey: SymmetricKey?, pin: Head?, recovering: Bool = false
+        file: any KeychainFileHandle, credential: Credential, heldKey: SymmetricKey?, pin: Head?, recovering: Bool = false,
+        memoryLimitKiB: Int = KeyDerivationBudget.standardMemoryLimitKiB
     ) throws(KeychainError) -> (state: FileState, index: ItemIndex, damage: [Damage]) {
         let pageA = HealingLog.readTolerating(file, count: HealingLayout.headerPageLength, at: 0).bytes
         let pageB = HealingLog.readTolerating(file, count: HealingLayout.headerPageLength, at: HealingLayout.headerBOffset).bytes
@@ -140,7 +148,8 @@ final class RecordLogV2 {
         if let heldKey, let held = try? OpenedHeaderV2(pageA: pageA, pageB: pageB, masterKey: heldKey) {
             opened = held
         } else {
-            opened = try OpenedHeaderV2(pageA: pageA, pageB: pageB, credential: credential)
+            opened = try OpenedHeaderV2(
+                pageA: pageA, pageB: pageB, credential: credential, budget: KeyDerivationBudget(memoryLimitKiB: memoryLimitKiB))
         }
         let header = opened.header
         let keys = try RecordKeysV2(
@@ -221,7 +230,8 @@ final class RecordLogV2 {
             guard try Self.isVersion2(newFile) else {
                 throw KeychainError.corrupted(offset: 8, reason: "another file, not of format version 2, was put at \(path)")
             }
-            let loaded = try Self.load(file: newFile, credential: credential, heldKey: masterKey, pin: head)
+            let loaded = try Self.load(
+                file: newFile, credential: credential, heldKey: masterKey, pin: head, memoryLimitKiB: keyDerivationMemoryLimitKiB)
             guard loaded.state.header.fileID == fileID else {
                 throw KeychainError.corrupted(offset: 16, reason: "another keychain (a different file id) was put at \(path)")
             }
