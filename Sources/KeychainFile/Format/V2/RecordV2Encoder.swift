@@ -26,11 +26,17 @@ enum RecordV2Encoder {
             var plaintext = 3
             for entry in entries[page] {
                 plaintext += entry.pageByteCount
-                if case .put(_, _, let secret) = entry {
-                    guard secret.count <= RecordV2.maximumSecretSize else { throw .limitReached("a secret is larger than 1 MiB") }
-                    writeBoxFieldHeader(role: .secret, length: secret.count + 28, into: &fields)
-                    bodyLength += RecordV2.boxFieldHeaderSize + secret.count + 28
+                let secretBoxLength: Int
+                switch entry {
+                case .put(_, _, let secret): secretBoxLength = secret.count + 28
+                case .copy(_, _, let box):
+                    guard box.count >= 28 else { throw .invalidParameter("a secret box to copy is shorter than 28 bytes") }
+                    secretBoxLength = box.count
+                case .delete, .tombstone: continue
                 }
+                guard secretBoxLength - 28 <= RecordV2.maximumSecretSize else { throw .limitReached("a secret is larger than 1 MiB") }
+                writeBoxFieldHeader(role: .secret, length: secretBoxLength, into: &fields)
+                bodyLength += RecordV2.boxFieldHeaderSize + secretBoxLength
             }
             writeBoxFieldHeader(role: .page, length: plaintext + 28, into: &fields)
             bodyLength += RecordV2.boxFieldHeaderSize + plaintext + 28
@@ -66,6 +72,14 @@ enum RecordV2Encoder {
                     plaintext.writeUInt32(UInt32(encoded.count))
                     plaintext.writeBytes(encoded)
                     plaintext.writeUInt32(UInt32(secret.count))
+                    plaintext.writeBytes(RecordV2.secretBoxDigest(box))
+                case .copy(let id, let attributes, let box):
+                    writeBoxField(box, role: .secret, into: &out)
+                    boxIndex += 1
+                    let encoded = AttributeCoding.encode(id: id, attributes: attributes)
+                    plaintext.writeUInt32(UInt32(encoded.count))
+                    plaintext.writeBytes(encoded)
+                    plaintext.writeUInt32(UInt32(box.count - 28))
                     plaintext.writeBytes(RecordV2.secretBoxDigest(box))
                 case .delete(let id, let time), .tombstone(let id, let time):
                     plaintext.writeBytes(id.bytes)

@@ -70,7 +70,9 @@ extension RecordLogV2 {
         _ = try Self.writeFile(
             at: path, replacing: true, fileID: fileID, epoch: epoch + 1, slots: slots, masterKey: masterKey,
             itemCount: order.count, item: { index.item(atPosition: Int(order[$0])) },
-            decryptSecret: { (item) throws(KeychainError) in try self.decryptSecret(of: item) }, tombstones: tombstones,
+            decryptSecret: { (item) throws(KeychainError) in try self.decryptSecret(of: item) },
+            // The same master key, file id and item ids: each secret box is valid in the new file as it is.
+            copiedSecretBox: masterKey == self.masterKey ? { Array($0.secret.box) } : nil, tombstones: tombstones,
             fileSystem: fileSystem, using: &generator,
             afterRename: { (written) in
                 self.adopt(written.state)
@@ -82,10 +84,14 @@ extension RecordLogV2 {
     /// Writes a whole version 2 file — the items as commit records through a healing log, then the two header
     /// pages naming the records' end and head — under a temporary name, makes it durable and puts it at `path`
     /// (``StagedFile``). `afterRename` runs once it is in place.
+    ///
+    /// Each item's secret is `decryptSecret`'s, sealed anew, or — when `copiedSecretBox` is given — the box it
+    /// returns, written as it is after its tag is checked (the boxes of a file with the same file id and secret
+    /// key).
     static func writeFile<Generator: RandomNumberGenerator>(
         at path: String, replacing: Bool, fileID: [UInt8], epoch: UInt64, slots: [HeaderKeySlot], masterKey: SymmetricKey,
         itemCount: Int, item: (Int) -> StoredItem, decryptSecret: (StoredItem) throws(KeychainError) -> [UInt8],
-        tombstones: [ItemID: Int64], fileSystem: any FileSystem, using generator: inout Generator,
+        copiedSecretBox: ((StoredItem) -> [UInt8])? = nil, tombstones: [ItemID: Int64], fileSystem: any FileSystem, using generator: inout Generator,
         afterRename: (WrittenFile) -> Void = { _ in }
     ) throws(KeychainError) -> WrittenFile {
         let epochSalt = randomBytes(32, using: &generator)
@@ -112,7 +118,13 @@ extension RecordLogV2 {
                         EntryV2.wipeSecrets(&entries)
                         entries.removeAll(keepingCapacity: true)
                     }
-                    let entryBytes = entries.compactMap { (entry) -> Int? in if case .put = entry { return entry.pageByteCount } else { return nil } }
+                    try verifyCopiedSecretBoxes(entries, keys: keys)
+                    let entryBytes = entries.compactMap { (entry) -> Int? in
+                        switch entry {
+                        case .put, .copy: return entry.pageByteCount
+                        case .delete, .tombstone: return nil
+                        }
+                    }
                     let transaction = try RecordV2Encoder.encodeTransaction(
                         entries, firstSequence: head.sequence + 1, previousChain: head.chainValue, keys: keys, using: &generator)
                     var bytes: [UInt8] = []
@@ -129,9 +141,15 @@ extension RecordLogV2 {
                 var reported = -1
                 for rank in 0..<itemCount {
                     let stored = item(rank)
-                    let secret = try decryptSecret(stored)
-                    bytes += secret.count + stored.attributes.encoded.count + 64
-                    entries.append(.put(id: stored.id, attributes: stored.attributes, secret: secret))
+                    if let copiedSecretBox {
+                        let box = copiedSecretBox(stored)
+                        bytes += box.count + stored.attributes.encoded.count + 36
+                        entries.append(.copy(id: stored.id, attributes: stored.attributes, secretBox: box))
+                    } else {
+                        let secret = try decryptSecret(stored)
+                        bytes += secret.count + stored.attributes.encoded.count + 64
+                        entries.append(.put(id: stored.id, attributes: stored.attributes, secret: secret))
+                    }
                     if entries.count >= 4_096 || bytes >= 4 << 20 {
                         try commit(&entries)
                         ProgressReporting.itemsWritten(rank + 1, of: itemCount)
@@ -183,6 +201,27 @@ extension RecordLogV2 {
             })
         guard let loaded else { throw .invalidParameter("internal error: a new file was written but not put in place") }
         return loaded
+    }
+
+    /// Checks the tag of every secret box `entries` copy, eight in one run of the cipher, so that a rewrite
+    /// writes only boxes that still authenticate, as it does when it decrypts them.
+    ///
+    /// - Throws: `.corrupted` naming the item whose box does not authenticate.
+    static func verifyCopiedSecretBoxes(_ entries: [EntryV2], keys: RecordKeysV2) throws(KeychainError) {
+        var buffer: [UInt8] = []
+        var boxes: [(box: Range<Int>, id: ItemID)] = []
+        for case .copy(let id, _, let box) in entries {
+            boxes.append((buffer.count..<(buffer.count + box.count), id))
+            buffer += box
+        }
+        guard !boxes.isEmpty else { return }
+        do {
+            try RecordV2Decoder.verifySecrets(boxes, in: buffer, keys: keys)
+        } catch {
+            // The offset is in the scratch buffer, not in a file: only the reason, which names the item, is kept.
+            guard case .corrupted(_, let reason) = error else { throw error }
+            throw .corrupted(offset: 0, reason: "\(reason), in memory: the file was not replaced")
+        }
     }
 
     // MARK: Key slots
