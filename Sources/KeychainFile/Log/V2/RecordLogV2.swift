@@ -358,9 +358,19 @@ final class RecordLogV2 {
             defer { EntryV2.wipeSecrets(&sealed) }
             let entryBytes = sealed.compactMap { (entry) -> Int? in if case .put = entry { return entry.pageByteCount } else { return nil } }
             let sequence = head.sequence + 1 + UInt64(part)
-            let record = try RecordV2Encoder.encode(
-                sealed, kind: isLast ? .commit : .part, sequence: sequence, part: UInt32(part), previousChain: chain, keys: state.keys,
-                using: &generator)
+            let record: (bytes: [UInt8], chain: [UInt8])
+            do throws(KeychainError) {
+                record = try RecordV2Encoder.encode(
+                    sealed, kind: isLast ? .commit : .part, sequence: sequence, part: UInt32(part), previousChain: chain,
+                    keys: state.keys, using: &generator)
+            } catch {
+                // Parts already appended lie past the commit end: taken back now, as when a write fails.
+                if part > 0 {
+                    mustReload = true
+                    takeBackParts(to: before.end)
+                }
+                throw error
+            }
             // The bytes the commit's slot place holds now: a commit whose sync fails is taken back by putting them back.
             let place = Int(((log.newest?.seal.counter ?? 0) + 1) % 2)
             let displaced = isLast ? HealingLog.readTolerating(file, count: CommitSlot.length, at: HealingLayout.slotOffsets[place]) : nil
@@ -379,12 +389,7 @@ final class RecordLogV2 {
                 let reread = try? HealingLog(
                     opening: file, headerKey: state.headerKey, epoch: state.header.epoch, rewriteEnd: Int(state.header.rewriteEnd))
                 guard isLast, let reread, reread.committedEnd == position + record.bytes.count else {
-                    // Not committed: what was written past the last commit is taken back if it can be (the next
-                    // writer cuts it otherwise).
-                    if let reread, reread.committedEnd == before.end {
-                        try? reread.cut(to: before.end)
-                        try? reread.cutRemnant()
-                    }
+                    takeBackParts(to: before.end)
                     throw error
                 }
                 // The commit is in the file, but whether the disk has it is unknown: it is taken back, so that the
@@ -416,6 +421,17 @@ final class RecordLogV2 {
         for (id, time) in deletions { state.replayed.tombstones[id] = time }
         state.size = (try? file.size()) ?? state.size
         return AppendedSecrets(count: secrets.count) { secrets[$0] }
+    }
+
+    /// Takes back what was written past the last commit, `end`, by a change that did not commit — if the slots still
+    /// say `end` and the file can be cut; the next writer cuts it otherwise.
+    private func takeBackParts(to end: Int) {
+        guard let reread = try? HealingLog(
+            opening: state.file, headerKey: state.headerKey, epoch: state.header.epoch, rewriteEnd: Int(state.header.rewriteEnd)),
+            reread.committedEnd == end
+        else { return }
+        try? reread.cut(to: end)
+        try? reread.cutRemnant()
     }
 
     /// The entries of each record of a commit: as many as fit a record's 15 MiB (below the format's 16, for the
