@@ -73,8 +73,17 @@ struct CommandLineParsingTests {
         for command in ["create-keychain", "add-generic-password", "find-generic-password", "delete-generic-password",
                         "add-internet-password", "find-internet-password", "delete-internet-password", "import",
                         "add-certificates", "find-certificate", "find-key", "find-identity", "dump-keychain",
-                        "change-password", "compact", "verify", "salvage", "demo"] {
+                        "change-password", "compact", "verify", "salvage", "demo", "delete-certificate", "delete-identity",
+                        "export", "run", "delete-keychain", "upgrade", "show-keychain-info", "repair", "completion", "help"] {
             #expect(help.stdout.contains("    \(command) "), "help does not list \(command)")
+        }
+        let lines = help.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("    show-keychain-info ") && $0.hasSuffix(" (also: statistics)") }, "aliases are listed")
+        // The options every command takes: --recover and --version are not only in each command's usage.
+        let options = try #require(help.stdout.components(separatedBy: "\noptions of every command (before or after its name):\n").dropFirst().first,
+                                   "help lists no options of every command")
+        for option in ["-k|--keychain PATH", "--password-stdin", "--recover", "-h|--help", "--version"] {
+            #expect(options.hasPrefix("    \(option) ") || options.contains("\n    \(option) "), "help does not list \(option)")
         }
         for status in ["  0  success", " 44  item not found", " 45  duplicate item", " 51  wrong password",
                        "  2  usage error", " 93  corrupted", "220  I/O error", "  1  other error"] {
