@@ -98,6 +98,19 @@ struct CommandLineParsingTests {
         #expect(flag.stdout.contains("-U"))
     }
 
+    @Test("a default keychain whose directory cannot be made is an I/O error (220) with the system's reason")
+    func defaultDirectoryNotMade() throws {
+        let sandbox = try KcfSandbox()
+        sandbox.environment["KCF_KEYCHAIN"] = nil
+        // XDG_DATA_HOME below a regular file: mkdir fails with ENOTDIR.
+        try Data().write(to: URL(fileURLWithPath: sandbox.file("a-file")))
+        sandbox.environment["XDG_DATA_HOME"] = sandbox.file("a-file/data")
+        let created = try sandbox.run(["create-keychain", "--insecure-iterations", "1000"], stdin: KcfSandbox.password + "\n")
+        #expect(created.status == 220, "\(created.stderr)")
+        let lines = created.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.last == "kcf: create-keychain: cannot create the directory \(sandbox.file("a-file/data")): Not a directory (errno 20)")
+    }
+
     @Test("without -k or KCF_KEYCHAIN the keychain is $XDG_DATA_HOME/kcf/default.kcf, its directory made 0700")
     func defaultLocation() throws {
         let sandbox = try KcfSandbox()
