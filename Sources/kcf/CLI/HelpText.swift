@@ -58,6 +58,9 @@ enum HelpText {
         ]),
     ]
 
+    /// The heading of the options every command takes.
+    static let globalOptionsHeading = "options of every command (before or after its name):"
+
     /// The heading of the exit statuses.
     static let exitStatusHeading = "exit status (keychain errors are the low byte of their OSStatus, as security's are):"
 
@@ -73,7 +76,15 @@ enum HelpText {
         lines.append("usage: " + synopsis[0])
         lines.append("       " + synopsis[1].padding(toLength: 26, withPad: " ", startingAt: 0) + synopsis[2])
         lines += ["", "commands:"]
-        lines += CommandTable.all.map { "    " + $0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }
+        lines += CommandTable.all.map { command in
+            let aliases = command.aliases.isEmpty ? "" : " (also: " + command.aliases.joined(separator: ", ") + ")"
+            return "    " + command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary + aliases
+        }
+        // The options every command takes, which `kcf help COMMAND` repeats: without them here, --recover and
+        // --version would be found only in a command's usage.
+        lines += ["", globalOptionsHeading]
+        let optionWidth = OptionSpec.global.map(\.synopsis.count).max() ?? 0
+        lines += OptionSpec.global.map { "    " + $0.synopsis.padding(toLength: optionWidth + 2, withPad: " ", startingAt: 0) + $0.help }
         for section in sections {
             lines += ["", section.heading]
             lines += section.lines.map { "    " + $0 }

@@ -30,7 +30,7 @@ enum DeleteKeychainCommand {
         guard lstat(path, &info) == 0 else {
             let code = errno
             if code == ENOENT { throw .failure("no keychain at \(path); nothing was deleted", .io) }
-            throw .failure("cannot look at \(path): \(describe(code))", .io)
+            throw .failure("cannot look at \(path): \(SystemError.describe(code))", .io)
         }
         switch info.st_mode & S_IFMT {
         case S_IFREG: break
@@ -50,10 +50,10 @@ enum DeleteKeychainCommand {
         guard unlink(path) == 0 else {
             let code = errno
             let status: ExitStatus = [EACCES, EPERM, EROFS].contains(code) ? .readOnly : .io
-            throw .failure("cannot delete \(path): \(describe(code)); nothing was deleted", status)
+            throw .failure("cannot delete \(path): \(SystemError.describe(code)); nothing was deleted", status)
         }
         if unlink(lockPath) != 0 && errno != ENOENT {
-            throw .failure("deleted \(path), but not its lock file \(lockPath): \(describe(errno))", .io)
+            throw .failure("deleted \(path), but not its lock file \(lockPath): \(SystemError.describe(errno))", .io)
         }
         let deleted = "deleted keychain \(SecurityText.quoted(Array(path.utf8))) and its lock file"
         guard syncDirectory(of: path) else {
@@ -94,9 +94,5 @@ enum DeleteKeychainCommand {
         guard let pointer = realpath(path, nil) else { return nil }
         defer { free(pointer) }
         return String(cString: pointer)
-    }
-
-    private static func describe(_ code: Int32) -> String {
-        String(cString: strerror(code)) + " (errno \(code))"
     }
 }

@@ -205,11 +205,8 @@ enum ImportCommands {
         return ImportFormat.detect(head)
     }
 
-    /// The bytes of a file.
+    /// The bytes of a file; when it cannot be read, the error says why (the system's text for errno).
     static func readFile(_ path: String) throws(CommandError) -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .failure("cannot read \(path)", .io)
-        }
-        return Array(data)
+        try PasswordImport.file(path)
     }
 }

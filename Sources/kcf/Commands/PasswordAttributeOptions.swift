@@ -20,9 +20,9 @@ enum PasswordAttributeOptions {
         AttributeOption(spec: OptionSpec("P", .value("PORT"), help: "port number (0 … 65535)"),
                         attribute: .port, parse: port),
         named("r", "PROTOCOL", .protocolType, .protocols,
-              "protocol: a name (https, http, ftp, ssh, imaps, …) or a four-character code (htps, http, ftp, ssh, imps, …)"),
+              "protocol: a name (https, http, ftp, ssh, imaps, …; any: none given) or a four-character code (htps, http, ftp, ssh, imps, …)"),
         named("t", "AUTHTYPE", .authenticationType, .authenticationTypes,
-              "authentication type: a name (default, html-form, http-basic, http-digest, ntlm, …) or a code (dflt, form, http, httd, …)"),
+              "authentication type: a name (default, html-form, http-basic, http-digest, ntlm, …; any: none given) or a code (dflt, form, http, httd, …)"),
     ] + common
 
     /// Options both password classes have.

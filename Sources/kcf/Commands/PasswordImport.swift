@@ -93,6 +93,9 @@ enum PasswordImport {
     private static func keePassItems(
         _ bytes: [UInt8], path: String, password: String?, keyFileKey: [UInt8]?, report: inout ImportReport
     ) throws(CommandError) -> [ImportedItem] {
+        // The key derivation (AES-KDF or Argon2, as costly as the database asks) can take seconds.
+        let progress = ProgressReporter(command: "import", activity: "deriving the database's key and decrypting it")
+        defer { progress.finish() }
         do throws(KDBXError) {
             let contents = try KDBXReader.read(bytes, password: password, keyFileKey: keyFileKey)
             return KDBXImport.items(from: try KDBXDatabase(contents.document), report: &report)

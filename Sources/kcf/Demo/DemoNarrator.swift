@@ -32,7 +32,7 @@ struct DemoNarrator {
         while base.hasSuffix("/") && base.count > 1 { base.removeLast() }
         var template = Array((base + "/kcf-demo-XXXXXX").utf8CString)
         guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw .failure("cannot create a temporary directory under \(base): errno \(errno)", .io)
+            throw .failure("cannot create a temporary directory under \(base): \(SystemError.describe(errno))", .io)
         }
         return String(cString: created)
     }

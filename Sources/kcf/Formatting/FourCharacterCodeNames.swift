@@ -4,8 +4,12 @@ import KeychainFile
 /// `-r https` means what `-r htps` does, and JSON output says `"https"`.
 ///
 /// A name of four characters or fewer is always the same as its own code (padded with spaces: `ftp` is
-/// `ftp `), so a word never means one thing as a name and another as a code.
+/// `ftp `), so a word never means one thing as a name and another as a code — but for ``zeroName``: 0 is no
+/// code, and `any` is Apple's name for it (`kSecProtocolTypeAny`, `kSecAuthenticationTypeAny`: none given).
 struct FourCharacterCodeNames: Sendable {
+    /// The name of 0, the value of an internet password whose protocol or authentication type was not given.
+    static let zeroName = "any"
+
     /// What the codes are of, for messages: "protocol".
     let what: String
     /// Each name and its code, in the order `kcf help` lists them.
@@ -17,12 +21,13 @@ struct FourCharacterCodeNames: Sendable {
     /// The names, in order.
     var names: [String] { entries.map(\.name) }
 
-    /// The code `text` means: a name (any case), else a four-character code of 1 to 4 printable ASCII
-    /// characters, padded with spaces.
+    /// The code `text` means: a name (any case), ``zeroName`` for 0, else a four-character code of 1 to 4
+    /// printable ASCII characters, padded with spaces.
     ///
     /// - Throws: `CommandError.usage` naming a few of the names when `text` is neither.
     func code(for text: String) throws(CommandError) -> UInt32 {
         if let entry = entries.first(where: { $0.name == text.lowercased() }) { return entry.code }
+        if text.lowercased() == Self.zeroName { return 0 }
         let bytes = Array(text.utf8)
         guard (1...4).contains(bytes.count), bytes.allSatisfy({ (0x20...0x7E).contains($0) }) else {
             throw .usage("\"\(text)\" is neither \(article) \(what) name (\(names.prefix(6).joined(separator: ", ")), …) nor a four-character code")
@@ -30,9 +35,9 @@ struct FourCharacterCodeNames: Sendable {
         return FourCharacterCodeNames.value(of: bytes + [UInt8](repeating: 0x20, count: 4 - bytes.count))
     }
 
-    /// The name of `code`, or `nil` when it has none.
+    /// The name of `code` (``zeroName`` for 0), or `nil` when it has none.
     func name(of code: UInt32) -> String? {
-        entries.first { $0.code == code }?.name
+        code == 0 ? Self.zeroName : entries.first { $0.code == code }?.name
     }
 
     /// Apple's protocols (`kSecAttrProtocol…`).

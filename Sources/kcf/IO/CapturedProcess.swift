@@ -42,7 +42,7 @@ enum CapturedProcess {
     static func run(_ arguments: [String], outputLimit: Int) throws(Failure) -> Result {
         var output: [Int32] = [-1, -1], errors: [Int32] = [-1, -1]
         guard makePipe(&output), makePipe(&errors) else {
-            let reason = describe(errno)
+            let reason = SystemError.describe(errno)
             for descriptor in output + errors where descriptor >= 0 { close(descriptor) }
             throw .cannotRun("pipe: \(reason)")
         }
@@ -78,7 +78,7 @@ enum CapturedProcess {
         guard spawned == 0 else {
             close(output[0])
             close(errors[0])
-            throw spawned == ENOENT ? .notFound : .cannotRun(describe(spawned))
+            throw spawned == ENOENT ? .notFound : .cannotRun(SystemError.describe(spawned))
         }
         let (stdout, stderr, exceeded) = collect(output: output[0], errors: errors[0], outputLimit: outputLimit, pid: pid)
         var status: Int32 = 0
@@ -134,10 +134,5 @@ enum CapturedProcess {
         guard pipe(&ends) == 0 else { return false }
         for descriptor in ends { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         return true
-    }
-
-    private static func describe(_ code: Int32) -> String {
-        guard let text = strerror(code) else { return "errno \(code)" }
-        return "\(String(cString: text)) (errno \(code))"
     }
 }

@@ -67,14 +67,18 @@ enum ChildProcess {
         posix_spawnattr_setsigmask(&attributes, &mask)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
 
-        let previous = [SIGINT, SIGQUIT].map { ($0, signal($0, SIG_IGN)) } + [SIGTERM, SIGHUP].map { ($0, signal($0, forward)) }
-        defer { for (number, handler) in previous { _ = signal(number, handler) } }
-        // The signals passed on must reach kcf: a parent may have started it with them blocked.
+        // The signals passed on are blocked from here until the child's pid is recorded: the child may run (and
+        // be the reason for a SIGTERM) before posix_spawnp returns, and one that came in between would find no
+        // child to pass it to. Blocked, it waits, and is passed on once they are unblocked below. The mask is
+        // restored after the handlers (the defers run in reverse), so that one pending when the spawn fails
+        // acts as it would have without kcf run.
         var forwarded = sigset_t(), previousMask = sigset_t()
         sigemptyset(&forwarded)
         for number in [SIGTERM, SIGHUP] { sigaddset(&forwarded, number) }
-        pthread_sigmask(SIG_UNBLOCK, &forwarded, &previousMask)
+        pthread_sigmask(SIG_BLOCK, &forwarded, &previousMask)
         defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
+        let previous = [SIGINT, SIGQUIT].map { ($0, signal($0, SIG_IGN)) } + [SIGTERM, SIGHUP].map { ($0, signal($0, forward)) }
+        defer { for (number, handler) in previous { _ = signal(number, handler) } }
 
         var pid = pid_t()
         let spawned = posix_spawnp(&pid, arguments[0], nil, &attributes, argv + [nil], environment + [nil])
@@ -88,6 +92,8 @@ enum ChildProcess {
         }
         running = pid
         defer { running = 0 }
+        // Now they must reach kcf, to be passed on: also when a parent started kcf with them blocked.
+        pthread_sigmask(SIG_UNBLOCK, &forwarded, nil)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else { throw .failed("waitpid failed: \(String(cString: strerror(errno)))") }

@@ -51,7 +51,7 @@ enum KeychainLocation {
         }
         for directory in missing.reversed() {
             guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
-                throw .failure("cannot create the directory \(directory): errno \(errno)", .io)
+                throw .failure("cannot create the directory \(directory): \(SystemError.describe(errno))", .io)
             }
         }
     }

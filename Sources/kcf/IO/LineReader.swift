@@ -73,7 +73,7 @@ final class LineReader {
                 return
             }
             if errno == EINTR { continue }
-            throw .failure("cannot read standard input: errno \(errno)", .io)
+            throw .failure("cannot read standard input: \(SystemError.describe(errno))", .io)
         }
     }
 }

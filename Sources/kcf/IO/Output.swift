@@ -71,7 +71,7 @@ enum Output {
     static func finish() -> [OutputFailure] {
         if failure(of: .output) == nil && closedAtStart[.output] != true {
             if close(StandardStream.output.descriptor) != 0 && errno != EINTR {
-                record(OutputFailure(stream: .output, reason: describe(errno)))
+                record(OutputFailure(stream: .output, reason: SystemError.describe(errno)))
             }
         }
         return failures
@@ -101,7 +101,7 @@ enum Output {
                 let code = errno
                 if code == EINTR { continue }
                 if code == EAGAIN || code == EWOULDBLOCK, waitUntilWritable(descriptor) { continue }
-                return describe(code)
+                return SystemError.describe(code)
             }
             return nil
         }
@@ -114,12 +114,6 @@ enum Output {
             if poll(&request, 1, -1) >= 0 { return true }
             if errno != EINTR { return false }
         }
-    }
-
-    /// The system's words for an errno value, and the number: "No space left on device (errno 28)".
-    private static func describe(_ code: Int32) -> String {
-        guard let text = strerror(code) else { return "errno \(code)" }
-        return "\(String(cString: text)) (errno \(code))"
     }
 
     private static func failure(of stream: StandardStream) -> OutputFailure? {

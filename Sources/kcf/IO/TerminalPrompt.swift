@@ -34,14 +34,14 @@ enum TerminalPrompt {
         defer { close(descriptor) }
         var original = termios()
         guard tcgetattr(descriptor, &original) == 0 else {
-            throw .failed("cannot read the terminal's settings: errno \(errno)")
+            throw .failed("cannot read the terminal's settings: \(SystemError.describe(errno))")
         }
         var silent = original
         silent.c_lflag &= ~tcflag_t(ECHO)
         TerminalRestore.arm(descriptor: descriptor, settings: original)
         defer { TerminalRestore.disarm() }
         guard tcsetattr(descriptor, TCSAFLUSH, &silent) == 0 else {
-            throw .failed("cannot turn off the terminal's echo: errno \(errno)")
+            throw .failed("cannot turn off the terminal's echo: \(SystemError.describe(errno))")
         }
         Output.prompt(prompt)
         defer { Output.prompt("\n") }
@@ -85,7 +85,7 @@ enum TerminalPrompt {
                 guard !line.isEmpty else { throw .failed("cancelled: input ended at the prompt") }
                 return line
             } else if errno != EINTR {
-                throw .failure("cannot read the terminal: errno \(errno)", .io)
+                throw .failure("cannot read the terminal: \(SystemError.describe(errno))", .io)
             }
         }
     }

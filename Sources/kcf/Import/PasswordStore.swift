@@ -123,7 +123,7 @@ enum PasswordStore {
             }
             var status = stat()
             guard lstat(path, &status) == 0 else {
-                throw ImportParseError("cannot read \(path): \(describe(errno))")
+                throw ImportParseError("cannot read \(path): \(SystemError.describe(errno))")
             }
             switch status.st_mode & S_IFMT {
             case S_IFDIR:
@@ -143,14 +143,14 @@ enum PasswordStore {
     /// The names in `directory` but `.` and `..`, in byte order, each with whether it is UTF-8.
     private static func names(in directory: String) throws(ImportParseError) -> [(text: String, isUTF8: Bool)] {
         guard let stream = opendir(directory) else {
-            throw ImportParseError("cannot read the directory \(directory): \(describe(errno))")
+            throw ImportParseError("cannot read the directory \(directory): \(SystemError.describe(errno))")
         }
         defer { closedir(stream) }
         var names: [[UInt8]] = []
         while true {
             errno = 0
             guard let entry = readdir(stream) else {
-                if errno != 0 { throw ImportParseError("cannot read the directory \(directory): \(describe(errno))") }
+                if errno != 0 { throw ImportParseError("cannot read the directory \(directory): \(SystemError.describe(errno))") }
                 break
             }
             let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
@@ -169,10 +169,5 @@ enum PasswordStore {
         let count = buffer.withUnsafeMutableBytes { readlink(path, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) }
         guard count > 0 else { return nil }
         return String(decoding: buffer[..<count], as: UTF8.self)
-    }
-
-    private static func describe(_ code: Int32) -> String {
-        guard let text = strerror(code) else { return "errno \(code)" }
-        return "\(String(cString: text)) (errno \(code))"
     }
 }

@@ -73,8 +73,17 @@ struct CommandLineParsingTests {
         for command in ["create-keychain", "add-generic-password", "find-generic-password", "delete-generic-password",
                         "add-internet-password", "find-internet-password", "delete-internet-password", "import",
                         "add-certificates", "find-certificate", "find-key", "find-identity", "dump-keychain",
-                        "change-password", "compact", "verify", "salvage", "demo"] {
+                        "change-password", "compact", "verify", "salvage", "demo", "delete-certificate", "delete-identity",
+                        "export", "run", "delete-keychain", "upgrade", "show-keychain-info", "repair", "completion", "help"] {
             #expect(help.stdout.contains("    \(command) "), "help does not list \(command)")
+        }
+        let lines = help.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("    show-keychain-info ") && $0.hasSuffix(" (also: statistics)") }, "aliases are listed")
+        // The options every command takes: --recover and --version are not only in each command's usage.
+        let options = try #require(help.stdout.components(separatedBy: "\noptions of every command (before or after its name):\n").dropFirst().first,
+                                   "help lists no options of every command")
+        for option in ["-k|--keychain PATH", "--password-stdin", "--recover", "-h|--help", "--version"] {
+            #expect(options.hasPrefix("    \(option) ") || options.contains("\n    \(option) "), "help does not list \(option)")
         }
         for status in ["  0  success", " 44  item not found", " 45  duplicate item", " 51  wrong password",
                        "  2  usage error", " 93  corrupted", "220  I/O error", "  1  other error"] {
@@ -87,6 +96,19 @@ struct CommandLineParsingTests {
         let flag = try sandbox.run(["add-generic-password", "--help"])
         #expect(flag.status == 0)
         #expect(flag.stdout.contains("-U"))
+    }
+
+    @Test("a default keychain whose directory cannot be made is an I/O error (220) with the system's reason")
+    func defaultDirectoryNotMade() throws {
+        let sandbox = try KcfSandbox()
+        sandbox.environment["KCF_KEYCHAIN"] = nil
+        // XDG_DATA_HOME below a regular file: mkdir fails with ENOTDIR.
+        try Data().write(to: URL(fileURLWithPath: sandbox.file("a-file")))
+        sandbox.environment["XDG_DATA_HOME"] = sandbox.file("a-file/data")
+        let created = try sandbox.run(["create-keychain", "--insecure-iterations", "1000"], stdin: KcfSandbox.password + "\n")
+        #expect(created.status == 220, "\(created.stderr)")
+        let lines = created.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.last == "kcf: create-keychain: cannot create the directory \(sandbox.file("a-file/data")): Not a directory (errno 20)")
     }
 
     @Test("without -k or KCF_KEYCHAIN the keychain is $XDG_DATA_HOME/kcf/default.kcf, its directory made 0700")

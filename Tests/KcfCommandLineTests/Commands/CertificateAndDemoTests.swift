@@ -112,6 +112,18 @@ struct CertificateAndDemoTests {
                 "labelled with the certificate's public key hash from ec-p256-leaf-v3-no-ski.json")
     }
 
+    @Test("a file that cannot be read is an I/O error (220) that says why, for import and add-certificates")
+    func unreadableFile() throws {
+        let sandbox = try KcfSandbox()
+        try sandbox.createKeychain()
+        let missing = sandbox.file("missing.pem")
+        for arguments in [["import", missing], ["import", "-t", "cert", missing], ["add-certificates", missing]] {
+            let result = try sandbox.unlocked(arguments)
+            #expect(result.status == 220, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("cannot read \(missing): No such file or directory"), "\(arguments): \(result.stderr)")
+        }
+    }
+
     @Test("demo needs no set-up, runs from any directory, prints every step and exits 0")
     func demo() throws {
         let sandbox = try KcfSandbox()

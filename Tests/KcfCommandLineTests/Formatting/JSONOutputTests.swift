@@ -90,6 +90,15 @@ struct JSONOutputTests {
         #expect(attributes["accessible"] as? String == "afterFirstUnlock")
         #expect(attributes["port"] as? Int == 443)
 
+        // 0, the value of a protocol or authentication type not given, is Apple's "any" (kSecProtocolTypeAny,
+        // kSecAuthenticationTypeAny), which -r and -t take back.
+        try keychain.add(InternetPassword(server: "plain.example.com", account: "bob", value: Array("pw".utf8)))
+        let plain = try Self.attributes(try Self.items(try sandbox.unlocked(["find-internet-password", "-s", "plain.example.com", "--json"]), sandbox)[0])
+        #expect(plain["protocol"] as? String == "any")
+        #expect(plain["authenticationType"] as? String == "any")
+        #expect(try sandbox.unlocked(["find-internet-password", "-r", "any", "-t", "ANY", "-w"]).stdout == "pw\n")
+        #expect(try sandbox.unlocked(["find-internet-password", "-s", "example.com", "-r", "any"]).status == 44)
+
         let keys = try Self.items(try sandbox.unlocked(["find-key", "-a", "--json"]), sandbox)
         let byLabel = Dictionary(uniqueKeysWithValues: try keys.map { (try Self.attributes($0)["label"] as? String ?? "", try Self.attributes($0)) })
         #expect(byLabel["aes key"]?["keyType"] as? String == "aes", "kSecAttrKeyTypeAES, CSSM_ALGID_AES 0x80000001")

@@ -128,6 +128,40 @@ struct ProgressLineTests {
                 + Self.drawnAndErased("kcf: import: writing 3 items…"))
     }
 
+    @Test("salvage and repair draw their line on a terminal and erase it before their report",
+          .enabled(if: ShellProcess.exists("python3"), "python3 (for its pty module) is not installed"))
+    func salvageAndRepairOnTerminal() throws {
+        let sandbox = try KcfSandbox()
+        try sandbox.createKeychain()
+        try sandbox.addGeneric(account: "ann", service: "mail", secret: "one")
+
+        let salvage = try Self.onTerminal(["salvage", sandbox.file("copy.kcf"), sandbox.keychain], sandbox)
+        #expect(salvage.status == 0)
+        #expect(salvage.terminal == Self.drawnAndErased("kcf: salvage: reading every record that still verifies, then writing its items…"))
+        #expect(salvage.stdout.contains("items written: 1\n"), "\(salvage.stdout)")
+
+        let repair = try Self.onTerminal(["repair"], sandbox)
+        #expect(repair.status == 0)
+        #expect(repair.terminal == Self.drawnAndErased("kcf: repair: copying the file, then rewriting it with every item that verifies…"))
+        #expect(repair.stdout.contains("items written: 1\n"), "\(repair.stdout)")
+    }
+
+    @Test("a KeePass import draws a line while the database's key is derived, erased before its report",
+          .enabled(if: ShellProcess.exists("python3"), "python3 (for its pty module) is not installed"))
+    func keePassOnTerminal() throws {
+        let sandbox = try KcfSandbox()
+        try sandbox.createKeychain()
+        // The database's password by -P: the harness gives kcf no stdin.
+        let run = try Self.onTerminal(["import", "-P", "correct horse ☃ battery", KcfSandbox.fixture("kdbx/aeskdf-aes256-gzip.kdbx")], sandbox)
+        #expect(run.status == 0)
+        let line = Self.drawnAndErased("kcf: import: deriving the database's key and decrypting it…")
+        let report = "kcf: import: skipped entry"
+        let drawn = try #require(run.terminal.range(of: line), "\(run.terminal.debugDescription)")
+        let reported = try #require(run.terminal.range(of: report), "\(run.terminal.debugDescription)")
+        #expect(drawn.upperBound <= reported.lowerBound, "the line is erased before the report: \(run.terminal.debugDescription)")
+        #expect(run.stdout.hasPrefix("5 items imported"), "\(run.stdout)")
+    }
+
     @Test("with stderr a pipe or closed, no progress is written: stderr holds only what it held before")
     func notOnATerminal() throws {
         let sandbox = try KcfSandbox()

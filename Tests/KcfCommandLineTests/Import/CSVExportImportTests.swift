@@ -45,7 +45,7 @@ struct CSVExportImportTests {
         let twitter = try contents.item("internetPassword", "server", "twitter.com")
         #expect(twitter.string("account") == "me@example.com")
         #expect(twitter.string("label") == "Twitter")
-        #expect(twitter.attributes["protocol"] as? Int == 0, "no scheme: protocol 0, any")
+        #expect(twitter.string("protocol") == "any", "no scheme: protocol 0, named any (kSecProtocolTypeAny)")
         #expect(twitter.secretText == "password123")
 
         let evga = try contents.item("internetPassword", "server", "www.evga.com")
