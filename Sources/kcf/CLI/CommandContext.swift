@@ -23,6 +23,21 @@ struct CommandContext {
     /// The variable that, set to `1`, keeps a version 1 keychain version 1 through rewrites (`keepsFormatVersion`).
     static let keepFormatVersionVariable = "KCF_KEEP_FORMAT_VERSION"
 
+    /// The variable that sets, in MiB (1 … 4,096), the most memory a key slot's Argon2id may ask for before an
+    /// open refuses it (`OpenOptions.keyDerivationMemoryLimit`; 1,024 when unset).
+    static let keyDerivationMemoryVariable = "KCF_KDF_MEMORY_LIMIT"
+
+    /// `$KCF_KDF_MEMORY_LIMIT` in bytes, or the library's default when it is unset.
+    ///
+    /// - Throws: `CommandError.usage` when it is not a whole number of MiB from 1 to 4,096.
+    func keyDerivationMemoryLimit() throws(CommandError) -> Int {
+        guard let text = environment[Self.keyDerivationMemoryVariable] else { return Keychain.OpenOptions().keyDerivationMemoryLimit }
+        guard let mebibytes = Int(text), (1...4_096).contains(mebibytes) else {
+            throw .usage("$\(Self.keyDerivationMemoryVariable) must be a whole number of MiB from 1 to 4096, not \"\(text)\"")
+        }
+        return mebibytes << 20
+    }
+
     /// Opens the keychain, asking for its password, and checks it contains the `--expected-head` if given.
     ///
     /// - Throws: `CommandError` with status `.io` when there is no file (before asking for a password);
@@ -36,7 +51,8 @@ struct CommandContext {
         let path = try existingKeychainPath()
         let options = Keychain.OpenOptions(
             expectedHead: try expectedHead(), recover: arguments.has("recover"),
-            keepsFormatVersion: environment[Self.keepFormatVersionVariable] == "1")
+            keepsFormatVersion: environment[Self.keepFormatVersionVariable] == "1",
+            keyDerivationMemoryLimit: try keyDerivationMemoryLimit())
         let password = try secrets.keychainPassword(for: path)
         let keychain: Keychain
         do throws(KeychainError) {

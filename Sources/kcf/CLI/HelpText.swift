@@ -55,6 +55,8 @@ enum HelpText {
             "version 2 at its first rewrite: compact, change-password, automatic compaction after a change",
             "(once half of a file of at least 1 MiB is dead), or upgrade. With $KCF_KEEP_FORMAT_VERSION=1",
             "every command but upgrade keeps it version 1, for readers that know only version 1.",
+            "A key slot whose Argon2id asks for more than 1,024 MiB of memory is refused rather than run;",
+            "$KCF_KDF_MEMORY_LIMIT=MiB (1 to 4096) sets that cap for the commands that open a keychain.",
         ]),
     ]
 

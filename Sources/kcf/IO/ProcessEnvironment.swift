@@ -14,7 +14,8 @@ import Darwin
 enum ProcessEnvironment {
     /// Every variable `kcf` reads.
     static let names = [
-        SecretInput.passwordVariable, KeychainLocation.variable, CommandContext.keepFormatVersionVariable, "HOME", "XDG_DATA_HOME",
+        SecretInput.passwordVariable, KeychainLocation.variable, CommandContext.keepFormatVersionVariable,
+        CommandContext.keyDerivationMemoryVariable, "HOME", "XDG_DATA_HOME",
     ]
 
     /// The variables of ``names`` that are set, each with its exact value.
