@@ -39,6 +39,13 @@ struct FileHeaderV2: Sendable, Equatable {
     /// The encoded size: fixed part, slots, checksum and MAC.
     var length: Int { Self.fixedLength + slots.reduce(0) { $0 + $1.length } + Self.trailerLength }
 
+    /// This header with `slots` in place of its key slots, every other field kept.
+    func replacingSlots(_ slots: [HeaderKeySlot]) -> FileHeaderV2 {
+        FileHeaderV2(
+            fileID: fileID, epoch: epoch, epochSalt: epochSalt, rewriteEnd: rewriteEnd, rewriteHeadSequence: rewriteHeadSequence,
+            rewriteHeadChain: rewriteHeadChain, tombstoneHorizonDays: tombstoneHorizonDays, slots: slots)
+    }
+
     /// The header's bytes with checksum and MAC, authenticated under `headerKey`.
     func encode(headerKey: SymmetricKey) -> [UInt8] {
         var writer = ByteWriter(capacity: length)

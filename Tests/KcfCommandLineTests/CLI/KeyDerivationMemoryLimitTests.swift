@@ -16,10 +16,7 @@ struct KeyDerivationMemoryLimitTests {
         let slot = HeaderKeySlot.committed(try CommittedKeySlot.make(
             for: .password(KcfSandbox.password), kdf: .argon2id(memoryKiB: memoryKiB, passes: 1, lanes: 1), masterKey: master,
             fileID: header.fileID, using: &random))
-        let replaced = FileHeaderV2(
-            fileID: header.fileID, epoch: header.epoch, epochSalt: header.epochSalt, rewriteEnd: header.rewriteEnd,
-            rewriteHeadSequence: header.rewriteHeadSequence, rewriteHeadChain: header.rewriteHeadChain,
-            tombstoneHorizonDays: header.tombstoneHorizonDays, slots: [slot])
+        let replaced = header.replacingSlots([slot])
         let page = HeaderPage.encode(replaced.encode(headerKey: try replaced.epochKeys(masterKey: master).header))
         let handle = try #require(FileHandle(forUpdatingAtPath: sandbox.keychain))
         defer { try? handle.close() }

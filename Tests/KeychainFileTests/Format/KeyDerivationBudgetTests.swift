@@ -93,10 +93,7 @@ struct KeyDerivationBudgetTests {
         let slot = HeaderKeySlot.committed(try CommittedKeySlot.make(
             for: TestKeychain.password, kdf: .argon2id(memoryKiB: 4_096, passes: 1, lanes: 2), masterKey: master,
             fileID: header.fileID, using: &random))
-        let replaced = FileHeaderV2(
-            fileID: header.fileID, epoch: header.epoch, epochSalt: header.epochSalt, rewriteEnd: header.rewriteEnd,
-            rewriteHeadSequence: header.rewriteHeadSequence, rewriteHeadChain: header.rewriteHeadChain,
-            tombstoneHorizonDays: header.tombstoneHorizonDays, slots: [slot])
+        let replaced = header.replacingSlots([slot])
         let page = HeaderPage.encode(replaced.encode(headerKey: try replaced.epochKeys(masterKey: master).header))
         var bytes = try fileBytes(path)
         bytes.replaceSubrange(0..<page.count, with: page)
