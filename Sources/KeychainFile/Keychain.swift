@@ -105,7 +105,8 @@ public final class Keychain: @unchecked Sendable {
         public var keyDerivationMemoryLimit: Int = 1 << 30
         /// Called as the records are verified, with the bytes of the log verified so far out of all of them
         /// (``OpeningProgress``): at most once for each mebibyte, and once at the end of an open that succeeds. It
-        /// runs on the calling thread, inside the open, and must not call back into the keychain. Default: `nil`.
+        /// runs on the thread the open runs on, inside the open, and must not call back into the keychain.
+        /// Default: `nil`.
         ///
         /// For example, `options.progress = { print($0) }` prints `1048576 of 5242880 bytes verified`, ….
         public var progress: (@Sendable (OpeningProgress) -> Void)?
@@ -200,10 +201,8 @@ public final class Keychain: @unchecked Sendable {
     public static func open(
         at path: String, credential: Credential, options: OpenOptions = OpenOptions()
     ) throws(KeychainError) -> Keychain {
-        try OpeningProgressReporting.with(options.progress) { () throws(KeychainError) in
-            try open(at: path, credential: credential, options: options, random: RandomSource(SystemRandomNumberGenerator()),
-                     clock: { Date() }, fileSystem: PosixFileSystem())
-        }
+        try open(at: path, credential: credential, options: options, random: RandomSource(SystemRandomNumberGenerator()),
+                 clock: { Date() }, fileSystem: PosixFileSystem())
     }
 
     static func create(
@@ -244,6 +243,16 @@ public final class Keychain: @unchecked Sendable {
 
     static func open(
         at path: String, credential: Credential, options: OpenOptions = OpenOptions(), random: RandomSource,
+        clock: @escaping @Sendable () -> Date, fileSystem: any FileSystem
+    ) throws(KeychainError) -> Keychain {
+        try OpeningProgressReporting.with(options.progress) { () throws(KeychainError) in
+            try openReplaying(at: path, credential: credential, options: options, random: random, clock: clock, fileSystem: fileSystem)
+        }
+    }
+
+    /// Opens the keychain at `path`, with `options.progress` bound by the caller (``OpeningProgressReporting``).
+    private static func openReplaying(
+        at path: String, credential: Credential, options: OpenOptions, random: RandomSource,
         clock: @escaping @Sendable () -> Date, fileSystem: any FileSystem
     ) throws(KeychainError) -> Keychain {
         let file = try fileSystem.resolve(path, creating: false)

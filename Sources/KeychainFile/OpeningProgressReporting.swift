@@ -1,11 +1,11 @@
 /// Where the replays of an open report the bytes they have verified: the handler ``Keychain/OpenOptions/progress``
-/// gave, bound for the duration of ``Keychain/open(at:credential:options:)`` as a task-local value, so that the
+/// gave, bound for the duration of ``Keychain/open(at:credential:options:)`` (and of `openOrCreate`'s open) as a task-local value, so that the
 /// replays two layers down need no parameter of their own; `nil` (no report) for every other replay, such as
 /// catching up with another process's writes.
 ///
 /// Reports are thinned to one for each ``interval`` bytes and kept growing; ``finish()`` adds the last one,
 /// `completed == total`. The replay loop reports from the opening thread only (never the threads that open a
-/// record's pages), so the handler runs on the caller's thread, inside the open.
+/// record's pages), so the handler runs on the thread the open runs on, inside the open.
 ///
 /// `@unchecked Sendable`: `reported` and `total` are only touched under `condition`'s lock.
 final class OpeningProgressReporting: @unchecked Sendable {

@@ -43,15 +43,15 @@ struct OpeningProgressTests {
           arguments: [2, 1])
     func severalMebibytes(version: Int) throws {
         let directory = TemporaryDirectory()
-        let path = try Self.makeFile(in: directory, count: 3_000, version: version)
+        let path = try Self.makeFile(in: directory, count: 3_200, version: version)
         let reports = Reports()
         let keychain = try Self.open(path, reports: reports)
-        #expect(try keychain.statistics().itemCount == 3_000)
+        #expect(try keychain.statistics().itemCount == 3_200)
         let all = reports.all
         #expect(all.count >= 4, "\(all.count) reports: \(all)")
         guard let last = all.last else { return }
         // The total is the log: more than the secrets it holds, and no more than the file.
-        #expect(last.total > 3_000 * 2_048)
+        #expect(last.total > 3_200 * 2_048)
         #expect(last.total <= (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0))
         #expect(last.completed == last.total)
         #expect(all.allSatisfy { $0.total == last.total })
@@ -75,6 +75,12 @@ struct OpeningProgressTests {
         let plain = try Self.open(path, reports: nil)
         #expect(try plain.statistics().itemCount == 10)
         #expect(reports.all.count == 1)
+        // openOrCreate's open reports as open's does.
+        var options = Keychain.OpenOptions()
+        options.progress = { reports.append($0) }
+        _ = try Keychain.openOrCreate(at: path, credential: TestKeychain.password, options: options)
+        #expect(reports.all.count == 2)
+        #expect(reports.all.last == reports.all.first)
     }
 
     @Test("A failed open ends with no report that everything was verified")
