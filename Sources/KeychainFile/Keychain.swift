@@ -103,6 +103,13 @@ public final class Keychain: @unchecked Sendable {
         /// `KeychainError.limitReached` rather than allocate it (SPEC.md §13): the format allows 4 GiB, more than
         /// many processes may take without being killed. Default: 1 GiB (`1 << 30`).
         public var keyDerivationMemoryLimit: Int = 1 << 30
+        /// Called as the records are verified, with the bytes of the log verified so far out of all of them
+        /// (``OpeningProgress``): at most once for each mebibyte, and once at the end of an open that succeeds. It
+        /// runs on the thread the open runs on, inside the open, and must not call back into the keychain.
+        /// Default: `nil`.
+        ///
+        /// For example, `options.progress = { print($0) }` prints `1048576 of 5242880 bytes verified`, ….
+        public var progress: (@Sendable (OpeningProgress) -> Void)?
 
         /// - Parameters:
         ///   - expectedHead: A head the file must contain, to detect a rollback.
@@ -110,15 +117,18 @@ public final class Keychain: @unchecked Sendable {
         ///   - recover: Whether to open a damaged file read-only with every item that still authenticates.
         ///   - keepsFormatVersion: Whether rewrites keep a file of format version 1 at version 1.
         ///   - keyDerivationMemoryLimit: The most memory, in bytes, one key slot's Argon2id may ask for.
+        ///   - progress: Called with the bytes verified so far, as the records are verified.
         public init(
             expectedHead: Head? = nil, autoCompaction: AutoCompaction = .standard, recover: Bool = false,
-            keepsFormatVersion: Bool = false, keyDerivationMemoryLimit: Int = 1 << 30
+            keepsFormatVersion: Bool = false, keyDerivationMemoryLimit: Int = 1 << 30,
+            progress: (@Sendable (OpeningProgress) -> Void)? = nil
         ) {
             self.expectedHead = expectedHead
             self.autoCompaction = autoCompaction
             self.recover = recover
             self.keepsFormatVersion = keepsFormatVersion
             self.keyDerivationMemoryLimit = keyDerivationMemoryLimit
+            self.progress = progress
         }
     }
 
@@ -233,6 +243,16 @@ public final class Keychain: @unchecked Sendable {
 
     static func open(
         at path: String, credential: Credential, options: OpenOptions = OpenOptions(), random: RandomSource,
+        clock: @escaping @Sendable () -> Date, fileSystem: any FileSystem
+    ) throws(KeychainError) -> Keychain {
+        try OpeningProgressReporting.with(options.progress) { () throws(KeychainError) in
+            try openReplaying(at: path, credential: credential, options: options, random: random, clock: clock, fileSystem: fileSystem)
+        }
+    }
+
+    /// Opens the keychain at `path`, with `options.progress` bound by the caller (``OpeningProgressReporting``).
+    private static func openReplaying(
+        at path: String, credential: Credential, options: OpenOptions, random: RandomSource,
         clock: @escaping @Sendable () -> Date, fileSystem: any FileSystem
     ) throws(KeychainError) -> Keychain {
         let file = try fileSystem.resolve(path, creating: false)

@@ -54,6 +54,7 @@ struct Replay {
     }
 
     mutating func run() throws(KeychainError) {
+        OpeningProgressReporting.verified(end, of: fileSize)
         while end < fileSize {
             checkAcknowledgement()
             let remaining = fileSize - end
@@ -124,6 +125,7 @@ struct Replay {
                 if head.sequence == watchedSequence { watchedChain = head.chainValue }
                 boxCount += UInt64(decoded.boxCount)
                 end = frameEnd
+                OpeningProgressReporting.verified(end, of: fileSize)
             } catch let problem as FrameProblem {
                 index.abandonApplying(&application)
                 if let ioError = problem.ioError { throw ioError }

@@ -49,15 +49,21 @@ struct CommandContext {
     /// Opens the keychain as ``openKeychain()`` does, and returns the password it was opened with.
     func openKeychainKeepingPassword() throws(CommandError) -> (keychain: Keychain, password: String) {
         let path = try existingKeychainPath()
-        let options = Keychain.OpenOptions(
+        var options = Keychain.OpenOptions(
             expectedHead: try expectedHead(), recover: arguments.has("recover"),
             keepsFormatVersion: environment[Self.keepFormatVersionVariable] == "1",
             keyDerivationMemoryLimit: try keyDerivationMemoryLimit())
         let password = try secrets.keychainPassword(for: path)
+        // A large file's open shows how far it is, on a terminal (after the password: the open runs after it).
+        let progress = OpeningProgressLine(command: command.name)
+        defer { progress.finish() }
+        options.progress = progress.handler
         let keychain: Keychain
         do throws(KeychainError) {
             keychain = try Keychain.open(at: path, credential: .password(password), options: options)
+            progress.finish()
         } catch {
+            progress.finish()
             if case .corrupted = error, !options.recover {
                 DamageNotice.suggestRecovery(command: command.name)
             }

@@ -35,12 +35,13 @@ final class ProgressReporter {
     ///   - command: The command, as in `kcf: COMMAND: `.
     ///   - activity: What is being done, such as "decrypting" or "compacting 1,200 items".
     ///   - total: How many steps there are, or `nil` when only the activity is shown.
+    ///   - completed: How many of them are already done.
     ///   - isShown: Whether to draw at all; by default, whether stderr is a terminal.
-    init(command: String, activity: String, total: Int? = nil, isShown: Bool = ProgressReporter.stderrIsTerminal) {
+    init(command: String, activity: String, total: Int? = nil, completed: Int = 0, isShown: Bool = ProgressReporter.stderrIsTerminal) {
         self.prefix = "kcf: \(command): \(activity)"
         self.total = total
         self.isShown = isShown
-        draw(total == nil ? prefix + "…" : text(0))
+        draw(total == nil ? prefix + "…" : text(completed))
     }
 
     /// Runs `body` with a line that says `activity`, erased when `body` returns or throws: for one long call

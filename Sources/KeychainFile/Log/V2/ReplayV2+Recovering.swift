@@ -9,6 +9,7 @@ extension ReplayV2 {
         let committedEnd = log.committedEnd
         var position = outcome.end
         var head = outcome.head
+        OpeningProgressReporting.verified(position, of: committedEnd)
         while position < committedEnd {
             var record = try? readRecord(at: position, after: head, limit: committedEnd)
             if record == nil, (try? proposeRepairs(from: position)) == true {
@@ -44,6 +45,7 @@ extension ReplayV2 {
             }
             outcome.head = head
             outcome.end = position
+            OpeningProgressReporting.verified(position, of: committedEnd)
         }
         if log.writtenEnd > committedEnd {
             damage.append(Damage(

@@ -75,6 +75,7 @@ struct ReplayV2 {
         var deletions: [(ItemID, Int64)] = []
         var nextPart: UInt32? = nil
         var transactionStart = position
+        OpeningProgressReporting.verified(position, of: committedEnd)
         do throws(KeychainError) {
             while position < committedEnd {
                 let record: ReplayedRecordV2
@@ -100,6 +101,7 @@ struct ReplayV2 {
                 deletions += record.deletionTimes
                 head = Head(epoch: head.epoch, sequence: record.sequence, chainValue: record.chain)
                 position = windowStart + record.end
+                OpeningProgressReporting.verified(position, of: committedEnd)
                 if head.sequence == watchedSequence { watchedChain = head.chainValue }
                 if slotEnds.contains(position) { headsAtSlots[position] = head }
                 switch record.kind {
