@@ -42,7 +42,9 @@ struct OpeningProgressLineTests {
         }
         let erased = "\r" + String(repeating: " ", count: drawn.count) + "\r"
         #expect(verify.terminal.contains(erased))
-        #expect(verify.terminal.hasSuffix(ProgressLineTests.drawnAndErased("kcf: verify: decrypting every secret, class 0 of 4 (0%)")))
+        let afterOpen = String(verify.terminal.components(separatedBy: erased).last ?? "")
+        #expect(ProgressLineTests.drawnRedrawnAndErased(afterOpen, first: "kcf: verify: decrypting every secret, class 0 of 4 (0%)"),
+                "\(afterOpen.debugDescription)")
 
         let compact = try ProgressLineTests.onTerminal(["compact"], sandbox)
         #expect(compact.status == 0)
