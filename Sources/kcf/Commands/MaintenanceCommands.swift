@@ -117,8 +117,10 @@ enum MaintenanceCommands {
         let identities = try KeychainListing.all(.identity, in: keychain, returning: [.attributes]).count
         let statistics = try keychainCall { () throws(KeychainError) in try keychain.statistics() }
         let slots = try keychainCall { () throws(KeychainError) in try keychain.keySlots() }
-        // A keychain opened with --recover did not verify every record: its parity is not compared with them.
-        let parity = keychain.recovery == nil ? try keychainCall { () throws(KeychainError) in try keychain.checkParity() } : nil
+        // Version 1 keeps no parity; a keychain opened with --recover did not verify every record to compare it with.
+        let formatVersion = keychain.fileFormatVersion
+        let parity = keychain.recovery == nil && formatVersion == 2
+            ? try keychainCall { () throws(KeychainError) in try keychain.checkParity() } : nil
         progress.finish()
         if context.has("json") {
             countsByClass["identity"] = .integer(Int64(identities))
@@ -153,7 +155,7 @@ enum MaintenanceCommands {
         if !keychain.repairs.isEmpty {
             Output.line("repairs: \(keychain.repairs); the next write puts the repaired bytes back")
         }
-        for line in ParityText.verifyLines(parity) { Output.line(line) }
+        for line in ParityText.verifyLines(parity, formatVersion: formatVersion) { Output.line(line) }
         if let torn = keychain.tornTail {
             Output.line("torn tail: \(torn)")
             if torn.mayHoldAcknowledgedData {

@@ -4,9 +4,13 @@ import KeychainFile
 /// file bytes of its data and of its parity, and what to do about it.
 enum ParityText {
     /// The lines `verify` prints after its counts: stale parity, chunks that could not be read, or that every
-    /// chunk compared matches. `nil` (a keychain opened with `--recover`): not compared.
-    static func verifyLines(_ report: ParityReport?) -> [String] {
-        guard let report else { return ["parity: not compared (opened with --recover: not every record verified)"] }
+    /// chunk compared matches. `nil`: not compared — a file of format version 1, which has no parity, or a keychain
+    /// opened with `--recover`.
+    static func verifyLines(_ report: ParityReport?, formatVersion: Int) -> [String] {
+        guard let report else {
+            return [formatVersion == 1 ? "parity: none (format version 1 keeps no parity)"
+                : "parity: not compared (opened with --recover: not every record verified)"]
+        }
         var lines = report.staleChunks.map { "parity: stale: \($0)" }
         if !report.staleChunks.isEmpty {
             lines.append("    Stale parity costs nothing while the records verify, but a later fault in its chunk could not be")

@@ -66,4 +66,22 @@ struct ParityScrubCommandTests {
         #expect(!after.stdout.contains("stale"), "\(after.stdout)")
         #expect(after.stdout.contains("parity: matches the records in 2 chunks compared"), "\(after.stdout)")
     }
+
+    @Test("verify says a version 1 keychain keeps no parity, and that one opened with --recover was not compared")
+    func notCompared() throws {
+        let sandbox = try KcfSandbox()
+        try sandbox.createKeychain(formatVersion: 1)
+        try sandbox.addGeneric(account: "ann", service: "mail", secret: "one")
+        let v1 = try sandbox.unlocked(["verify"])
+        #expect(v1.status == 0, "\(v1.stderr)")
+        #expect(v1.stdout.contains("parity: none (format version 1 keeps no parity)"), "\(v1.stdout)")
+        let json = try sandbox.unlocked(["verify", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["parity"] is NSNull, "\(json.stdout)")
+
+        let v2 = try Self.sandbox()
+        let recovered = try v2.unlocked(["verify", "--recover"])
+        #expect(recovered.status == 0, "\(recovered.stderr)")
+        #expect(recovered.stdout.contains("parity: not compared (opened with --recover"), "\(recovered.stdout)")
+    }
 }

@@ -64,7 +64,7 @@ struct KeychainV2ParityScrubTests {
         #expect(try keychain.checkParity().isClean)
         #expect(try liveSecrets(keychain) == expected)
 
-        try writeFileBytes(Self.withLostSector(pristine), to: lostPath)
+        try writeFileBytes(Self.withLostSector(try fileBytes(path)), to: lostPath)
         let repaired = try V2Keychain.open(lostPath)
         #expect(try liveSecrets(repaired) == expected)
         #expect(repaired.repairs.chunks.map(\.chunk) == [0])
@@ -106,6 +106,25 @@ struct KeychainV2ParityScrubTests {
         #expect(!rewritten.rewritten && rewritten.isClean)
         #expect(faulty.calls(of: .write) == 0 && faulty.calls(of: .sync) == 0)
         #expect(try fileBytes(path) == pristine)
+    }
+
+    @Test("Records damaged and repaired on open, parity sound: the check compares with the records as verified and finds nothing stale; the rewrite puts back the repaired bytes and nothing else")
+    func repairedRecordsSoundParity() throws {
+        let directory = TemporaryDirectory()
+        let (path, expected) = try Self.file(directory)
+        let pristine = try fileBytes(path)
+        var damaged = pristine
+        for logical in 1_000..<1_010 { damaged[HealingLayout.physical(logical)] ^= 0xFF }
+        try writeFileBytes(damaged, to: path)
+        let keychain = try V2Keychain.open(path)
+        #expect(keychain.repairs.chunks.map(\.chunk) == [0])
+        let found = try keychain.checkParity()
+        #expect(found.isClean && found.checkedChunks == 2, "\(found)")
+        #expect(try fileBytes(path) == damaged, "a check writes nothing")
+        let rewritten = try keychain.repairParity()
+        #expect(rewritten.isClean && !rewritten.rewritten, "\(rewritten)")
+        #expect(try fileBytes(path) == pristine)
+        #expect(try liveSecrets(V2Keychain.open(path)) == expected)
     }
 
     @Test("The last chunk's parity in the newest commit slot, decayed: the check names the slot's bytes; the rewrite commits it anew")
