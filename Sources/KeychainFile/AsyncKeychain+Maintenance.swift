@@ -44,6 +44,21 @@ extension AsyncKeychain {
         try await offload { (keychain) throws(KeychainError) in try keychain.upgradeFormat() }
     }
 
+    /// ``Keychain/checkParity()`` without blocking the caller.
+    ///
+    /// - Throws: What ``Keychain/checkParity()`` throws.
+    public func checkParity() async throws(KeychainError) -> ParityReport {
+        try await offload { (keychain) throws(KeychainError) in try keychain.checkParity() }
+    }
+
+    /// ``Keychain/repairParity(keepingCopyAt:)`` without blocking the caller.
+    ///
+    /// - Throws: What ``Keychain/repairParity(keepingCopyAt:)`` throws.
+    @discardableResult
+    public func repairParity(keepingCopyAt backup: String? = nil) async throws(KeychainError) -> ParityReport {
+        try await offload { (keychain) throws(KeychainError) in try keychain.repairParity(keepingCopyAt: backup) }
+    }
+
     /// ``Keychain/refresh()`` without blocking the caller.
     ///
     /// - Throws: What ``Keychain/refresh()`` throws.

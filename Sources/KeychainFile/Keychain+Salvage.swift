@@ -140,7 +140,7 @@ extension Keychain {
     }
 
     /// Copies `source` to a new file `destination` (mode 0600, failing if it exists) and makes it durable.
-    private static func copyFile(_ source: String, to destination: String, fileSystem: any FileSystem) throws(KeychainError) {
+    static func copyFile(_ source: String, to destination: String, fileSystem: any FileSystem) throws(KeychainError) {
         let input = try fileSystem.openExisting(source)
         defer { input.close() }
         let output = try fileSystem.createExclusive(destination)

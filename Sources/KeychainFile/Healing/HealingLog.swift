@@ -98,7 +98,7 @@ final class HealingLog {
             var bytes: [UInt8] = []
             if size >= offset + CommitSlot.length {
                 do {
-                    bytes = try file.readExactly(count: CommitSlot.length, at: offset)
+                    bytes = try Self.readRetrying(file, count: CommitSlot.length, at: offset)
                 } catch {
                     readFailure = readFailure ?? error
                     bytes = Self.readTolerating(file, count: CommitSlot.length, at: offset).bytes
@@ -191,7 +191,7 @@ final class HealingLog {
         var position = offset
         while position < offset + count {
             let inChunk = min(offset + count - position, ChunkParity.dataLength - position % ChunkParity.dataLength)
-            bytes += try file.readExactly(count: inChunk, at: HealingLayout.physical(position))
+            bytes += try Self.readRetrying(file, count: inChunk, at: HealingLayout.physical(position))
             position += inChunk
         }
         return bytes
@@ -323,11 +323,32 @@ final class HealingLog {
     /// The sector size unreadable bytes are counted in.
     static let sectorSize = 512
 
-    /// Reads `count` bytes at physical offset `offset`; where a read fails (`EIO` from a bad sector, or the file
-    /// ending early), reads again sector by sector and zero-fills the sectors that still fail. Returns the bytes
-    /// and the offsets, relative to `offset`, that could not be read.
+    /// How many times a read that fails with EIO is made, one right after the other, before its bytes count as
+    /// unreadable: a drive or a network file system that fails a read for a moment returns the bytes on a later
+    /// try, and bytes that merely failed to read once must not be taken for damage (SPEC §19.5).
+    static let readAttempts = 3
+
+    /// Reads exactly `count` bytes at physical offset `offset`, trying again at once while the read fails with
+    /// EIO, up to ``readAttempts`` tries in all.
+    ///
+    /// - Throws: `KeychainError.io` if the last try fails with EIO; any other failure (another errno, a file that
+    ///   ends early) at once.
+    static func readRetrying(_ file: any KeychainFileHandle, count: Int, at offset: Int) throws(KeychainError) -> [UInt8] {
+        var attempt = 1
+        while true {
+            do {
+                return try file.readExactly(count: count, at: offset)
+            } catch .io(_, let code, _) where code == EIO && attempt < readAttempts {
+                attempt += 1
+            }
+        }
+    }
+
+    /// Reads `count` bytes at physical offset `offset` (``readRetrying(_:count:at:)``); where that fails (`EIO` from
+    /// a bad sector every try, or the file ending early), reads again sector by sector, once each, and zero-fills
+    /// the sectors that still fail. Returns the bytes and the offsets, relative to `offset`, that could not be read.
     static func readTolerating(_ file: any KeychainFileHandle, count: Int, at offset: Int) -> (bytes: [UInt8], unreadable: Set<Int>) {
-        if let bytes = try? file.readExactly(count: count, at: offset) { return (bytes, []) }
+        if let bytes = try? readRetrying(file, count: count, at: offset) { return (bytes, []) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count)
         var unreadable: Set<Int> = []

@@ -8,6 +8,8 @@ import KeychainCrypto
 /// holds the lock file as SPEC.md §16 requires.
 protocol KeychainLog: AnyObject {
     var path: String { get }
+    /// The file system the file is read and written through.
+    var fileSystem: any FileSystem { get }
     /// The open file (read by `Keychain` to check that it may be written).
     var file: any KeychainFileHandle { get }
     /// The format version of the open file.
@@ -64,6 +66,11 @@ protocol KeychainLog: AnyObject {
     func rewrite(
         changing change: SlotChange, index: inout ItemIndex, using generator: inout RandomSource
     ) throws(KeychainError) -> KeySlotInfo?
+    /// Compares each log chunk's stored parity with the parity of its verified records and, when `rewriting`,
+    /// rewrites what differs after reading and verifying the file again (SPEC.md §19.5). The caller holds the lock
+    /// file — shared for a check, exclusive for a rewrite — and has caught up. A format without parity reports
+    /// ``ParityReport/none``.
+    func scrubParity(_ index: inout ItemIndex, rewriting: Bool) throws(KeychainError) -> ParityReport
     /// Removes temporary files that a crashed rewrite left beside the keychain.
     func removeStrayTemporaryFiles()
     /// Item count, live and dead bytes, file size and epoch.

@@ -8,6 +8,9 @@ extension RecordLog: KeychainLog {
     /// Version 1 keeps no redundancy: nothing is ever repaired.
     var repairs: RepairReport { .none }
 
+    /// Version 1 keeps no parity: there is nothing to compare or rewrite.
+    func scrubParity(_ index: inout ItemIndex, rewriting: Bool) throws(KeychainError) -> ParityReport { .none }
+
     func append<Entries: RandomAccessCollection<LogEntry>>(
         _ entries: Entries, using generator: inout RandomSource
     ) throws(KeychainError) -> AppendedSecrets where Entries.Index == Int {

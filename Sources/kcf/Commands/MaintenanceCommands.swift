@@ -23,7 +23,8 @@ enum MaintenanceCommands {
     static let verify = Command(
         name: "verify", summary: "verify every record and decrypt every secret; print counts, head and torn tail",
         options: [
-            OptionSpec.json("{\"result\": \"ok\"|\"tornTail\", \"head\", \"epoch\", \"keySlots\", \"items\", \"secrets\", \"file\", \"tornTail\"}"),
+            OptionSpec.json(
+                "{\"result\": \"ok\"|\"tornTail\", \"head\", \"epoch\", \"keySlots\", \"items\", \"secrets\", \"file\", \"parity\", \"tornTail\"}"),
             OptionSpec.expectedHead,
         ],
         positionals: [PositionalSpec.keychain],
@@ -31,6 +32,12 @@ enum MaintenanceCommands {
             Exits 0 when everything verifies; 3 when the records verify but the file ends in a torn tail (an
             incomplete or unverifiable last record: an interrupted write, or damage to that record); 93 when
             the file is damaged before its last record or is not a keychain; 51 for a wrong password.
+            """, """
+            A file of format version 2 is also scrubbed: each chunk's stored parity is compared with the parity of
+            its verified records (SPEC.md §19.5), and a chunk whose parity differs is listed with the file bytes
+            of its data and of its parity. Like damage that parity repaired on open (listed as repairs), stale
+            parity leaves every item readable and does not change the exit status; it would not repair a later
+            fault in its chunk, and `kcf repair` rewrites it in place.
             """],
         run: { (context) throws(CommandError) in try verify(context) })
 
@@ -56,6 +63,11 @@ enum MaintenanceCommands {
             place, under its lock, with every item whose boxes still authenticate (as salvage does), and lists
             what could not be read. The way to drop a final record that does not verify and may hold committed
             items, which no other command writes over. Exits 0 when nothing was damaged, 5 when something was.
+            """, """
+            A keychain of format version 2 whose records all verify, repaired by parity where they needed it, is
+            not rewritten: after the copy, and under its lock, it is read and verified again, what parity
+            repaired is written back, and stale parity (what `kcf verify` lists) is rewritten from the records
+            where it differs (SPEC.md §19.5, §26.5). Items, head and epoch stay as they were; exits 0.
             """],
         run: { (context) throws(CommandError) in try repair(context) })
 
@@ -105,6 +117,10 @@ enum MaintenanceCommands {
         let identities = try KeychainListing.all(.identity, in: keychain, returning: [.attributes]).count
         let statistics = try keychainCall { () throws(KeychainError) in try keychain.statistics() }
         let slots = try keychainCall { () throws(KeychainError) in try keychain.keySlots() }
+        // Version 1 keeps no parity; a keychain opened with --recover did not verify every record to compare it with.
+        let formatVersion = keychain.fileFormatVersion
+        let parity = keychain.recovery == nil && formatVersion == 2
+            ? try keychainCall { () throws(KeychainError) in try keychain.checkParity() } : nil
         progress.finish()
         if context.has("json") {
             countsByClass["identity"] = .integer(Int64(identities))
@@ -124,6 +140,7 @@ enum MaintenanceCommands {
                     "size": .integer(Int64(statistics.fileSize)), "liveBytes": .integer(Int64(statistics.liveBytes)),
                     "deadBytes": .integer(Int64(statistics.deadBytes)),
                 ]),
+                "parity": ParityText.json(parity),
                 "tornTail": torn ?? .null,
             ].merging(keychain.repairs.isEmpty ? [:] : ["repairs": .string("\(keychain.repairs)")]) { $1 }).text())
             return keychain.tornTail == nil ? .success : .tornTail
@@ -138,6 +155,7 @@ enum MaintenanceCommands {
         if !keychain.repairs.isEmpty {
             Output.line("repairs: \(keychain.repairs); the next write puts the repaired bytes back")
         }
+        for line in ParityText.verifyLines(parity, formatVersion: formatVersion) { Output.line(line) }
         if let torn = keychain.tornTail {
             Output.line("torn tail: \(torn)")
             if torn.mayHoldAcknowledgedData {
@@ -198,6 +216,7 @@ enum MaintenanceCommands {
         let backup = context.value("backup") ?? path + ".damaged-" + timestamp()
         guard !KeychainLocation.exists(backup) else { throw .failed("a file already exists at \(backup)") }
         let password = try context.secrets.keychainPassword(for: path)
+        if let status = try repairInPlace(path, password: password, backup: backup) { return status }
         let report = try ProgressReporter.showingItems(command: "repair", activity: "copying the file, then rewriting it with every item that verifies") {
             (handler) throws(CommandError) in
             try keychainCall { () throws(KeychainError) in
@@ -206,6 +225,27 @@ enum MaintenanceCommands {
         }
         Output.line("repaired \(SecurityText.quoted(Array(path.utf8))); the file as it was is kept at \(SecurityText.quoted(Array(backup.utf8)))")
         return describe(report)
+    }
+
+    /// Repairs a version 2 keychain whose records all verify (repaired by parity where they needed it) without
+    /// rewriting it: the copy, then what parity repaired written back and stale parity rewritten
+    /// (`Keychain.repairParity(keepingCopyAt:)`). `nil` when the keychain does not open so — it does not open, is
+    /// of version 1, or ends in records that may hold committed items — and is to be rewritten.
+    private static func repairInPlace(_ path: String, password: String, backup: String) throws(CommandError) -> ExitStatus? {
+        guard let keychain = try? Keychain.open(at: path, credential: .password(password)), keychain.fileFormatVersion == 2,
+              keychain.tornTail?.mayHoldAcknowledgedData != true
+        else { return nil }
+        let repairs = keychain.repairs
+        let torn = keychain.tornTail
+        let parity = try keychainCall { () throws(KeychainError) in try keychain.repairParity(keepingCopyAt: backup) }
+        Output.line(
+            "repaired \(SecurityText.quoted(Array(path.utf8))) in place, its records all verified; the file as it was is kept at "
+                + SecurityText.quoted(Array(backup.utf8)))
+        Output.line("repairs: \(repairs.isEmpty ? "none to write back" : "\(repairs), written back")")
+        for line in ParityText.repairLines(parity) { Output.line(line) }
+        Output.line("torn tail: \(torn.map { "\($0); cut, as every write cuts it" } ?? "none")")
+        Output.line("items: \(keychain.count); head \(keychain.head)")
+        return .success
     }
 
     /// The current UTC time as `YYYYMMDDTHHMMSSZ`.

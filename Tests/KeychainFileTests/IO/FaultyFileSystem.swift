@@ -10,7 +10,8 @@ import Darwin
 /// The real file system with one fault injected: the `n`-th call (counting from 1) of one operation throws
 /// `KeychainError.io` with `errno` (EIO by default), as a full disk or a failing drive would; or the `n`-th
 /// write is short — it writes part of its bytes and returns their count — after which later writes go on,
-/// or fail with ENOSPC as on a disk that just filled up. Every other call goes through.
+/// or fail with ENOSPC as on a disk that just filled up; or reads of some bytes of a file fail with EIO, a few
+/// times or every time (``failReads(of:touching:times:)``). Every other call goes through.
 final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     // `@unchecked Sendable`: tests use one instance from one thread at a time; the counters sit behind a lock.
     enum Operation: String, CaseIterable, Sendable {
@@ -79,6 +80,36 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         alwaysFailing.insert(operation)
     }
 
+    /// Reads of one file that touch a range of its bytes and fail with EIO: the next `remaining` of them, or
+    /// every one (`nil`) until ``heal()``; a sector that reads again after a few tries, or one that never does.
+    private var failingReads: (path: String, range: Range<Int>, remaining: Int?)?
+    /// How many reads ``failReads(of:touching:times:)`` made fail since it was armed.
+    private(set) var failedReads = 0
+
+    /// Makes reads of the file at `path` that touch its bytes `range` fail with EIO: the next `times` of them,
+    /// or every one until ``heal()`` when `times` is `nil`. Reads of other bytes, and of other files, go through.
+    func failReads(of path: String, touching range: Range<Int>, times: Int?) {
+        lock.lock()
+        defer { lock.unlock() }
+        failingReads = (path, range, times)
+        failedReads = 0
+    }
+
+    /// Throws EIO if a read of `count` bytes at `offset` of `path` is one ``failReads(of:touching:times:)`` armed.
+    func checkRead(_ path: String, offset: Int, count: Int) throws(KeychainError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let failing = failingReads, failing.path == path, count > 0, failing.range.overlaps(offset..<(offset + count)) else {
+            return
+        }
+        if let remaining = failing.remaining {
+            guard remaining > 0 else { return }
+            failingReads?.remaining = remaining - 1
+        }
+        failedReads += 1
+        throw KeychainError.io(operation: "injected read failure at file bytes \(failing.range)", errno: EIO, path: path)
+    }
+
     /// Arms a failure of the `call`-th `operation` from now on.
     func fail(_ operation: Operation, call: Int = 1, errno code: Int32 = EIO) {
         inject(.error(code), at: operation, call: call)
@@ -128,6 +159,7 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         failing = nil
         writesFailWith = nil
         alwaysFailing = []
+        failingReads = nil
     }
 
     /// Counts a call of `operation` and throws if it is the one armed to fail; returns true if it is an
@@ -249,6 +281,7 @@ final class FaultyFileHandle: KeychainFileHandle, @unchecked Sendable {
 
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(KeychainError) -> Int {
         let flips = try fileSystem.check(.read, path)
+        try fileSystem.checkRead(path, offset: offset, count: buffer.count)
         let count = try base.read(into: buffer, at: offset)
         if flips, count > 0, case .flippedBit(let fromEnd) = fileSystem.armedFault {
             buffer[max(0, count - fromEnd)] ^= 1

@@ -224,7 +224,7 @@ final class RecordLogV2 {
     }
 
     /// Opens the file now at the path and replaces this log's state with it.
-    private func reload(_ index: inout ItemIndex) throws(KeychainError) {
+    func reload(_ index: inout ItemIndex) throws(KeychainError) {
         let newFile = try fileSystem.openExisting(path)
         do throws(KeychainError) {
             guard try Self.isVersion2(newFile) else {
@@ -318,6 +318,12 @@ final class RecordLogV2 {
         }
         if log.writtenEnd > end { try log.cut(to: end) } else { try log.cutRemnant() }
         state.replayed.tornTail = nil
+    }
+
+    /// Takes the file's size now as the one this state describes, after writes that changed no record (a
+    /// write-back, a cut, a parity scrub): the next call does not take the change for another process's.
+    func noteSizeAfterWriting() throws(KeychainError) {
+        state.size = try file.size()
     }
 
     func append<Entries: RandomAccessCollection<LogEntry>>(

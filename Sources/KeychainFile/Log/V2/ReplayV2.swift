@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Replays a version 2 log into an index (Docs/FormatVersion2.md §3 and §5): every record up to the newest
 /// commit verified — pages opened, secret boxes' tags checked — and applied a transaction at a time.
 ///
@@ -37,6 +45,9 @@ struct ReplayV2 {
     private(set) var windowStart = 0
     /// What a recovering replay (``recover()``) could not read.
     var damage: [Damage] = []
+    /// File bytes the replay could not read (EIO on every try), each read's from its first such byte to its last:
+    /// read as zeros, and as erasures by parity.
+    private var unreadable: [Range<Int>] = []
     /// Proposed repairs, by chunk, not yet confirmed by a record that verifies.
     private var proposals: [Int: HealingLog.ChunkRepair] = [:]
 
@@ -88,7 +99,9 @@ struct ReplayV2 {
                         record = repaired
                     } else {
                         index.abandonApplying(&application)
-                        try stop(at: nextPart == nil ? position : transactionStart, acknowledgedEnd: acknowledgedEnd, error: error)
+                        try stop(
+                            at: nextPart == nil ? position : transactionStart, failedRecord: position, acknowledgedEnd: acknowledgedEnd,
+                            error: error)
                         return
                     }
                 }
@@ -150,9 +163,21 @@ struct ReplayV2 {
         }
     }
 
-    /// Ends the replay at `offset`, the start of a record or transaction that does not verify even repaired.
-    private mutating func stop(at offset: Int, acknowledgedEnd: Int, error: KeychainError) throws(KeychainError) {
+    /// Ends the replay at `offset`, the start of a record or transaction that does not verify even repaired; the
+    /// record at `failedRecord` is the one that did not.
+    ///
+    /// When bytes of that record could not be read (EIO on every try) the replay cannot tell damage from a read
+    /// that fails for now: that is an I/O error naming them, never the end of the acknowledged records nor records
+    /// set aside, so that the same file opens whole once they read again.
+    private mutating func stop(at offset: Int, failedRecord: Int, acknowledgedEnd: Int, error: KeychainError) throws(KeychainError) {
         confirmRepairs()
+        if let lost = unreadableBytes(ofRecordAt: failedRecord) {
+            throw .io(
+                operation: "reading file bytes \(lost.lowerBound)–\(lost.upperBound - 1) (they could not be read, after \(HealingLog.readAttempts) "
+                    + "tries, and parity could not rebuild the record at log offset \(failedRecord) without them; open the keychain with "
+                    + "recovery, or salvage it, to read every other item)",
+                errno: EIO, path: log.file.path)
+        }
         guard offset >= acknowledgedEnd else {
             if case .corrupted(let at, let reason) = error {
                 throw .corrupted(offset: at, reason: "\(reason); the record is acknowledged and parity could not repair it")
@@ -222,6 +247,22 @@ struct ReplayV2 {
         }
     }
 
+    /// The file bytes of the record at `offset` — as far as its frame says it reaches, or to the end of its chunk
+    /// when the window does not hold the frame — that this replay could not read, as one range from the first to
+    /// the last; `nil` if it read them all.
+    private func unreadableBytes(ofRecordAt offset: Int) -> Range<Int>? {
+        var end = min(log.writtenEnd, (offset / ChunkParity.dataLength + 1) * ChunkParity.dataLength)
+        let at = offset - windowStart
+        if at >= 0, at + 4 <= window.count {
+            let length = Int(window[at..<(at + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+            if length <= RecordV2.maximumBodyLength { end = min(log.writtenEnd, offset + 8 + length) }
+        }
+        let span = HealingLayout.physical(offset)..<HealingLayout.physicalEnd(ofLog: max(end, offset + 1))
+        let lost = unreadable.filter { $0.overlaps(span) }
+        guard let first = lost.map(\.lowerBound).min(), let last = lost.map(\.upperBound).max() else { return nil }
+        return first..<last
+    }
+
     /// Makes the window hold `range` of the log.
     mutating func fill(_ range: Range<Int>) throws(KeychainError) {
         if range.lowerBound >= windowStart && range.upperBound <= windowStart + window.count { return }
@@ -233,7 +274,7 @@ struct ReplayV2 {
     /// Log bytes as they read, unreadable sectors as zeros, with proposed repairs laid over them. Bytes past the
     /// file's end (the last write claims them, the file does not hold them: §3 rule 4) read as zeros, and the
     /// bytes before the end are read as they are, also in the sector the end falls in.
-    private func readLog(at offset: Int, count: Int) throws(KeychainError) -> [UInt8] {
+    private mutating func readLog(at offset: Int, count: Int) throws(KeychainError) -> [UInt8] {
         let size = try log.file.size()
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count)
@@ -247,7 +288,13 @@ struct ReplayV2 {
             } else {
                 let physical = HealingLayout.physical(position)
                 let held = max(0, min(length, size - physical))
-                if held > 0 { bytes += HealingLog.readTolerating(log.file, count: held, at: physical).bytes }
+                if held > 0 {
+                    let read = HealingLog.readTolerating(log.file, count: held, at: physical)
+                    bytes += read.bytes
+                    if let first = read.unreadable.min(), let last = read.unreadable.max() {
+                        unreadable.append((physical + first)..<(physical + last + 1))
+                    }
+                }
                 bytes += [UInt8](repeating: 0, count: length - held)
             }
             position += length
