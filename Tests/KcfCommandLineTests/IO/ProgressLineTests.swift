@@ -8,23 +8,27 @@ struct ProgressLineTests {
     /// Runs kcf with stderr on a pseudo-terminal and stdout on a pipe; writes what each received to PREFIX.tty and
     /// PREFIX.out and exits with kcf's status.
     static let harness = """
-        import os, pty, subprocess, sys
+        import os, pty, select, subprocess, sys
         master, slave = pty.openpty()
         child = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave)
-        os.close(slave)
-        chunks = []
-        while True:
-            try:
-                data = os.read(master, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            chunks.append(data)
-        output = child.stdout.read()
+        # The slave stays open here: Linux may report the hang-up (EIO) on the master before the last bytes the
+        # child wrote have been moved to it, and the line's erasure would be lost. Both outputs are read as they
+        # come, so a child that writes much to stdout is never blocked; once stdout ends and the child has exited,
+        # the terminal is drained until it stays quiet.
+        out = child.stdout.fileno()
+        chunks, output, open_fds = [], [], [master, out]
+        while out in open_fds:
+            ready, _, _ = select.select(open_fds, [], [], 0.1)
+            for fd in ready:
+                data = os.read(fd, 65536)
+                if fd == out and not data:
+                    open_fds.remove(out)
+                (chunks if fd == master else output).append(data)
         child.wait()
+        while select.select([master], [], [], 0.5)[0]:
+            chunks.append(os.read(master, 65536))
         open(sys.argv[1] + ".tty", "wb").write(b"".join(chunks))
-        open(sys.argv[1] + ".out", "wb").write(output)
+        open(sys.argv[1] + ".out", "wb").write(b"".join(output))
         sys.exit(child.returncode)
         """
 
