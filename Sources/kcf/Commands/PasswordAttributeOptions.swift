@@ -32,6 +32,9 @@ enum PasswordAttributeOptions {
         text("D", "KIND", .itemDescription, "kind (the description attribute)"),
         code("c", "CREATOR", .creator, "creator, a four-character code"),
         code("C", "TYPE", .itemType, "item type, a four-character code"),
+        AttributeOption(spec: OptionSpec(long: "access-group", .value("GROUP"),
+                                         help: "access group (agrp): the new item's, or the only group searched; \"\" is the default group"),
+                        attribute: .accessGroup, parse: { .string($0) }),
     ]
 
     private static func text(_ letter: Character, _ name: String, _ attribute: Attribute, _ help: String) -> AttributeOption {
