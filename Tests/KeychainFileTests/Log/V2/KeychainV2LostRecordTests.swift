@@ -44,7 +44,9 @@ struct KeychainV2LostRecordTests {
             #expect(try liveSecrets(keychain) == file.before)
             #expect(keychain.tornTail?.mayHoldAcknowledgedData == true)
             #expect(throws: KeychainError.self) { try keychain.add(GenericPassword(service: "svc", account: "next", password: "x")) }
-            #expect(try fileBytes(file.path) == torn, "nothing set aside is cut")
+            // Rewriting parity in place is a write too (SPEC §25.4): it would compute parity over bytes set aside.
+            #expect(throws: KeychainError.self) { _ = try keychain.repairParity() }
+            #expect(try fileBytes(file.path) == torn, "nothing set aside is cut or rewritten")
         } else {
             var withLast = file.before
             withLast["last"] = [UInt8](repeating: 0x6C, count: lastSecretSize)
