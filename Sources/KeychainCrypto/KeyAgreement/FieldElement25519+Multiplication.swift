@@ -4,6 +4,7 @@
 
 extension FieldElement25519 {
     /// The product, reduced (limbs below 2^52). Operands' limbs must be below 2^54.
+    @inline(__always)
     static func * (a: FieldElement25519, b: FieldElement25519) -> FieldElement25519 {
         // b's limbs times 19 stay below 2^59, so each product below stays below 2^113.
         let b1x19 = b.l1 &* 19, b2x19 = b.l2 &* 19, b3x19 = b.l3 &* 19, b4x19 = b.l4 &* 19
@@ -21,6 +22,7 @@ extension FieldElement25519 {
     }
 
     /// The square, reduced; the same as `self * self` with the symmetric products computed once.
+    @inline(__always)
     func squared() -> FieldElement25519 {
         let d0 = l0 &* 2, d1 = l1 &* 2, d2 = l2 &* 2, d3 = l3 &* 2
         let l3x19 = l3 &* 19, l4x19 = l4 &* 19
@@ -46,6 +48,7 @@ extension FieldElement25519 {
     }
 
     /// The product with 121665 = (486662 − 2) / 4, RFC 7748 §5's a24 for Curve25519, reduced.
+    @inline(__always)
     func times121665() -> FieldElement25519 {
         Self.carried(
             WideProduct(l0, times: 121_665), WideProduct(l1, times: 121_665), WideProduct(l2, times: 121_665),
@@ -54,6 +57,7 @@ extension FieldElement25519 {
 
     /// Carries five column sums (each below 2^117) into 51-bit limbs; the carry out of the top column
     /// re-enters column 0 times 19, and one more carry from limb 0 leaves every limb below 2^52.
+    @inline(__always)
     private static func carried(
         _ t0: WideProduct, _ t1: WideProduct, _ t2: WideProduct, _ t3: WideProduct, _ t4: WideProduct
     ) -> FieldElement25519 {

@@ -75,12 +75,14 @@ struct FieldElement25519 {
     }
 
     /// The sum, limb by limb, without carrying (see the bounds above).
+    @inline(__always)
     static func + (lhs: FieldElement25519, rhs: FieldElement25519) -> FieldElement25519 {
         FieldElement25519(l0: lhs.l0 &+ rhs.l0, l1: lhs.l1 &+ rhs.l1, l2: lhs.l2 &+ rhs.l2, l3: lhs.l3 &+ rhs.l3, l4: lhs.l4 &+ rhs.l4)
     }
 
     /// The difference, computed as `lhs + 4p − rhs` limb by limb so that no limb goes below zero; `rhs` must
     /// be reduced (limbs below 2^52, under 4p's limbs of 2^53 − 76 and 2^53 − 4).
+    @inline(__always)
     static func - (lhs: FieldElement25519, rhs: FieldElement25519) -> FieldElement25519 {
         let fourP0: UInt64 = (1 << 53) - 76, fourP: UInt64 = (1 << 53) - 4
         return FieldElement25519(
@@ -92,6 +94,7 @@ struct FieldElement25519 {
     /// way (RFC 7748 §5's cswap): a mask of all ones or all zeros selects the XOR of the two.
     ///
     /// - Parameter bit: 0 or 1.
+    @inline(__always)
     static func conditionalSwap(_ a: inout FieldElement25519, _ b: inout FieldElement25519, bit: UInt64) {
         let mask = 0 &- bit
         var t = mask & (a.l0 ^ b.l0); a.l0 ^= t; b.l0 ^= t
