@@ -13,7 +13,10 @@ It checks
   * the NIST .rsp files (SHAVS, AESAVS) by recomputing every case;
   * the sha256 of every file copied unchanged (so an edit shows up);
   * the OpenSSL differential files by recomputing them with hashlib/hmac and an
-    HKDF written here from RFC 5869 (a second code path, not the generator's).
+    HKDF written here from RFC 5869 (a second code path, not the generator's);
+  * the X25519 files (RFC 7748, Wycheproof, OpenSSL differential) with an X25519
+    written here from RFC 7748 section 5 in Python integers, and the RFC file
+    also with `cryptography`.
 It exits 1 on the first class of failure it finds.
 """
 
@@ -42,6 +45,7 @@ PINNED = {
     "wycheproof/hkdf_sha256_test.json": "bb2b462a38b251cb52a2aede706d6d4b62b26864f4e80c95497507ddb07c5f1e",
     "wycheproof/hmac_sha256_test.json": "2d201cfa61d1bf95e6f5d07d96634b4a348b31e8eaa277ad7c8d09677b7a743f",
     "wycheproof/pbkdf2_hmacsha256_test.json": "1bf37af2cefe40c829ee9ecebb3505bb6424be8824bc97aa3e1c2076e860d192",
+    "wycheproof/x25519_test.json": "35c3f5231cf25cc640b524d403461deee9e49441d5d915a3a25b2c8ff5adbe7d",
     "blake2/blake2b-kat.txt": "82fcb3cabe8ff6e1452849e3b2a26a3631f1e2b51beb62ffb537892d2b3e364f",
 }
 
@@ -358,8 +362,73 @@ def check_legacy_ciphers():
     print("%-34s %3d cases (%d recomputable)" % (rel, len(doc["cases"]), checked))
 
 
+def x25519_rfc7748(k, u):
+    """X25519 as RFC 7748 section 5 defines it, in Python integers: a second code path beside OpenSSL."""
+    p = 2**255 - 19
+    k = bytearray(k)
+    k[0] &= 248
+    k[31] &= 127
+    k[31] |= 64
+    k = int.from_bytes(k, "little")
+    x1 = int.from_bytes(u, "little") & ((1 << 255) - 1)
+    x2, z2, x3, z3, swap = 1, 0, x1, 1, 0
+    for t in range(254, -1, -1):
+        bit = (k >> t) & 1
+        swap ^= bit
+        if swap:
+            x2, x3, z2, z3 = x3, x2, z3, z2
+        swap = bit
+        a, b, c, d = x2 + z2, x2 - z2, x3 + z3, x3 - z3
+        aa, bb = a * a % p, b * b % p
+        e = aa - bb
+        da, cb = d * a % p, c * b % p
+        x3, z3 = (da + cb) ** 2 % p, x1 * (da - cb) ** 2 % p
+        x2, z2 = aa * bb % p, e * (aa + 121665 * e) % p
+    if swap:
+        x2, z2 = x3, z3
+    return (x2 * pow(z2, p - 2, p) % p).to_bytes(32, "little")
+
+
+def check_x25519():
+    """RFC 7748 vectors with `cryptography` and the integer X25519 above; Wycheproof's and the OpenSSL
+    differential file with the integer X25519."""
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+    rel = "x25519/rfc7748.json"
+    doc = load(rel)
+    check_lowercase_hex(rel, doc, ["scalar", "u", "output"])
+    for c in doc["cases"]:
+        for path, function in [("integers", x25519_rfc7748), ("cryptography", lambda k, u:
+                               X25519PrivateKey.from_private_bytes(k).exchange(X25519PublicKey.from_public_bytes(u)))]:
+            k, u = h(c["scalar"]), h(c["u"])
+            for _ in range(c["iterations"]):
+                k, u = function(k, u), k
+            if k.hex() != c["output"]:
+                fail(rel, "%s (%s)" % (c["name"], path))
+    print("%-34s %4d cases" % (rel, len(doc["cases"])))
+
+    rel = "wycheproof/x25519_test.json"
+    doc = load(rel)
+    tests = [t for g in doc["testGroups"] for t in g["tests"]]
+    for t in tests:
+        if x25519_rfc7748(h(t["private"]), h(t["public"])).hex() != t["shared"]:
+            fail(rel, "tcId %d" % t["tcId"])
+    print("%-34s %4d cases" % (rel, len(tests)))
+
+    rel = "x25519/x25519_openssl.json"
+    doc = load(rel)
+    check_lowercase_hex(rel, doc, ["private", "own_public", "peer_public"])
+    for i, c in enumerate(doc["cases"]):
+        own = x25519_rfc7748(h(c["private"]), bytes([9]) + bytes(31))
+        shared = x25519_rfc7748(h(c["private"]), h(c["peer_public"]))
+        expected = c["shared"] if c["shared"] is not None else "00" * 32  # OpenSSL refused an all-zero secret
+        if own.hex() != c["own_public"] or shared.hex() != expected:
+            fail(rel, "case %d" % i)
+    print("%-34s %4d cases" % (rel, len(doc["cases"])))
+
+
 def main():
     check_published()
+    check_x25519()
     check_legacy_ciphers()
     check_rsp()
     check_pins()

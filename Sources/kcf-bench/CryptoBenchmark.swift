@@ -122,6 +122,20 @@ func cryptoMeasurements() -> [Measurement] {
             ]
         })
     }
+
+    // X25519: one shared secret (a full ladder and inversion, plus the all-zero check) and one public key.
+    list.append(Measurement(name: "X25519") { seconds in
+        let privateKey = SymmetricKey(data: (0..<32).map { UInt8(0x40 &+ $0) })
+        let peer = try X25519.publicKey(for: SymmetricKey(data: [UInt8](repeating: 0x77, count: 32)))
+        let sharedRate = measureRate(seconds: seconds) {
+            blackHole(try! X25519.sharedSecret(privateKey: privateKey, peerPublicKey: peer))
+        }
+        let publicRate = measureRate(seconds: seconds) { blackHole(try! X25519.publicKey(for: privateKey)) }
+        return [
+            Figure(name: "X25519 shared secret", value: sharedRate, unit: "ops/s"),
+            Figure(name: "X25519 public key", value: publicRate, unit: "ops/s"),
+        ]
+    })
     return list
 }
 

@@ -8,25 +8,31 @@ import KeychainCrypto
 /// two timing distributions; |t| above 4.5 is the usual sign of a leak. As in dudect, t is also computed
 /// over the measurements below several percentiles of the pooled timings, which removes interrupt and
 /// scheduling outliers that only add noise; the largest |t| is the verdict.
-func runLeakageCheck(callsPerClass: Int, json: Bool) throws {
+///
+/// `only` keeps the checks whose name contains it (the control always runs, so a quiet result can be trusted).
+func runLeakageCheck(callsPerClass: Int, only filter: String?, json: Bool) throws {
     var report = Report(title: "kcf-bench ct (dudect-style, \(callsPerClass) timed calls per class)", machine: machineDescription())
     var random = SystemRandomNumberGenerator()
+    func selected(_ name: String) -> Bool { filter.map { name.contains($0) } ?? true }
 
     // AES-256 block encryption, key schedule included: a fixed key vs a random key per call. Both classes
     // get a freshly allocated key object, so they differ only in the key's value.
-    let fixedKeyBytes = [UInt8](repeating: 0, count: 32)
-    let plaintext = [UInt8](repeating: 0x42, count: 16)
-    let aesResult = measureLeakage(
-        callsPerClass: callsPerClass, using: &random,
-        makeInput: { (isRandomClass, generator) -> SymmetricKey in
-            isRandomClass ? SymmetricKey(size: .bits256, using: &generator) : SymmetricKey(data: fixedKeyBytes)
-        },
-        operation: { key in
-            var block = plaintext
-            try! AES.permute(&block, key: key)
-            blackHole(block)
-        })
-    aesResult.add(to: &report, name: "AES-256 encrypt, fixed vs random key")
+    let aesName = "AES-256 encrypt, fixed vs random key"
+    if selected(aesName) {
+        let fixedKeyBytes = [UInt8](repeating: 0, count: 32)
+        let plaintext = [UInt8](repeating: 0x42, count: 16)
+        let aesResult = measureLeakage(
+            callsPerClass: callsPerClass, using: &random,
+            makeInput: { (isRandomClass, generator) -> SymmetricKey in
+                isRandomClass ? SymmetricKey(size: .bits256, using: &generator) : SymmetricKey(data: fixedKeyBytes)
+            },
+            operation: { key in
+                var block = plaintext
+                try! AES.permute(&block, key: key)
+                blackHole(block)
+            })
+        aesResult.add(to: &report, name: aesName)
+    }
 
     // AES-GCM open with a wrong tag: a fixed tag differing from the right one only in its last byte (the
     // slowest case for an early-exit comparison) vs a random tag per call, each in a fresh sealed box.
@@ -37,39 +43,61 @@ func runLeakageCheck(callsPerClass: Int, json: Bool) throws {
     nearMissTag[15] ^= 0x01
     let ciphertext = sealed.ciphertext
     let rightTag = sealed.tag
-    let gcmResult = measureLeakage(
-        callsPerClass: callsPerClass, using: &random,
-        makeInput: { (isRandomClass, generator) -> AES.GCM.SealedBox in
-            var tag = nearMissTag
-            if isRandomClass {
-                for index in 0..<16 { tag[index] = UInt8.random(in: 0...255, using: &generator) }
-                if tag == rightTag { tag[0] ^= 1 }  // must stay wrong (chance 2^-128)
-            }
-            return try! AES.GCM.SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag)
-        },
-        operation: { box in
-            do {
-                _ = try AES.GCM.open(box, using: gcmKey)
-                fatalError("a wrong tag verified")
-            } catch {}
-        })
-    gcmResult.add(to: &report, name: "AES-256-GCM open, wrong tag: near-miss vs random")
+    let gcmName = "AES-256-GCM open, wrong tag: near-miss vs random"
+    if selected(gcmName) {
+        let gcmResult = measureLeakage(
+            callsPerClass: callsPerClass, using: &random,
+            makeInput: { (isRandomClass, generator) -> AES.GCM.SealedBox in
+                var tag = nearMissTag
+                if isRandomClass {
+                    for index in 0..<16 { tag[index] = UInt8.random(in: 0...255, using: &generator) }
+                    if tag == rightTag { tag[0] ^= 1 }  // must stay wrong (chance 2^-128)
+                }
+                return try! AES.GCM.SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag)
+            },
+            operation: { box in
+                do {
+                    _ = try AES.GCM.open(box, using: gcmKey)
+                    fatalError("a wrong tag verified")
+                } catch {}
+            })
+        gcmResult.add(to: &report, name: gcmName)
+    }
 
     // AES-GCM seal of 256 bytes: a fixed plaintext (all zeros) vs a random one per call, under one key and
     // nonce. The ciphertext GHASH multiplies by the powers of H changes with the plaintext, so this times the
     // GHASH kernels on data of both classes (and the CTR XOR).
     // Both classes get a freshly allocated plaintext, so that they differ only in its bytes.
-    let sealResult = measureLeakage(
-        callsPerClass: callsPerClass, using: &random,
-        makeInput: { (isRandomClass, generator) -> [UInt8] in
-            var plaintext = [UInt8](repeating: 0, count: 256)
-            if isRandomClass {
-                for index in 0..<256 { plaintext[index] = UInt8.random(in: 0...255, using: &generator) }
-            }
-            return plaintext
-        },
-        operation: { plaintext in blackHole(try! AES.GCM.seal(plaintext, using: gcmKey, nonce: nonce).tag) })
-    sealResult.add(to: &report, name: "AES-256-GCM seal 256 B: zero vs random plaintext")
+    let sealName = "AES-256-GCM seal 256 B: zero vs random plaintext"
+    if selected(sealName) {
+        let sealResult = measureLeakage(
+            callsPerClass: callsPerClass, using: &random,
+            makeInput: { (isRandomClass, generator) -> [UInt8] in
+                var plaintext = [UInt8](repeating: 0, count: 256)
+                if isRandomClass {
+                    for index in 0..<256 { plaintext[index] = UInt8.random(in: 0...255, using: &generator) }
+                }
+                return plaintext
+            },
+            operation: { plaintext in blackHole(try! AES.GCM.seal(plaintext, using: gcmKey, nonce: nonce).tag) })
+        sealResult.add(to: &report, name: sealName)
+    }
+
+    // X25519 shared secret: a fixed private key (32 zero bytes, which clamps to 2^254, the scalar with the
+    // fewest bits set) vs a random private key per call, both against one peer public key. Both classes
+    // get a freshly allocated key object, so they differ only in the key's value.
+    let x25519Name = "X25519 shared secret, fixed vs random private key"
+    if selected(x25519Name) {
+        let peerPublicKey = try X25519.publicKey(for: SymmetricKey(size: .bits256, using: &random))
+        let fixedPrivateBytes = [UInt8](repeating: 0, count: 32)
+        let x25519Result = measureLeakage(
+            callsPerClass: callsPerClass, using: &random,
+            makeInput: { (isRandomClass, generator) -> SymmetricKey in
+                isRandomClass ? SymmetricKey(size: .bits256, using: &generator) : SymmetricKey(data: fixedPrivateBytes)
+            },
+            operation: { key in blackHole(try! X25519.sharedSecret(privateKey: key, peerPublicKey: peerPublicKey)) })
+        x25519Result.add(to: &report, name: x25519Name)
+    }
 
     // Positive control: the same two classes of tags compared with an early-exit loop, which returns at
     // the first differing byte. It must be flagged; if it is not, the measurement cannot see leaks here.

@@ -7,7 +7,7 @@ import Darwin
 /// kcf-bench: the project's benchmarks. Run release builds only:
 ///
 ///     swift run -c release kcf-bench crypto [--json] [--seconds S]
-///     swift run -c release kcf-bench ct [--calls N]
+///     swift run -c release kcf-bench ct [--calls N] [--only TEXT]
 ///     swift run -c release kcf-bench store [--json] [--items N…] [--format 1|2]
 ///     swift run -c release kcf-bench reed-solomon [--json] [--seconds S] [--megabytes M]
 ///     swift run -c release kcf-bench write-pattern [--operations N]
@@ -16,8 +16,8 @@ let usage = """
     usage: kcf-bench <command> [options]
 
     commands:
-      crypto   throughput of SHA-256, HMAC, PBKDF2, HKDF, Argon2id and AES-256-GCM
-      ct       dudect-style timing-leakage check of AES-256 and AES-GCM open
+      crypto   throughput of SHA-256, HMAC, PBKDF2, HKDF, Argon2id, AES-256-GCM and X25519
+      ct       dudect-style timing-leakage check of AES-256, AES-GCM and X25519
       store    the keychain's operations at 1,000, 10,000, 100,000 and 1,000,000 items (compare-peers.sh
                runs SQLite beside it)
       reed-solomon
@@ -33,7 +33,7 @@ let usage = """
       --json         machine-readable output (crypto, reed-solomon)
       --seconds S    measuring time per figure (crypto, reed-solomon; default 1)
       --megabytes M  MiB of data to encode (reed-solomon; default 64)
-      --only TEXT    only the measurements whose name contains TEXT (crypto)
+      --only TEXT    only the measurements or checks whose name contains TEXT (crypto, ct)
       --calls N      timed calls per class (ct; default 1000000)
       --items N…     item counts (store; default 1000 10000 100000 1000000)
       --operations N durable adds, updates and deletes timed per size (store; default 200), or
@@ -126,7 +126,7 @@ while !arguments.isEmpty {
 do {
     switch command {
     case "crypto": try runCryptoBenchmark(seconds: seconds, only: only, json: json)
-    case "ct": try runLeakageCheck(callsPerClass: calls, json: json)
+    case "ct": try runLeakageCheck(callsPerClass: calls, only: only, json: json)
     case "reed-solomon": try runReedSolomonBenchmark(seconds: seconds, megabytes: megabytes, json: json)
     case "store":
         var benchmark = StoreBenchmark(
