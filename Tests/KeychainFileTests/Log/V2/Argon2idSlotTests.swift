@@ -198,4 +198,21 @@ struct Argon2idSlotTests {
         #expect(try keychain.keySlots().map(\.kind) == [.password(iterations: 1_000), .passwordArgon2id(memoryKiB: 64, passes: 2, lanes: 2)])
         _ = try Keychain.open(at: path, credential: .password("second"))
     }
+
+    @Test("A writer refuses slots whose Argon2id memory × passes add up to more than 2²⁶ KiB (SPEC.md §20.1)")
+    func headerArgon2Total() throws {
+        func slot(_ kdf: SlotKDF, _ id: UInt8) -> HeaderKeySlot {
+            .committed(CommittedKeySlot(
+                type: .password, kdf: kdf, slotID: [UInt8](repeating: id, count: 16), salt: [UInt8](repeating: 0, count: 32),
+                commitment: [UInt8](repeating: 0, count: 32), nonce: [UInt8](repeating: 0, count: 12),
+                wrappedKey: [UInt8](repeating: 0, count: 32), tag: [UInt8](repeating: 0, count: 16)))
+        }
+        let half = SlotKDF.argon2id(memoryKiB: 1 << 19, passes: 64, lanes: 1)  // 2²⁵ KiB of work
+        try RecordLogV2.checkSlotLimits([slot(half, 1), slot(half, 2)])
+        #expect(throws: KeychainError.limitReached(
+            "the Argon2id password slots would need 67108928 KiB of memory × passes together; the limit is 67108864 KiB")) {
+            try RecordLogV2.checkSlotLimits([slot(half, 1), slot(half, 2), slot(.argon2id(memoryKiB: 64, passes: 1, lanes: 1), 3)])
+        }
+        try RecordLogV2.checkSlotLimits([slot(half, 1), slot(half, 2), slot(.pbkdf2(iterations: 1_000), 3)])
+    }
 }
