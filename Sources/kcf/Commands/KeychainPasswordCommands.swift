@@ -9,7 +9,7 @@ enum KeychainPasswordCommands {
         OptionSpec(long: "iterations", .value("N"), help: "PBKDF2 rounds, 210,000 … 10,000,000 (default 600,000); implies --kdf pbkdf2"),
         OptionSpec(long: "insecure-iterations", .value("N"),
                    help: "PBKDF2 rounds below the minimum: INSECURE, cheap to guess; for tests and demos only"),
-        OptionSpec(long: "insecure-argon2id-memory", .value("KIB"),
+        OptionSpec(long: "insecure-argon2id", .value("KIB"),
                    help: "Argon2id with KIB KiB (8 … 1,048,576), 1 pass, 1 lane: INSECURE, cheap to guess; for tests only"),
     ]
 
@@ -93,13 +93,13 @@ enum KeychainPasswordCommands {
             throw .usage("--kdf takes argon2id or pbkdf2, not \"\(kdf)\"")
         }
         let choosesPBKDF2 = context.value("iterations") != nil || context.value("insecure-iterations") != nil
-        if let text = context.value("insecure-argon2id-memory") {
+        if let text = context.value("insecure-argon2id") {
             guard kdf != "pbkdf2", !choosesPBKDF2 else {
-                throw .usage("--insecure-argon2id-memory chooses Argon2id: it cannot go with --kdf pbkdf2, --iterations or --insecure-iterations")
+                throw .usage("--insecure-argon2id chooses Argon2id: it cannot go with --kdf pbkdf2, --iterations or --insecure-iterations")
             }
             guard let memoryKiB = UInt32(text), memoryKiB >= 8,
                   memoryKiB <= PasswordKeyDerivation.maximumArgon2idMemoryKiB else {
-                throw .usage("--insecure-argon2id-memory takes a number of KiB from 8 to \(PasswordKeyDerivation.maximumArgon2idMemoryKiB)")
+                throw .usage("--insecure-argon2id takes a number of KiB from 8 to \(PasswordKeyDerivation.maximumArgon2idMemoryKiB)")
             }
             Output.error("kcf: warning: Argon2id with \(memoryKiB) KiB and 1 pass makes the password cheap to guess; use this for tests only")
             return try keychainCall { () throws(KeychainError) in

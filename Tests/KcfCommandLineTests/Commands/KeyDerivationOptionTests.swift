@@ -2,7 +2,7 @@ import Foundation
 import KeychainFile
 import Testing
 
-/// `create-keychain` and `change-password` `--kdf argon2id|pbkdf2` and `--insecure-argon2id-memory`: the KDF of the
+/// `create-keychain` and `change-password` `--kdf argon2id|pbkdf2` and `--insecure-argon2id`: the KDF of the
 /// new password slot, read from the file's bytes as SPEC.md §20.1 and §21.1 lay them out (the first slot at 112:
 /// type, KDF id, length, id, then 12 parameter bytes) — not from kcf. Argon2id runs at a few KiB, except in the
 /// one test of `--kdf argon2id` itself (one 64 MiB derivation, when the keychain is created).
@@ -40,10 +40,10 @@ struct KeyDerivationOptionTests {
         #expect(slot.parameters == Self.be32(1_000) + [UInt8](repeating: 0, count: 8))
     }
 
-    @Test("--insecure-argon2id-memory writes Argon2id at that memory, 1 pass, 1 lane, with a warning; show-keychain-info shows it")
+    @Test("--insecure-argon2id writes Argon2id at that memory, 1 pass, 1 lane, with a warning; show-keychain-info shows it")
     func insecureArgon2id() throws {
         let sandbox = try KcfSandbox()
-        let result = try Self.create(sandbox, ["--insecure-argon2id-memory", "64"])
+        let result = try Self.create(sandbox, ["--insecure-argon2id", "64"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("warning"), "\(result.stderr)")
         let slot = try Self.firstSlot(sandbox)
@@ -67,7 +67,7 @@ struct KeyDerivationOptionTests {
         let sandbox = try KcfSandbox()
         try sandbox.createKeychain()
         #expect(try Self.firstSlot(sandbox).kdf == 1)
-        let toArgon2 = try sandbox.unlocked(["change-password", "--insecure-argon2id-memory", "96"], then: ["second password"])
+        let toArgon2 = try sandbox.unlocked(["change-password", "--insecure-argon2id", "96"], then: ["second password"])
         #expect(toArgon2.status == 0, "\(toArgon2.stderr)")
         #expect(try Self.firstSlot(sandbox).kdf == 3)
         #expect(try Self.firstSlot(sandbox).parameters == Self.be32(96) + Self.be32(1) + [1, 0, 0, 0])
@@ -83,9 +83,9 @@ struct KeyDerivationOptionTests {
     @Test("A --kdf other than argon2id and pbkdf2, or a choice that contradicts itself, is a usage error (exit 2) that creates nothing",
           arguments: [
             ["--kdf", "scrypt"], ["--kdf", "Argon2id"], ["--kdf", ""], ["--kdf", "argon2id", "--iterations", "300000"],
-            ["--kdf", "argon2id", "--insecure-iterations", "1000"], ["--kdf", "pbkdf2", "--insecure-argon2id-memory", "64"],
-            ["--insecure-iterations", "1000", "--insecure-argon2id-memory", "64"], ["--insecure-argon2id-memory", "7"],
-            ["--insecure-argon2id-memory", "1048577"], ["--insecure-argon2id-memory", "many"],
+            ["--kdf", "argon2id", "--insecure-iterations", "1000"], ["--kdf", "pbkdf2", "--insecure-argon2id", "64"],
+            ["--insecure-iterations", "1000", "--insecure-argon2id", "64"], ["--insecure-argon2id", "7"],
+            ["--insecure-argon2id", "1048577"], ["--insecure-argon2id", "many"],
           ])
     func usageErrors(_ options: [String]) throws {
         let sandbox = try KcfSandbox()
@@ -120,9 +120,10 @@ struct KeyDerivationOptionTests {
         for command in ["create-keychain", "change-password"] {
             let help = try sandbox.run(["help", command])
             #expect(help.status == 0)
-            #expect(help.stdout.contains("--kdf"), "\(help.stdout)")
-            #expect(help.stdout.contains("argon2id") && help.stdout.contains("pbkdf2"), "\(help.stdout)")
-            #expect(help.stdout.contains("--insecure-argon2id-memory"), "\(help.stdout)")
+            #expect(help.stdout.contains("[--kdf KDF]"), "\(help.stdout)")
+            let line = help.stdout.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("--kdf KDF ") }
+            #expect(line?.contains("argon2id") == true && line?.contains("pbkdf2") == true, "\(help.stdout)")
+            #expect(help.stdout.contains("[--insecure-argon2id KIB]"), "\(help.stdout)")
         }
     }
 }
