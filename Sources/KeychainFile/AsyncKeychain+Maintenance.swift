@@ -73,12 +73,22 @@ extension AsyncKeychain {
         try await offload { (keychain) throws(KeychainError) in try keychain.keySlots() }
     }
 
+    /// ``Keychain/addCredential(_:keyDerivation:)`` without blocking the caller.
+    ///
+    /// - Throws: What ``Keychain/addCredential(_:keyDerivation:)`` throws.
+    @discardableResult
+    public func addCredential(
+        _ credential: Credential, keyDerivation: PasswordKeyDerivation = .standard
+    ) async throws(KeychainError) -> KeySlotInfo {
+        try await offload { (keychain) throws(KeychainError) in try keychain.addCredential(credential, keyDerivation: keyDerivation) }
+    }
+
     /// ``Keychain/addCredential(_:iterations:)`` without blocking the caller.
     ///
     /// - Throws: What ``Keychain/addCredential(_:iterations:)`` throws.
     @discardableResult
-    public func addCredential(_ credential: Credential, iterations: PasswordIterations = .standard) async throws(KeychainError) -> KeySlotInfo {
-        try await offload { (keychain) throws(KeychainError) in try keychain.addCredential(credential, iterations: iterations) }
+    public func addCredential(_ credential: Credential, iterations: PasswordIterations) async throws(KeychainError) -> KeySlotInfo {
+        try await addCredential(credential, keyDerivation: .pbkdf2(iterations))
     }
 
     /// ``Keychain/removeCredential(_:)`` without blocking the caller.
@@ -95,16 +105,25 @@ extension AsyncKeychain {
         try await offload { (keychain) throws(KeychainError) in try keychain.removeKeySlot(id: id) }
     }
 
+    /// ``Keychain/changeCredential(from:to:keyDerivation:)`` without blocking the caller.
+    ///
+    /// - Throws: What ``Keychain/changeCredential(from:to:keyDerivation:)`` throws.
+    public func changeCredential(
+        from old: Credential, to new: Credential, keyDerivation: PasswordKeyDerivation = .standard
+    ) async throws(KeychainError) {
+        try await offload { (keychain) throws(KeychainError) in
+            try keychain.changeCredential(from: old, to: new, keyDerivation: keyDerivation)
+        }
+    }
+
     /// ``Keychain/changeCredential(from:to:iterations:)`` without blocking the caller.
     ///
     /// - Throws: What ``Keychain/changeCredential(from:to:iterations:)`` throws.
-    public func changeCredential(
-        from old: Credential, to new: Credential, iterations: PasswordIterations = .standard
-    ) async throws(KeychainError) {
-        try await offload { (keychain) throws(KeychainError) in try keychain.changeCredential(from: old, to: new, iterations: iterations) }
+    public func changeCredential(from old: Credential, to new: Credential, iterations: PasswordIterations) async throws(KeychainError) {
+        try await changeCredential(from: old, to: new, keyDerivation: .pbkdf2(iterations))
     }
 
-    /// ``Keychain/changePassword(from:to:iterations:)`` without blocking the caller.
+    /// ``Keychain/changePassword(from:to:keyDerivation:)`` without blocking the caller.
     ///
     /// For example:
     /// ```swift
@@ -112,15 +131,37 @@ extension AsyncKeychain {
     /// ```
     ///
     /// - Throws: `KeychainError.wrongCredentials` if `old` opens no slot; what
-    ///   ``Keychain/changePassword(from:to:iterations:)`` throws.
-    public func changePassword(from old: String, to new: String, iterations: PasswordIterations = .standard) async throws(KeychainError) {
-        try await offload { (keychain) throws(KeychainError) in try keychain.changePassword(from: old, to: new, iterations: iterations) }
+    ///   ``Keychain/changePassword(from:to:keyDerivation:)`` throws.
+    public func changePassword(
+        from old: String, to new: String, keyDerivation: PasswordKeyDerivation = .standard
+    ) async throws(KeychainError) {
+        try await offload { (keychain) throws(KeychainError) in
+            try keychain.changePassword(from: old, to: new, keyDerivation: keyDerivation)
+        }
+    }
+
+    /// ``Keychain/changePassword(from:to:iterations:)`` without blocking the caller.
+    ///
+    /// - Throws: What ``Keychain/changePassword(from:to:iterations:)`` throws.
+    public func changePassword(from old: String, to new: String, iterations: PasswordIterations) async throws(KeychainError) {
+        try await changePassword(from: old, to: new, keyDerivation: .pbkdf2(iterations))
+    }
+
+    /// ``Keychain/rotateMasterKey(credentials:keyDerivation:)`` without blocking the caller.
+    ///
+    /// - Throws: What ``Keychain/rotateMasterKey(credentials:keyDerivation:)`` throws.
+    public func rotateMasterKey(
+        credentials: [Credential], keyDerivation: PasswordKeyDerivation = .standard
+    ) async throws(KeychainError) {
+        try await offload { (keychain) throws(KeychainError) in
+            try keychain.rotateMasterKey(credentials: credentials, keyDerivation: keyDerivation)
+        }
     }
 
     /// ``Keychain/rotateMasterKey(credentials:iterations:)`` without blocking the caller.
     ///
     /// - Throws: What ``Keychain/rotateMasterKey(credentials:iterations:)`` throws.
-    public func rotateMasterKey(credentials: [Credential], iterations: PasswordIterations = .standard) async throws(KeychainError) {
-        try await offload { (keychain) throws(KeychainError) in try keychain.rotateMasterKey(credentials: credentials, iterations: iterations) }
+    public func rotateMasterKey(credentials: [Credential], iterations: PasswordIterations) async throws(KeychainError) {
+        try await rotateMasterKey(credentials: credentials, keyDerivation: .pbkdf2(iterations))
     }
 }

@@ -69,24 +69,38 @@ extension Keychain {
     /// For example:
     /// ```swift
     /// try keychain.addCredential(.key(SymmetricKey(size: .bits256)))   // a recovery key
+    /// try keychain.addCredential(.password("backup phrase"), keyDerivation: .pbkdf2(.standard))
     /// ```
+    ///
+    /// - Parameters:
+    ///   - credential: The new password or 32-byte key.
+    ///   - keyDerivation: How a password's key is derived (``PasswordKeyDerivation/standard`` by default).
+    /// - Returns: The new slot.
+    /// - Throws: `KeychainError.invalidParameter` for an empty password, a key of the wrong size, or Argon2id
+    ///   for a file kept at format version 1; `.limitReached` past 16 slots, 20,000,000 PBKDF2 iterations or
+    ///   2²⁶ KiB of Argon2id memory × passes in all; `.io`.
+    @discardableResult
+    public func addCredential(
+        _ credential: Credential, keyDerivation: PasswordKeyDerivation = .standard
+    ) throws(KeychainError) -> KeySlotInfo {
+        try withWrite { () throws(KeychainError) -> KeySlotInfo in
+            guard let added = try rewriteLocked(changing: .add(credential, keyDerivation: keyDerivation)) else {
+                throw .invalidParameter("internal error: a key slot was added but not described")
+            }
+            return added
+        }
+    }
+
+    /// ``addCredential(_:keyDerivation:)`` with a password's key derived by PBKDF2 at `iterations`.
     ///
     /// - Parameters:
     ///   - credential: The new password or 32-byte key.
     ///   - iterations: The PBKDF2 cost, for a password.
     /// - Returns: The new slot.
-    /// - Throws: `KeychainError.invalidParameter` for an empty password or a key of the wrong size;
-    ///   `.limitReached` past 16 slots or 20,000,000 PBKDF2 iterations in all; `.io`.
+    /// - Throws: What ``addCredential(_:keyDerivation:)`` throws.
     @discardableResult
-    public func addCredential(
-        _ credential: Credential, iterations: PasswordIterations = .standard
-    ) throws(KeychainError) -> KeySlotInfo {
-        try withWrite { () throws(KeychainError) -> KeySlotInfo in
-            guard let added = try rewriteLocked(changing: .add(credential, iterations: iterations)) else {
-                throw .invalidParameter("internal error: a key slot was added but not described")
-            }
-            return added
-        }
+    public func addCredential(_ credential: Credential, iterations: PasswordIterations) throws(KeychainError) -> KeySlotInfo {
+        try addCredential(credential, keyDerivation: .pbkdf2(iterations))
     }
 
     /// Removes the first key slot `credential` opens.
@@ -121,22 +135,44 @@ extension Keychain {
     /// - Parameters:
     ///   - old: A password or key that opens the keychain now.
     ///   - new: The password or key that replaces it.
-    ///   - iterations: The PBKDF2 cost, for a new password.
+    ///   - keyDerivation: How a new password's key is derived (``PasswordKeyDerivation/standard`` by default).
     /// - Throws: `KeychainError.wrongCredentials` if `old` opens no slot; `.invalidParameter` if `new` is
-    ///   unusable; `.io`.
+    ///   unusable or Argon2id is asked of a file kept at format version 1; `.io`.
     public func changeCredential(
-        from old: Credential, to new: Credential, iterations: PasswordIterations = .standard
+        from old: Credential, to new: Credential, keyDerivation: PasswordKeyDerivation = .standard
     ) throws(KeychainError) {
         try withWrite { () throws(KeychainError) in
-            _ = try rewriteLocked(changing: .replace(openedBy: old, with: new, iterations: iterations))
+            _ = try rewriteLocked(changing: .replace(openedBy: old, with: new, keyDerivation: keyDerivation))
         }
     }
 
-    /// Changes a password: ``changeCredential(from:to:iterations:)`` for two passwords.
+    /// ``changeCredential(from:to:keyDerivation:)`` with a new password's key derived by PBKDF2 at `iterations`.
+    ///
+    /// - Throws: What ``changeCredential(from:to:keyDerivation:)`` throws.
+    public func changeCredential(from old: Credential, to new: Credential, iterations: PasswordIterations) throws(KeychainError) {
+        try changeCredential(from: old, to: new, keyDerivation: .pbkdf2(iterations))
+    }
+
+    /// Changes a password: ``changeCredential(from:to:keyDerivation:)`` for two passwords.
+    ///
+    /// For example:
+    /// ```swift
+    /// try keychain.changePassword(from: "old horse", to: "new horse battery",
+    ///                             keyDerivation: try .argon2id(memoryKiB: 262_144, passes: 3, lanes: 4))
+    /// ```
+    ///
+    /// - Throws: What ``changeCredential(from:to:keyDerivation:)`` throws.
     public func changePassword(
-        from old: String, to new: String, iterations: PasswordIterations = .standard
+        from old: String, to new: String, keyDerivation: PasswordKeyDerivation = .standard
     ) throws(KeychainError) {
-        try changeCredential(from: .password(old), to: .password(new), iterations: iterations)
+        try changeCredential(from: .password(old), to: .password(new), keyDerivation: keyDerivation)
+    }
+
+    /// Changes a password, the new one's key derived by PBKDF2 at `iterations`.
+    ///
+    /// - Throws: What ``changeCredential(from:to:keyDerivation:)`` throws.
+    public func changePassword(from old: String, to new: String, iterations: PasswordIterations) throws(KeychainError) {
+        try changeCredential(from: .password(old), to: .password(new), keyDerivation: .pbkdf2(iterations))
     }
 
     /// Replaces the master key with a new random one, re-sealing every item, and replaces every key slot with
@@ -146,14 +182,23 @@ extension Keychain {
     ///
     /// - Parameters:
     ///   - credentials: The passwords and keys that will open the keychain (1 … 16).
-    ///   - iterations: The PBKDF2 cost of the password slots.
-    /// - Throws: `KeychainError.invalidParameter` for no credentials or an unusable one; `.limitReached` past
-    ///   16 slots or 20,000,000 PBKDF2 iterations in all; `.io`.
+    ///   - keyDerivation: How the password slots derive their key (``PasswordKeyDerivation/standard`` by default).
+    /// - Throws: `KeychainError.invalidParameter` for no credentials, an unusable one, or Argon2id asked of a
+    ///   file kept at format version 1; `.limitReached` past 16 slots, 20,000,000 PBKDF2 iterations or 2²⁶ KiB
+    ///   of Argon2id memory × passes in all; `.io`.
     public func rotateMasterKey(
-        credentials: [Credential], iterations: PasswordIterations = .standard
+        credentials: [Credential], keyDerivation: PasswordKeyDerivation = .standard
     ) throws(KeychainError) {
         try withWrite { () throws(KeychainError) in
-            _ = try rewriteLocked(changing: .rotate(credentials, iterations: iterations))
+            _ = try rewriteLocked(changing: .rotate(credentials, keyDerivation: keyDerivation))
         }
+    }
+
+    /// ``rotateMasterKey(credentials:keyDerivation:)`` with the password slots' keys derived by PBKDF2 at
+    /// `iterations`.
+    ///
+    /// - Throws: What ``rotateMasterKey(credentials:keyDerivation:)`` throws.
+    public func rotateMasterKey(credentials: [Credential], iterations: PasswordIterations) throws(KeychainError) {
+        try rotateMasterKey(credentials: credentials, keyDerivation: .pbkdf2(iterations))
     }
 }

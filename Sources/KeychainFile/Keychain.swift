@@ -52,8 +52,19 @@ public final class Keychain: @unchecked Sendable {
 
     /// Options for a new keychain.
     public struct CreationOptions: Sendable {
-        /// The PBKDF2 cost of password slots. Default: 600,000 rounds.
-        public var passwordIterations: PasswordIterations
+        /// How the key of each password slot is derived from its password (SPEC.md §21.1). Default:
+        /// ``PasswordKeyDerivation/standard`` — Argon2id at 64 MiB, 3 passes, 4 lanes in a file of format
+        /// version 2; PBKDF2 at 600,000 rounds in one of version 1, which cannot hold Argon2id.
+        public var passwordKeyDerivation: PasswordKeyDerivation
+        /// The PBKDF2 cost of password slots, when they use PBKDF2; ``PasswordIterations/standard`` otherwise.
+        /// Setting it chooses PBKDF2 at that cost (``passwordKeyDerivation`` becomes `.pbkdf2(newValue)`).
+        public var passwordIterations: PasswordIterations {
+            get {
+                guard case .pbkdf2(let count) = passwordKeyDerivation.choice else { return .standard }
+                return .kept(count)
+            }
+            set { passwordKeyDerivation = .pbkdf2(newValue) }
+        }
         /// More credentials that open the keychain, each in a key slot of its own (at most 15).
         public var additionalCredentials: [Credential]
         /// When commits compact the file on their own. Default: when half the file is dead.
@@ -65,6 +76,33 @@ public final class Keychain: @unchecked Sendable {
         /// Default: `false`.
         public var keepsFormatVersion = false
 
+        /// For example:
+        /// ```swift
+        /// let options = Keychain.CreationOptions(
+        ///     passwordKeyDerivation: try .argon2id(memoryKiB: 262_144, passes: 3, lanes: 4))
+        /// ```
+        ///
+        /// - Parameters:
+        ///   - passwordKeyDerivation: How password slots derive their key; Argon2id (64 MiB) in a version 2 file
+        ///     by default.
+        ///   - additionalCredentials: More passwords or keys that open the keychain.
+        ///   - autoCompaction: When commits compact the file on their own.
+        ///   - formatVersion: The new file's format version: 2 (the default) or 1.
+        ///   - keepsFormatVersion: Whether rewrites keep a file of format version 1 at version 1.
+        public init(
+            passwordKeyDerivation: PasswordKeyDerivation = .standard, additionalCredentials: [Credential] = [],
+            autoCompaction: AutoCompaction = .standard, formatVersion: Int = Keychain.formatVersion,
+            keepsFormatVersion: Bool = false
+        ) {
+            self.passwordKeyDerivation = passwordKeyDerivation
+            self.additionalCredentials = additionalCredentials
+            self.autoCompaction = autoCompaction
+            self.formatVersion = formatVersion
+            self.keepsFormatVersion = keepsFormatVersion
+        }
+
+        /// Options whose password slots use PBKDF2 at `passwordIterations`.
+        ///
         /// - Parameters:
         ///   - passwordIterations: The PBKDF2 cost of password slots.
         ///   - additionalCredentials: More passwords or keys that open the keychain.
@@ -72,15 +110,13 @@ public final class Keychain: @unchecked Sendable {
         ///   - formatVersion: The new file's format version: 2 (the default) or 1.
         ///   - keepsFormatVersion: Whether rewrites keep a file of format version 1 at version 1.
         public init(
-            passwordIterations: PasswordIterations = .standard, additionalCredentials: [Credential] = [],
+            passwordIterations: PasswordIterations, additionalCredentials: [Credential] = [],
             autoCompaction: AutoCompaction = .standard, formatVersion: Int = Keychain.formatVersion,
             keepsFormatVersion: Bool = false
         ) {
-            self.passwordIterations = passwordIterations
-            self.additionalCredentials = additionalCredentials
-            self.autoCompaction = autoCompaction
-            self.formatVersion = formatVersion
-            self.keepsFormatVersion = keepsFormatVersion
+            self.init(
+                passwordKeyDerivation: .pbkdf2(passwordIterations), additionalCredentials: additionalCredentials,
+                autoCompaction: autoCompaction, formatVersion: formatVersion, keepsFormatVersion: keepsFormatVersion)
         }
     }
 
@@ -167,7 +203,7 @@ public final class Keychain: @unchecked Sendable {
     /// - Parameters:
     ///   - path: Where to create it. Nothing may exist there yet.
     ///   - credential: The password or 32-byte key that will open it.
-    ///   - options: Creation options, such as the PBKDF2 cost.
+    ///   - options: Creation options, such as how password slots derive their key.
     /// - Returns: The open keychain.
     /// - Throws: `KeychainError.invalidParameter` if a file or a symbolic link exists at `path` or the
     ///   credential is unusable; `.lockFileRefused` if a symbolic link or a non-regular file is at `PATH.lock`;
@@ -215,6 +251,12 @@ public final class Keychain: @unchecked Sendable {
         guard options.formatVersion == 1 || options.formatVersion == 2 else {
             throw .invalidParameter("format version \(options.formatVersion) is not one this library writes (1 or 2)")
         }
+        // Version 1 holds only PBKDF2 password slots: Argon2id asked for there is refused before anything is made.
+        var version1Iterations = PasswordIterations.standard
+        if options.formatVersion == 1, credentials.contains(where: { $0.slotType == .password }) {
+            version1Iterations = try options.passwordKeyDerivation.version1Iterations(
+                because: "this file is created at format version 1")
+        }
         let file = try fileSystem.resolve(path, creating: true)
         let lockFile = try fileSystem.openLock(lockFilePath(for: file))
         _ = try lockFile.lock(exclusive: true, wait: true)
@@ -222,11 +264,11 @@ public final class Keychain: @unchecked Sendable {
         let (log, index): (any KeychainLog, ItemIndex)
         if options.formatVersion == 2 {
             (log, index) = try RecordLogV2.create(
-                at: file, credentials: credentials, iterations: options.passwordIterations, fileSystem: fileSystem, clock: clock,
-                using: &generator)
+                at: file, credentials: credentials, keyDerivation: options.passwordKeyDerivation, fileSystem: fileSystem,
+                clock: clock, using: &generator)
         } else {
             (log, index) = try RecordLog.create(
-                at: file, credentials: credentials, iterations: options.passwordIterations, fileSystem: fileSystem,
+                at: file, credentials: credentials, iterations: version1Iterations, fileSystem: fileSystem,
                 using: &generator)
         }
         // A new file's acknowledgement replaces whatever a lock file left there by an earlier keychain says.

@@ -16,13 +16,15 @@ final class FixtureKeychain {
     /// time in the key derivation (the KDF has its own vectors).
     static let iterations = PasswordIterations.insecureForTesting(1_000)
 
+    /// - Parameter keyDerivation: How the password slots derive their key; PBKDF2 at ``iterations`` unless given.
     init(path: String, credential: Credential, credentialJSON: ManifestJSON, seed: UInt64,
-         additionalCredentials: [Credential] = [], formatVersion: Int = 1) throws {
+         additionalCredentials: [Credential] = [], formatVersion: Int = 1, keyDerivation: PasswordKeyDerivation? = nil) throws {
         self.path = path
         self.credential = credential
         self.credentialJSON = credentialJSON
         clock = FixtureClock(start: Date(timeIntervalSince1970: 1_767_225_600))  // 2026-01-01T00:00:00Z
         var options = Keychain.CreationOptions(passwordIterations: Self.iterations, additionalCredentials: additionalCredentials)
+        if let keyDerivation { options.passwordKeyDerivation = keyDerivation }
         options.formatVersion = formatVersion
         // Fixtures of a version stay that version through their rewrites.
         options.keepsFormatVersion = true

@@ -18,6 +18,7 @@ extension FixtureWriter {
         ("nfc-password", { try $0.nfcPasswordV2($1) }),
         ("raw-key", { try $0.rawKeyFixture($1) }),
         ("two-key-slots", { try $0.twoKeySlots($1) }),
+        ("argon2id-password", { try $0.argon2idPasswordV2($1) }),
         ("compacted", { try $0.compacted($1) }),
         ("credentials-changed", { try $0.credentialsChanged($1) }),
         ("repaired-flipped-bits", { try $0.repairedV2($1, .flippedBits) }),
@@ -59,6 +60,17 @@ extension FixtureWriter {
         try fixture.add(mailPassword())
         return opens(fixture, "created with U+0F40 U+0F80 U+0F73 and a decomposed é; the manifest gives the NFC of Unicode 15.0 (U+0F40 U+0F71 U+0F80 U+0F72, é composed): a reader must normalise as Docs/FormatVersion2.md §6 says",
                      credentialJSON: .object(["password": .string(normalised)]))
+    }
+
+    /// A password slot of KDF id 3, Argon2id at 128 KiB, 2 passes and 2 lanes — deliberately insecure, so that
+    /// readers spend no time on it — kept as it is by a compaction (SPEC.md §21.1, §21.2).
+    func argon2idPasswordV2(_ name: String) throws -> ManifestJSON {
+        let keyDerivation = try PasswordKeyDerivation.insecureForTesting(argon2idMemoryKiB: 128, passes: 2, lanes: 2)
+        let fixture = try newKeychain(name, seed: 40, keyDerivation: keyDerivation)
+        try fixture.add(mailPassword())
+        try fixture.compact()
+        try fixture.add(GenericPassword(service: "svc", account: "after", password: "added after the compaction"))
+        return opens(fixture, "one password slot of KDF id 3 (Argon2id, 128 KiB, 2 passes, 2 lanes: INSECURE, for tests), kept as it is by a compaction (epoch 2), then one more item added")
     }
 
     /// 300 items in three transactions, compacted, then five single adds: a log of a complete chunk (with its

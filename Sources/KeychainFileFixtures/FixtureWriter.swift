@@ -113,9 +113,10 @@ struct FixtureWriter {
     }
 
     func newKeychain(_ name: String, seed: UInt64, credential: Credential = passwordCredential,
-                     credentialJSON: ManifestJSON = passwordJSON, additional: [Credential] = []) throws -> FixtureKeychain {
+                     credentialJSON: ManifestJSON = passwordJSON, additional: [Credential] = [],
+                     keyDerivation: PasswordKeyDerivation? = nil) throws -> FixtureKeychain {
         try FixtureKeychain(path: path(name), credential: credential, credentialJSON: credentialJSON, seed: seed,
-                            additionalCredentials: additional, formatVersion: formatVersion)
+                            additionalCredentials: additional, formatVersion: formatVersion, keyDerivation: keyDerivation)
     }
 
     // MARK: Items used by several fixtures

@@ -180,7 +180,9 @@ struct StoreBenchmark {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path + "/kdf.kcf"
-        _ = try Keychain.create(at: path, credential: .password("benchmark password"))
+        _ = try Keychain.create(
+            at: path, credential: .password("benchmark password"),
+            options: Keychain.CreationOptions(passwordKeyDerivation: .pbkdf2(.standard)))
         var best = UInt64.max
         for _ in 0..<3 {
             let start = monotonicNanoseconds()

@@ -12,6 +12,7 @@ import Darwin
 ///     swift run -c release kcf-bench reed-solomon [--json] [--seconds S] [--megabytes M]
 ///     swift run -c release kcf-bench write-pattern [--operations N]
 ///     swift run -c release kcf-bench open-v2 [--items N…]
+///     swift run -c release kcf-bench kdf-open [--trials N]
 let usage = """
     usage: kcf-bench <command> [options]
 
@@ -25,6 +26,8 @@ let usage = """
                reedsolo beside it)
       open-v2  opening format version 2 records of the store benchmark's items from memory, every box
                verified, on one and two threads (--items; default 1000 100000 1000000)
+      kdf-open opening an empty version 2 keychain whose only slot is a password's, with the real KDF:
+               Argon2id (64 MiB, 3 passes, 4 lanes) beside PBKDF2 (600,000 rounds), alternated (--trials)
       write-pattern
                what one durable change costs in each way of committing it (compare-write-patterns.sh
                runs SQLite's durable insert beside it)
@@ -38,6 +41,7 @@ let usage = """
       --items N…     item counts (store; default 1000 10000 100000 1000000)
       --operations N durable adds, updates and deletes timed per size (store; default 200), or
                      durable changes per pattern (write-pattern)
+      --trials N     opens timed per KDF (kdf-open; default 7)
       --lookups N    finds and secret reads timed per size (store; default 20000)
       --skip-kdf     do not time opening with a password (store; for profiling)
       --memory-phases print each phase's peak resident memory to stderr (store)
@@ -80,6 +84,7 @@ var skipKDF = false
 var memoryPhases = false
 var formatVersion = 2
 var megabytes = 64
+var trials = 7
 /// Takes the value after `option` from `arguments`: a whole number above zero, or the run ends with a message.
 @MainActor func positiveWholeNumber(after option: String) -> Int {
     guard let value = arguments.first.flatMap(Int.init), value > 0 else { fail("\(option) needs a positive whole number") }
@@ -115,6 +120,7 @@ while !arguments.isEmpty {
     case "--operations": operations = positiveWholeNumber(after: option)
     case "--lookups": lookups = positiveWholeNumber(after: option)
     case "--megabytes": megabytes = positiveWholeNumber(after: option)
+    case "--trials": trials = positiveWholeNumber(after: option)
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -139,6 +145,7 @@ do {
             runs, passwordOpen: skipKDF ? .nan : try StoreBenchmark.measurePasswordOpen(), formatVersion: formatVersion, json: json)
     case "open-v2":
         try runOpenV2Benchmark(sizes: itemCounts.isEmpty ? [1_000, 100_000, 1_000_000] : itemCounts)
+    case "kdf-open": try runKDFOpenBenchmark(trials: trials, json: json)
     case "write-pattern":
         let rows = try WritePatternBenchmark(operations: operations).run()
         printWritePatterns(rows, operations: operations)

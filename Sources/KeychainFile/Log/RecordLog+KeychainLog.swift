@@ -34,8 +34,8 @@ extension RecordLog: KeychainLog {
         switch change {
         case .keep:
             break
-        case .add(let credential, let iterations):
-            let slot = try makeSlot(for: credential, iterations: iterations, using: &generator)
+        case .add(let credential, let keyDerivation):
+            let slot = try makeSlot(for: credential, keyDerivation: keyDerivation, using: &generator)
             slots.append(slot)
             try Self.checkSlotLimits(slots)
             added = KeySlotInfo(slot)
@@ -44,12 +44,13 @@ extension RecordLog: KeychainLog {
         case .removeID(let id):
             guard let position = slots.firstIndex(where: { $0.slotID == id }) else { throw .itemNotFound }
             slots = try slotsWithout(position: position)
-        case .replace(let old, let new, let iterations):
+        case .replace(let old, let new, let keyDerivation):
             let position = try slotPosition(openedBy: old)
-            slots[position] = try makeSlot(for: new, iterations: iterations, using: &generator)
+            slots[position] = try makeSlot(for: new, keyDerivation: keyDerivation, using: &generator)
             try Self.checkSlotLimits(slots)
-        case .rotate(let credentials, let iterations):
+        case .rotate(let credentials, let keyDerivation):
             guard !credentials.isEmpty else { throw .invalidParameter("rotating the master key needs at least one credential") }
+            let iterations = try Self.iterations(of: keyDerivation, for: credentials)
             masterKey = SymmetricKey(size: .bits256, using: &generator)
             slots = try Self.makeSlots(for: credentials, masterKey: masterKey, fileID: header.fileID, iterations: iterations, using: &generator)
         }
@@ -65,10 +66,20 @@ extension RecordLog: KeychainLog {
     }
 
     private func makeSlot(
-        for credential: Credential, iterations: PasswordIterations, using generator: inout RandomSource
+        for credential: Credential, keyDerivation: PasswordKeyDerivation, using generator: inout RandomSource
     ) throws(KeychainError) -> KeySlot {
         try credential.validate()
+        let iterations = try Self.iterations(of: keyDerivation, for: [credential])
         return try KeySlot.make(for: credential, masterKey: masterKey, fileID: header.fileID, iterations: iterations, using: &generator)
+    }
+
+    /// The PBKDF2 rounds of new slots for `credentials` in a file kept at version 1, which cannot hold Argon2id:
+    /// asking for it there is refused when a password slot would be made.
+    private static func iterations(
+        of keyDerivation: PasswordKeyDerivation, for credentials: [Credential]
+    ) throws(KeychainError) -> PasswordIterations {
+        guard credentials.contains(where: { $0.slotType == .password }) else { return .standard }
+        return try keyDerivation.version1Iterations(because: "this file is kept at format version 1 (keepsFormatVersion)")
     }
 
     private func slotPosition(openedBy credential: Credential) throws(KeychainError) -> Int {

@@ -13,8 +13,8 @@ enum KeychainInfoCommand {
         positionals: [PositionalSpec.keychain],
         details: ["""
             Reads the header and every item's attributes; decrypts no secret (verify does). Key slots are listed in
-            the header's order, each with its kind (a password, stretched with PBKDF2-HMAC-SHA256 at the iterations
-            shown, or a 32-byte raw key) and its id (for removing it with the library). Dead bytes are what
+            the header's order, each with its kind (a password, stretched with Argon2id at the memory, passes and
+            lanes shown or with PBKDF2-HMAC-SHA256 at the iterations shown, or a 32-byte raw key) and its id (for removing it with the library). Dead bytes are what
             compact would reclaim.
             """],
         run: { (context) throws(CommandError) in try show(context) })

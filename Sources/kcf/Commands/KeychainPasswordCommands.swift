@@ -2,17 +2,28 @@ import KeychainFile
 
 /// `create-keychain` and `change-password`: the commands that set a keychain's password.
 enum KeychainPasswordCommands {
-    /// The options that choose the PBKDF2 cost of a new password.
+    /// The options that choose how a new password's key is derived: the KDF and its cost.
     private static let iterationOptions = [
-        OptionSpec(long: "iterations", .value("N"), help: "PBKDF2 rounds, 210,000 … 10,000,000 (default 600,000)"),
+        OptionSpec(long: "kdf", .value("KDF"), values: .choices(["argon2id", "pbkdf2"]),
+                   help: "the password's KDF: argon2id (64 MiB, 3 passes, 4 lanes) or pbkdf2 (default: argon2id; pbkdf2 for a version 1 file)"),
+        OptionSpec(long: "iterations", .value("N"), help: "PBKDF2 rounds, 210,000 … 10,000,000 (default 600,000); implies --kdf pbkdf2"),
         OptionSpec(long: "insecure-iterations", .value("N"),
                    help: "PBKDF2 rounds below the minimum: INSECURE, cheap to guess; for tests and demos only"),
+        OptionSpec(long: "insecure-argon2id", .value("KIB"),
+                   help: "Argon2id with KIB KiB (8 … 1,048,576), 1 pass, 1 lane: INSECURE, cheap to guess; for tests only"),
     ]
 
     private static let passwordDetails = """
         Passwords are never taken from the command line. The new password is read from $KCF_PASSWORD (for
         create-keychain only), else one line of stdin when stdin is not a terminal or --password-stdin is
         given, else asked twice on the terminal without echo.
+        """
+
+    private static let keyDerivationDetails = """
+        The new password's key is derived with Argon2id at 64 MiB, 3 passes and 4 lanes (RFC 9106's second
+        recommended option) unless --kdf pbkdf2, --iterations or --insecure-iterations chooses PBKDF2-HMAC-SHA256
+        (600,000 rounds unless said). A file of format version 1 holds only PBKDF2 password slots: its default is
+        PBKDF2 at 600,000 rounds, and --kdf argon2id is refused there.
         """
 
     /// The option that chooses the format version of a new file.
@@ -24,7 +35,7 @@ enum KeychainPasswordCommands {
         name: "create-keychain", summary: "create a new, empty keychain file",
         options: iterationOptions + [formatVersionOption],
         positionals: [PositionalSpec.keychain],
-        details: [passwordDetails, """
+        details: [passwordDetails, keyDerivationDetails, """
             Missing directories above the file are created with mode 0700; the file gets 0600. --format-version 1
             writes a file that readers knowing only version 1 can open too; its first rewrite makes it version 2
             unless $KCF_KEEP_FORMAT_VERSION=1 (see "format versions" in kcf help).
@@ -35,7 +46,7 @@ enum KeychainPasswordCommands {
         name: "change-password", aliases: ["set-keychain-password"], summary: "change the keychain's password",
         options: iterationOptions + [OptionSpec.expectedHead],
         positionals: [PositionalSpec.keychain],
-        details: ["""
+        details: [keyDerivationDetails, """
             The old password comes as for any command ($KCF_PASSWORD, stdin, or the terminal); the new one from
             stdin (the next line) or the terminal (asked twice), never from $KCF_PASSWORD. The file is rewritten
             in a new epoch (SPEC.md §15.2): after a crash either the old or the new password opens it. A file of
@@ -46,8 +57,8 @@ enum KeychainPasswordCommands {
     private static func createKeychain(_ context: CommandContext) throws(CommandError) -> ExitStatus {
         let path = try context.keychainPath()
         guard !KeychainLocation.exists(path) else { throw .failed("a file already exists at \(path)") }
-        let iterations = try iterations(context)
-        var options = Keychain.CreationOptions(passwordIterations: iterations)
+        let keyDerivation = try keyDerivation(context)
+        var options = Keychain.CreationOptions(passwordKeyDerivation: keyDerivation)
         if let text = context.value("format-version") {
             guard let version = Int(text), version == 1 || version == 2 else {
                 throw .usage("--format-version takes 1 or 2")
@@ -64,14 +75,48 @@ enum KeychainPasswordCommands {
     }
 
     private static func changePassword(_ context: CommandContext) throws(CommandError) -> ExitStatus {
-        let iterations = try iterations(context)
+        let keyDerivation = try keyDerivation(context)
         let (keychain, old) = try context.openKeychainKeepingPassword()
         let new = try context.secrets.newKeychainPassword(prompt: "new password for \(keychain.path): ", useEnvironment: false)
         try keychainCall { () throws(KeychainError) in
-            try keychain.changePassword(from: old, to: new, iterations: iterations)
+            try keychain.changePassword(from: old, to: new, keyDerivation: keyDerivation)
         }
         Output.line("password changed for \(SecurityText.quoted(Array(keychain.path.utf8)))")
         return .success
+    }
+
+    /// How the options ask the new password's key to be derived: `--kdf`, or the cost options that imply one;
+    /// the library's default (Argon2id, or PBKDF2 in a version 1 file) without them.
+    private static func keyDerivation(_ context: CommandContext) throws(CommandError) -> PasswordKeyDerivation {
+        let kdf = context.value("kdf")
+        if let kdf, kdf != "argon2id", kdf != "pbkdf2" {
+            throw .usage("--kdf takes argon2id or pbkdf2, not \"\(kdf)\"")
+        }
+        let choosesPBKDF2 = context.value("iterations") != nil || context.value("insecure-iterations") != nil
+        if let text = context.value("insecure-argon2id") {
+            guard kdf != "pbkdf2", !choosesPBKDF2 else {
+                throw .usage("--insecure-argon2id chooses Argon2id: it cannot go with --kdf pbkdf2, --iterations or --insecure-iterations")
+            }
+            guard let memoryKiB = UInt32(text), memoryKiB >= 8,
+                  memoryKiB <= PasswordKeyDerivation.maximumArgon2idMemoryKiB else {
+                throw .usage("--insecure-argon2id takes a number of KiB from 8 to \(PasswordKeyDerivation.maximumArgon2idMemoryKiB)")
+            }
+            Output.error("kcf: warning: Argon2id with \(memoryKiB) KiB and 1 pass makes the password cheap to guess; use this for tests only")
+            return try keychainCall { () throws(KeychainError) in
+                try PasswordKeyDerivation.insecureForTesting(argon2idMemoryKiB: memoryKiB, passes: 1, lanes: 1)
+            }
+        }
+        if choosesPBKDF2 {
+            guard kdf != "argon2id" else {
+                throw .usage("--iterations and --insecure-iterations are PBKDF2's: they cannot go with --kdf argon2id")
+            }
+            return .pbkdf2(try iterations(context))
+        }
+        switch kdf {
+        case "argon2id": return .recommendedArgon2id
+        case "pbkdf2": return .pbkdf2(.standard)
+        default: return .standard
+        }
     }
 
     /// The PBKDF2 cost the options ask for.

@@ -111,6 +111,13 @@ struct ReadmeCommandLineTests {
 
     static let newPassword = "a new keychain password"
 
+    /// The commands as run: `create-keychain` and `change-password` with a cheap, insecure Argon2id
+    /// (`--insecure-argon2id 64`), so that the session's twenty-odd opens do not each spend a 64 MiB derivation.
+    static func cheapKeyDerivation(_ arguments: [String]) -> [String] {
+        guard let command = arguments.first, command == "create-keychain" || command == "change-password" else { return arguments }
+        return [command, "--insecure-argon2id", "64"] + arguments.dropFirst()
+    }
+
     @Test("every kcf command of the session exits as shown and prints the lines shown after it")
     func session() throws {
         let sandbox = try KcfSandbox()
@@ -125,7 +132,7 @@ struct ReadmeCommandLineTests {
         for line in lines {
             var last: KcfProcess.Result?
             for arguments in line.commands {
-                let result = try sandbox.run(arguments, stdin: Self.input(for: arguments))
+                let result = try sandbox.run(Self.cheapKeyDerivation(arguments), stdin: Self.input(for: arguments))
                 let expected = line.echoesStatus && arguments == line.commands.last ? Int32(line.shown.last ?? "") : 0
                 #expect(result.status == expected, "README: \(line.text)\nkcf \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)")
                 if arguments.first == "change-password" { sandbox.environment["KCF_PASSWORD"] = Self.newPassword }

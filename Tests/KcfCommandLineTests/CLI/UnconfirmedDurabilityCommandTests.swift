@@ -35,7 +35,8 @@ struct UnconfirmedDurabilityCommandTests {
         try sandbox.createKeychain()
         try sandbox.addGeneric(account: "ann", service: "s", secret: "kept")
         let change = try Self.runFailingDirectorySync(
-            ["change-password"], stdin: KcfSandbox.password + "\nnew password\nnew password\n", sandbox: sandbox)
+            ["change-password", "--insecure-argon2id", "64"], stdin: KcfSandbox.password + "\nnew password\nnew password\n",
+            sandbox: sandbox)
         #expect(change.status == 6, "\(change.stderr)")
         #expect(change.stderr.contains("took effect, but could not be confirmed durable"), "\(change.stderr)")
         #expect(try sandbox.unlocked(["find-generic-password", "-s", "s", "-w"]).status == 51)

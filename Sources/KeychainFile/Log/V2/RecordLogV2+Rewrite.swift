@@ -16,14 +16,14 @@ extension RecordLogV2 {
     /// Creates a new version 2 keychain file holding no items: written under a temporary name, made durable,
     /// then linked into place so that an existing file is never replaced.
     static func create<Generator: RandomNumberGenerator>(
-        at path: String, credentials: [Credential], iterations: PasswordIterations, fileSystem: any FileSystem,
+        at path: String, credentials: [Credential], keyDerivation: PasswordKeyDerivation, fileSystem: any FileSystem,
         clock: @escaping @Sendable () -> Date, using generator: inout Generator
     ) throws(KeychainError) -> (RecordLogV2, ItemIndex) {
         guard !credentials.isEmpty else { throw .invalidParameter("a keychain needs at least one credential") }
         guard !fileSystem.exists(path) else { throw .invalidParameter("a file already exists at \(path)") }
         let masterKey = SymmetricKey(size: .bits256, using: &generator)
         let fileID = randomBytes(16, using: &generator)
-        let slots = try makeSlots(for: credentials, masterKey: masterKey, fileID: fileID, iterations: iterations, using: &generator)
+        let slots = try makeSlots(for: credentials, masterKey: masterKey, fileID: fileID, keyDerivation: keyDerivation, using: &generator)
         let written = try writeFile(
             at: path, replacing: false, fileID: fileID, epoch: 1, slots: slots, masterKey: masterKey, itemCount: 0,
             item: { _ in preconditionFailure("a new keychain has no items") }, decryptSecret: { _ throws(KeychainError) in [] },
@@ -49,11 +49,11 @@ extension RecordLogV2 {
         var slots = applied.slots
         let masterKey = applied.masterKey
         // A legacy slot (a version 1 file's, kept by the upgrade) that the opening credential opened becomes a
-        // committed one, as the credential is at hand.
+        // committed one, as the credential is at hand, with the same PBKDF2 rounds.
         if let opened = state.openedSlot, case .legacy(let legacy) = state.header.slots[opened],
            let position = slots.firstIndex(where: { $0.slotID == legacy.slotID }) {
             slots[position] = try Self.makeSlots(
-                for: [credential], masterKey: masterKey, fileID: fileID, iterations: .kept(legacy.iterations),
+                for: [credential], masterKey: masterKey, fileID: fileID, keyDerivation: .pbkdf2(.kept(legacy.iterations)),
                 using: &generator)[0]
         }
         try Self.checkSlotLimits(slots)
@@ -242,8 +242,8 @@ extension RecordLogV2 {
         switch change {
         case .keep:
             break
-        case .add(let credential, let iterations):
-            let slot = try makeSlots(for: [credential], masterKey: masterKey, fileID: fileID, iterations: iterations, using: &generator)[0]
+        case .add(let credential, let keyDerivation):
+            let slot = try makeSlots(for: [credential], masterKey: masterKey, fileID: fileID, keyDerivation: keyDerivation, using: &generator)[0]
             slots.append(slot)
             added = KeySlotInfo(slot)
         case .remove(let credential):
@@ -251,13 +251,13 @@ extension RecordLogV2 {
         case .removeID(let id):
             guard let position = positionOfID(id) else { throw .itemNotFound }
             slots.remove(at: position)
-        case .replace(let old, let new, let iterations):
+        case .replace(let old, let new, let keyDerivation):
             let position = try positionOpenedBy(old)
-            slots[position] = try makeSlots(for: [new], masterKey: masterKey, fileID: fileID, iterations: iterations, using: &generator)[0]
-        case .rotate(let credentials, let iterations):
+            slots[position] = try makeSlots(for: [new], masterKey: masterKey, fileID: fileID, keyDerivation: keyDerivation, using: &generator)[0]
+        case .rotate(let credentials, let keyDerivation):
             guard !credentials.isEmpty else { throw .invalidParameter("rotating the master key needs at least one credential") }
             masterKey = SymmetricKey(size: .bits256, using: &generator)
-            slots = try makeSlots(for: credentials, masterKey: masterKey, fileID: fileID, iterations: iterations, using: &generator)
+            slots = try makeSlots(for: credentials, masterKey: masterKey, fileID: fileID, keyDerivation: keyDerivation, using: &generator)
         }
         guard !slots.isEmpty else {
             throw .invalidParameter("this is the last key slot: without it nothing could open the keychain")
@@ -265,28 +265,35 @@ extension RecordLogV2 {
         return (slots, masterKey, added)
     }
 
-    /// Committed key slots wrapping `masterKey`, one for each credential (PBKDF2 for passwords, HKDF for keys).
+    /// Committed key slots wrapping `masterKey`, one for each credential (`keyDerivation`'s KDF for passwords, HKDF
+    /// for keys).
     static func makeSlots<Generator: RandomNumberGenerator>(
-        for credentials: [Credential], masterKey: SymmetricKey, fileID: [UInt8], iterations: PasswordIterations,
+        for credentials: [Credential], masterKey: SymmetricKey, fileID: [UInt8], keyDerivation: PasswordKeyDerivation,
         using generator: inout Generator
     ) throws(KeychainError) -> [HeaderKeySlot] {
         for credential in credentials { try credential.validate() }
         var slots: [HeaderKeySlot] = []
         for credential in credentials {
-            let kdf: SlotKDF = credential.slotType == .password ? .pbkdf2(iterations: iterations.count) : .hkdf
+            let kdf: SlotKDF = credential.slotType == .password ? keyDerivation.slotKDF : .hkdf
             slots.append(.committed(try CommittedKeySlot.make(for: credential, kdf: kdf, masterKey: masterKey, fileID: fileID, using: &generator)))
         }
         try checkSlotLimits(slots)
         return slots
     }
 
-    /// The header limits on key slots: 1 to 16 slots, at most 20,000,000 PBKDF2 iterations in all.
+    /// The header limits on key slots (SPEC §20.1): 1 to 16 slots, at most 20,000,000 PBKDF2 iterations and 2²⁶ KiB
+    /// of Argon2id memory × passes in all.
     static func checkSlotLimits(_ slots: [HeaderKeySlot]) throws(KeychainError) {
         guard !slots.isEmpty else { throw .invalidParameter("a keychain needs at least one key slot") }
         guard slots.count <= Format.maximumSlots else { throw .limitReached("at most 16 credentials (key slots)") }
         let total = slots.reduce(UInt64(0)) { $0 + $1.work.iterations }
         guard total <= Format.maximumTotalIterations else {
             throw .limitReached("the password slots would need \(total) PBKDF2 iterations together; the limit is 20,000,000")
+        }
+        let argon2 = slots.reduce(UInt64(0)) { $0 + $1.work.argon2KiB }
+        guard argon2 <= UInt64(KDF.Argon2.maximumWorkKiB) else {
+            throw .limitReached(
+                "the Argon2id password slots would need \(argon2) KiB of memory × passes together; the limit is \(KDF.Argon2.maximumWorkKiB) KiB")
         }
     }
 

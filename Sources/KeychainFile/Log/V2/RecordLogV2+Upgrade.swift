@@ -38,7 +38,7 @@ extension RecordLogV2 {
         var slots = old.header.slots.map { HeaderKeySlot.legacy($0) }
         slots[opened.index] = try makeSlots(
             for: [old.credential], masterKey: old.masterKey, fileID: old.fileID,
-            iterations: .kept(openedSlot.iterations), using: &generator)[0]
+            keyDerivation: .pbkdf2(.kept(openedSlot.iterations)), using: &generator)[0]
         // The version 2 slots stand where version 1's did: a credential or id finds its slot by version 1's header.
         let header = old.header
         let applied = try applying(
