@@ -48,7 +48,7 @@ enum KeychainInfoCommand {
                 "epoch": .integer(Int64(clamping: statistics.epoch)),
                 "head": .string("\(keychain.head)"),
                 "items": .object(items),
-                "keySlots": .array(slots.map(slotJSON)),
+                "keySlots": .array(slots.map(KeySlotText.json)),
                 "file": .object([
                     "size": .integer(Int64(statistics.fileSize)), "liveBytes": .integer(Int64(statistics.liveBytes)),
                     "deadBytes": .integer(Int64(statistics.deadBytes)),
@@ -66,35 +66,11 @@ enum KeychainInfoCommand {
         Output.line("items: \(total) (\(byClass); identities \(identities))")
         Output.line("key slots: \(slots.count)")
         for (number, slot) in slots.enumerated() {
-            Output.line("    \(number + 1)) \(describe(slot.kind)); id \(Hex.lower(slot.id))")
+            Output.line("    \(number + 1)) \(KeySlotText.kind(slot.kind)); id \(Hex.lower(slot.id))")
         }
         let share = statistics.fileSize == 0 ? 0 : statistics.deadBytes * 100 / statistics.fileSize
         Output.line("file: \(statistics.fileSize) bytes, \(statistics.liveBytes) live, \(statistics.deadBytes) dead (\(share)% reclaimable by compact)")
         Output.line("torn tail: \(keychain.tornTail.map { "\($0)" } ?? "none")")
         return .success
-    }
-
-    private static func describe(_ kind: KeySlotInfo.Kind) -> String {
-        switch kind {
-        case .password(let iterations): return "password, PBKDF2-HMAC-SHA256, \(iterations) iterations"
-        case .rawKey: return "raw key (32 bytes, no key derivation)"
-        case .passwordArgon2id(let memory, let passes, let lanes):
-            return "password, Argon2id, \(memory) KiB, \(passes) passes, \(lanes) lanes"
-        }
-    }
-
-    private static func slotJSON(_ slot: KeySlotInfo) -> JSONValue {
-        switch slot.kind {
-        case .password(let iterations):
-            return .object(["id": .string(Hex.lower(slot.id)), "kind": .string("password"), "kdf": .string("PBKDF2-HMAC-SHA256"),
-                            "iterations": .integer(Int64(iterations))])
-        case .rawKey:
-            return .object(["id": .string(Hex.lower(slot.id)), "kind": .string("rawKey"), "kdf": .null, "iterations": .null])
-        case .passwordArgon2id(let memory, let passes, let lanes):
-            return .object([
-                "id": .string(Hex.lower(slot.id)), "kind": .string("password"), "kdf": .string("Argon2id"), "iterations": .null,
-                "memoryKiB": .integer(Int64(memory)), "passes": .integer(Int64(passes)), "lanes": .integer(Int64(lanes)),
-            ])
-        }
     }
 }

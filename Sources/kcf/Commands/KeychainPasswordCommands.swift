@@ -3,7 +3,7 @@ import KeychainFile
 /// `create-keychain` and `change-password`: the commands that set a keychain's password.
 enum KeychainPasswordCommands {
     /// The options that choose how a new password's key is derived: the KDF and its cost.
-    private static let iterationOptions = [
+    static let keyDerivationOptions = [
         OptionSpec(long: "kdf", .value("KDF"), values: .choices(["argon2id", "pbkdf2"]),
                    help: "the password's KDF: argon2id (64 MiB, 3 passes, 4 lanes) or pbkdf2 (default: argon2id; pbkdf2 for a version 1 file)"),
         OptionSpec(long: "iterations", .value("N"), help: "PBKDF2 rounds, 210,000 … 10,000,000 (default 600,000); implies --kdf pbkdf2"),
@@ -19,7 +19,7 @@ enum KeychainPasswordCommands {
         given, else asked twice on the terminal without echo.
         """
 
-    private static let keyDerivationDetails = """
+    static let keyDerivationDetails = """
         The new password's key is derived with Argon2id at 64 MiB, 3 passes and 4 lanes (RFC 9106's second
         recommended option) unless --kdf pbkdf2, --iterations or --insecure-iterations chooses PBKDF2-HMAC-SHA256
         (600,000 rounds unless said). A file of format version 1 holds only PBKDF2 password slots: its default is
@@ -33,7 +33,7 @@ enum KeychainPasswordCommands {
 
     static let createKeychain = Command(
         name: "create-keychain", summary: "create a new, empty keychain file",
-        options: iterationOptions + [formatVersionOption],
+        options: keyDerivationOptions + [formatVersionOption],
         positionals: [PositionalSpec.keychain],
         details: [passwordDetails, keyDerivationDetails, """
             Missing directories above the file are created with mode 0700; the file gets 0600. --format-version 1
@@ -44,7 +44,7 @@ enum KeychainPasswordCommands {
 
     static let changePassword = Command(
         name: "change-password", aliases: ["set-keychain-password"], summary: "change the keychain's password",
-        options: iterationOptions + [OptionSpec.expectedHead],
+        options: keyDerivationOptions + [OptionSpec.expectedHead],
         positionals: [PositionalSpec.keychain],
         details: [keyDerivationDetails, """
             The old password comes as for any command ($KCF_PASSWORD, stdin, or the terminal); the new one from
@@ -87,7 +87,7 @@ enum KeychainPasswordCommands {
 
     /// How the options ask the new password's key to be derived: `--kdf`, or the cost options that imply one;
     /// the library's default (Argon2id, or PBKDF2 in a version 1 file) without them.
-    private static func keyDerivation(_ context: CommandContext) throws(CommandError) -> PasswordKeyDerivation {
+    static func keyDerivation(_ context: CommandContext) throws(CommandError) -> PasswordKeyDerivation {
         let kdf = context.value("kdf")
         if let kdf, kdf != "argon2id", kdf != "pbkdf2" {
             throw .usage("--kdf takes argon2id or pbkdf2, not \"\(kdf)\"")

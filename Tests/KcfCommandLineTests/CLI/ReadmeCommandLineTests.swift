@@ -103,6 +103,7 @@ struct ReadmeCommandLineTests {
         case "create-keychain": return KcfSandbox.password + "\n"
         case "add-generic-password": return "s3cret\n"
         case "change-password": return newPassword + "\n"
+        case "add-credential": return "a second keychain password\n"
         case "import" where arguments.contains("identity.p12"): return passphrase + "\n"
         case "export" where arguments.contains("pkcs12"): return passphrase + "\n"
         default: return ""
@@ -111,10 +112,10 @@ struct ReadmeCommandLineTests {
 
     static let newPassword = "a new keychain password"
 
-    /// The commands as run: `create-keychain` and `change-password` with a cheap, insecure Argon2id
+    /// The commands as run: `create-keychain`, `change-password` and `add-credential` with a cheap, insecure Argon2id
     /// (`--insecure-argon2id 64`), so that the session's twenty-odd opens do not each spend a 64 MiB derivation.
     static func cheapKeyDerivation(_ arguments: [String]) -> [String] {
-        guard let command = arguments.first, command == "create-keychain" || command == "change-password" else { return arguments }
+        guard let command = arguments.first, ["create-keychain", "change-password", "add-credential"].contains(command) else { return arguments }
         return [command, "--insecure-argon2id", "64"] + arguments.dropFirst()
     }
 

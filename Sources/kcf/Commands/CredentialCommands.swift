@@ -1,0 +1,81 @@
+import KeychainFile
+
+/// `add-credential`, `list-credentials` and `remove-credential`: the key slots of a keychain — each a password
+/// (or, through the library, a raw key) that opens it.
+enum CredentialCommands {
+    static let addCredential = Command(
+        name: "add-credential", summary: "add a password that opens the keychain too (a new key slot)",
+        options: KeychainPasswordCommands.keyDerivationOptions + [OptionSpec.expectedHead],
+        positionals: [PositionalSpec.keychain],
+        details: [KeychainPasswordCommands.keyDerivationDetails, """
+            The keychain's password comes as for any command ($KCF_PASSWORD, stdin, or the terminal); the new
+            password from stdin (the next line) or the terminal (asked twice), never from $KCF_PASSWORD. Both open
+            the keychain afterwards, each in its own key slot; list-credentials shows them and remove-credential
+            takes one away. The file is rewritten in a new epoch, as change-password rewrites it.
+            """],
+        run: { (context) throws(CommandError) in try addCredential(context) })
+
+    static let listCredentials = Command(
+        name: "list-credentials", summary: "list the key slots: the credentials that open the keychain",
+        options: [OptionSpec.json("an array of slots: id, kind, kdf and its parameters")],
+        positionals: [PositionalSpec.keychain],
+        details: ["""
+            One line a slot: its id (which remove-credential takes), its kind (password or raw key) and how its
+            key is derived. It reads the header only and changes nothing.
+            """],
+        run: { (context) throws(CommandError) in try listCredentials(context) })
+
+    static let removeCredential = Command(
+        name: "remove-credential", summary: "remove a key slot, named by its id (list-credentials shows it)",
+        options: [OptionSpec.expectedHead],
+        positionals: [PositionalSpec("SLOT-ID"), PositionalSpec.keychain],
+        details: ["""
+            SLOT-ID is the slot's id as list-credentials prints it (32 hexadecimal digits), or the start of it when
+            that names one slot only (at least 8 digits). The last slot is never removed: a keychain nothing
+            opens is lost. Removing the slot of the password given to this command is allowed while another
+            slot remains; that password no longer opens the keychain afterwards. The file is rewritten in a new
+            epoch, as change-password rewrites it.
+            """],
+        run: { (context) throws(CommandError) in try removeCredential(context) })
+
+    private static func addCredential(_ context: CommandContext) throws(CommandError) -> ExitStatus {
+        let keyDerivation = try KeychainPasswordCommands.keyDerivation(context)
+        let keychain = try context.openKeychain()
+        let new = try context.secrets.newKeychainPassword(prompt: "new password for \(keychain.path): ", useEnvironment: false)
+        let slot = try keychainCall { () throws(KeychainError) -> KeySlotInfo in
+            try keychain.addCredential(.password(new), keyDerivation: keyDerivation)
+        }
+        Output.line("key slot added: \(KeySlotText.line(slot))")
+        return .success
+    }
+
+    private static func listCredentials(_ context: CommandContext) throws(CommandError) -> ExitStatus {
+        let keychain = try context.openKeychain()
+        let slots = try keychainCall { () throws(KeychainError) -> [KeySlotInfo] in try keychain.keySlots() }
+        if context.has("json") {
+            Output.line(try JSONValue.array(slots.map(KeySlotText.json)).text())
+        } else {
+            for slot in slots { Output.line(KeySlotText.line(slot)) }
+        }
+        return .success
+    }
+
+    private static func removeCredential(_ context: CommandContext) throws(CommandError) -> ExitStatus {
+        let given = context.arguments.positionals[0].lowercased()
+        guard given.count >= 8, given.count <= 32, given.allSatisfy(\.isHexDigit) else {
+            throw .usage("a slot id is 8 to 32 hexadecimal digits (list-credentials prints them), not \"\(given)\"")
+        }
+        let keychain = try context.openKeychain()
+        let slots = try keychainCall { () throws(KeychainError) -> [KeySlotInfo] in try keychain.keySlots() }
+        let matching = slots.filter { Hex.lower($0.id).hasPrefix(given) }
+        guard let slot = matching.first else {
+            throw .keychainWithHint(.itemNotFound, hint: "kcf: remove-credential: no key slot has an id starting \(given)")
+        }
+        guard matching.count == 1 else {
+            throw .failed("\(matching.count) key slots have an id starting \(given): give more of it")
+        }
+        try keychainCall { () throws(KeychainError) in try keychain.removeKeySlot(id: slot.id) }
+        Output.line("key slot removed: \(KeySlotText.line(slot))")
+        return .success
+    }
+}

@@ -1,0 +1,36 @@
+import KeychainFile
+
+/// How a key slot is printed: by `show-keychain-info` among the keychain's facts, and by `list-credentials` and the
+/// credential commands one slot a line.
+enum KeySlotText {
+    /// The slot's kind and key derivation, such as `password, Argon2id, 65536 KiB, 3 passes, 4 lanes`.
+    static func kind(_ kind: KeySlotInfo.Kind) -> String {
+        switch kind {
+        case .password(let iterations): return "password, PBKDF2-HMAC-SHA256, \(iterations) iterations"
+        case .rawKey: return "raw key (32 bytes, no key derivation)"
+        case .passwordArgon2id(let memory, let passes, let lanes):
+            return "password, Argon2id, \(memory) KiB, \(passes) passes, \(lanes) lanes"
+        }
+    }
+
+    /// One line: the slot's id (32 hexadecimal digits, as `remove-credential` takes it), then its kind.
+    static func line(_ slot: KeySlotInfo) -> String {
+        "\(Hex.lower(slot.id))  \(kind(slot.kind))"
+    }
+
+    /// The slot as a JSON object: id, kind, kdf, and the KDF's parameters.
+    static func json(_ slot: KeySlotInfo) -> JSONValue {
+        switch slot.kind {
+        case .password(let iterations):
+            return .object(["id": .string(Hex.lower(slot.id)), "kind": .string("password"), "kdf": .string("PBKDF2-HMAC-SHA256"),
+                            "iterations": .integer(Int64(iterations))])
+        case .rawKey:
+            return .object(["id": .string(Hex.lower(slot.id)), "kind": .string("rawKey"), "kdf": .null, "iterations": .null])
+        case .passwordArgon2id(let memory, let passes, let lanes):
+            return .object([
+                "id": .string(Hex.lower(slot.id)), "kind": .string("password"), "kdf": .string("Argon2id"), "iterations": .null,
+                "memoryKiB": .integer(Int64(memory)), "passes": .integer(Int64(passes)), "lanes": .integer(Int64(lanes)),
+            ])
+        }
+    }
+}
