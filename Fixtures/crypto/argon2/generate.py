@@ -15,7 +15,6 @@ Output is byte-identical for the same SEED and script: fixed key order, one case
 per line, lowercase hex, "\\n" line endings.
 """
 
-import json
 import os
 import random
 import sys
@@ -26,6 +25,8 @@ from argon2.low_level import ARGON2_VERSION, Type, core, ffi
 SEED = 20260102
 COUNT = 160
 OUT_DIR = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(OUT_DIR))
+import casefile  # noqa: E402  (Fixtures/crypto/casefile.py)
 FILENAME = "argon2_cffi.json"
 TYPES = {"argon2d": Type.D, "argon2i": Type.I, "argon2id": Type.ID}
 KEYS = ["type", "t", "m", "p", "password", "salt", "secret", "ad", "taglen", "tag"]
@@ -94,33 +95,10 @@ def cases():
     return result
 
 
-def render(items):
-    lines = ["{" + ",".join(json.dumps(k) + ":" + json.dumps(c[k]) for k in KEYS) + "}" for c in items]
-    header = '{"generator":"generate.py","seed":%d,"argon2-cffi":%s,"argon2-cffi-bindings":%s,"cases":[\n' % (
-        SEED, json.dumps(version("argon2-cffi")), json.dumps(version("argon2-cffi-bindings")))
-    text = header + ",\n".join(lines) + "\n]}\n"
-    json.loads(text)
-    return text
-
-
 def main(argv):
     items = cases()
-    text = render(items)
-    path = os.path.join(OUT_DIR, FILENAME)
-    if "--check" in argv:
-        try:
-            with open(path, "r", encoding="ascii", newline="") as f:
-                current = f.read()
-        except OSError:
-            current = None
-        # The versions in the header may differ; the cases may not.
-        same = current is not None and current.split("\n", 1)[1] == text.split("\n", 1)[1]
-        print("%-20s %5d cases %s" % (FILENAME, len(items), "OK" if same else "DIFFERS"))
-        return 0 if same else 1
-    with open(path, "w", encoding="ascii", newline="\n") as f:
-        f.write(text)
-    print("%-20s %5d cases %8d bytes" % (FILENAME, len(items), len(text)))
-    return 0
+    text = casefile.render(items, KEYS, SEED, [("argon2-cffi", version("argon2-cffi")), ("argon2-cffi-bindings", version("argon2-cffi-bindings"))])
+    return casefile.write_or_check(OUT_DIR, FILENAME, text, len(items), argv, 20)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ per line, lowercase hex, "\\n" line endings.
 """
 
 import hashlib
-import json
 import os
 import random
 import sys
@@ -24,6 +23,8 @@ import sys
 SEED = 20260103
 COUNT = 500
 OUT_DIR = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(OUT_DIR))
+import casefile  # noqa: E402  (Fixtures/crypto/casefile.py)
 FILENAME = "blake2b_hashlib.json"
 KEYS = ["msg", "key", "outlen", "digest"]
 # Lengths on and next to the 128-byte block boundary: BLAKE2b keeps a full block back
@@ -55,33 +56,10 @@ def cases():
     return result
 
 
-def render(items):
-    lines = ["{" + ",".join(json.dumps(k) + ":" + json.dumps(c[k]) for k in KEYS) + "}" for c in items]
-    header = '{"generator":"generate.py","seed":%d,"python":%s,"cases":[\n' % (
-        SEED, json.dumps(sys.version.split()[0]))
-    text = header + ",\n".join(lines) + "\n]}\n"
-    json.loads(text)
-    return text
-
-
 def main(argv):
     items = cases()
-    text = render(items)
-    path = os.path.join(OUT_DIR, FILENAME)
-    if "--check" in argv:
-        try:
-            with open(path, "r", encoding="ascii", newline="") as f:
-                current = f.read()
-        except OSError:
-            current = None
-        # The Python version in the header may differ; the cases may not.
-        same = current is not None and current.split("\n", 1)[1] == text.split("\n", 1)[1]
-        print("%-22s %5d cases %s" % (FILENAME, len(items), "OK" if same else "DIFFERS"))
-        return 0 if same else 1
-    with open(path, "w", encoding="ascii", newline="\n") as f:
-        f.write(text)
-    print("%-22s %5d cases %8d bytes" % (FILENAME, len(items), len(text)))
-    return 0
+    text = casefile.render(items, KEYS, SEED, [("python", sys.version.split()[0])])
+    return casefile.write_or_check(OUT_DIR, FILENAME, text, len(items), argv, 22)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ Output is byte-identical for the same SEED and script: fixed key order, one case
 line, lowercase hex, "\\n" line endings.
 """
 
-import json
 import os
 import random
 import sys
@@ -34,6 +33,8 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 SEED = 20260104
 COUNT = 300
 OUT_DIR = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(OUT_DIR))
+import casefile  # noqa: E402  (Fixtures/crypto/casefile.py)
 FILENAME = "x25519_openssl.json"
 KEYS = ["private", "own_public", "peer_public", "shared"]
 P = 2**255 - 19
@@ -99,34 +100,11 @@ def cases():
     return result
 
 
-def render(items):
-    lines = ["{" + ",".join(json.dumps(k) + ":" + json.dumps(c[k]) for k in KEYS) + "}" for c in items]
-    header = '{"generator":"generate.py","seed":%d,"cryptography":%s,"openssl":%s,"cases":[\n' % (
-        SEED, json.dumps(cryptography.__version__), json.dumps(backend.openssl_version_text()))
-    text = header + ",\n".join(lines) + "\n]}\n"
-    json.loads(text)
-    return text
-
-
 def main(argv):
     items = cases()
-    text = render(items)
-    path = os.path.join(OUT_DIR, FILENAME)
-    if "--check" in argv:
-        try:
-            with open(path, "r", encoding="ascii", newline="") as f:
-                current = f.read()
-        except OSError:
-            current = None
-        # The versions in the header may differ; the cases may not.
-        same = current is not None and current.split("\n", 1)[1] == text.split("\n", 1)[1]
-        print("%-22s %5d cases %s" % (FILENAME, len(items), "OK" if same else "DIFFERS"))
-        return 0 if same else 1
-    with open(path, "w", encoding="ascii", newline="\n") as f:
-        f.write(text)
-    refused = sum(1 for c in items if c["shared"] is None)
-    print("%-22s %5d cases (%d refused) %8d bytes" % (FILENAME, len(items), refused, len(text)))
-    return 0
+    text = casefile.render(items, KEYS, SEED, [("cryptography", cryptography.__version__), ("openssl", backend.openssl_version_text())])
+    note = " (%d refused)" % sum(1 for c in items if c["shared"] is None)
+    return casefile.write_or_check(OUT_DIR, FILENAME, text, len(items), argv, 22, note)
 
 
 if __name__ == "__main__":
