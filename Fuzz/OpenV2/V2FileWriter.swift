@@ -32,8 +32,8 @@ struct V2FileWriter {
         var random = FuzzRandom(seed: 0x5632_4241_5345)
         do {
             _ = try RecordLogV2.create(
-                at: FuzzStore.path, credentials: [FuzzCredentials.key, FuzzCredentials.password], iterations: .insecureForTesting(1),
-                fileSystem: fileSystem, clock: FuzzStore.clock, using: &random)
+                at: FuzzStore.path, credentials: [FuzzCredentials.key, FuzzCredentials.password],
+                keyDerivation: .pbkdf2(.insecureForTesting(1)), fileSystem: fileSystem, clock: FuzzStore.clock, using: &random)
             let file = try fileSystem.openExisting(FuzzStore.path)
             defer { file.close() }
             return try file.readExactly(count: try file.size(), at: 0)
