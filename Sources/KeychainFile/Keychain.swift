@@ -257,6 +257,11 @@ public final class Keychain: @unchecked Sendable {
             version1Iterations = try options.passwordKeyDerivation.version1Iterations(
                 because: "this file is created at format version 1")
         }
+        // The slots' limits too, before the lock file is made and before any key is derived.
+        if options.formatVersion == 2 {
+            try RecordLogV2.checkSlotLimits(
+                works: credentials.map { RecordLogV2.slotKDF(for: $0, options.passwordKeyDerivation).work })
+        }
         let file = try fileSystem.resolve(path, creating: true)
         let lockFile = try fileSystem.openLock(lockFilePath(for: file))
         _ = try lockFile.lock(exclusive: true, wait: true)

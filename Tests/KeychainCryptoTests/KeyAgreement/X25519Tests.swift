@@ -172,4 +172,120 @@ struct X25519Tests {
         #expect(X25519Error.lowOrderPublicKey.description.contains("small order"))
         #expect(X25519Error.incorrectPublicKeySize(byteCount: 31).description.contains("31 bytes"))
     }
+
+    /// Edge u-coordinates and scalars (p − 1, p, p + 1, p + 9, 2^255 − 1, bit 255 set, limb boundaries; scalars all
+    /// zero and all 0xFF) against Python `cryptography` (OpenSSL) and, where OpenSSL refuses an all-zero result, a
+    /// plain RFC 7748 §5 ladder in Python big integers; every pair's expected output is from outside this code.
+    static let edgeScalars: [String: String] = [
+        "k0": "0000000000000000000000000000000000000000000000000000000000000000",
+        "kFF": "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "k1": "0100000000000000000000000000000000000000000000000000000000000000",
+        "kA5": "a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5",
+    ]
+    static let edgeCoordinates: [String: String] = [
+        "p-1": "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+        "p": "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+        "p+1": "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+        "p+9": "f6ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+        "2^255-1": "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+        "2^255-20": "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+        "2^255": "0000000000000000000000000000000000000000000000000000000000000080",
+        "0": "0000000000000000000000000000000000000000000000000000000000000000",
+        "1": "0100000000000000000000000000000000000000000000000000000000000000",
+        "9": "0900000000000000000000000000000000000000000000000000000000000000",
+        "2^254": "0000000000000000000000000000000000000000000000000000000000000040",
+        "2^51-1": "ffffffffffff0700000000000000000000000000000000000000000000000000",
+        "2^51": "0000000000000800000000000000000000000000000000000000000000000000",
+        "2^204": "0000000000000000000000000000000000000000000000000010000000000000",
+        "allFF": "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "topbit9": "0900000000000000000000000000000000000000000000000000000000000080",
+    ]
+    static let edgeOutputs: [(scalar: String, u: String, output: String)] = [
+        ("k0", "p-1", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("k0", "p", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("k0", "p+1", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("k0", "p+9", "2fe57da347cd62431528daac5fbb290730fff684afc4cfc2ed90995f58cb3b74"),
+        ("k0", "2^255-1", "b32d1362c248d62fe62619cff04dd43db73ffc1b6308ede30b78d87380f1e834"),
+        ("k0", "2^255-20", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("k0", "2^255", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("k0", "0", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("k0", "1", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("k0", "9", "2fe57da347cd62431528daac5fbb290730fff684afc4cfc2ed90995f58cb3b74"),
+        ("k0", "2^254", "543c21a42729e17049b8d47f7be09a1cc39adf120f2a09bb8ca1c54d383e2407"),
+        ("k0", "2^51-1", "c4daa699b7f9086c6e75e2c825fcd563cafeb943c2094b3f52af0e3a7393cb68"),
+        ("k0", "2^51", "34c0ed03b535d3a4d054d77405937d72373b8803d79b13600502eb5e9f59863e"),
+        ("k0", "2^204", "f9f9a184ac94f9d5ec54c5f60150eb6f6a95964ea78cb9d8e2ae8bdc4d88207c"),
+        ("k0", "allFF", "b32d1362c248d62fe62619cff04dd43db73ffc1b6308ede30b78d87380f1e834"),
+        ("k0", "topbit9", "2fe57da347cd62431528daac5fbb290730fff684afc4cfc2ed90995f58cb3b74"),
+        ("kFF", "p-1", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("kFF", "p", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("kFF", "p+1", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("kFF", "p+9", "847c0d2c375234f365e660955187a3735a0f7613d1609d3a6a4d8c53aeaa5a22"),
+        ("kFF", "2^255-1", "96186d56afdbfeda62f0d07168fa8b142b3d8530e9705fd818cfd33591ea927f"),
+        ("kFF", "2^255-20", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("kFF", "2^255", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("kFF", "0", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("kFF", "1", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("kFF", "9", "847c0d2c375234f365e660955187a3735a0f7613d1609d3a6a4d8c53aeaa5a22"),
+        ("kFF", "2^254", "40dc9d321aa09355716aa4642d60bcc89b6c60af91c816e887ef344dcac69c1e"),
+        ("kFF", "2^51-1", "081a8de78b97d6dd98a8b0b2f182193ba49951483db4d8ba48bc45b377c7a65e"),
+        ("kFF", "2^51", "9f949315aaca5f47657e1e9b6497d48723b3311f16ac76689b7cdb8120ddad72"),
+        ("kFF", "2^204", "3216f733c64c74b142374333e0b2a66db045dbd3dfc5095963d07917fcb0d554"),
+        ("kFF", "allFF", "96186d56afdbfeda62f0d07168fa8b142b3d8530e9705fd818cfd33591ea927f"),
+        ("kFF", "topbit9", "847c0d2c375234f365e660955187a3735a0f7613d1609d3a6a4d8c53aeaa5a22"),
+        ("k1", "p-1", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("k1", "p", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("k1", "p+1", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("k1", "p+9", "2fe57da347cd62431528daac5fbb290730fff684afc4cfc2ed90995f58cb3b74"),
+        ("k1", "2^255-1", "b32d1362c248d62fe62619cff04dd43db73ffc1b6308ede30b78d87380f1e834"),
+        ("k1", "2^255-20", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("k1", "2^255", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("k1", "0", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("k1", "1", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("k1", "9", "2fe57da347cd62431528daac5fbb290730fff684afc4cfc2ed90995f58cb3b74"),
+        ("k1", "2^254", "543c21a42729e17049b8d47f7be09a1cc39adf120f2a09bb8ca1c54d383e2407"),
+        ("k1", "2^51-1", "c4daa699b7f9086c6e75e2c825fcd563cafeb943c2094b3f52af0e3a7393cb68"),
+        ("k1", "2^51", "34c0ed03b535d3a4d054d77405937d72373b8803d79b13600502eb5e9f59863e"),
+        ("k1", "2^204", "f9f9a184ac94f9d5ec54c5f60150eb6f6a95964ea78cb9d8e2ae8bdc4d88207c"),
+        ("k1", "allFF", "b32d1362c248d62fe62619cff04dd43db73ffc1b6308ede30b78d87380f1e834"),
+        ("k1", "topbit9", "2fe57da347cd62431528daac5fbb290730fff684afc4cfc2ed90995f58cb3b74"),
+        ("kA5", "p-1", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("kA5", "p", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("kA5", "p+1", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("kA5", "p+9", "5fef13fc76023a9ee6ded987b6aa93958cdc2097ef9fc845d5319c9ca100d35e"),
+        ("kA5", "2^255-1", "5b25a4cdd4a5ed34bd10b68c5d9bebe0ca566eb854b390bb5140a409576e9b67"),
+        ("kA5", "2^255-20", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("kA5", "2^255", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("kA5", "0", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("kA5", "1", "0000000000000000000000000000000000000000000000000000000000000000"),
+        ("kA5", "9", "5fef13fc76023a9ee6ded987b6aa93958cdc2097ef9fc845d5319c9ca100d35e"),
+        ("kA5", "2^254", "83a72e4aecd2847e334cb62ad713b95a82fafe76fe8b1d6e1129eb15c4c5ed54"),
+        ("kA5", "2^51-1", "a1657c6517a7077f8ad9401ba1900e598c1d1539edfc276b06b8a315ba8e154c"),
+        ("kA5", "2^51", "e86a6de95fdd12539e25687189687ec7beee6893ded6ceb20a0d37e49250f917"),
+        ("kA5", "2^204", "7b23a59f314bb7909afccca5ecef743a9ed14dad25db4b844277e128ec07ec29"),
+        ("kA5", "allFF", "5b25a4cdd4a5ed34bd10b68c5d9bebe0ca566eb854b390bb5140a409576e9b67"),
+        ("kA5", "topbit9", "5fef13fc76023a9ee6ded987b6aa93958cdc2097ef9fc845d5319c9ca100d35e"),
+    ]
+
+    static func hexBytes(_ text: String) -> [UInt8] {
+        let digits = Array(text.utf8)
+        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+    }
+
+    @Test("Edge u-coordinates and scalars agree with OpenSSL and a big-integer ladder; all-zero results are refused")
+    func edgeCases() throws {
+        #expect(Self.edgeOutputs.count == 64)
+        for edge in Self.edgeOutputs {
+            let scalar = Self.hexBytes(Self.edgeScalars[edge.scalar]!), u = Self.hexBytes(Self.edgeCoordinates[edge.u]!)
+            let expected = Self.hexBytes(edge.output)
+            #expect(Self.rawX25519(scalar, u) == expected, "\(edge.scalar), u = \(edge.u)")
+            if expected.allSatisfy({ $0 == 0 }) {
+                #expect(throws: X25519Error.lowOrderPublicKey) {
+                    try X25519.sharedSecret(privateKey: SymmetricKey(data: scalar), peerPublicKey: u)
+                }
+            } else {
+                #expect(try Self.x25519(scalar, u) == expected, "\(edge.scalar), u = \(edge.u)")
+            }
+        }
+    }
 }

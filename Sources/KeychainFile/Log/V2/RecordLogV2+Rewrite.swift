@@ -243,6 +243,9 @@ extension RecordLogV2 {
         case .keep:
             break
         case .add(let credential, let keyDerivation):
+            // The limits are checked before the new slot's key is derived, which may take long.
+            try credential.validate()
+            try checkSlotLimits(works: slots.map(\.work) + [slotKDF(for: credential, keyDerivation).work])
             let slot = try makeSlots(for: [credential], masterKey: masterKey, fileID: fileID, keyDerivation: keyDerivation, using: &generator)[0]
             slots.append(slot)
             added = KeySlotInfo(slot)
@@ -253,6 +256,10 @@ extension RecordLogV2 {
             slots.remove(at: position)
         case .replace(let old, let new, let keyDerivation):
             let position = try positionOpenedBy(old)
+            try new.validate()
+            var works = slots.map(\.work)
+            works[position] = slotKDF(for: new, keyDerivation).work
+            try checkSlotLimits(works: works)
             slots[position] = try makeSlots(for: [new], masterKey: masterKey, fileID: fileID, keyDerivation: keyDerivation, using: &generator)[0]
         case .rotate(let credentials, let keyDerivation):
             guard !credentials.isEmpty else { throw .invalidParameter("rotating the master key needs at least one credential") }
@@ -272,25 +279,37 @@ extension RecordLogV2 {
         using generator: inout Generator
     ) throws(KeychainError) -> [HeaderKeySlot] {
         for credential in credentials { try credential.validate() }
+        // The limits are checked before any key is derived: a refusal comes at once, not after the derivations.
+        try checkSlotLimits(works: credentials.map { slotKDF(for: $0, keyDerivation).work })
         var slots: [HeaderKeySlot] = []
         for credential in credentials {
-            let kdf: SlotKDF = credential.slotType == .password ? keyDerivation.slotKDF : .hkdf
+            let kdf = slotKDF(for: credential, keyDerivation)
             slots.append(.committed(try CommittedKeySlot.make(for: credential, kdf: kdf, masterKey: masterKey, fileID: fileID, using: &generator)))
         }
         try checkSlotLimits(slots)
         return slots
     }
 
+    /// The KDF of a new committed slot for `credential`: `keyDerivation`'s for a password, HKDF for a key.
+    static func slotKDF(for credential: Credential, _ keyDerivation: PasswordKeyDerivation) -> SlotKDF {
+        credential.slotType == .password ? keyDerivation.slotKDF : .hkdf
+    }
+
     /// The header limits on key slots (SPEC §20.1): 1 to 16 slots, at most 20,000,000 PBKDF2 iterations and 2²⁶ KiB
     /// of Argon2id memory × passes in all.
     static func checkSlotLimits(_ slots: [HeaderKeySlot]) throws(KeychainError) {
-        guard !slots.isEmpty else { throw .invalidParameter("a keychain needs at least one key slot") }
-        guard slots.count <= Format.maximumSlots else { throw .limitReached("at most 16 credentials (key slots)") }
-        let total = slots.reduce(UInt64(0)) { $0 + $1.work.iterations }
+        try checkSlotLimits(works: slots.map(\.work))
+    }
+
+    /// ``checkSlotLimits(_:)`` for slots known by what deriving each one's key costs, before any is derived.
+    static func checkSlotLimits(works: [(iterations: UInt64, argon2KiB: UInt64)]) throws(KeychainError) {
+        guard !works.isEmpty else { throw .invalidParameter("a keychain needs at least one key slot") }
+        guard works.count <= Format.maximumSlots else { throw .limitReached("at most 16 credentials (key slots)") }
+        let total = works.reduce(UInt64(0)) { $0 + $1.iterations }
         guard total <= Format.maximumTotalIterations else {
             throw .limitReached("the password slots would need \(total) PBKDF2 iterations together; the limit is 20,000,000")
         }
-        let argon2 = slots.reduce(UInt64(0)) { $0 + $1.work.argon2KiB }
+        let argon2 = works.reduce(UInt64(0)) { $0 + $1.argon2KiB }
         guard argon2 <= UInt64(KDF.Argon2.maximumWorkKiB) else {
             throw .limitReached(
                 "the Argon2id password slots would need \(argon2) KiB of memory × passes together; the limit is \(KDF.Argon2.maximumWorkKiB) KiB")

@@ -215,4 +215,47 @@ struct Argon2idSlotTests {
         }
         try RecordLogV2.checkSlotLimits([slot(half, 1), slot(half, 2), slot(.pbkdf2(iterations: 1_000), 3)])
     }
+
+    @Test("Creating with slots over a header total is refused before any key is derived or the lock file is made")
+    func createOverTotalRefusedFirst() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("test.kcf")
+        // 9 Argon2id slots of 2²³ KiB × passes each, 9 PBKDF2 slots of 2,500,000 rounds: each over its total (2²⁶
+        // KiB, 20,000,000 rounds); derived before the check, the keys would take seconds to minutes.
+        let others: [Credential] = (1...8).map { .password("other \($0)") }
+        let started = Date()
+        #expect(throws: KeychainError.limitReached("the password slots would need 22500000 PBKDF2 iterations together; the limit is 20,000,000")) {
+            try Keychain.create(at: path, credential: TestKeychain.password, options: Keychain.CreationOptions(
+                passwordKeyDerivation: .pbkdf2(try .custom(2_500_000)), additionalCredentials: others))
+        }
+        #expect(!FileManager.default.fileExists(atPath: path + ".lock"), "create made the lock file before refusing")
+        #expect(Date().timeIntervalSince(started) < 2, "create derived keys before refusing")
+        #expect(throws: KeychainError.limitReached(
+            "the Argon2id password slots would need 75497472 KiB of memory × passes together; the limit is 67108864 KiB")) {
+            try Keychain.create(at: path, credential: TestKeychain.password, options: Keychain.CreationOptions(
+                passwordKeyDerivation: try .insecureForTesting(argon2idMemoryKiB: 8, passes: 1 << 20, lanes: 1),
+                additionalCredentials: others))
+        }
+        #expect(!FileManager.default.fileExists(atPath: path + ".lock"))
+    }
+
+    @Test("Adding or changing to an Argon2id slot over the header's total is refused before its key is derived")
+    func changeOverTotalRefusedFirst() throws {
+        let directory = TemporaryDirectory()
+        let keychain = try create(directory, Self.cheap, additional: [.password("second")])
+        let before = try fileBytes(directory.file("test.kcf"))
+        // 2²⁶ KiB × passes: alone at the total, over it beside the cheap slot; deriving it would take about a minute.
+        let atTotal = try PasswordKeyDerivation.insecureForTesting(argon2idMemoryKiB: 64, passes: 1 << 20, lanes: 1)
+        let started = Date()
+        #expect(throws: KeychainError.limitReached(
+            "the Argon2id password slots would need 67109120 KiB of memory × passes together; the limit is 67108864 KiB")) {
+            try keychain.addCredential(.password("third"), keyDerivation: atTotal)
+        }
+        #expect(throws: KeychainError.limitReached(
+            "the Argon2id password slots would need 67108992 KiB of memory × passes together; the limit is 67108864 KiB")) {
+            try keychain.changeCredential(from: .password("second"), to: .password("third"), keyDerivation: atTotal)
+        }
+        #expect(Date().timeIntervalSince(started) < 2, "a refused change derived its key first")
+        #expect(try fileBytes(directory.file("test.kcf")) == before)
+    }
 }
