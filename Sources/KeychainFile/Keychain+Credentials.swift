@@ -76,9 +76,10 @@ extension Keychain {
     ///   - credential: The new password or 32-byte key.
     ///   - keyDerivation: How a password's key is derived (``PasswordKeyDerivation/standard`` by default).
     /// - Returns: The new slot.
-    /// - Throws: `KeychainError.invalidParameter` for an empty password, a key of the wrong size, or Argon2id
-    ///   for a file kept at format version 1; `.limitReached` past 16 slots, 20,000,000 PBKDF2 iterations or
-    ///   2²⁶ KiB of Argon2id memory × passes in all; `.io`.
+    /// - Throws: `KeychainError.invalidParameter` for an empty password, a key of the wrong size, a credential
+    ///   that opens the keychain already (a second slot for it would outlive ``removeCredential(_:)``), or
+    ///   Argon2id for a file kept at format version 1; `.limitReached` past 16 slots, 20,000,000 PBKDF2 iterations
+    ///   or 2²⁶ KiB of Argon2id memory × passes in all; `.io`.
     @discardableResult
     public func addCredential(
         _ credential: Credential, keyDerivation: PasswordKeyDerivation = .standard

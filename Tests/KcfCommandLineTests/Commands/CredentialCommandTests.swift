@@ -32,7 +32,7 @@ struct CredentialCommandTests {
         }
     }
 
-    @Test("add-credential without a new password, or with a wrong keychain password, adds nothing")
+    @Test("add-credential without a new password, with a wrong keychain password or with the same password again adds nothing")
     func addRefused() throws {
         let sandbox = try KcfSandbox()
         try sandbox.createKeychain()
@@ -41,6 +41,8 @@ struct CredentialCommandTests {
         #expect(noNewPassword.status != 0)
         let wrong = try sandbox.run(["add-credential", "--insecure-iterations", "1000"], stdin: "wrong\n\(Self.second)\n")
         #expect(wrong.status == 51, "\(wrong.stderr)")
+        let same = try sandbox.unlocked(["add-credential", "--insecure-iterations", "1000"], then: [KcfSandbox.password])
+        #expect(same.status != 0 && same.stderr.contains("opens the keychain already"), "\(same.stderr)")
         let badKDF = try sandbox.unlocked(["add-credential", "--kdf", "scrypt"], then: [Self.second])
         #expect(badKDF.status == 2, "\(badKDF.stderr)")
         #expect(try sandbox.keychainBytes() == bytes, "the file is as it was")

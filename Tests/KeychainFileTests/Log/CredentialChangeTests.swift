@@ -34,6 +34,24 @@ struct CredentialChangeTests {
         #expect(try liveSecrets(try Keychain.open(at: path, credential: .password("a new password"))) == expectedSecrets)
     }
 
+    @Test("A credential that opens the keychain already is not added again: removing it would leave its twin",
+          arguments: [1, 2])
+    func duplicateRefused(formatVersion: Int) throws {
+        let directory = TemporaryDirectory()
+        let key = Credential.key(SymmetricKey(data: [UInt8](repeating: 0x4B, count: 32)))
+        let keychain = try TestKeychain.create(in: directory, formatVersion: formatVersion)
+        try keychain.addCredential(key, iterations: fast)
+        let bytes = try fileBytes(directory.file("test.kcf"))
+        for credential in [TestKeychain.password, key] {
+            #expect(throws: KeychainError.self) { try keychain.addCredential(credential, iterations: fast) }
+        }
+        #expect(try keychain.keySlots().count == 2)
+        #expect(try fileBytes(directory.file("test.kcf")) == bytes, "a refused change writes nothing")
+        // Another password is still added.
+        try keychain.addCredential(.password("another one"), iterations: fast)
+        #expect(try keychain.keySlots().count == 3)
+    }
+
     @Test("Adding and removing key slots; the last slot cannot be removed")
     func slots() throws {
         let directory = TemporaryDirectory()

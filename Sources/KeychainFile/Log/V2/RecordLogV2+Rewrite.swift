@@ -246,6 +246,7 @@ extension RecordLogV2 {
             // The limits are checked before the new slot's key is derived, which may take long.
             try credential.validate()
             try checkSlotLimits(works: slots.map(\.work) + [slotKDF(for: credential, keyDerivation).work])
+            try refuseDuplicate(of: credential, positionOpenedBy: positionOpenedBy, in: slots)
             let slot = try makeSlots(for: [credential], masterKey: masterKey, fileID: fileID, keyDerivation: keyDerivation, using: &generator)[0]
             slots.append(slot)
             added = KeySlotInfo(slot)
@@ -314,6 +315,22 @@ extension RecordLogV2 {
             throw .limitReached(
                 "the Argon2id password slots would need \(argon2) KiB of memory × passes together; the limit is \(KDF.Argon2.maximumWorkKiB) KiB")
         }
+    }
+
+    /// Throws when `credential` already opens one of `slots`: a second slot for it would outlive the first's
+    /// removal, so that `removeCredential` would seem to revoke it and not.
+    static func refuseDuplicate(
+        of credential: Credential, positionOpenedBy: (Credential) throws(KeychainError) -> Int, in slots: [HeaderKeySlot]
+    ) throws(KeychainError) {
+        let position: Int
+        do throws(KeychainError) {
+            position = try positionOpenedBy(credential)
+        } catch {
+            if case .wrongCredentials = error { return }
+            throw error
+        }
+        let id = KeySlotInfo(slots[position]).id.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        throw .invalidParameter("this credential opens the keychain already (key slot \(id)); a second slot for it is not added")
     }
 
     /// The position of the first slot `credential` opens.
