@@ -62,7 +62,7 @@ enum CredentialCommands {
 
     private static func removeCredential(_ context: CommandContext) throws(CommandError) -> ExitStatus {
         let given = context.arguments.positionals[0].lowercased()
-        guard given.count >= 8, given.count <= 32, given.allSatisfy(\.isHexDigit) else {
+        guard given.count >= 8, given.count <= 32, given.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
             throw .usage("a slot id is 8 to 32 hexadecimal digits (list-credentials prints them), not \"\(given)\"")
         }
         let keychain = try context.openKeychain()

@@ -94,14 +94,14 @@ struct CredentialCommandTests {
         #expect(try sandbox.keychainBytes() == bytes)
     }
 
-    @Test("remove-credential: an id that is not hexadecimal or too short is a usage error; one no slot has exits 44")
+    @Test("remove-credential: an id that is not ASCII hexadecimal (fullwidth digits neither) or too short is a usage error; one no slot has exits 44")
     func removeRefused() throws {
         let sandbox = try KcfSandbox()
         try sandbox.createKeychain()
         #expect(try sandbox.unlocked(["add-credential", "--insecure-iterations", "1000"], then: [Self.second]).status == 0)
         let ids = try Self.slotIDs(sandbox)
         let bytes = try sandbox.keychainBytes()
-        for bad in ["zz", String(ids[0].prefix(7)), ids[0] + "00", "not-an-id-at-all"] {
+        for bad in ["zz", String(ids[0].prefix(7)), ids[0] + "00", "not-an-id-at-all", "\u{FF11}\u{FF12}\u{FF13}\u{FF14}\u{FF15}\u{FF16}\u{FF17}\u{FF18}"] {
             let result = try sandbox.unlocked(["remove-credential", bad])
             #expect(result.status == 2, "\(bad): \(result.stderr)")
         }
