@@ -41,8 +41,11 @@ public struct KeySlotInfo: Sendable, Hashable, CustomStringConvertible {
         self.kind = kind
     }
 
+    /// The id in lowercase hexadecimal, as ``description`` and the errors that name a slot write it.
+    var hexID: String { id.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
+
     public var description: String {
-        let hex = id.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        let hex = hexID
         switch kind {
         case .password(let iterations): return "\(hex): password, \(iterations) PBKDF2 iterations"
         case .rawKey: return "\(hex): raw key"

@@ -37,8 +37,8 @@ extension RecordLog: KeychainLog {
         case .add(let credential, let keyDerivation):
             try credential.validate()
             if let found = try Self.slotIndex(in: header, openedBy: credential) {
-                let id = header.slots[found.index].slotID.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-                throw .invalidParameter("this credential opens the keychain already (key slot \(id)); a second slot for it is not added")
+                throw .invalidParameter(
+                    "this credential opens the keychain already (key slot \(KeySlotInfo(header.slots[found.index]).hexID)); a second slot for it is not added")
             }
             let slot = try makeSlot(for: credential, keyDerivation: keyDerivation, using: &generator)
             slots.append(slot)

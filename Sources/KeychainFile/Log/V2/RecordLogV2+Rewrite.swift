@@ -329,8 +329,8 @@ extension RecordLogV2 {
             if case .wrongCredentials = error { return }
             throw error
         }
-        let id = KeySlotInfo(slots[position]).id.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-        throw .invalidParameter("this credential opens the keychain already (key slot \(id)); a second slot for it is not added")
+        throw .invalidParameter(
+            "this credential opens the keychain already (key slot \(KeySlotInfo(slots[position]).hexID)); a second slot for it is not added")
     }
 
     /// The position of the first slot `credential` opens.
