@@ -98,7 +98,7 @@ struct CertificateFields: Sendable, Equatable {
         try inner.expectEnd("version [0]")
         let content = inner.content(of: integer)
         guard content.count == 1, content[0] <= 2 else {
-            throw DERError(offset: integer.start, reason: "unsupported version (INTEGER 0x\(hex(content)))")
+            throw DERError(offset: integer.start, reason: "unsupported version (INTEGER 0x\(HexText.lowercase(content)))")
         }
         return Int(content[0]) + 1
     }
@@ -157,11 +157,4 @@ struct CertificateFields: Sendable, Equatable {
 
     /// The content octets of OBJECT IDENTIFIER 2.5.29.14, id-ce-subjectKeyIdentifier.
     private static let subjectKeyIdentifierOID: [UInt8] = [0x55, 0x1d, 0x0e]
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { byte in
-            let digits = String(byte, radix: 16)
-            return byte < 0x10 ? "0" + digits : digits
-        }.joined()
-    }
 }

@@ -29,7 +29,7 @@ public struct Head: Sendable, Hashable, CustomStringConvertible {
 
     /// A text form, `epoch.sequence.chainvalue-hex`, for storing a head; ``init(_:)`` reads it back.
     public var description: String {
-        "\(epoch).\(sequence).\(chainValue.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())"
+        "\(epoch).\(sequence).\(HexText.lowercase(chainValue))"
     }
 
     /// Reads the text form written by ``description``: `epoch.sequence.chain`, two decimal numbers and the

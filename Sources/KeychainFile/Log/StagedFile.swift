@@ -13,7 +13,7 @@ import Darwin
 enum StagedFile {
     /// A temporary name beside `path`: `NAME.tmp-` and 12 random lowercase hexadecimal digits.
     static func temporaryName<Generator: RandomNumberGenerator>(for path: String, using generator: inout Generator) -> String {
-        path + RecordLog.temporarySuffix + randomBytes(6, using: &generator).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        path + RecordLog.temporarySuffix + HexText.lowercase(randomBytes(6, using: &generator))
     }
 
     /// Writes a file with `body` under the name `temporary` (``temporaryName(for:using:)``) and puts it at `path`.
