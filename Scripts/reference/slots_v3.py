@@ -114,6 +114,13 @@ def decode_keyset(b: bytes, scope: list, file_id: bytes) -> dict:
 # --- slots ------------------------------------------------------------------------------------------------
 
 def parse_slot(b: bytes) -> dict:
+    try:
+        return _parse_slot(b)
+    except (IndexError, struct.error) as e:
+        raise Corrupted(f"truncated: {e}")
+
+
+def _parse_slot(b: bytes) -> dict:
     if len(b) < 4:
         raise Corrupted("truncated")
     stype, kdf_id, length = b[0], b[1], struct.unpack(">H", b[2:4])[0]
@@ -162,6 +169,7 @@ def parse_slot(b: bytes) -> dict:
         raise Corrupted("slot length")
     return {"type": stype, "kdf": kdf_id, "params": params, "slotID": b[4:20], "salt": b[32:64],
             "commitment": b[64:96], "P": b[96:128], "scope": scope, "identity": identity,
+            "public": b[4:20] + b[96:128] + b[128:129 + n],
             "attestation": attestation, "anchor": anchor, "grants": grants}
 
 
@@ -193,13 +201,13 @@ def open_slot(b: bytes, file_id: bytes, cred: dict):
     sid = s["slotID"]
     if not _hmac.compare_digest(hkdf(k, b"KCF3 slot commitment" + file_id + sid), s["commitment"]):
         return None
-    x = hkdf(k, b"KCF3 slot agreement" + file_id + sid)
+    plain = open_box(s["anchor"], hkdf(k, b"KCF3 slot anchor" + file_id + sid), b"KCF3 slot anchor" + file_id + s["identity"])
+    if plain is None or len(plain) < 32:
+        raise Corrupted("anchor")
+    x = plain[:32]
     if x25519_public(x) != s["P"]:
         raise Corrupted("public key")
-    plain = open_box(s["anchor"], hkdf(k, b"KCF3 slot anchor" + file_id + sid), b"KCF3 slot anchor" + file_id + s["identity"])
-    if plain is None:
-        raise Corrupted("anchor")
-    keys = decode_keyset(plain, s["scope"], file_id)
+    keys = decode_keyset(plain[32:], s["scope"], file_id)
     for index, (e_pub, box) in enumerate(s["grants"]):
         number = index + 1
         try:
@@ -207,7 +215,7 @@ def open_slot(b: bytes, file_id: bytes, cred: dict):
         except ValueError:
             raise Corrupted("small order")
         key = grant_key(s1, s2, e_pub, s["P"], file_id, sid, number)
-        plain = open_box(box, key, b"KCF3 slot grant" + file_id + s["identity"] + bytes([number]) + e_pub)
+        plain = open_box(box, key, b"KCF3 slot grant" + file_id + s["public"] + bytes([number]) + e_pub)
         if plain is None:
             raise Corrupted(f"grant {number}")
         keys = decode_keyset(plain, s["scope"], file_id)
@@ -239,10 +247,12 @@ def make_slot(file_id: bytes, cred: dict, iterations: int, ks: dict, root: bytes
     s = {"params": params, "salt": salt}
     k = kek(s, file_id, cred)
     commitment = hkdf(k, b"KCF3 slot commitment" + file_id + sid)
-    p = x25519_public(hkdf(k, b"KCF3 slot agreement" + file_id + sid))
+    x = rng.randbytes(32)
+    p = x25519_public(x)
     identity = bytes([stype, kdf_id]) + sid + params + salt + commitment + p + scope_bytes(ks)
-    attestation = _hmac.new(hkdf(root, b"KCF3 slot attestation" + file_id), identity, hashlib.sha256).digest()
-    anchor = seal_box(encode_keyset(ks), hkdf(k, b"KCF3 slot anchor" + file_id + sid),
+    public = sid + p + scope_bytes(ks)
+    attestation = _hmac.new(hkdf(root, b"KCF3 slot attestation" + file_id), public, hashlib.sha256).digest()
+    anchor = seal_box(x + encode_keyset(ks), hkdf(k, b"KCF3 slot anchor" + file_id + sid),
                       b"KCF3 slot anchor" + file_id + identity, rng)
     return assemble(identity[:2], identity[2:] + attestation + anchor + bytes([0]))
 
@@ -254,7 +264,7 @@ def add_grant(b: bytes, file_id: bytes, ks: dict, previous_root: bytes, rng: ran
     e_pub = x25519_public(e)
     r = hkdf(previous_root, b"KCF3 root agreement" + file_id)
     key = grant_key(x25519(e, s["P"]), x25519(r, s["P"]), e_pub, s["P"], file_id, s["slotID"], number)
-    box = seal_box(encode_keyset(ks), key, b"KCF3 slot grant" + file_id + s["identity"] + bytes([number]) + e_pub, rng)
+    box = seal_box(encode_keyset(ks), key, b"KCF3 slot grant" + file_id + s["public"] + bytes([number]) + e_pub, rng)
     length = struct.unpack(">H", b[2:4])[0]
     # the grant count is the byte before the first grant: recompute the tail
     grants_start = length - sum(32 + 30 + len(g[1][1]) for g in s["grants"]) - 1
@@ -264,8 +274,16 @@ def add_grant(b: bytes, file_id: bytes, ks: dict, previous_root: bytes, rng: ran
 
 def is_attested(b: bytes, file_id: bytes, root: bytes) -> bool:
     s = parse_slot(b)
-    expected = _hmac.new(hkdf(root, b"KCF3 slot attestation" + file_id), s["identity"], hashlib.sha256).digest()
+    expected = _hmac.new(hkdf(root, b"KCF3 slot attestation" + file_id), s["public"], hashlib.sha256).digest()
     return _hmac.compare_digest(expected, s["attestation"])
+
+
+def attest(b: bytes, file_id: bytes, root: bytes) -> bytes:
+    """The slot with its attestation made under root (what a rotating root holder writes)."""
+    s = parse_slot(b)
+    mac = _hmac.new(hkdf(root, b"KCF3 slot attestation" + file_id), s["public"], hashlib.sha256).digest()
+    at = 4 + len(s["identity"]) - 2
+    return b[:at] + mac + b[at + 32:]
 
 
 # --- CLI --------------------------------------------------------------------------------------------------
@@ -311,7 +329,10 @@ def main(argv) -> int:
         elif a.command == "grant":
             slot, file_id = bytes.fromhex(a.args[0]), bytes.fromhex(a.args[1])
             ks = keyset_from_json(json.loads(a.keys), file_id)
-            print(json.dumps({"slot": add_grant(slot, file_id, ks, bytes.fromhex(a.previous_root), rng).hex()}))
+            granted = add_grant(slot, file_id, ks, bytes.fromhex(a.previous_root), rng)
+            if ks.get("root") is not None:       # a full rotation attests the slot under the new root
+                granted = attest(granted, file_id, ks["root"])
+            print(json.dumps({"slot": granted.hex()}))
         else:
             slot, file_id = bytes.fromhex(a.args[0]), bytes.fromhex(a.args[1])
             print(json.dumps({"attested": is_attested(slot, file_id, bytes.fromhex(a.root))}))

@@ -29,9 +29,9 @@ struct KeySetV3: Sendable {
     /// The scope these keys fit: full with a root key, else the groups' key ids.
     var scope: SlotScopeV3 { root == nil ? .groups(groups.map(\.keyID)) : .full }
 
-    /// The plaintext an anchor or grant seals. It holds keys: the caller wipes it.
+    /// The plaintext an anchor or grant seals; call ``validate(fileID:)`` first. It holds keys: the caller wipes it.
     func encode() -> [UInt8] {
-        var writer = ByteWriter(capacity: 98 + groups.count * 40)
+        var writer = ByteWriter(capacity: 98 + groups.reduce(0) { $0 + 35 + $1.name.utf8.count })
         logKey.withUnsafeBytes { writer.writeBytes($0) }
         writer.writeBytes(rootAgreementPublicKey)
         writer.writeUInt8(root == nil ? 0 : 1)
@@ -40,18 +40,40 @@ struct KeySetV3: Sendable {
         for group in groups {
             writer.writeUInt8(group.keyID)
             group.key.withUnsafeBytes { writer.writeBytes($0) }
-            let name = Array(group.name.utf8)
-            writer.writeUInt8(UInt8(name.count))
-            writer.writeBytes(name)
+            writer.writeUInt8(UInt8(group.name.utf8.count))
+            writer.writeBytes(group.name.utf8)
         }
         return writer.bytes
     }
 
-    /// Reads a plaintext that authenticated, and checks it against the slot's scope.
+    /// Checks that the keys can be sealed and fit the scope they have: 32-byte keys; a full set with its root's `ρ`
+    /// and no groups; a scoped one with no root and 1 … 255 groups in increasing key id, names of at most 255 bytes.
+    ///
+    /// - Throws: the reason, in words.
+    func validate(fileID: [UInt8]) throws(SlotProblemV3) {
+        guard logKey.bitCount == 256, rootAgreementPublicKey.count == 32 else { throw SlotProblemV3("the log key or ρ is not 32 bytes") }
+        if let root {
+            guard groups.isEmpty else { throw SlotProblemV3("a full key set lists groups") }
+            guard root.bitCount == 256, (try? SlotKeysV3.rootAgreementPublicKey(root: root, fileID: fileID)) == rootAgreementPublicKey else {
+                throw SlotProblemV3("the root agreement key is not the root key's")
+            }
+        } else {
+            guard SlotScopeV3.isValid(groups.map(\.keyID)), groups.count <= 255 else {
+                throw SlotProblemV3("a scoped key set has 1 … 255 groups with nonzero key ids in increasing order")
+            }
+            for group in groups {
+                guard group.key.bitCount == 256 else { throw SlotProblemV3("group \(group.keyID)'s key is not 32 bytes") }
+                guard group.name.utf8.count <= 255 else { throw SlotProblemV3("group \(group.keyID)'s name is more than 255 bytes") }
+            }
+        }
+    }
+
+    /// Reads a plaintext that authenticated, from `start` to its end, and checks it against the slot's scope.
     ///
     /// - Throws: the reason, in words, when it is malformed or does not fit `scope`; the caller adds where.
-    static func decode(_ bytes: [UInt8], scope: SlotScopeV3, fileID: [UInt8]) throws(SlotProblemV3) -> KeySetV3 {
-        var reader = ByteReader(bytes)
+    static func decode(_ bytes: [UInt8], from start: Int = 0, scope: SlotScopeV3, fileID: [UInt8]) throws(SlotProblemV3) -> KeySetV3 {
+        guard start <= bytes.count else { throw SlotProblemV3("the key set is missing") }
+        var reader = ByteReader(bytes, range: start..<bytes.count)
         do {
             // Keys are made from slices of `bytes`, which the caller wipes: no other copy is left behind.
             let logKey = SymmetricKey(data: bytes[try reader.readRange(32, "log key")])
@@ -63,9 +85,6 @@ struct KeySetV3: Sendable {
             var groups: [Group] = []
             for _ in 0..<count {
                 let keyID = try reader.readUInt8("group key id")
-                guard keyID != 0, keyID > (groups.last?.keyID ?? 0) else {
-                    throw SlotProblemV3("group key ids are not 1 … 255 in increasing order")
-                }
                 let key = SymmetricKey(data: bytes[try reader.readRange(32, "group key")])
                 let nameBytes = try reader.readBytes(Int(try reader.readUInt8("group name length")), "group name")
                 guard let name = String(validating: nameBytes, as: UTF8.self) else {
@@ -75,17 +94,8 @@ struct KeySetV3: Sendable {
             }
             guard reader.isAtEnd else { throw SlotProblemV3("\(reader.remaining) bytes follow the key set") }
             let keys = KeySetV3(logKey: logKey, rootAgreementPublicKey: rho, root: root, groups: groups)
-            switch scope {
-            case .full:
-                guard let root, groups.isEmpty else { throw SlotProblemV3("a full slot's keys lack the root key or list groups") }
-                guard (try? SlotKeysV3.rootAgreementPublicKey(root: root, fileID: fileID)) == rho else {
-                    throw SlotProblemV3("the root agreement key is not the root key's")
-                }
-            case .groups(let keyIDs):
-                guard root == nil, groups.map(\.keyID) == keyIDs else {
-                    throw SlotProblemV3("a scoped slot's keys are not those of its groups \(keyIDs)")
-                }
-            }
+            try keys.validate(fileID: fileID)
+            guard keys.scope == scope else { throw SlotProblemV3("the keys are not of the slot's scope") }
             return keys
         } catch let underflow as ByteReader.Underflow {
             throw SlotProblemV3("the key set ends inside its \(underflow.field)")

@@ -12,15 +12,17 @@
 /// | 20 | 12 | KDF parameters (as version 2's) |
 /// | 32 | 32 | salt |
 /// | 64 | 32 | commitment: HKDF(KEK, "KCF3 slot commitment" ‖ file id ‖ slot id) |
-/// | 96 | 32 | public key `P = X25519(x, 9)`, `x` = HKDF(KEK, "KCF3 slot agreement" ‖ file id ‖ slot id) |
+/// | 96 | 32 | public key `P = X25519(x, 9)`, `x` random, kept in the anchor |
 /// | 128 | 1 + n | scope: n (0 for full) and n key ids (``SlotScopeV3``) |
-/// | 129 + n | 32 | attestation: HMAC-SHA256(HKDF(R, "KCF3 slot attestation" ‖ file id), identity) |
+/// | 129 + n | 32 | attestation: HMAC-SHA256(HKDF(R, "KCF3 slot attestation" ‖ file id), slot id ‖ `P` ‖ scope) |
 /// | 161 + n | … | anchor (``SlotBoxV3``), grant count u8 (0 … 32), grants (``SlotGrantV3``) |
 ///
-/// The **identity** is every field before the attestation except the length (which grants change). The anchor is
-/// sealed under HKDF(KEK, "KCF3 slot anchor" ‖ file id ‖ slot id) with associated data "KCF3 slot anchor" ‖ file
-/// id ‖ identity; grant `g` (1-based) with the key ``SlotKeysV3/grantKey(ephemeralSecret:rootSecret:ephemeralPublicKey:slotPublicKey:fileID:slotID:number:)``
-/// and associated data "KCF3 slot grant" ‖ file id ‖ identity ‖ u8 g ‖ `E`. Each seals a ``KeySetV3``.
+/// The **identity** is every field before the attestation except the length (which grants change); the **public
+/// identity** is slot id ‖ `P` ‖ scope, which a change of the slot's credential keeps, so that the attestation and
+/// the grants outlive a password change. The anchor is sealed under HKDF(KEK, "KCF3 slot anchor" ‖ file id ‖ slot
+/// id) with associated data "KCF3 slot anchor" ‖ file id ‖ identity, and holds `x` (32) ‖ a ``KeySetV3``; grant `g`
+/// (1-based) seals a ``KeySetV3`` with the key ``SlotKeysV3/grantKey(ephemeralSecret:rootSecret:ephemeralPublicKey:slotPublicKey:fileID:slotID:number:)``
+/// and associated data "KCF3 slot grant" ‖ file id ‖ public identity ‖ u8 g ‖ `E`.
 struct KeySlotV3: Sendable, Equatable {
     let type: KeySlot.SlotType
     let kdf: SlotKDF
@@ -52,6 +54,9 @@ struct KeySlotV3: Sendable, Equatable {
         return writer.bytes
     }
 
+    /// What the attestation and the grants authenticate: slot id ‖ `P` ‖ scope.
+    var publicIdentity: [UInt8] { slotID + publicKey + scope.bytes }
+
     /// The slot's length in the header.
     var byteCount: Int { 4 + identity.count - 2 + 32 + anchor.byteCount + 1 + grants.reduce(0) { $0 + $1.byteCount } }
 
@@ -78,6 +83,7 @@ struct KeySlotV3: Sendable, Equatable {
         func corrupted(_ at: Int, _ reason: String) -> KeychainError {
             .corrupted(offset: fileOffset + at, reason: "key slot: \(reason)")
         }
+        guard start < bytes.count else { throw corrupted(0, "the key slot at byte \(start) is past the end of the header") }
         var reader = ByteReader(bytes, range: start..<bytes.count)
         do {
             let rawType = try reader.readUInt8("slot type")

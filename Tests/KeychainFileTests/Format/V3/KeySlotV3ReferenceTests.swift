@@ -56,7 +56,7 @@ struct KeySlotV3ReferenceTests {
         #expect(Self.matches(opened["keys"], keys[2]), "\(opened)")
         let wrong = kind == "password" ? ["--password", "Grüsse, slot"] : ["--key", Self.hex([UInt8](repeating: 0x5B, count: 32))]
         #expect(try Self.reference(["open", Self.hex(slot.encoded), Self.hex(Self.fileID)] + wrong)["result"] as? String == "wrongCredentials")
-        #expect(try Self.reference(["attested", Self.hex(slot.encoded), Self.hex(Self.fileID), "--root", Self.hex(KeySlotV3Tests.bytes(roots[0])!)])["attested"] as? Bool == true)
+        #expect(try Self.reference(["attested", Self.hex(slot.encoded), Self.hex(Self.fileID), "--root", Self.hex(KeySlotV3Tests.bytes(roots[2])!)])["attested"] as? Bool == true)
         #expect(try Self.reference(["attested", Self.hex(slot.encoded), Self.hex(Self.fileID), "--root", Self.hex(KeySlotV3Tests.bytes(roots[1])!)])["attested"] as? Bool == false)
     }
 
@@ -74,7 +74,7 @@ struct KeySlotV3ReferenceTests {
         }
         let slot = try KeySlotV3.parse(Self.unhex(made), fileOffset: 0)
         #expect(slot.encoded == Self.unhex(made), "Swift writes back Python's bytes unchanged")
-        #expect(try slot.isAttested(by: roots[0], fileID: Self.fileID))
+        #expect(try slot.isAttested(by: roots[2], fileID: Self.fileID))
         let opened = try #require(try slot.open(with: .password("pw"), fileID: Self.fileID, slotOffset: 0))
         #expect(opened.grantsOpened == 2 && KeySlotV3Tests.same(opened.keys, keys[2]))
 
@@ -96,6 +96,19 @@ struct KeySlotV3ReferenceTests {
         let scopedSlot = try KeySlotV3.parse(Self.unhex(scopedHex), fileOffset: 0)
         #expect(scopedSlot.scope == .groups([1, 4]))
         #expect(KeySlotV3Tests.same(try #require(try scopedSlot.open(with: .password("app"), fileID: Self.fileID, slotOffset: 0)).keys, scoped))
+
+        // And Python opens Swift's scoped slot, with a grant.
+        var generator = SystemRandomNumberGenerator()
+        let swiftScoped = try KeySlotV3.make(for: .password("app"), kdf: .pbkdf2(iterations: 1), keys: scoped, fileID: Self.fileID,
+                                             attestingWith: roots[0], using: &generator)
+        let rho1 = try SlotKeysV3.rootAgreementPublicKey(root: roots[1], fileID: Self.fileID)
+        let nextScoped = KeySetV3(logKey: SymmetricKey(size: .bits256), rootAgreementPublicKey: rho1, root: nil, groups: [
+            KeySetV3.Group(keyID: 1, name: "", key: SymmetricKey(size: .bits256)),
+            KeySetV3.Group(keyID: 4, name: "Gruppe Ä", key: SymmetricKey(size: .bits256)),
+        ])
+        let grantedScoped = try swiftScoped.granting(nextScoped, previousRoot: roots[0], fileID: Self.fileID, using: &generator)
+        let pythonOpened = try Self.reference(["open", Self.hex(grantedScoped.encoded), Self.hex(Self.fileID), "--password", "app"])
+        #expect(pythonOpened["grantsOpened"] as? Int == 1 && Self.matches(pythonOpened["keys"], nextScoped), "\(pythonOpened)")
     }
 }
 

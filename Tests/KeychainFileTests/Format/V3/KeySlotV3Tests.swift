@@ -32,8 +32,9 @@ struct KeySlotV3Tests {
         let roots = (0..<3).map { _ in SymmetricKey(size: .bits256) }
         let keys = try roots.map { try fullKeys(root: $0) }
         var slot = try KeySlotV3.make(for: credential, kdf: kdf, keys: keys[0], fileID: fileID, attestingWith: roots[0], using: &generator)
-        slot = try slot.granting(keys[1], previousRoot: roots[0], fileID: fileID, using: &generator)
-        slot = try slot.granting(keys[2], previousRoot: roots[1], fileID: fileID, using: &generator)
+        // As a rotating root holder does: grant under the root the slot is attested by, then attest under the new one.
+        slot = try slot.granting(keys[1], previousRoot: roots[0], fileID: fileID, using: &generator).attested(by: roots[1], fileID: fileID)
+        slot = try slot.granting(keys[2], previousRoot: roots[1], fileID: fileID, using: &generator).attested(by: roots[2], fileID: fileID)
         return (slot, roots, keys)
     }
 
@@ -80,7 +81,12 @@ struct KeySlotV3Tests {
                                       attestingWith: root, using: &generator)
         // The forger knows the slot's public key (it is in the file) but not root's private agreement key.
         let forgerRoot = SymmetricKey(size: .bits256)
-        let forged = try slot.granting(try Self.fullKeys(root: forgerRoot), previousRoot: forgerRoot, fileID: Self.fileID, using: &generator)
+        // The library refuses to grant to a slot its root did not attest; a forger writes the attestation it needs.
+        #expect(throws: KeychainError.invalidParameter("")) {
+            _ = try slot.granting(try Self.fullKeys(root: forgerRoot), previousRoot: forgerRoot, fileID: Self.fileID, using: &generator)
+        }
+        let forged = try slot.attested(by: forgerRoot, fileID: Self.fileID)
+            .granting(try Self.fullKeys(root: forgerRoot), previousRoot: forgerRoot, fileID: Self.fileID, using: &generator)
         #expect(throws: Self.corrupted) { _ = try forged.open(with: .password("pw"), fileID: Self.fileID, slotOffset: 0) }
 
         // Replacing the first grant of a real chain with one from another root breaks the chain there.
@@ -88,6 +94,7 @@ struct KeySlotV3Tests {
         let other = try KeySlotV3(
             type: chain.type, kdf: chain.kdf, slotID: chain.slotID, salt: chain.salt, commitment: chain.commitment,
             publicKey: chain.publicKey, scope: chain.scope, attestation: chain.attestation, anchor: chain.anchor, grants: [])
+            .attested(by: forgerRoot, fileID: Self.fileID)
             .granting(try Self.fullKeys(root: roots[1]), previousRoot: forgerRoot, fileID: Self.fileID, using: &generator)
         let spliced = KeySlotV3(
             type: chain.type, kdf: chain.kdf, slotID: chain.slotID, salt: chain.salt, commitment: chain.commitment,
@@ -106,14 +113,14 @@ struct KeySlotV3Tests {
     @Test("A replaced public key is caught by its credential and fails the attestation")
     func replacedPublicKey() throws {
         let (slot, roots, _) = try Self.slotWithTwoGrants(.password("pw"))
-        #expect(try slot.isAttested(by: roots[0], fileID: Self.fileID))
+        #expect(try slot.isAttested(by: roots[2], fileID: Self.fileID))
         #expect(try !slot.isAttested(by: roots[1], fileID: Self.fileID))
-        #expect(try slot.attested(by: roots[2], fileID: Self.fileID).isAttested(by: roots[2], fileID: Self.fileID))
+        #expect(try slot.attested(by: roots[0], fileID: Self.fileID).isAttested(by: roots[0], fileID: Self.fileID))
         let attacker = try SlotKeysV3.publicKey(for: SymmetricKey(size: .bits256))
         let replaced = KeySlotV3(
             type: slot.type, kdf: slot.kdf, slotID: slot.slotID, salt: slot.salt, commitment: slot.commitment,
             publicKey: attacker, scope: slot.scope, attestation: slot.attestation, anchor: slot.anchor, grants: slot.grants)
-        #expect(try !replaced.isAttested(by: roots[0], fileID: Self.fileID))
+        #expect(try !replaced.isAttested(by: roots[2], fileID: Self.fileID))
         #expect(throws: Self.corrupted) { _ = try replaced.open(with: .password("pw"), fileID: Self.fileID, slotOffset: 0) }
     }
 
@@ -142,6 +149,7 @@ struct KeySlotV3Tests {
     func bitFlips() throws {
         let (slot, _, keys) = try Self.slotWithTwoGrants(.password("pw"))
         let encoded = slot.encoded
+        let attestation = 129..<161
         var refused = 0, notOurs = 0, unchanged = 0
         for bit in 0..<(encoded.count * 8) {
             var damaged = encoded
@@ -150,8 +158,11 @@ struct KeySlotV3Tests {
                 let parsed = try KeySlotV3.parse(damaged, fileOffset: 0)
                 if let opened = try parsed.open(with: .password("pw"), fileID: Self.fileID, slotOffset: 0) {
                     #expect(Self.same(opened.keys, keys[2]), "bit \(bit) changed the keys")
+                    #expect(attestation.contains(bit / 8), "bit \(bit) outside the attestation went unnoticed")
                     unchanged += 1
                 } else {
+                    // Only what the credential's key is derived from or checked against can make it not this slot's.
+                    #expect(bit / 8 < 96, "bit \(bit) of the public key, anchor or grants read as a wrong credential")
                     notOurs += 1
                 }
             } catch {
@@ -188,17 +199,28 @@ struct KeySlotV3Tests {
         let slot = try KeySlotV3.make(for: .password("pw"), kdf: Self.cheap, keys: try Self.fullKeys(root: root), fileID: Self.fileID,
                                       attestingWith: root, using: &generator)
         let zeroPoint = [UInt8](repeating: 0, count: 32)
-        let small = KeySlotV3(
+        // Attested, so that only the point's order can stop the grant.
+        let small = try KeySlotV3(
             type: slot.type, kdf: slot.kdf, slotID: slot.slotID, salt: slot.salt, commitment: slot.commitment,
             publicKey: zeroPoint, scope: slot.scope, attestation: slot.attestation, anchor: slot.anchor, grants: [])
+            .attested(by: root, fileID: Self.fileID)
         #expect(throws: KeychainError.invalidParameter("")) {
             _ = try small.granting(try Self.fullKeys(root: root), previousRoot: root, fileID: Self.fileID, using: &generator)
         }
-        let granted = try slot.granting(try Self.fullKeys(root: root), previousRoot: root, fileID: Self.fileID, using: &generator)
+        // A grant whose ephemeral key is the point 0, sealed under the key a reader that skipped the check would
+        // compute (an all-zero first agreement): it authenticates unless the reader refuses the point.
+        let next = try Self.fullKeys(root: SymmetricKey(size: .bits256))
+        let rootSecret = try SlotKeysV3.rootAgreementPrivateKey(root: root, fileID: Self.fileID)
+        let key = try SlotKeysV3.grantKey(
+            ephemeralSecret: SymmetricKey(data: zeroPoint), rootSecret: try #require(SlotKeysV3.sharedSecret(rootSecret, slot.publicKey)),
+            ephemeralPublicKey: zeroPoint, slotPublicKey: slot.publicKey, fileID: Self.fileID, slotID: slot.slotID, number: 1)
+        var plaintext = next.encode()
+        let box = try SlotBoxV3.seal(plaintext, key: key, authenticating: slot.grantAAD(fileID: Self.fileID, number: 1, ephemeralPublicKey: zeroPoint), using: &generator)
+        plaintext.removeAll()
         let lowOrderEphemeral = KeySlotV3(
             type: slot.type, kdf: slot.kdf, slotID: slot.slotID, salt: slot.salt, commitment: slot.commitment,
             publicKey: slot.publicKey, scope: slot.scope, attestation: slot.attestation, anchor: slot.anchor,
-            grants: [SlotGrantV3(ephemeralPublicKey: zeroPoint, box: granted.grants[0].box)])
+            grants: [SlotGrantV3(ephemeralPublicKey: zeroPoint, box: box)])
         #expect(throws: Self.corrupted) { _ = try lowOrderEphemeral.open(with: .password("pw"), fileID: Self.fileID, slotOffset: 0) }
     }
 
@@ -211,15 +233,85 @@ struct KeySlotV3Tests {
         for _ in 0..<KeySlotV3.maximumGrants {
             roots.append(SymmetricKey(size: .bits256))
             slot = try slot.granting(try Self.fullKeys(root: roots.last!), previousRoot: roots[roots.count - 2], fileID: Self.fileID, using: &generator)
+                .attested(by: roots.last!, fileID: Self.fileID)
         }
         #expect(slot.byteCount <= KeySlotV3.maximumLength)
         let parsed = try KeySlotV3.parse(slot.encoded, fileOffset: 0)
         #expect(throws: KeychainError.limitReached("")) {
             _ = try parsed.granting(try Self.fullKeys(root: roots[0]), previousRoot: roots.last!, fileID: Self.fileID, using: &generator)
         }
+        // A process that opened the slot before its last grant cannot re-anchor it from that opening.
+        let stale = try #require(try slot.open(with: .password("pw"), fileID: Self.fileID, slotOffset: 0))
+        let oneMore = try slot.reanchored(stale, fileID: Self.fileID, using: &generator)
+            .granting(try Self.fullKeys(root: roots[0]), previousRoot: roots.last!, fileID: Self.fileID, using: &generator)
+        #expect(throws: KeychainError.invalidParameter("")) { _ = try oneMore.reanchored(stale, fileID: Self.fileID, using: &generator) }
         let opened = try #require(try parsed.open(with: .password("pw"), fileID: Self.fileID, slotOffset: 0))
         #expect(opened.grantsOpened == KeySlotV3.maximumGrants && Self.bytes(opened.keys.root) == Self.bytes(roots.last!))
         _ = try slot.reanchored(opened, fileID: Self.fileID, using: &generator)
             .granting(try Self.fullKeys(root: roots[0]), previousRoot: roots.last!, fileID: Self.fileID, using: &generator)
+    }
+
+    @Test("A change of the slot's credential keeps its public key and attestation, so grants made later still reach it")
+    func credentialChange() throws {
+        var generator = SystemRandomNumberGenerator()
+        let (slot, roots, keys) = try Self.slotWithTwoGrants(.password("old"))
+        let opened = try #require(try slot.open(with: .password("old"), fileID: Self.fileID, slotOffset: 0))
+        let changed = try slot.changingCredential(to: .password("new"), kdf: .pbkdf2(iterations: 2), opened: opened, fileID: Self.fileID, using: &generator)
+        #expect(changed.publicKey == slot.publicKey && changed.attestation == slot.attestation && changed.grants.isEmpty)
+        #expect(try changed.isAttested(by: roots[2], fileID: Self.fileID))
+        #expect(try changed.open(with: .password("old"), fileID: Self.fileID, slotOffset: 0) == nil)
+        let reopened = try #require(try changed.open(with: .password("new"), fileID: Self.fileID, slotOffset: 0))
+        #expect(Self.same(reopened.keys, keys[2]))
+        // The next rotation, by a root holder who never saw the new password, reaches it.
+        let root3 = SymmetricKey(size: .bits256)
+        let keys3 = try Self.fullKeys(root: root3)
+        let granted = try changed.granting(keys3, previousRoot: roots[2], fileID: Self.fileID, using: &generator)
+        #expect(Self.same(try #require(try granted.open(with: .password("new"), fileID: Self.fileID, slotOffset: 0)).keys, keys3))
+        // An opening of another slot is refused.
+        let other = try KeySlotV3.make(for: .password("other"), kdf: Self.cheap, keys: keys[2], fileID: Self.fileID, attestingWith: roots[2], using: &generator)
+        #expect(throws: KeychainError.invalidParameter("")) {
+            _ = try other.changingCredential(to: .password("x"), kdf: Self.cheap, opened: opened, fileID: Self.fileID, using: &generator)
+        }
+    }
+
+    @Test("Keys that do not fit are refused before anything is sealed: another root's, too long a name, and slots past the length limit")
+    func limits() throws {
+        var generator = SystemRandomNumberGenerator()
+        let root = SymmetricKey(size: .bits256)
+        #expect(throws: KeychainError.invalidParameter("")) {
+            _ = try KeySlotV3.make(for: .password("pw"), kdf: Self.cheap, keys: try Self.fullKeys(root: SymmetricKey(size: .bits256)),
+                                   fileID: Self.fileID, attestingWith: root, using: &generator)
+        }
+        let rho = try SlotKeysV3.rootAgreementPublicKey(root: root, fileID: Self.fileID)
+        let tooLong = KeySetV3(logKey: SymmetricKey(size: .bits256), rootAgreementPublicKey: rho, root: nil,
+                               groups: [KeySetV3.Group(keyID: 1, name: String(repeating: "n", count: 256), key: SymmetricKey(size: .bits256))])
+        #expect(throws: KeychainError.invalidParameter("")) {
+            _ = try KeySlotV3.make(for: .password("pw"), kdf: Self.cheap, keys: tooLong, fileID: Self.fileID, attestingWith: root, using: &generator)
+        }
+        #expect(throws: KeychainError.invalidParameter("")) {
+            _ = try KeySlotV3.make(for: .password("pw"), kdf: Self.cheap, keys: Self.fullKeys(root: root), fileID: [1, 2, 3], attestingWith: root, using: &generator)
+        }
+        // Two groups with long names: grants grow the slot until one more would pass the limit, which is refused.
+        func scoped(_ root: SymmetricKey) throws -> KeySetV3 {
+            KeySetV3(logKey: SymmetricKey(size: .bits256), rootAgreementPublicKey: try SlotKeysV3.rootAgreementPublicKey(root: root, fileID: Self.fileID), root: nil,
+                     groups: [KeySetV3.Group(keyID: 1, name: String(repeating: "a", count: 200), key: SymmetricKey(size: .bits256)),
+                              KeySetV3.Group(keyID: 2, name: String(repeating: "b", count: 200), key: SymmetricKey(size: .bits256))])
+        }
+        var roots = [root]
+        var slot = try KeySlotV3.make(for: .password("pw"), kdf: Self.cheap, keys: try scoped(root), fileID: Self.fileID, attestingWith: root, using: &generator)
+        var refusal: KeychainError? = nil
+        for _ in 0..<KeySlotV3.maximumGrants {
+            let next = SymmetricKey(size: .bits256)
+            do {
+                slot = try slot.granting(try scoped(next), previousRoot: roots.last!, fileID: Self.fileID, using: &generator).attested(by: next, fileID: Self.fileID)
+                roots.append(next)
+            } catch {
+                refusal = error as? KeychainError
+                break
+            }
+        }
+        #expect(refusal == .limitReached(""), "\(String(describing: refusal))")
+        #expect(slot.byteCount <= KeySlotV3.maximumLength && slot.grants.count < KeySlotV3.maximumGrants)
+        #expect(try KeySlotV3.parse(slot.encoded, fileOffset: 0).open(with: .password("pw"), fileID: Self.fileID, slotOffset: 0) != nil)
     }
 }
