@@ -2,7 +2,7 @@
 """KeychainFile format version 3's key slots (Docs/FormatVersion3.md §2.2): an independent implementation.
 
 Written from the design document's slot layout (and the layout table in the Swift type's documentation, which
-repeats it), with Python's `cryptography` for PBKDF2, HKDF, HMAC, AES-GCM and X25519: the second implementation the
+repeats it), with Python's `cryptography` for PBKDF2, Argon2id, HKDF, HMAC, AES-GCM and X25519: the second implementation the
 Swift slots are checked against (Tests/KeychainFileTests/Format/V3/KeySlotV3ReferenceTests.swift). Version 3 is a
 design still; nothing here reads or writes a whole file.
 
@@ -10,7 +10,8 @@ CLI (hex in, JSON out), for the Swift tests:
 
     slots_v3.py open SLOT_HEX FILE_ID_HEX (--password P | --key HEX)
         prints {"keys": KEYSET, "grantsOpened": n} or {"result": "wrongCredentials"}; exit 6 when corrupted
-    slots_v3.py make FILE_ID_HEX (--password P --iterations N | --key HEX) --keys KEYSET_JSON --root HEX --seed N
+    slots_v3.py make FILE_ID_HEX (--password P [--iterations N | --argon2id KIB,PASSES,LANES] | --key HEX)
+                --keys KEYSET_JSON --root HEX --seed N
         prints {"slot": HEX}
     slots_v3.py grant SLOT_HEX FILE_ID_HEX --keys KEYSET_JSON --previous-root HEX --seed N
         prints {"slot": HEX}
@@ -30,6 +31,7 @@ import random
 import struct
 import sys
 import unicodedata
+from typing import Optional
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes, serialization
@@ -128,12 +130,17 @@ def _parse_slot(b: bytes) -> dict:
         raise Corrupted("type or length")
     b = b[:length]
     params = b[20:32]
-    if (stype, kdf_id) not in ((1, 1), (2, 2)):   # this module knows PBKDF2 and HKDF only
+    if (stype, kdf_id) not in ((1, 1), (1, 3), (2, 2)):
         raise Corrupted("kdf")
     if kdf_id == 1:
         (iterations,) = struct.unpack(">I", params[:4])
         if not (1 <= iterations <= 10_000_000) or any(params[4:]):
             raise Corrupted("pbkdf2 parameters")
+    elif kdf_id == 3:
+        memory, passes, lanes = struct.unpack(">IIB", params[:9])
+        # SPEC §21.1's bounds (this module does not apply a reader's memory cap: it is a test tool)
+        if not (1 <= lanes <= 16) or memory < 8 * lanes or passes < 1 or memory * passes > 1 << 26 or any(params[9:]):
+            raise Corrupted("argon2id parameters")
     elif any(params):
         raise Corrupted("hkdf parameters")
     i = 128
@@ -175,8 +182,12 @@ def _parse_slot(b: bytes) -> dict:
 
 def kek(s: dict, file_id: bytes, cred: dict) -> bytes:
     if "password" in cred:
-        (iterations,) = struct.unpack(">I", s["params"][:4])
         pw = unicodedata.normalize("NFC", cred["password"]).encode("utf-8")
+        if s.get("kdf") == 3:
+            from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
+            memory, passes, lanes = struct.unpack(">IIB", s["params"][:9])
+            return Argon2id(salt=s["salt"], length=32, iterations=passes, lanes=lanes, memory_cost=memory).derive(pw)
+        (iterations,) = struct.unpack(">I", s["params"][:4])
         return PBKDF2HMAC(algorithm=hashes.SHA256(), length=32, salt=s["salt"], iterations=iterations).derive(pw)
     return HKDF(algorithm=hashes.SHA256(), length=32, salt=s["salt"], info=b"KCF3 raw-key slot" + file_id).derive(cred["key"])
 
@@ -240,11 +251,16 @@ def assemble(head: bytes, rest: bytes) -> bytes:
     return head + struct.pack(">H", 4 + len(rest)) + rest
 
 
-def make_slot(file_id: bytes, cred: dict, iterations: int, ks: dict, root: bytes, rng: random.Random) -> bytes:
+def make_slot(file_id: bytes, cred: dict, iterations: int, ks: dict, root: bytes, rng: random.Random,
+              argon2id: Optional[tuple] = None) -> bytes:
+    """argon2id: (memory KiB, passes, lanes) for an Argon2id password slot instead of PBKDF2 at `iterations`."""
     stype, kdf_id = (1, 1) if "password" in cred else (2, 2)
     params = struct.pack(">I", iterations) + bytes(8) if kdf_id == 1 else bytes(12)
+    if argon2id is not None and stype == 1:
+        kdf_id = 3
+        params = struct.pack(">IIB", *argon2id) + bytes(3)
     sid, salt = rng.randbytes(16), rng.randbytes(32)
-    s = {"params": params, "salt": salt}
+    s = {"params": params, "salt": salt, "kdf": kdf_id}
     k = kek(s, file_id, cred)
     commitment = hkdf(k, b"KCF3 slot commitment" + file_id + sid)
     x = rng.randbytes(32)
@@ -307,6 +323,7 @@ def main(argv) -> int:
     ap.add_argument("--password")
     ap.add_argument("--key")
     ap.add_argument("--iterations", type=int, default=1)
+    ap.add_argument("--argon2id", help="MEMORY_KIB,PASSES,LANES: an Argon2id password slot")
     ap.add_argument("--keys")
     ap.add_argument("--root")
     ap.add_argument("--previous-root")
@@ -325,7 +342,8 @@ def main(argv) -> int:
         elif a.command == "make":
             file_id = bytes.fromhex(a.args[0])
             ks = keyset_from_json(json.loads(a.keys), file_id)
-            print(json.dumps({"slot": make_slot(file_id, cred, a.iterations, ks, bytes.fromhex(a.root), rng).hex()}))
+            argon = tuple(int(v) for v in a.argon2id.split(",")) if a.argon2id else None
+            print(json.dumps({"slot": make_slot(file_id, cred, a.iterations, ks, bytes.fromhex(a.root), rng, argon).hex()}))
         elif a.command == "grant":
             slot, file_id = bytes.fromhex(a.args[0]), bytes.fromhex(a.args[1])
             ks = keyset_from_json(json.loads(a.keys), file_id)

@@ -84,9 +84,14 @@ struct CommittedKeySlot: Sendable, Equatable {
     func keyEncryptionKey(for credential: Credential, fileID: [UInt8]) throws(KeychainError) -> SymmetricKey? {
         switch (type, credential) {
         case (.password, .password(let password)):
-            return try kdf.deriveKey(from: UnicodeNFC.utf8(of: password), salt: salt, info: [])
+            // The copies of the credential made here are wiped when the KEK is derived.
+            var secret = UnicodeNFC.utf8(of: password)
+            defer { secret.withUnsafeMutableBytes { secureWipe($0) } }
+            return try kdf.deriveKey(from: secret, salt: salt, info: [])
         case (.rawKey, .key(let key)):
-            return try kdf.deriveKey(from: key.withUnsafeBytes { Array($0) }, salt: salt, info: Self.rawKeyInfo + fileID)
+            var secret = key.withUnsafeBytes { Array($0) }
+            defer { secret.withUnsafeMutableBytes { secureWipe($0) } }
+            return try kdf.deriveKey(from: secret, salt: salt, info: Self.rawKeyInfo + fileID)
         default:
             return nil
         }

@@ -60,6 +60,24 @@ struct KeySlotV3ReferenceTests {
         #expect(try Self.reference(["attested", Self.hex(slot.encoded), Self.hex(Self.fileID), "--root", Self.hex(KeySlotV3Tests.bytes(roots[1])!)])["attested"] as? Bool == false)
     }
 
+    @Test("Argon2id slots: each side opens the other's (RFC 9106 Argon2id through `cryptography` on the Python side)")
+    func argon2id() throws {
+        var generator = SystemRandomNumberGenerator()
+        let root = SymmetricKey(size: .bits256)
+        let keys = try KeySlotV3Tests.fullKeys(root: root)
+        let swiftSlot = try KeySlotV3.make(for: .password("Argon slot"), kdf: .argon2id(memoryKiB: 64, passes: 2, lanes: 2), keys: keys,
+                                           fileID: Self.fileID, attestingWith: root, using: &generator)
+        let opened = try Self.reference(["open", Self.hex(swiftSlot.encoded), Self.hex(Self.fileID), "--password", "Argon slot"])
+        #expect(Self.matches(opened["keys"], keys), "\(opened)")
+        let made = try #require(try Self.reference([
+            "make", Self.hex(Self.fileID), "--password", "Argon slot", "--argon2id", "32,3,1", "--keys", Self.json(keys),
+            "--root", Self.hex(KeySlotV3Tests.bytes(root)!), "--seed", "7"])["slot"] as? String)
+        let pythonSlot = try KeySlotV3.parse(Self.unhex(made), fileOffset: 0)
+        #expect(pythonSlot.kdf == .argon2id(memoryKiB: 32, passes: 3, lanes: 1))
+        #expect(KeySlotV3Tests.same(try #require(try pythonSlot.open(with: .password("Argon slot"), fileID: Self.fileID, slotOffset: 0)).keys, keys))
+        #expect(try pythonSlot.open(with: .password("argon slot"), fileID: Self.fileID, slotOffset: 0) == nil)
+    }
+
     @Test("Swift opens Python's slots and grants, full and scoped; a grant Python forges without the root is refused")
     func swiftOpensPython() throws {
         let roots = (0..<3).map { _ in SymmetricKey(size: .bits256) }
