@@ -29,11 +29,13 @@ struct PasswordChangeRotationTests {
     /// A keychain of `formatVersion` created with "old", an item added, its bytes copied (the old copy), the
     /// password changed to "new" by `change`, and an item added whose secret is ``distinctive``. Returns the path,
     /// the old copy and the keychain.
+    /// `upgrading`: a version 1 file not kept at version 1, which the change rewrites as version 2.
     static func scenario(
-        _ directory: TemporaryDirectory, formatVersion: Int, change: Change
+        _ directory: TemporaryDirectory, formatVersion: Int, change: Change, upgrading: Bool = false
     ) throws -> (path: String, oldCopy: [UInt8], keychain: Keychain) {
         let path = directory.file("test.kcf")
-        let options = TestKeychain.options(formatVersion: formatVersion)
+        var options = TestKeychain.options(formatVersion: formatVersion)
+        if upgrading { options.keepsFormatVersion = false }
         let keychain = try Keychain.create(at: path, credential: .password("old"), options: options)
         try keychain.add(GenericPassword(service: "svc", account: "before", password: "written before the change"))
         let oldCopy = try fileBytes(path)
@@ -136,6 +138,25 @@ struct PasswordChangeRotationTests {
         #expect(reopened.fileFormatVersion == formatVersion)
         let secrets = try reopened.search(Query(.genericPassword, limit: .all), returning: [.data]).map { String(decoding: $0.value ?? [], as: UTF8.self) }
         #expect(secrets.sorted() == [Self.distinctive, "written before the change"].sorted())
+    }
+
+    @Test("A password change that upgrades a version 1 file rotates too: the old copy's key opens nothing of the version 2 file")
+    func upgradingChangeRotates() throws {
+        // Control: the slot-only change through the upgrade keeps the master key, which reads the new file.
+        do {
+            let directory = TemporaryDirectory()
+            let (path, oldCopy, keychain) = try Self.scenario(directory, formatVersion: 1, change: .keepingKeys, upgrading: true)
+            #expect(keychain.fileFormatVersion == 2)
+            let stolen = try Self.stolenMasterKey(oldCopy: oldCopy, formatVersion: 1)
+            #expect(try Self.attack(path, masterKey: stolen, formatVersion: 2) == .read(["written before the change", Self.distinctive]))
+        }
+        let directory = TemporaryDirectory()
+        let (path, oldCopy, keychain) = try Self.scenario(directory, formatVersion: 1, change: .rotating, upgrading: true)
+        #expect(keychain.fileFormatVersion == 2)
+        let stolen = try Self.stolenMasterKey(oldCopy: oldCopy, formatVersion: 1)
+        #expect(try Self.attack(path, masterKey: stolen, formatVersion: 2) == .refused(.wrongCredentials))
+        #expect(throws: KeychainError.wrongCredentials) { _ = try Keychain.open(at: path, credential: .password("old")) }
+        #expect(try Keychain.open(at: path, credential: .password("new")).count == 2)
     }
 
     @Test("A Keychain opened with the old password before the change fails to read an item added after it: wrongCredentials",
