@@ -105,8 +105,18 @@ extension AsyncKeychain {
         try await offload { (keychain) throws(KeychainError) in try keychain.removeKeySlot(id: id) }
     }
 
-    /// ``Keychain/changeCredential(from:to:keyDerivation:)`` without blocking the caller.
+    /// ``Keychain/changeCredential(from:to:keyDerivation:)`` without blocking the caller: a new master key, so that
+    /// an old copy of the file and `old` open nothing written after the change; refused when other key slots exist.
     ///
+    /// For example:
+    /// ```swift
+    /// try await keychain.async.changeCredential(from: .password("old horse"), to: .password("new horse battery"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - old: A password or key that opens the keychain now: its slot must be the only one.
+    ///   - new: The password or key that replaces it.
+    ///   - keyDerivation: How a new password's key is derived (``PasswordKeyDerivation/standard`` by default).
     /// - Throws: What ``Keychain/changeCredential(from:to:keyDerivation:)`` throws.
     public func changeCredential(
         from old: Credential, to new: Credential, keyDerivation: PasswordKeyDerivation = .standard
@@ -116,20 +126,29 @@ extension AsyncKeychain {
         }
     }
 
-    /// ``Keychain/changeCredential(from:to:iterations:)`` without blocking the caller.
+    /// ``Keychain/changeCredential(from:to:iterations:)`` without blocking the caller: a new master key.
     ///
+    /// - Parameters:
+    ///   - old: A password or key that opens the keychain now: its slot must be the only one.
+    ///   - new: The password or key that replaces it.
+    ///   - iterations: The PBKDF2 cost, for a new password.
     /// - Throws: What ``Keychain/changeCredential(from:to:iterations:)`` throws.
     public func changeCredential(from old: Credential, to new: Credential, iterations: PasswordIterations) async throws(KeychainError) {
         try await changeCredential(from: old, to: new, keyDerivation: .pbkdf2(iterations))
     }
 
-    /// ``Keychain/changePassword(from:to:keyDerivation:)`` without blocking the caller.
+    /// ``Keychain/changePassword(from:to:keyDerivation:)`` without blocking the caller: a new master key, so that
+    /// an old copy of the file and the old password open nothing written after the change.
     ///
     /// For example:
     /// ```swift
     /// try await keychain.async.changePassword(from: "correct horse", to: "a longer passphrase")
     /// ```
     ///
+    /// - Parameters:
+    ///   - old: The password that opens the keychain now: its slot must be the only one.
+    ///   - new: The new password.
+    ///   - keyDerivation: How the new password's key is derived (``PasswordKeyDerivation/standard`` by default).
     /// - Throws: `KeychainError.wrongCredentials` if `old` opens no slot; what
     ///   ``Keychain/changePassword(from:to:keyDerivation:)`` throws.
     public func changePassword(
@@ -140,11 +159,57 @@ extension AsyncKeychain {
         }
     }
 
-    /// ``Keychain/changePassword(from:to:iterations:)`` without blocking the caller.
+    /// ``Keychain/changePassword(from:to:iterations:)`` without blocking the caller: a new master key.
     ///
+    /// - Parameters:
+    ///   - old: The password that opens the keychain now: its slot must be the only one.
+    ///   - new: The new password.
+    ///   - iterations: The PBKDF2 cost.
     /// - Throws: What ``Keychain/changePassword(from:to:iterations:)`` throws.
     public func changePassword(from old: String, to new: String, iterations: PasswordIterations) async throws(KeychainError) {
         try await changePassword(from: old, to: new, keyDerivation: .pbkdf2(iterations))
+    }
+
+    /// ``Keychain/changeCredentialKeepingKeys(from:to:keyDerivation:)`` without blocking the caller: the key slot
+    /// alone, the master key kept — which does not protect against an old copy of the file and `old`.
+    ///
+    /// For example:
+    /// ```swift
+    /// try await keychain.async.changeCredentialKeepingKeys(from: .password("old"), to: .password("new horse"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - old: A password or key that opens the keychain now.
+    ///   - new: The password or key that replaces it.
+    ///   - keyDerivation: How a new password's key is derived (``PasswordKeyDerivation/standard`` by default).
+    /// - Throws: What ``Keychain/changeCredentialKeepingKeys(from:to:keyDerivation:)`` throws.
+    public func changeCredentialKeepingKeys(
+        from old: Credential, to new: Credential, keyDerivation: PasswordKeyDerivation = .standard
+    ) async throws(KeychainError) {
+        try await offload { (keychain) throws(KeychainError) in
+            try keychain.changeCredentialKeepingKeys(from: old, to: new, keyDerivation: keyDerivation)
+        }
+    }
+
+    /// ``Keychain/changePasswordKeepingKeys(from:to:keyDerivation:)`` without blocking the caller: the key slot
+    /// alone, the master key kept — which does not protect against an old copy of the file and the old password.
+    ///
+    /// For example:
+    /// ```swift
+    /// try await keychain.async.changePasswordKeepingKeys(from: "old", to: "new horse")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - old: The password that opens the keychain now.
+    ///   - new: The new password.
+    ///   - keyDerivation: How the new password's key is derived (``PasswordKeyDerivation/standard`` by default).
+    /// - Throws: What ``Keychain/changePasswordKeepingKeys(from:to:keyDerivation:)`` throws.
+    public func changePasswordKeepingKeys(
+        from old: String, to new: String, keyDerivation: PasswordKeyDerivation = .standard
+    ) async throws(KeychainError) {
+        try await offload { (keychain) throws(KeychainError) in
+            try keychain.changePasswordKeepingKeys(from: old, to: new, keyDerivation: keyDerivation)
+        }
     }
 
     /// ``Keychain/rotateMasterKey(credentials:keyDerivation:)`` without blocking the caller.

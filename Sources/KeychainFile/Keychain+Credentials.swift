@@ -129,7 +129,17 @@ extension Keychain {
         }
     }
 
-    /// Replaces the key slot `old` opens with one for `new`: a password change.
+    /// Changes a credential so that an old copy of the file stays locked: replaces the key slot `old` opens with
+    /// one for `new` under a new random master key, re-sealing every item, as ``rotateMasterKey(credentials:keyDerivation:)``
+    /// with `[new]` does. Whoever kept a copy of the file from before the change and knows `old` gets the old
+    /// master key from it, and that key opens nothing written after the change. Other processes that had the
+    /// keychain open with `old` cannot read it any more (`KeychainError.wrongCredentials`); this `Keychain` goes on.
+    ///
+    /// Formats 1 and 2 can give a new master key only to a credential at hand, so a keychain with other key slots
+    /// refuses this change, before any key is derived and without writing: call
+    /// ``rotateMasterKey(credentials:keyDerivation:)`` with `new` and every credential to keep, or
+    /// ``changeCredentialKeepingKeys(from:to:keyDerivation:)`` to replace the slot alone. (Format version 3, as
+    /// designed in Docs/FormatVersion3.md §2.7, gives the other slots the new key by grants.)
     ///
     /// For example:
     /// ```swift
@@ -137,27 +147,39 @@ extension Keychain {
     /// ```
     ///
     /// - Parameters:
-    ///   - old: A password or key that opens the keychain now.
+    ///   - old: A password or key that opens the keychain now: its slot must be the only one.
     ///   - new: The password or key that replaces it.
     ///   - keyDerivation: How a new password's key is derived (``PasswordKeyDerivation/standard`` by default).
-    /// - Throws: `KeychainError.wrongCredentials` if `old` opens no slot; `.invalidParameter` if `new` is
-    ///   unusable or Argon2id is asked of a file kept at format version 1; `.io`.
+    /// - Throws: `KeychainError.invalidParameter` if the keychain has other key slots (the message says how many
+    ///   and the two ways out), `new` is unusable, or Argon2id is asked of a file kept at format version 1;
+    ///   `.wrongCredentials` if `old` opens no slot; `.limitReached` past 20,000,000 PBKDF2 iterations or 2²⁶ KiB
+    ///   of Argon2id memory × passes; `.io`.
     public func changeCredential(
         from old: Credential, to new: Credential, keyDerivation: PasswordKeyDerivation = .standard
     ) throws(KeychainError) {
         try withWrite { () throws(KeychainError) in
-            _ = try rewriteLocked(changing: .replace(openedBy: old, with: new, keyDerivation: keyDerivation))
+            // Refused before any key is derived and before the rewrite (which for a version 1 file derives the
+            // opening slot's key first): the slot count is in the header this keychain holds.
+            let others = log.keySlotInfos().count - 1
+            guard others == 0 else { throw SlotChange.refusal(otherSlots: others) }
+            _ = try rewriteLocked(changing: .replaceRotating(openedBy: old, with: new, keyDerivation: keyDerivation))
         }
     }
 
-    /// ``changeCredential(from:to:keyDerivation:)`` with a new password's key derived by PBKDF2 at `iterations`.
+    /// ``changeCredential(from:to:keyDerivation:)`` with a new password's key derived by PBKDF2 at `iterations`: a
+    /// new master key, the old copies locked out.
     ///
+    /// - Parameters:
+    ///   - old: A password or key that opens the keychain now: its slot must be the only one.
+    ///   - new: The password or key that replaces it.
+    ///   - iterations: The PBKDF2 cost, for a new password.
     /// - Throws: What ``changeCredential(from:to:keyDerivation:)`` throws.
     public func changeCredential(from old: Credential, to new: Credential, iterations: PasswordIterations) throws(KeychainError) {
         try changeCredential(from: old, to: new, keyDerivation: .pbkdf2(iterations))
     }
 
-    /// Changes a password: ``changeCredential(from:to:keyDerivation:)`` for two passwords.
+    /// Changes a password so that an old copy of the file stays locked: ``changeCredential(from:to:keyDerivation:)``
+    /// for two passwords — a new master key, every item re-sealed, refused when other key slots exist.
     ///
     /// For example:
     /// ```swift
@@ -165,6 +187,10 @@ extension Keychain {
     ///                             keyDerivation: try .argon2id(memoryKiB: 262_144, passes: 3, lanes: 4))
     /// ```
     ///
+    /// - Parameters:
+    ///   - old: The password that opens the keychain now: its slot must be the only one.
+    ///   - new: The new password.
+    ///   - keyDerivation: How the new password's key is derived (``PasswordKeyDerivation/standard`` by default).
     /// - Throws: What ``changeCredential(from:to:keyDerivation:)`` throws.
     public func changePassword(
         from old: String, to new: String, keyDerivation: PasswordKeyDerivation = .standard
@@ -172,11 +198,64 @@ extension Keychain {
         try changeCredential(from: .password(old), to: .password(new), keyDerivation: keyDerivation)
     }
 
-    /// Changes a password, the new one's key derived by PBKDF2 at `iterations`.
+    /// Changes a password, the new one's key derived by PBKDF2 at `iterations`: a new master key, as
+    /// ``changePassword(from:to:keyDerivation:)``.
     ///
+    /// - Parameters:
+    ///   - old: The password that opens the keychain now: its slot must be the only one.
+    ///   - new: The new password.
+    ///   - iterations: The PBKDF2 cost.
     /// - Throws: What ``changeCredential(from:to:keyDerivation:)`` throws.
     public func changePassword(from old: String, to new: String, iterations: PasswordIterations) throws(KeychainError) {
         try changeCredential(from: .password(old), to: .password(new), keyDerivation: .pbkdf2(iterations))
+    }
+
+    /// Replaces the key slot `old` opens with one for `new`, keeping the master key: the cheap change, which
+    /// leaves the other key slots as they are and lets other processes that opened the keychain go on.
+    ///
+    /// It does **not** protect against an old copy of the file: whoever kept a copy from before the change and
+    /// knows `old` gets the master key from it, and that key still opens the file and everything written after
+    /// the change. Use ``changeCredential(from:to:keyDerivation:)`` (or ``rotateMasterKey(credentials:keyDerivation:)``
+    /// when other slots exist) when `old` may have leaked or old copies may be around.
+    ///
+    /// For example:
+    /// ```swift
+    /// try keychain.changeCredentialKeepingKeys(from: .password("old horse"), to: .password("new horse battery"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - old: A password or key that opens the keychain now.
+    ///   - new: The password or key that replaces it.
+    ///   - keyDerivation: How a new password's key is derived (``PasswordKeyDerivation/standard`` by default).
+    /// - Throws: `KeychainError.wrongCredentials` if `old` opens no slot; `.invalidParameter` if `new` is
+    ///   unusable or Argon2id is asked of a file kept at format version 1; `.limitReached` past 20,000,000 PBKDF2
+    ///   iterations or 2²⁶ KiB of Argon2id memory × passes in all; `.io`.
+    public func changeCredentialKeepingKeys(
+        from old: Credential, to new: Credential, keyDerivation: PasswordKeyDerivation = .standard
+    ) throws(KeychainError) {
+        try withWrite { () throws(KeychainError) in
+            _ = try rewriteLocked(changing: .replace(openedBy: old, with: new, keyDerivation: keyDerivation))
+        }
+    }
+
+    /// Changes a password's key slot alone, keeping the master key: ``changeCredentialKeepingKeys(from:to:keyDerivation:)``
+    /// for two passwords. It does **not** protect against an old copy of the file: that copy and `old` still give
+    /// the master key, which opens everything written after the change.
+    ///
+    /// For example:
+    /// ```swift
+    /// try keychain.changePasswordKeepingKeys(from: "old horse", to: "new horse battery")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - old: The password that opens the keychain now.
+    ///   - new: The new password.
+    ///   - keyDerivation: How the new password's key is derived (``PasswordKeyDerivation/standard`` by default).
+    /// - Throws: What ``changeCredentialKeepingKeys(from:to:keyDerivation:)`` throws.
+    public func changePasswordKeepingKeys(
+        from old: String, to new: String, keyDerivation: PasswordKeyDerivation = .standard
+    ) throws(KeychainError) {
+        try changeCredentialKeepingKeys(from: .password(old), to: .password(new), keyDerivation: keyDerivation)
     }
 
     /// Replaces the master key with a new random one, re-sealing every item, and replaces every key slot with

@@ -59,9 +59,10 @@ final class FixtureKeychain {
         try keychain.addCredential(credential, iterations: Self.iterations)
     }
 
-    /// Replaces the slot `old` opens with one for `new` (a rewrite, SPEC.md §15.2).
-    func changeCredential(from old: Credential, to new: Credential) throws {
-        try keychain.changeCredential(from: old, to: new, iterations: Self.iterations)
+    /// Replaces the slot `old` opens with one for `new`, keeping the master key (a rewrite, SPEC.md §15.2): the
+    /// slot-only change the fixtures describe, which a keychain with other slots allows.
+    func changeCredentialKeepingKeys(from old: Credential, to new: Credential) throws {
+        try keychain.changeCredentialKeepingKeys(from: old, to: new, keyDerivation: .pbkdf2(Self.iterations))
     }
 
     func update(_ query: Query, setting changes: [Attribute: AttributeValue], secret: [UInt8]? = nil) throws {

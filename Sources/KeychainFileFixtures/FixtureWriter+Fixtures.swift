@@ -182,7 +182,7 @@ extension FixtureWriter {
         let fixture = try newKeychain(name, seed: 21)
         try fixture.add(mailPassword())
         try fixture.addCredential(.key(SymmetricKey(data: FixtureGenerator.rawKey)))
-        try fixture.changeCredential(from: Self.passwordCredential, to: .password(Self.newPassword))
+        try fixture.changeCredentialKeepingKeys(from: Self.passwordCredential, to: .password(Self.newPassword))
         try fixture.add(GenericPassword(service: "svc", account: "after", password: "added after the changes"))
         return opens(fixture, "a raw-key slot added, then the password changed (SPEC.md §15.2): epoch 3, the new password in the first slot; opened with the new password",
                      credentialJSON: .object(["password": .string(Self.newPassword)]))

@@ -126,8 +126,9 @@ struct ChaosRun {
             if rotate {
                 try keychain.rotateMasterKey(credentials: [newCredential], iterations: Self.iterations)
             } else {
-                try keychain.changeCredential(
-                    from: .password(passwords[password - 1]), to: newCredential, iterations: Self.iterations)
+                // "change" is the slot-only change (ChaosStep): the master key stays; "rotate" covers a new one.
+                try keychain.changeCredentialKeepingKeys(
+                    from: .password(passwords[password - 1]), to: newCredential, keyDerivation: .pbkdf2(Self.iterations))
             }
             password = new
         }

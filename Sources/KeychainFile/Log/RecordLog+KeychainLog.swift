@@ -53,6 +53,14 @@ extension RecordLog: KeychainLog {
             let position = try slotPosition(openedBy: old)
             slots[position] = try makeSlot(for: new, keyDerivation: keyDerivation, using: &generator)
             try Self.checkSlotLimits(slots)
+        case .replaceRotating(let old, let new, let keyDerivation):
+            // Refused before any key is derived: the other slots could not be given the new master key.
+            guard slots.count == 1 else { throw SlotChange.refusal(otherSlots: slots.count - 1) }
+            _ = try slotPosition(openedBy: old)
+            try new.validate()
+            let iterations = try Self.iterations(of: keyDerivation, for: [new])
+            masterKey = SymmetricKey(size: .bits256, using: &generator)
+            slots = try Self.makeSlots(for: [new], masterKey: masterKey, fileID: header.fileID, iterations: iterations, using: &generator)
         case .rotate(let credentials, let keyDerivation):
             guard !credentials.isEmpty else { throw .invalidParameter("rotating the master key needs at least one credential") }
             let iterations = try Self.iterations(of: keyDerivation, for: credentials)

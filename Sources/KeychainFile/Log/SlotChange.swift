@@ -8,8 +8,28 @@ enum SlotChange {
     case remove(openedBy: Credential)
     /// Remove the slot with this id.
     case removeID([UInt8])
-    /// Replace the slot the first credential opens with one for the second.
+    /// Replace the slot the first credential opens with one for the second, keeping the master key: a slot-only
+    /// change, which an old copy of the file and the first credential still open.
     case replace(openedBy: Credential, with: Credential, keyDerivation: PasswordKeyDerivation)
+    /// Replace the slot the first credential opens with one for the second under a new master key, every item
+    /// sealed anew: a password change that locks out old copies of the file. Formats 1 and 2 can give the new key
+    /// only to a credential at hand, so a keychain with any other slot refuses it (``refusal(otherSlots:)``),
+    /// before any key is derived.
+    case replaceRotating(openedBy: Credential, with: Credential, keyDerivation: PasswordKeyDerivation)
     /// A new master key, in one slot for each credential.
     case rotate([Credential], keyDerivation: PasswordKeyDerivation)
+}
+
+extension SlotChange {
+    /// Why ``replaceRotating(openedBy:with:keyDerivation:)`` is refused for a keychain with `others` (≥ 1) key
+    /// slots besides the one changed: the new master key could not be given to them, which would lock them out.
+    static func refusal(otherSlots others: Int) -> KeychainError {
+        let credentials = others == 1 ? "1 other credential (key slot)" : "\(others) other credentials (key slots)"
+        return .invalidParameter(
+            "this keychain has \(credentials) besides the one being changed; a password change makes a new master key, which "
+                + "can be given only to credentials at hand, so \(others == 1 ? "it" : "they") would be locked out. Either call "
+                + "rotateMasterKey(credentials:) with the new password and every credential to keep, or change this slot alone "
+                + "with changePasswordKeepingKeys(from:to:) or changeCredentialKeepingKeys(from:to:), which keep the master key: "
+                + "an old copy of the file with the old password then still reads what is written after the change")
+    }
 }

@@ -42,15 +42,30 @@ enum KeychainPasswordCommands {
             """],
         run: { (context) throws(CommandError) in try createKeychain(context) })
 
+    /// `change-password --keep-keys`: the key slot alone, the master key kept.
+    private static let keepKeysOption = OptionSpec(
+        long: "keep-keys",
+        help: "replace the password's key slot alone, keeping the master key: an old copy of the file with the old password still reads everything")
+
     static let changePassword = Command(
         name: "change-password", aliases: ["set-keychain-password"], summary: "change the keychain's password",
-        options: keyDerivationOptions + [OptionSpec.expectedHead],
+        options: keyDerivationOptions + [keepKeysOption, OptionSpec.expectedHead],
         positionals: [PositionalSpec.keychain],
         details: [keyDerivationDetails, """
             The old password comes as for any command ($KCF_PASSWORD, stdin, or the terminal); the new one from
             stdin (the next line) or the terminal (asked twice), never from $KCF_PASSWORD. The file is rewritten
             in a new epoch (SPEC.md §15.2): after a crash either the old or the new password opens it. A file of
             format version 1 is rewritten as version 2, unless $KCF_KEEP_FORMAT_VERSION=1.
+            """, """
+            The keychain gets a new master key and every item is sealed anew, so that an old copy of the file (a
+            backup, a synced or stolen copy) with the old password reads nothing added after the change; other
+            processes that opened the keychain with the old password can no longer read it. The new key can be
+            given only to the new password: a keychain with other credentials (add-credential) is refused, and
+            left as it was, unless --keep-keys is given. Either run change-password --keep-keys, or remove the
+            other credentials (list-credentials, remove-credential ID), change the password, and add them again.
+            --keep-keys replaces the password's key slot alone and keeps the master key: cheaper, and the other
+            credentials stay, but it does not protect against an old copy of the file and the old password, which
+            still open everything written after the change.
             """],
         run: { (context) throws(CommandError) in try changePassword(context) })
 
@@ -76,13 +91,35 @@ enum KeychainPasswordCommands {
 
     private static func changePassword(_ context: CommandContext) throws(CommandError) -> ExitStatus {
         let keyDerivation = try keyDerivation(context)
+        let keepKeys = context.has("keep-keys")
         let (keychain, old) = try context.openKeychainKeepingPassword()
+        if !keepKeys {
+            // Refused before the new password is asked for; the library refuses too, if a slot is added meanwhile.
+            let others = try keychainCall { () throws(KeychainError) in try keychain.keySlots().count } - 1
+            if others > 0 { throw .failed(otherCredentialsRefusal(others)) }
+        }
         let new = try context.secrets.newKeychainPassword(prompt: "new password for \(keychain.path): ", useEnvironment: false)
         try keychainCall { () throws(KeychainError) in
-            try keychain.changePassword(from: old, to: new, keyDerivation: keyDerivation)
+            if keepKeys {
+                try keychain.changePasswordKeepingKeys(from: old, to: new, keyDerivation: keyDerivation)
+            } else {
+                try keychain.changePassword(from: old, to: new, keyDerivation: keyDerivation)
+            }
         }
         Output.line("password changed for \(SecurityText.quoted(Array(keychain.path.utf8)))")
         return .success
+    }
+
+    /// Why change-password without --keep-keys refuses a keychain with `others` credentials besides the password,
+    /// and the two ways out.
+    private static func otherCredentialsRefusal(_ others: Int) -> String {
+        let credentials = others == 1 ? "1 other credential (key slot)" : "\(others) other credentials (key slots)"
+        return "this keychain has \(credentials) besides this password. change-password gives the keychain a new master key, "
+            + "which only the new password could open: \(others == 1 ? "that credential" : "those credentials") would be locked out, "
+            + "so nothing was changed. Either run change-password --keep-keys, which replaces this password's key slot alone "
+            + "(the master key stays, so an old copy of the file with the old password still reads what is added later), or "
+            + "remove the other credentials (kcf list-credentials, kcf remove-credential ID), change the password, and add them "
+            + "again (kcf add-credential)"
     }
 
     /// How the options ask the new password's key to be derived: `--kdf`, or the cost options that imply one;

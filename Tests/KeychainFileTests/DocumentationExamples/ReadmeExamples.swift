@@ -100,7 +100,8 @@ struct ReadmeExamples {
         let result = try keychain.compact()
         print(try keychain.statistics())          // items, live bytes, dead bytes, file size, epoch
 
-        // Credential changes rewrite the file the same way: old or new credentials open it, never neither.
+        // Credential changes rewrite the file the same way: old or new credentials open it, never neither. A password
+        // change also makes a new master key: an old copy of the file and the old password read nothing added after it.
         try keychain.changePassword(from: "correct horse battery staple", to: "a longer passphrase")
         try keychain.addCredential(.key(SymmetricKey(size: .bits256)))          // e.g. a recovery key
         try keychain.rotateMasterKey(credentials: [.password("a longer passphrase")])

@@ -74,7 +74,7 @@ struct DiskFaultTests {
             case .addCredential:
                 try keychain.addCredential(DiskFaultTests.thirdKey)
             case .changeCredential:
-                try keychain.changeCredential(from: DiskFaultTests.secondKey, to: DiskFaultTests.thirdKey)
+                try keychain.changeCredentialKeepingKeys(from: DiskFaultTests.secondKey, to: DiskFaultTests.thirdKey)
             case .removeCredential:
                 try keychain.removeCredential(DiskFaultTests.secondKey)
             case .rotateMasterKey:

@@ -144,7 +144,8 @@ struct SecrecyTests {
         try check("deleting")
         try keychain.compact()
         try check("compacting")
-        try keychain.changePassword(from: password, to: "another password entirely", iterations: .insecureForTesting(1_000))
+        // The slot-only change, as the application key's slot stays (a rotating change is refused beside it).
+        try keychain.changePasswordKeepingKeys(from: password, to: "another password entirely", keyDerivation: .pbkdf2(.insecureForTesting(1_000)))
         everything += Self.needles(forText: "another password entirely")
         try check("changing the password")
         try keychain.rotateMasterKey(credentials: [.password("rotated password ⚙︎")], iterations: .insecureForTesting(1_000))

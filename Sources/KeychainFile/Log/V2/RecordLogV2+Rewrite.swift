@@ -230,7 +230,8 @@ extension RecordLogV2 {
     /// slot a credential opens (or throws `.wrongCredentials`); `positionOfID` the slot with an id.
     ///
     /// - Throws: `.wrongCredentials`, `.itemNotFound` for an unknown slot id, `.invalidParameter` when no slot would
-    ///   be left or a rotation names no credential, what making a slot throws.
+    ///   be left, a rotation names no credential or a rotating replacement would leave other slots out, what making a
+    ///   slot throws.
     static func applying(
         _ change: SlotChange, to slots: [HeaderKeySlot], masterKey: SymmetricKey, fileID: [UInt8],
         positionOpenedBy: (Credential) throws(KeychainError) -> Int, positionOfID: ([UInt8]) -> Int?,
@@ -262,6 +263,12 @@ extension RecordLogV2 {
             works[position] = slotKDF(for: new, keyDerivation).work
             try checkSlotLimits(works: works)
             slots[position] = try makeSlots(for: [new], masterKey: masterKey, fileID: fileID, keyDerivation: keyDerivation, using: &generator)[0]
+        case .replaceRotating(let old, let new, let keyDerivation):
+            // Refused before any key is derived: the other slots could not be given the new master key.
+            guard slots.count == 1 else { throw SlotChange.refusal(otherSlots: slots.count - 1) }
+            _ = try positionOpenedBy(old)
+            masterKey = SymmetricKey(size: .bits256, using: &generator)
+            slots = try makeSlots(for: [new], masterKey: masterKey, fileID: fileID, keyDerivation: keyDerivation, using: &generator)
         case .rotate(let credentials, let keyDerivation):
             guard !credentials.isEmpty else { throw .invalidParameter("rotating the master key needs at least one credential") }
             masterKey = SymmetricKey(size: .bits256, using: &generator)

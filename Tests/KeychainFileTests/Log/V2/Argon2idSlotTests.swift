@@ -90,7 +90,7 @@ struct Argon2idSlotTests {
         #expect(try slotBytes() == before)
         try keychain.addCredential(.password("third"), keyDerivation: Self.fastPBKDF2)
         #expect(try slotBytes() == before)
-        try keychain.changePassword(from: "other", to: "other, changed", keyDerivation: Self.fastPBKDF2)
+        try keychain.changePasswordKeepingKeys(from: "other", to: "other, changed", keyDerivation: Self.fastPBKDF2)
         #expect(try slotBytes() == before)
         #expect(try keychain.keySlots().map(\.kind) == [
             .passwordArgon2id(memoryKiB: 64, passes: 2, lanes: 2), .password(iterations: 1_000), .password(iterations: 1_000),
@@ -135,7 +135,7 @@ struct Argon2idSlotTests {
             at: path, credential: TestKeychain.password, options: Keychain.CreationOptions(passwordKeyDerivation: Self.fastPBKDF2))
         let added = try await keychain.addCredential(.password("second"), keyDerivation: Self.cheap)
         #expect(added.kind == .passwordArgon2id(memoryKiB: 64, passes: 2, lanes: 2))
-        try await keychain.changePassword(from: "second", to: "third", keyDerivation: try .insecureForTesting(argon2idMemoryKiB: 72, passes: 1, lanes: 1))
+        try await keychain.changePasswordKeepingKeys(from: "second", to: "third", keyDerivation: try .insecureForTesting(argon2idMemoryKiB: 72, passes: 1, lanes: 1))
         #expect(try Self.slotPrefix(path, slot: 1).parameters == Self.argon2Parameters(memoryKiB: 72, passes: 1, lanes: 1))
         try await keychain.rotateMasterKey(credentials: [.password("fourth")], keyDerivation: Self.cheap)
         #expect(try Self.slotPrefix(path, slot: 0).kdf == 3)
@@ -253,7 +253,7 @@ struct Argon2idSlotTests {
         }
         #expect(throws: KeychainError.limitReached(
             "the Argon2id password slots would need 67108992 KiB of memory × passes together; the limit is 67108864 KiB")) {
-            try keychain.changeCredential(from: .password("second"), to: .password("third"), keyDerivation: atTotal)
+            try keychain.changeCredentialKeepingKeys(from: .password("second"), to: .password("third"), keyDerivation: atTotal)
         }
         #expect(Date().timeIntervalSince(started) < 2, "a refused change derived its key first")
         #expect(try fileBytes(directory.file("test.kcf")) == before)

@@ -96,7 +96,8 @@ struct FirstRewriteUpgradeTests {
         let keychain = try versionOne(path)
         let before = try genericPasswordSnapshot(keychain)
         let epoch = try keychain.statistics().epoch
-        try keychain.changePassword(from: "correct horse battery staple", to: "a new horse", iterations: .insecureForTesting(1_000))
+        // The raw-key slot stays: the slot-only change (a rotating one is refused beside another slot).
+        try keychain.changePasswordKeepingKeys(from: "correct horse battery staple", to: "a new horse", keyDerivation: .pbkdf2(.insecureForTesting(1_000)))
         #expect(try versionOnDisk(path) == 2)
         #expect(try keychain.statistics().epoch == epoch + 1)
         #expect(try genericPasswordSnapshot(Keychain.open(at: path, credential: .password("a new horse"))) == before)
@@ -105,7 +106,8 @@ struct FirstRewriteUpgradeTests {
     }
 
     @Test("A credential change that is refused leaves a version 1 file as it was: version 1, not upgraded",
-          arguments: ["wrong old password", "empty new password", "unknown slot id", "rotation to no credential", "last slot removed"])
+          arguments: ["wrong old password", "password change beside another slot", "empty new password", "unknown slot id",
+                      "rotation to no credential", "last slot removed"])
     func refusedChangeDoesNotUpgrade(change: String) throws {
         let directory = TemporaryDirectory()
         let path = directory.file("v1.kcf")
@@ -113,7 +115,9 @@ struct FirstRewriteUpgradeTests {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect(throws: KeychainError.self) {
             switch change {
-            case "wrong old password": try keychain.changePassword(from: "not the password", to: "new password")
+            case "wrong old password": try keychain.changePasswordKeepingKeys(from: "not the password", to: "new password")
+            case "password change beside another slot":
+                try keychain.changePassword(from: "correct horse battery staple", to: "new password", iterations: .insecureForTesting(1_000))
             case "empty new password": try keychain.addCredential(.password(""))
             case "unknown slot id": try keychain.removeKeySlot(id: [UInt8](repeating: 7, count: 16))
             case "rotation to no credential": try keychain.rotateMasterKey(credentials: [])
@@ -145,7 +149,9 @@ struct FirstRewriteUpgradeTests {
         fileSystem.fail(.syncDirectory)
         #expect(throws: KeychainError.notConfirmedDurable(operation: "", reason: "")) {
             if changingPassword {
-                try keychain.changePassword(from: "correct horse battery staple", to: "a new password", iterations: .insecureForTesting(1_000))
+                // The slot-only change: the file has a raw-key slot too, beside which a rotating change is refused.
+                try keychain.changePasswordKeepingKeys(
+                    from: "correct horse battery staple", to: "a new password", keyDerivation: .pbkdf2(.insecureForTesting(1_000)))
             } else {
                 try keychain.upgradeFormat()
             }

@@ -56,7 +56,7 @@ struct FormatUpgradeTests {
         let keychain = try versionOne(directory)
         try keychain.upgradeFormat()
         let newKey = Credential.key(SymmetricKey(data: [UInt8](repeating: 7, count: 32)))
-        try keychain.changeCredential(from: Self.rawKey, to: newKey, iterations: .insecureForTesting(1_000))
+        try keychain.changeCredentialKeepingKeys(from: Self.rawKey, to: newKey, keyDerivation: .pbkdf2(.insecureForTesting(1_000)))
         #expect(throws: KeychainError.wrongCredentials) { _ = try Keychain.open(at: directory.file("v1.kcf"), credential: Self.rawKey) }
         #expect(try Keychain.open(at: directory.file("v1.kcf"), credential: newKey).count == 19)
     }

@@ -116,7 +116,9 @@ struct KeychainV2Tests {
         let key = SymmetricKey(size: .bits256)
         try keychain.addCredential(.key(key), iterations: .insecureForTesting(1_000))
         #expect(try liveSecrets(V2Keychain.open(path, credential: .key(key))) == expected)
-        try keychain.changePassword(from: "correct horse battery staple", to: "new password", iterations: .insecureForTesting(1_000))
+        // The slot-only change, which keeps the raw key's slot (a rotating change is refused beside it).
+        try keychain.changePasswordKeepingKeys(
+            from: "correct horse battery staple", to: "new password", keyDerivation: .pbkdf2(.insecureForTesting(1_000)))
         #expect(throws: KeychainError.wrongCredentials) { try V2Keychain.open(path) }
         #expect(try liveSecrets(V2Keychain.open(path, credential: .password("new password"))) == expected)
         try keychain.removeCredential(.key(key))
