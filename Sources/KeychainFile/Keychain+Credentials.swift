@@ -42,7 +42,7 @@ public struct KeySlotInfo: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The id in lowercase hexadecimal, as ``description`` and the errors that name a slot write it.
-    var hexID: String { id.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
+    var hexID: String { HexText.lowercase(id) }
 
     public var description: String {
         let hex = hexID
