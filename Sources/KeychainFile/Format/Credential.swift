@@ -32,6 +32,16 @@ public enum Credential: Sendable {
         password._nfcCodeUnits
     }
 
+    /// Whether `other` is the same credential: the same password once normalised (so it derives the same keys), or
+    /// the same key bytes (compared in constant time).
+    func isSame(as other: Credential) -> Bool {
+        switch (self, other) {
+        case (.password(let a), .password(let b)): return UnicodeNFC.utf8(of: a) == UnicodeNFC.utf8(of: b)
+        case (.key(let a), .key(let b)): return a == b
+        default: return false
+        }
+    }
+
     /// Checks the credential can be used at all.
     func validate() throws(KeychainError) {
         switch self {

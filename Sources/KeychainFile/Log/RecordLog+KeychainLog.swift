@@ -67,6 +67,8 @@ extension RecordLog: KeychainLog {
             masterKey = SymmetricKey(size: .bits256, using: &generator)
             slots = try Self.makeSlots(for: credentials, masterKey: masterKey, fileID: header.fileID, iterations: iterations, using: &generator)
         }
+        // Once the new file is in place (also when a later step throws), the kept credential follows the change.
+        defer { if header.slots == slots { noteSucceeded(change) } }
         try rewrite(slots: slots, masterKey: masterKey, index: &index, using: &generator)
         return added
     }

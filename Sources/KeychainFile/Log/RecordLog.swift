@@ -17,7 +17,7 @@ final class RecordLog {
     let fileSystem: any FileSystem
     /// The credential that opened the file: tried when a rewritten file no longer opens with `masterKey`
     /// (another process rotated it).
-    let credential: Credential
+    private(set) var credential: Credential
     /// The open file and what was verified in it; replaced whole when a rewrite or a reload moves to another
     /// file.
     private var state: FileState
@@ -422,4 +422,12 @@ final class RecordLog {
 func baseName(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return path }
     return String(path[path.index(after: slash)...])
+}
+
+extension RecordLog {
+    /// Notes that a rewrite changing the slots as `change` says succeeded: the credential kept for opening the file
+    /// again follows it (``SlotChange/credential(after:)``).
+    func noteSucceeded(_ change: SlotChange) {
+        credential = change.credential(after: credential)
+    }
 }

@@ -21,6 +21,22 @@ enum SlotChange {
 }
 
 extension SlotChange {
+    /// The credential a process that opened the file with `current` holds after this change succeeded: the new one
+    /// when the change replaced the slot `current` opens, the first of a rotation's credentials when `current` is
+    /// not among them, else `current`. A log keeps it to open the file again after another process rotates the
+    /// master key, and a version 1 file's upgrade finds its own slot with it.
+    func credential(after current: Credential) -> Credential {
+        switch self {
+        case .replace(let old, let new, _), .replaceRotating(let old, let new, _):
+            return old.isSame(as: current) ? new : current
+        case .rotate(let credentials, _):
+            guard let first = credentials.first, !credentials.contains(where: { $0.isSame(as: current) }) else { return current }
+            return first
+        case .keep, .add, .remove, .removeID:
+            return current
+        }
+    }
+
     /// Why ``replaceRotating(openedBy:with:keyDerivation:)`` is refused for a keychain with `others` (≥ 1) key
     /// slots besides the one changed: the new master key could not be given to them, which would lock them out.
     static func refusal(otherSlots others: Int) -> KeychainError {

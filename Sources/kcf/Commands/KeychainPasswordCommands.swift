@@ -62,7 +62,8 @@ enum KeychainPasswordCommands {
             processes that opened the keychain with the old password can no longer read it. The new key can be
             given only to the new password: a keychain with other credentials (add-credential) is refused, and
             left as it was, unless --keep-keys is given. Either run change-password --keep-keys, or remove the
-            other credentials (list-credentials, remove-credential ID), change the password, and add them again.
+            other credentials (list-credentials, remove-credential ID), change the password, and add them again
+            (add-credential adds passwords; a raw-key credential only the library can add again).
             --keep-keys replaces the password's key slot alone and keeps the master key: cheaper, and the other
             credentials stay, but it does not protect against an old copy of the file and the old password, which
             still open everything written after the change.
@@ -99,6 +100,10 @@ enum KeychainPasswordCommands {
             if others > 0 { throw .failed(otherCredentialsRefusal(others)) }
         }
         let new = try context.secrets.newKeychainPassword(prompt: "new password for \(keychain.path): ", useEnvironment: false)
+        if !keepKeys, let others = try? keychain.keySlots().count - 1, others > 0 {
+            // A credential was added since the check above: refuse as it does, not with the library's wording.
+            throw .failed(otherCredentialsRefusal(others))
+        }
         try keychainCall { () throws(KeychainError) in
             if keepKeys {
                 try keychain.changePasswordKeepingKeys(from: old, to: new, keyDerivation: keyDerivation)
@@ -119,7 +124,8 @@ enum KeychainPasswordCommands {
             + "so nothing was changed. Either run change-password --keep-keys, which replaces this password's key slot alone "
             + "(the master key stays, so an old copy of the file with the old password still reads what is added later), or "
             + "remove the other credentials (kcf list-credentials, kcf remove-credential ID), change the password, and add them "
-            + "again (kcf add-credential)"
+            + "again (kcf add-credential; kcf adds passwords only, so a raw-key credential can be added again only through "
+            + "the library: for a keychain with one, use --keep-keys)"
     }
 
     /// How the options ask the new password's key to be derived: `--kdf`, or the cost options that imply one;

@@ -78,7 +78,8 @@ struct ChangePasswordRotationCommandTests {
         try sandbox.addGeneric(account: "ann", service: "mail", secret: "kept")
         #expect(try sandbox.unlocked(["add-credential", "--insecure-iterations", "1000"], then: ["second"]).status == 0)
         let bytes = try sandbox.keychainBytes()
-        let refused = try sandbox.unlocked(["change-password", "--insecure-iterations", "1000"], then: [Self.newPassword])
+        // Only the keychain's password on stdin: the refusal must come before the new password is read.
+        let refused = try sandbox.unlocked(["change-password", "--insecure-iterations", "1000"], then: [])
         #expect(refused.status == 1, "\(refused.stderr)")
         for fragment in ["1 other credential", "--keep-keys", "old copy", "list-credentials", "remove-credential", "add-credential"] {
             #expect(refused.stderr.contains(fragment), "no \(fragment) in \(refused.stderr)")

@@ -218,6 +218,26 @@ struct PasswordChangeRotationTests {
         #expect(try keychain.keySlots().count == 2)
     }
 
+    @Test("After its own password change a keychain opens the file again with the new credential: a later upgrade, and another process's rotation that keeps that credential, still work (found by helper-37's review)",
+          arguments: [1, 2])
+    func keptCredentialFollowsTheChange(formatVersion: Int) throws {
+        for change in [Change.rotating, .keepingKeys] {
+            let directory = TemporaryDirectory()
+            let (path, _, keychain) = try Self.scenario(directory, formatVersion: formatVersion, change: change)
+            if formatVersion == 1 {
+                // The upgrade finds the slot this keychain opens by the credential it keeps.
+                #expect(try keychain.upgradeFormat(), "\(change)")
+            }
+            let other = try Keychain.open(at: path, credential: .password("new"))
+            try other.rotateMasterKey(credentials: [.password("second"), .password("new")], iterations: Self.fast)
+            try other.add(GenericPassword(service: "svc", account: "third", password: "by the other process"))
+            // The master key this keychain holds no longer opens the file; the new password does.
+            try keychain.refresh()
+            #expect(keychain.count == 3, "\(change)")
+            #expect(try keychain.password(forService: "svc", account: "third") == "by the other process", "\(change)")
+        }
+    }
+
     @Test("The iterations overloads and the async twins rotate too")
     func overloadsRotate() async throws {
         let directory = TemporaryDirectory()

@@ -76,6 +76,7 @@ extension RecordLogV2 {
             fileSystem: fileSystem, using: &generator,
             afterRename: { (written) in
                 self.adopt(written.state)
+                self.noteSucceeded(change)
                 placed = written.secrets
             })
         return applied.added

@@ -67,7 +67,8 @@ extension RecordLogV2 {
                 fileSystem: old.fileSystem, using: &generator,
                 afterRename: { (written) in
                     upgraded = RecordLogV2(
-                        path: old.path, fileSystem: old.fileSystem, credential: old.credential, clock: clock, state: written.state)
+                        path: old.path, fileSystem: old.fileSystem, credential: change.credential(after: old.credential), clock: clock,
+                        state: written.state)
                     placed = written.secrets
                 })
         } catch {

@@ -26,7 +26,7 @@ final class RecordLogV2 {
     let path: String
     let fileSystem: any FileSystem
     /// The credential that opened the file: tried when a rewritten file no longer opens with the master key.
-    let credential: Credential
+    private(set) var credential: Credential
     /// The time deletions are stamped with.
     let clock: @Sendable () -> Date
     private(set) var state: FileState
@@ -515,5 +515,13 @@ final class RecordLogV2 {
 
     static func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+}
+
+extension RecordLogV2 {
+    /// Notes that a rewrite changing the slots as `change` says succeeded: the credential kept for opening the file
+    /// again follows it (``SlotChange/credential(after:)``).
+    func noteSucceeded(_ change: SlotChange) {
+        credential = change.credential(after: credential)
     }
 }
