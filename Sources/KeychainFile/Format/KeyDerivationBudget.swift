@@ -44,12 +44,24 @@ struct KeyDerivationBudget: Sendable {
     ///   work above what is left; the budget is then unchanged.
     mutating func charge(_ slot: HeaderKeySlot, for credential: Credential, slotOffset: Int) throws(KeychainError) {
         guard slot.derivesKey(for: credential) else { return }
-        let memoryKiB = slot.argon2MemoryKiB
+        try charge(work: slot.work, memoryKiB: slot.argon2MemoryKiB, slotOffset: slotOffset)
+    }
+
+    /// Takes the cost of deriving a version 3 `slot`'s key for `credential`, as for a version 2 slot.
+    ///
+    /// - Throws: `.limitReached`, as for a version 2 slot; the budget is then unchanged.
+    mutating func charge(_ slot: KeySlotV3, for credential: Credential, slotOffset: Int) throws(KeychainError) {
+        guard credential.slotType == slot.type else { return }
+        try charge(work: slot.kdf.work, memoryKiB: slot.kdf.argon2MemoryKiB, slotOffset: slotOffset)
+    }
+
+    private mutating func charge(
+        work: (iterations: UInt64, argon2KiB: UInt64), memoryKiB: UInt64, slotOffset: Int
+    ) throws(KeychainError) {
         guard memoryKiB <= memoryLimitKiB else {
             throw .limitReached(
                 "the key slot at byte \(slotOffset) asks Argon2id for \(memoryKiB / 1024) MiB of memory; this reader allows at most \(memoryLimitKiB / 1024) MiB (OpenOptions.keyDerivationMemoryLimit)")
         }
-        let work = slot.work
         guard work.iterations <= iterationsLeft, work.argon2KiB <= argon2KiBLeft else {
             throw .limitReached(
                 "the key slot at byte \(slotOffset) would take this open's key derivation, across both header copies, beyond what one header may ask for (20,000,000 PBKDF2 iterations, 2²⁶ KiB × passes of Argon2id): the copies hold different slots, and those tried first did not open with this credential")
