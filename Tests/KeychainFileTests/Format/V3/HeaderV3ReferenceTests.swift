@@ -80,6 +80,30 @@ struct HeaderV3ReferenceTests {
         #expect(throws: HeaderV3Tests.corrupted) { _ = try HeaderV3Tests.open(HeaderV3Tests.prefix(foreign)) }
     }
 
+    @Test("Python opens a header Swift rotated, with each credential: the new password, a raw key and a scoped one through their grants")
+    func pythonReadsRotation() throws {
+        let directory = TemporaryDirectory()
+        var generator = SystemRandomNumberGenerator()
+        let (_, bytes) = try HeaderRotationV3Tests.threeSlots()
+        let opened = try HeaderV3Tests.open(HeaderV3Tests.prefix(bytes))
+        let rotated = try RotatedKeysV3(rotating: opened, to: .password("rotated"), kdf: HeaderV3Tests.cheap, using: &generator)
+        let file = HeaderV3Tests.prefix(try HeaderRotationV3Tests.nextEpoch(opened.header, rotated))
+        let path = directory.file("rotated.prefix")
+        try Data(file).write(to: URL(fileURLWithPath: path))
+        let credentials: [(Credential, [String])] = [
+            (.password("rotated"), ["--password", "rotated"]),
+            (.key(HeaderRotationV3Tests.rawKey), ["--key", Self.hex(HeaderRotationV3Tests.rawKey)!]),
+            (HeaderRotationV3Tests.scoped, ["--password", "scoped"]),
+        ]
+        for (credential, arguments) in credentials {
+            let swift = try HeaderV3Tests.open(file, credential)
+            let python = try #require(try Self.pythonOpen(path, arguments))
+            #expect(Self.agree(python, swift), "\(arguments): \(python)")
+        }
+        let old = try Self.pythonOpen(path, ["--password", "header password"])
+        #expect(old?["result"] as? String == "wrongCredentials")
+    }
+
     @Test("Swift opens Python's headers, and finds the keys Python made them with", arguments: [0, 150])
     func swiftReadsPython(extraGroups: Int) throws {
         let directory = TemporaryDirectory()

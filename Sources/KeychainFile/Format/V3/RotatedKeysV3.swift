@@ -1,0 +1,76 @@
+@_spi(KeychainFileInternals) import KeychainCrypto
+
+/// A new generation of a version 3 keychain's keys and the slots that reach it (Docs/FormatVersion3.md §2.7): what a
+/// full credential's rotation writes into the next epoch's header. Every key is new — log key, root key and each
+/// group's key, under the same key ids and names — so an old copy of the file with any old credential yields only
+/// keys that nothing written afterwards is under.
+///
+/// The slot that opened is re-made for its (possibly new) credential, anchored on the new keys; every other slot
+/// receives a grant of its new keys from the old root and is attested anew under the new root. A slot that cannot
+/// be reached stops the whole rotation, naming it: left out, it would be revoked without anyone saying so.
+///
+/// ```swift
+/// let rotated = try RotatedKeysV3(rotating: opened, to: .password("new"), kdf: .pbkdf2(iterations: 600_000), using: &generator)
+/// // the header of the next epoch: rotated.sealedKeyTable, rotated.slots, MAC'd under rotated.logKey's keys
+/// ```
+struct RotatedKeysV3: Sendable {
+    let logKey: SymmetricKey
+    let root: SymmetricKey
+    let keyTable: KeyTableV3
+    let sealedKeyTable: [UInt8]
+    /// In the header's order.
+    let slots: [KeySlotV3]
+
+    /// - Parameters:
+    ///   - opened: the header as a full credential opened it.
+    ///   - credential: the credential the opening slot is re-made for: a new password for a password change, or the
+    ///     one that opened it for a rotation alone.
+    ///   - kdf: the re-made slot's KDF.
+    /// - Throws: `.invalidParameter` when `opened` is not a full credential's, or another slot's attestation does not
+    ///   verify under the current root, or it is scoped to a key id the key table does not have (no key is granted
+    ///   to it); `.limitReached` when a slot holds 32 grants already or would pass 8,192 bytes (its credential must
+    ///   open the keychain once first, which re-anchors it) — each naming the slot; as
+    ///   ``KeySlotV3/changingCredential(to:kdf:opened:fileID:using:)`` for the new credential.
+    init<Generator: RandomNumberGenerator>(
+        rotating opened: OpenedHeaderV3, to credential: Credential, kdf: SlotKDF, using generator: inout Generator
+    ) throws(KeychainError) {
+        guard let oldRoot = opened.slot.keys.root, let oldTable = opened.keyTable else {
+            throw .invalidParameter("only a credential that reaches the whole keychain can rotate its keys; this one is scoped to some access groups")
+        }
+        let fileID = opened.header.fileID
+        logKey = SymmetricKey(size: .bits256, using: &generator)
+        root = SymmetricKey(size: .bits256, using: &generator)
+        keyTable = KeyTableV3(
+            lastKeyID: oldTable.lastKeyID,
+            groups: oldTable.groups.map { KeySetV3.Group(keyID: $0.keyID, name: $0.name, key: SymmetricKey(size: .bits256, using: &generator)) })
+        sealedKeyTable = try keyTable.seal(root: root, fileID: fileID, using: &generator)
+        let rho = try SlotKeysV3.rootAgreementPublicKey(root: root, fileID: fileID)
+        var slots: [KeySlotV3] = []
+        for (index, slot) in opened.header.slots.enumerated() {
+            let keys: KeySetV3
+            switch slot.scope {
+            case .full:
+                keys = try KeySetV3.full(logKey: logKey, root: root, fileID: fileID)
+            case .groups(let keyIDs):
+                var groups: [KeySetV3.Group] = []
+                for keyID in keyIDs {
+                    guard let group = keyTable.groups.first(where: { $0.keyID == keyID }) else {
+                        throw .invalidParameter("key slot \(HexText.lowercase(slot.slotID)) is scoped to key id \(keyID), which the key table does not have: remove the slot before rotating the keys")
+                    }
+                    groups.append(group)
+                }
+                keys = KeySetV3(logKey: logKey, rootAgreementPublicKey: rho, root: nil, groups: groups)
+            }
+            if index == opened.slotIndex {
+                let reopened = OpenedSlotV3(
+                    keys: keys, anchorKey: opened.slot.anchorKey, agreementKey: opened.slot.agreementKey, slotID: slot.slotID,
+                    grantsOpened: opened.slot.grantsOpened)
+                slots.append(try slot.changingCredential(to: credential, kdf: kdf, opened: reopened, fileID: fileID, using: &generator)
+                    .attested(by: root, fileID: fileID))
+            } else {
+                slots.append(try slot.granting(keys, previousRoot: oldRoot, fileID: fileID, using: &generator).attested(by: root, fileID: fileID))
+            }
+        }
+        self.slots = slots
+    }
+}
