@@ -226,8 +226,11 @@ def open_prefix(prefix: bytes, cred: dict) -> dict:
             candidates.append(run)
     if not candidates:
         raise Corrupted("neither run holds a header")
-    candidates.sort(key=lambda c: (-c[3]["epoch"], c[0]))
-    verified, failure = [], None
+    if len({c[3]["fileID"] for c in candidates}) > 1:
+        raise Corrupted("the two runs hold headers of different keychains")
+    # §2.9 with §20.3: each copy's slots (run A's first), each copy's MAC under every log key a slot gave (its own
+    # first), the highest epoch among the copies that verify (run A on a tie), whose own slot must have given the key.
+    failure, openings = None, []
     for name, offset, n, h, how in candidates:
         opened = None
         for index, (_, b, _) in enumerate(h["slots"]):
@@ -239,24 +242,33 @@ def open_prefix(prefix: bytes, cred: dict) -> dict:
             if result is not None:
                 opened = (index, result[0])
                 break
-        if opened is None:
-            continue
-        keys = epoch_keys(opened[1]["logKey"], h["fileID"], h["epoch"], h["salt"])
-        body = h["bytes"][:-TRAILER]
-        if not _hmac.compare_digest(_hmac.new(keys["header"], body, hashlib.sha256).digest(), h["bytes"][-TRAILER:-16]):
-            failure = failure or Corrupted(f"run {name}: the MAC does not verify under the slot's log key")
-            continue
-        start = c0(keys["header"], h["fileID"], h["epoch"], h["salt"])
-        if h["rewriteEnd"] == 0 and h["headChain"] != start:
-            failure = failure or Corrupted("rewrite end 0 with a head other than C0")
-            continue
-        verified.append((name, n, h, opened, keys, start))
+        openings.append(opened)
+    verified = []
+    for i, (name, offset, n, h, how) in enumerate(candidates):
+        log_keys = ([openings[i][1]["logKey"]] if openings[i] else []) + [o[1]["logKey"] for o in openings if o]
+        for log_key in log_keys:
+            keys = epoch_keys(log_key, h["fileID"], h["epoch"], h["salt"])
+            if _hmac.compare_digest(_hmac.new(keys["header"], h["bytes"][:-TRAILER], hashlib.sha256).digest(), h["bytes"][-TRAILER:-16]):
+                start = c0(keys["header"], h["fileID"], h["epoch"], h["salt"])
+                if h["rewriteEnd"] == 0 and h["headChain"] != start:
+                    failure = failure or Corrupted("rewrite end 0 with a head other than C0")
+                else:
+                    verified.append((i, log_key, keys, start))
+                break
+        else:
+            if log_keys:
+                failure = failure or Corrupted(f"run {name}: the MAC does not verify under the log keys the slots gave")
     if not verified:
         if failure:
             raise failure
         return {"result": "wrongCredentials"}
-    # Candidates were sorted by the rule, so the first verified copy is the chosen one.
-    name, n, h, (index, ks), keys, start = verified[0]
+    i, log_key, keys, start = min(verified, key=lambda v: (-candidates[v[0]][3]["epoch"], candidates[v[0]][0]))
+    name, offset, n, h, how = candidates[i]
+    if any(c[3]["epoch"] > h["epoch"] for c in candidates):
+        raise Corrupted("a run of a later epoch does not verify: the older copy is not opened in its place")
+    if openings[i] is None or openings[i][1]["logKey"] != log_key:
+        raise Corrupted("the chosen copy has no slot for this credential, but the other copy's opened")
+    index, ks = openings[i]
     groups = ks["groups"]
     if ks["root"] is not None:
         _, groups = open_table(h["table"], ks["root"], h["fileID"])
@@ -266,6 +278,7 @@ def open_prefix(prefix: bytes, cred: dict) -> dict:
         statuses.append(how if other is not None and other["bytes"] == h["bytes"] else "unusable")
     return {"fileID": h["fileID"].hex(), "epoch": h["epoch"], "pageCount": n, "slotIndex": index,
             "logKey": ks["logKey"].hex(), "root": ks["root"].hex() if ks["root"] else None, "c0": start.hex(),
+            "chainKey": keys["chain"].hex(), "headsKey": keys["heads"].hex(),
             "header": h["bytes"].hex(), "runs": statuses,
             "groups": [{"keyID": g["keyID"], "name": g["name"], "key": g["key"].hex()} for g in groups]}
 

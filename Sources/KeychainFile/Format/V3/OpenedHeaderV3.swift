@@ -6,9 +6,11 @@
 ///
 /// Run A's first page gives the page count, and so where run B stands; when it cannot, run B is looked for at each
 /// of the sixteen places a run of 1 … 16 pages puts it (its own first page must declare that count). Then as
-/// version 2 (SPEC §20.3): every usable copy's slots are tried with the credential, each copy's MAC is checked under
-/// every log key a slot gave, and of the copies that verify the one with the highest epoch is used, run A's when
-/// both have the same. A slot that opens but whose keys do not verify the header — its newest grants dropped, or the
+/// version 2 (SPEC §20.3): every usable copy's slots are tried with the credential (run A's first), each copy's MAC
+/// is checked under every log key a slot gave, and of the copies that verify the one with the highest epoch is
+/// used, run A's when both have the same. Unlike version 2, two runs of different file ids, or a run of a later
+/// epoch than the chosen one that passed its checksum but did not verify, are `corrupted`: never an older copy
+/// opened in place of a newer one. A slot that opens but whose keys do not verify the header — its newest grants dropped, or the
 /// header altered — is `corrupted`, never `wrongCredentials`.
 ///
 /// ```swift
@@ -75,14 +77,18 @@ struct OpenedHeaderV3: Sendable {
         guard !candidates.isEmpty else {
             throw .corrupted(offset: 0, reason: "neither copy of the header can be read or repaired (\(unusable.isEmpty ? "no version 3 header page found" : unusable.joined(separator: "; ")))")
         }
-        // Each copy's slots with the credential, the copy the rule prefers first, so that the budget, spent once
-        // across both copies, always covers it; a slot the other copy holds byte for byte is not derived again.
+        // Both runs are of one file: a run of another keychain put beside this one is not a copy of it.
+        guard Set(candidates.map(\.header.fileID)).count == 1 else {
+            throw .corrupted(offset: 0, reason: "the two runs hold headers of different keychains (file ids \(candidates.map { HexText.lowercase($0.header.fileID) }.joined(separator: " and ")))")
+        }
+        // Each copy's slots with the credential, run A's first — a fixed order, so that a copy's unauthenticated
+        // epoch cannot steer the budget, spent once across both copies, away from the other copy; a slot the other
+        // copy holds byte for byte is not derived again.
         var budget = budget
         var firstFailure: KeychainError? = nil
         var tried: [(fileID: [UInt8], slot: KeySlotV3, opened: OpenedSlotV3?)] = []
         var openings = [(opened: OpenedSlotV3, slot: Int)?](repeating: nil, count: candidates.count)
-        let preferred = candidates.indices.sorted { Self.precedes(candidates[$0], candidates[$1]) }
-        for candidateIndex in preferred {
+        for candidateIndex in candidates.indices {
             let candidate = candidates[candidateIndex]
             for (index, slot) in candidate.header.slots.enumerated() {
                 let opened: OpenedSlotV3?
@@ -135,6 +141,13 @@ struct OpenedHeaderV3: Sendable {
             throw firstFailure ?? .wrongCredentials
         }
         let copy = candidates[chosen.candidate]
+        // A copy of a later epoch whose checksum holds but that does not verify was altered (damage does not leave
+        // a checksum intact) or no longer has this credential: opening the older copy would roll the keychain back.
+        if let later = candidates.first(where: { $0.header.epoch > copy.header.epoch }) {
+            throw .corrupted(
+                offset: later.run.offset,
+                reason: "run \(Self.name(later.run.name)) holds a header of a later epoch (\(later.header.epoch)) than the one this credential verifies (\(copy.header.epoch)): it was altered, or this credential was removed from it; the older copy is not opened in its place")
+        }
         guard let opening = openings[chosen.candidate], opening.opened.keys.logKey == chosen.logKey else {
             throw .corrupted(
                 offset: copy.run.offset + FileHeaderV3.fixedLength,

@@ -31,7 +31,8 @@ struct HeaderV3ReferenceTests {
         python["fileID"] as? String == hex(opened.header.fileID) && python["epoch"] as? Int == Int(opened.header.epoch)
             && python["pageCount"] as? Int == opened.pageCount && python["slotIndex"] as? Int == opened.slotIndex
             && python["logKey"] as? String == hex(opened.slot.keys.logKey) && (python["root"] as? String) == hex(opened.slot.keys.root)
-            && python["c0"] as? String == hex(opened.initialChain) && python["header"] as? String == hex(opened.headerBytes)
+            && python["c0"] as? String == hex(opened.initialChain)
+            && python["chainKey"] as? String == hex(opened.logKeys.chain) && python["headsKey"] as? String == hex(opened.logKeys.heads) && python["header"] as? String == hex(opened.headerBytes)
             && groups(python["groups"]) == groups(opened.groups)
             && (python["runs"] as? [String]) == opened.runs.map { run -> String in
                 switch run.copy {
@@ -102,6 +103,31 @@ struct HeaderV3ReferenceTests {
         }
         let old = try Self.pythonOpen(path, ["--password", "header password"])
         #expect(old?["result"] as? String == "wrongCredentials")
+    }
+
+    @Test("Both refuse an older copy in place of a newer one, a copy without this credential's slot, and another keychain's run")
+    func bothRefuseRollbacks() throws {
+        let directory = TemporaryDirectory()
+        var generator = SystemRandomNumberGenerator()
+        let new = try NewHeaderV3(credential: HeaderV3Tests.password, kdf: HeaderV3Tests.cheap, using: &generator)
+        let prefix = HeaderV3Tests.prefix(new.bytes)
+        var later = try HeaderV3Tests.atEpoch(new.header, 2, logKey: new.logKey)
+        later[FileHeaderV3.fixedLength + 20] ^= 1
+        let raw = try KeySlotV3.make(
+            for: .key(SymmetricKey(size: .bits256)), kdf: .hkdf, keys: try KeySetV3.full(logKey: new.logKey, root: new.root, fileID: new.header.fileID),
+            fileID: new.header.fileID, attestingWith: new.root, using: &generator)
+        let foreign = try NewHeaderV3(credential: HeaderV3Tests.password, kdf: HeaderV3Tests.cheap, using: &generator)
+        let variants = [
+            ("altered", HeaderV3Tests.withRunB(prefix, HeaderV3Tests.rechecksummed(later))),
+            ("withoutSlot", HeaderV3Tests.withRunB(prefix, try HeaderV3Tests.atEpoch(new.header, 2, slots: [raw], logKey: new.logKey))),
+            ("foreign", HeaderV3Tests.withRunB(prefix, try HeaderV3Tests.atEpoch(foreign.header, 5, logKey: foreign.logKey))),
+        ]
+        for (name, file) in variants {
+            let path = directory.file("\(name).prefix")
+            try Data(file).write(to: URL(fileURLWithPath: path))
+            #expect(try Self.pythonOpen(path, ["--password", "header password"]) == nil, "\(name)")
+            #expect(throws: HeaderV3Tests.corrupted, "\(name)") { _ = try HeaderV3Tests.open(file) }
+        }
     }
 
     @Test("Swift opens Python's headers, and finds the keys Python made them with", arguments: [0, 150])

@@ -236,22 +236,99 @@ struct HeaderV3Tests {
         #expect(opened.runs[1].copy == .intact(bytes2) && opened.runs[0].copy.header == nil)
     }
 
-    @Test("Key derivation is charged once across both runs: different slots in each cannot double the work")
+    /// `header` at `epoch` with `slots`, no records, MAC'd under `logKey`.
+    static func atEpoch(_ header: FileHeaderV3, _ epoch: UInt64, slots: [KeySlotV3]? = nil, logKey: SymmetricKey) throws -> [UInt8] {
+        let moved = FileHeaderV3(
+            fileID: header.fileID, epoch: epoch, epochSalt: header.epochSalt, rewriteEnd: 0, rewriteHeadSequence: 0,
+            rewriteHeadChain: [], tombstoneHorizonDays: header.tombstoneHorizonDays, sealedKeyTable: header.sealedKeyTable, slots: header.slots)
+        return try rewritten(moved, slots: slots, logKey: logKey)
+    }
+
+    /// `prefix` with `runB` in place of run B (both of one page).
+    static func withRunB(_ prefix: [UInt8], _ header: [UInt8]) -> [UInt8] {
+        var file = prefix
+        let run = HeaderRunV3.encode(header)
+        file.replaceSubrange(HealingLayout.headerBOffset..<(HealingLayout.headerBOffset + run.count), with: run)
+        return file
+    }
+
+    /// `bytes` with its checksum made right again: what anyone can do without a key.
+    static func rechecksummed(_ bytes: [UInt8]) -> [UInt8] {
+        Array(bytes.dropLast(16)) + SHA256.hash(data: bytes.dropLast(16)).prefix(16)
+    }
+
+    @Test("Key derivation is charged once across both runs, run A's first: a later epoch in run B cannot starve it")
     func budget() throws {
         var generator = SystemRandomNumberGenerator()
         let new = try NewHeaderV3(credential: Self.password, kdf: .pbkdf2(iterations: 6), using: &generator)
-        let other = try NewHeaderV3(credential: Self.password, kdf: .pbkdf2(iterations: 6), using: &generator)
-        // Run B holds a header of another file whose slot the same password opens; with a budget of 10 iterations,
-        // the second slot tried is refused before it is derived.
-        var file = Self.prefix(new.bytes)
-        let runB = HeaderRunV3.encode(other.bytes)
-        file.replaceSubrange(HealingLayout.headerBOffset..<(HealingLayout.headerBOffset + runB.count), with: runB)
+        // Run B: the same keychain at a later epoch, with another slot for the same password.
+        let keys = try KeySetV3.full(logKey: new.logKey, root: new.root, fileID: new.header.fileID)
+        let other = try KeySlotV3.make(for: Self.password, kdf: .pbkdf2(iterations: 6), keys: keys, fileID: new.header.fileID, attestingWith: new.root, using: &generator)
+        let file = Self.withRunB(Self.prefix(new.bytes), try Self.atEpoch(new.header, 9, slots: [other], logKey: new.logKey))
         let small = KeyDerivationBudget(memoryLimitKiB: 1 << 20, iterations: 10)
-        let opened = try Self.open(file, budget: small)
-        #expect(opened.header.fileID == new.header.fileID)
+        // Run A's slot is derived first and opens; run B verifies under its key and, of a later epoch, is chosen, but
+        // its own slot was past the budget: refused (the copies disagree), never run A's older epoch opened instead.
+        #expect(throws: Self.corrupted) { _ = try Self.open(file, budget: small) }
+        let opened = try Self.open(file)
+        #expect(opened.header.epoch == 9 && opened.slotIndex == 0 && opened.runs[0].copy.header == nil)
         // With the password wrong, both slots are tried: the second is refused, and that is the open's error.
         #expect(throws: KeychainError.limitReached("")) { _ = try Self.open(file, .password("wrong"), budget: small) }
         #expect(throws: KeychainError.wrongCredentials) { _ = try Self.open(file, .password("wrong")) }
+    }
+
+    @Test("Never an older copy in place of a newer one, nor a copy of another keychain")
+    func olderCopyNeverOpened() throws {
+        var generator = SystemRandomNumberGenerator()
+        let new = try NewHeaderV3(credential: Self.password, kdf: Self.cheap, using: &generator)
+        let prefix = Self.prefix(new.bytes)
+        // Run B at a later epoch, one byte of its key table changed and its checksum made right: not the epoch-1 run A.
+        var later = try Self.atEpoch(new.header, 2, logKey: new.logKey)
+        later[FileHeaderV3.fixedLength + 20] ^= 1
+        let altered = Self.withRunB(prefix, Self.rechecksummed(later))
+        #expect(throws: Self.corrupted) { _ = try Self.open(altered) }
+        // Run B at a later epoch that verifies under the same log key but has no slot for this credential: corrupted.
+        let raw = try KeySlotV3.make(
+            for: .key(SymmetricKey(size: .bits256)), kdf: .hkdf, keys: try KeySetV3.full(logKey: new.logKey, root: new.root, fileID: new.header.fileID),
+            fileID: new.header.fileID, attestingWith: new.root, using: &generator)
+        let withoutSlot = Self.withRunB(prefix, try Self.atEpoch(new.header, 2, slots: [raw], logKey: new.logKey))
+        #expect(throws: Self.corrupted) { _ = try Self.open(withoutSlot) }
+        // A run B of another keychain that the same password opens, at a later epoch: corrupted, not the other file.
+        let foreign = try NewHeaderV3(credential: Self.password, kdf: Self.cheap, using: &generator)
+        let other = try Self.atEpoch(foreign.header, 5, logKey: foreign.logKey)
+        #expect(throws: Self.corrupted) { _ = try Self.open(Self.withRunB(prefix, other)) }
+        // Controls: the same run B unaltered is used (a later epoch that verifies), and run A alone still opens.
+        #expect(try Self.open(Self.withRunB(prefix, try Self.atEpoch(new.header, 2, logKey: new.logKey))).header.epoch == 2)
+        #expect(try Self.open(prefix).header.epoch == 1)
+    }
+
+    @Test("Every field the reader bounds is refused out of bounds, its checksum made right", arguments: [
+        (108, UInt8(0)), (108, UInt8(17)), (109, UInt8(1)), (104, UInt8(0xFF)), (79, UInt8(1)), (72, UInt8(0x40)),
+    ])
+    func fieldBounds(offset: Int, value: UInt8) throws {
+        var generator = SystemRandomNumberGenerator()
+        let new = try NewHeaderV3(credential: Self.password, kdf: Self.cheap, using: &generator)
+        var bytes = new.bytes
+        #expect(bytes[offset] != value)
+        bytes[offset] = value
+        #expect(throws: Self.corrupted) { _ = try FileHeaderV3.parse(Self.rechecksummed(bytes)) }
+        // The work limit over all slots: 16 slots of 1,250,001 iterations each pass 20,000,000 together.
+        let heavy = (0..<16).map { _ in new.header.slots[0] }.enumerated().map { index, slot in
+            var encoded = slot.encoded
+            encoded[4] = UInt8(index)                                    // distinct slot ids
+            encoded.replaceSubrange(20..<24, with: [0x00, 0x13, 0x12, 0xD1])   // 1,250,001 iterations
+            return encoded
+        }
+        let header = new.header
+        var writer = ByteWriter()
+        writer.writeBytes(new.bytes[0..<108])
+        writer.writeUInt8(16)
+        writer.writeUInt8(0)
+        writer.writeUInt16(UInt16(header.sealedKeyTable.count))
+        writer.writeBytes(header.sealedKeyTable)
+        for slot in heavy { writer.writeBytes(slot) }
+        writer.writeBytes([UInt8](repeating: 0, count: 48))
+        writer.setUInt32(UInt32(writer.bytes.count), at: 12)
+        #expect(throws: Self.corrupted) { _ = try FileHeaderV3.parse(Self.rechecksummed(writer.bytes)) }
     }
 
     @Test("A header past sixteen pages is refused when written, and reader limits hold")
