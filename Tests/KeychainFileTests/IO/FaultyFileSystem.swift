@@ -355,6 +355,8 @@ final class FaultyLockHandle: KeychainLockHandle, @unchecked Sendable {
 
     func unlock() { base.unlock() }
 
+    func unlockUnchanged() { base.unlockUnchanged() }
+
     var changeCounter: UInt64? { base.changeCounter }
 
     func readAcknowledgement() -> [UInt8]? { base.readAcknowledgement() }
