@@ -28,31 +28,42 @@ extension Keychain {
     }
 
     /// Runs `body` under this object's lock and the lock file held exclusively, after catching up: every
-    /// write, compaction and credential change (SPEC.md §16).
+    /// write, compaction and credential change (SPEC.md §16). The lock file's change counter tells other processes
+    /// of a change when `body` returns, or throws after it may have changed the file: after it began writing in
+    /// place (``writesBegun``), moved this keychain to another file (a rewrite renamed into place, an upgrade), or
+    /// left its log at another head or to be read again. A call refused before any of that — by catching up, by
+    /// ``checkOpenFileWritable()``, or by `body` before it wrote — leaves the counter as it was, so that other
+    /// processes do not look the path up for nothing.
     ///
     /// - Throws: `KeychainError.readOnly` before anything is written if the keychain can only be read (its lock
-    ///   file, its file, or a second name for its file: ``checkWritable()``).
+    ///   file, its file, or a second name for its file: ``checkOpenFileWritable()``).
     func withWrite<Result>(_ body: () throws(KeychainError) -> Result) throws(KeychainError) -> Result {
         lock.lock()
         defer { lock.unlock() }
         try log.checkWritable()
         if let lockReadOnly { throw .readOnly(path: path, reason: lockReadOnly.description) }
         _ = try lockFile.lock(exclusive: true, wait: true)
-        defer { lockFile.unlock() }
+        var changed = false
+        defer { if changed { lockFile.unlock() } else { lockFile.unlockUnchanged() } }
         // Random bytes drawn ahead for this operation go with it (see RandomSource).
         defer { random.discardPool() }
         try catchUp()
-        try checkWritable()
+        try checkOpenFileWritable()
         let before = (log.head, log.end)
+        let (logBefore, fileBefore) = (log, log.file)
+        writesBegun = false
         // Whatever this call made durable is acknowledged in the lock file before the lock is released — also when
         // the call throws after its change took effect (SPEC.md §16.1).
         let result: Result
         do {
             result = try body()
         } catch {
+            changed = writesBegun || log.mustReload || log !== logBefore || log.file !== fileBefore || log.head != before.0
+                || log.end != before.1
             _ = acknowledgeIfChanged(since: before)
             throw error
         }
+        changed = true
         if let failure = acknowledgeIfChanged(since: before) { throw failure }
         return result
     }
@@ -77,7 +88,7 @@ extension Keychain {
     /// opened) was opened for reading only, or has more than one name. A second name (hard link) would take
     /// another lock file, and a rewrite would split the names (SPEC.md §16); it can appear at any time, so it
     /// is looked for (one fstat) before every write. Called in `withWrite`.
-    func checkWritable() throws(KeychainError) {
+    func checkOpenFileWritable() throws(KeychainError) {
         if let refusal = log.file.writeRefusal {
             throw .readOnly(path: path, reason: ReadOnlyReason.fileNotWritable(errno: refusal).description)
         }

@@ -56,6 +56,7 @@ extension Keychain {
     @discardableResult
     public func repairParity(keepingCopyAt backup: String? = nil) throws(KeychainError) -> ParityReport {
         try withWrite { () throws(KeychainError) -> ParityReport in
+            writesBegun = true
             if let backup {
                 guard !log.fileSystem.exists(backup) else { throw .invalidParameter("a file already exists at \(backup)") }
                 try Self.copyFile(log.path, to: backup, fileSystem: log.fileSystem)

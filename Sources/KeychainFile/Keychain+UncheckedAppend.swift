@@ -18,6 +18,9 @@ extension Keychain {
             case .delete(let id): return .delete(id: id)
             }
         }
-        try withWrite { () throws(KeychainError) in _ = try log.append(entries, using: &random) }
+        try withWrite { () throws(KeychainError) in
+            writesBegun = true
+            _ = try log.append(entries, using: &random)
+        }
     }
 }

@@ -49,6 +49,10 @@ public final class Keychain: @unchecked Sendable {
     var keepsFormatVersionSetting = false
     /// The back-off of automatic compactions after one failed.
     var autoCompactionRetry = AutoCompactionRetry()
+    /// Set inside `withWrite` once the call begins writing to the keychain file in place (an append, a parity
+    /// rewrite): a failure after that may have changed what other processes see, and is signalled to them through
+    /// the lock file's change counter (SPEC.md §16); a failure before it is not.
+    var writesBegun = false
 
     /// Options for a new keychain.
     public struct CreationOptions: Sendable {
@@ -441,7 +445,10 @@ public final class Keychain: @unchecked Sendable {
             let encoded: AppendedSecrets?
             do throws(KeychainError) {
                 result = try body(&batch)
-                encoded = try batch.sealing { (entries) throws(KeychainError) in try log.append(entries, using: &random) }
+                encoded = try batch.sealing { (entries) throws(KeychainError) in
+                    writesBegun = true
+                    return try log.append(entries, using: &random)
+                }
             } catch {
                 index = batch.finish(committed: false, written: nil)
                 throw error

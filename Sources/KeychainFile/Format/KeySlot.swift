@@ -77,6 +77,7 @@ struct KeySlot: Sendable, Equatable {
     func keyEncryptionKey(for credential: Credential, fileID: [UInt8]) throws(KeychainError) -> SymmetricKey {
         switch (type, credential) {
         case (.password, .password(let password)):
+            KeyDerivationCounter.noteDerivation()
             do {
                 return try KDF.Insecure.PBKDF2.deriveKey(
                     from: Credential.normalizedPasswordBytes(password), salt: salt, using: .sha256,
@@ -85,6 +86,7 @@ struct KeySlot: Sendable, Equatable {
                 throw .invalidParameter("PBKDF2: \(error)")
             }
         case (.rawKey, .key(let applicationKey)):
+            KeyDerivationCounter.noteDerivation()
             do {
                 return try HKDF<SHA256>.deriveKey(
                     inputKeyMaterial: applicationKey, salt: salt, info: Format.rawKeySlotInfo + fileID, outputByteCount: 32)

@@ -107,6 +107,7 @@ enum SlotKDF: Sendable, Equatable {
     ///
     /// - Throws: `.limitReached` when Argon2id cannot have the memory it asks for.
     func deriveKey(from secret: [UInt8], salt: [UInt8], info: [UInt8]) throws(KeychainError) -> SymmetricKey {
+        KeyDerivationCounter.noteDerivation()
         do {
             switch self {
             case .pbkdf2(let iterations):

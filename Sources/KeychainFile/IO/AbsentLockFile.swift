@@ -22,6 +22,8 @@ final class AbsentLockFile: KeychainLockHandle {
 
     func unlock() {}
 
+    func unlockUnchanged() {}
+
     /// No counter: every read looks the path up.
     var changeCounter: UInt64? { nil }
 

@@ -15,6 +15,10 @@ protocol KeychainLockHandle: AnyObject, Sendable {
     func lock(exclusive: Bool, wait: Bool) throws(KeychainError) -> Bool
     /// Releases the lock. After holding it exclusively, first adds one to the change counter.
     func unlock()
+    /// Releases the lock without adding one to the change counter: after an exclusive section that neither wrote to
+    /// the keychain file nor put another file at its path (a change refused before it wrote), so that other
+    /// processes do not look the path up for nothing (SPEC.md §16). After a shared lock, as ``unlock()``.
+    func unlockUnchanged()
     /// The lock file's change counter (SPEC.md §16), read without a system call; `nil` when this handle cannot
     /// (its mapping failed), and then every read looks the path up.
     var changeCounter: UInt64? { get }

@@ -54,11 +54,12 @@ final class MemoryLock: @unchecked Sendable {
         return true
     }
 
-    func unlock(exclusive: Bool) {
+    /// Releases the lock; after an exclusive one that `changed` the file, adds one to the change counter.
+    func unlock(exclusive: Bool, changed: Bool = true) {
         condition.lock()
         defer { condition.unlock() }
         if exclusive {
-            changes &+= 1
+            if changed { changes &+= 1 }
             writer = false
         } else {
             readers -= 1

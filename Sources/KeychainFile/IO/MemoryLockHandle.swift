@@ -41,4 +41,10 @@ final class MemoryLockHandle: KeychainLockHandle, @unchecked Sendable {
         shared.unlock(exclusive: exclusive)
         held = nil
     }
+
+    func unlockUnchanged() {
+        guard let exclusive = held else { return }
+        shared.unlock(exclusive: exclusive, changed: false)
+        held = nil
+    }
 }

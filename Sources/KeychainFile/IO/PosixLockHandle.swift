@@ -80,6 +80,11 @@ final class PosixLockHandle: KeychainLockHandle, @unchecked Sendable {
         #endif
     }
 
+    func unlockUnchanged() {
+        heldExclusively = false
+        _ = flock(descriptor, LOCK_UN)
+    }
+
     func unlock() {
         if heldExclusively {
             // Before releasing: a process that loads the counter after this returns sees the change.

@@ -16,6 +16,9 @@ enum ReadOnlyReason: Sendable, Equatable, CustomStringConvertible {
     case noLockFile(path: String, errno: Int32)
     /// The keychain file has `count` names (hard links).
     case hardLinks(count: Int)
+    /// The directory at `path` does not take the new file a rewrite (compaction, a credential change) writes
+    /// beside the keychain; `errno` is why.
+    case directoryNotWritable(path: String, errno: Int32)
 
     /// Whether a failed open for writing with `code` may still allow reading: the file system is read-only, or
     /// permission (or an immutable flag) refuses the write.
@@ -31,6 +34,9 @@ enum ReadOnlyReason: Sendable, Equatable, CustomStringConvertible {
             return "its lock file \(path) cannot be opened for writing (\(Self.name(of: code))), and every write must hold it"
         case .noLockFile(let path, let code):
             return "its lock file \(path) does not exist and cannot be created (\(Self.name(of: code))), and every write must hold it"
+        case .directoryNotWritable(let path, let code):
+            return "its directory \(path) does not take new files (\(Self.name(of: code))), and compaction and every credential change "
+                + "write the keychain anew there before renaming it into place"
         case .hardLinks(let count):
             return "the file has \(count) names (hard links): writers through different names would not take the same lock file, "
                 + "and a rewrite would leave the other names on the old file; remove the other names to write to it"

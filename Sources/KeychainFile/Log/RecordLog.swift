@@ -30,6 +30,12 @@ final class RecordLog {
     var lastCurrent: (counter: UInt64, at: UInt64)? = nil
     /// Set for a log opened with recovery: what was read stays as it is, and nothing is written.
     var isRecoveryView = false
+    /// The header of a file at the path that neither the master key held nor `credential` opened (another process
+    /// rotated the master key away from it) — version 1's header bytes, or version 2's header pages when another
+    /// process also upgraded the file (``RecordLogV2/openUpgraded(replacing:clock:)``): while the path holds a file
+    /// with this header, catching up fails with `wrongCredentials` at once, without deriving the credential's key
+    /// again (SPEC.md §16). Another header (rewritten, or an older file restored) is tried again, once.
+    var headerRefusingCredential: [UInt8]? = nil
     /// Set by an append whose record is in the file but whose `fsync` failed and could not be taken back: the
     /// caller applies the change and then reports it (``takeUnconfirmedDurability()``).
     private var unconfirmedDurability: KeychainError?
@@ -90,6 +96,7 @@ final class RecordLog {
     func adopt(_ newState: FileState) {
         if newState.file !== state.file { state.file.close() }
         state = newState
+        headerRefusingCredential = nil
     }
 
     // MARK: Creating
@@ -290,7 +297,12 @@ final class RecordLog {
             if let held = try? OpenedEpoch(header: newHeader, headerBytes: headerBytes, masterKey: masterKey, acknowledgement: acknowledgement) {
                 epoch = held
             } else {
-                guard let unlocked = try Self.unlock(newHeader, with: credential) else { throw KeychainError.wrongCredentials }
+                // The header the credential was found not to open, unchanged: the same answer, without the KDF.
+                guard headerBytes != headerRefusingCredential else { throw KeychainError.wrongCredentials }
+                guard let unlocked = try Self.unlock(newHeader, with: credential) else {
+                    headerRefusingCredential = headerBytes
+                    throw KeychainError.wrongCredentials
+                }
                 epoch = try OpenedEpoch(header: newHeader, headerBytes: headerBytes, masterKey: unlocked, acknowledgement: acknowledgement)
             }
             let state = try Self.load(file: newFile, epoch: epoch, size: size, pin: head)

@@ -66,7 +66,9 @@ enum KeychainPasswordCommands {
             (add-credential adds passwords; a raw-key credential only the library can add again).
             --keep-keys replaces the password's key slot alone and keeps the master key: cheaper, and the other
             credentials stay, but it does not protect against an old copy of the file and the old password, which
-            still open everything written after the change.
+            still open everything written after the change. Either way the file is rewritten beside itself: a keychain
+            that cannot be written (its file, lock file, directory or mount read-only) is refused first, before the
+            new password is asked for, with exit status 195.
             """],
         run: { (context) throws(CommandError) in try changePassword(context) })
 
@@ -94,6 +96,10 @@ enum KeychainPasswordCommands {
         let keyDerivation = try keyDerivation(context)
         let keepKeys = context.has("keep-keys")
         let (keychain, old) = try context.openKeychainKeepingPassword()
+        // A keychain that cannot be written is said so first, before the new password is asked for and before the
+        // other credentials are counted: neither change could write it (both rewrite the file beside it), so advice
+        // to use --keep-keys would only lead to a second failure.
+        try keychainCall { () throws(KeychainError) in try keychain.checkWritable(rewriting: true) }
         if !keepKeys {
             // Refused before the new password is asked for; the library refuses too, if a slot is added meanwhile.
             let others = try keychainCall { () throws(KeychainError) in try keychain.keySlots().count } - 1

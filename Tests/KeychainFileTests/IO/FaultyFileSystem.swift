@@ -11,7 +11,8 @@ import Darwin
 /// `KeychainError.io` with `errno` (EIO by default), as a full disk or a failing drive would; or the `n`-th
 /// write is short — it writes part of its bytes and returns their count — after which later writes go on,
 /// or fail with ENOSPC as on a disk that just filled up; or reads of some bytes of a file fail with EIO, a few
-/// times or every time (``failReads(of:touching:times:)``). Every other call goes through.
+/// times or every time (``failReads(of:touching:times:)``); or the process dies at the `n`-th call, which then and
+/// every later call leave the disk alone (``Fault/crash``). Every other call goes through.
 final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     // `@unchecked Sendable`: tests use one instance from one thread at a time; the counters sit behind a lock.
     enum Operation: String, CaseIterable, Sendable {
@@ -29,10 +30,16 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         /// A read succeeds but one bit of what it returns is flipped: bit 0 of the byte `fromEnd` bytes before
         /// the end of the bytes read (the first byte if it read fewer), as a disk returning bad data would.
         case flippedBit(fromEnd: Int)
+        /// The process dies at this call, as when it is killed there: neither this call nor any later one of any
+        /// operation (until ``FaultyFileSystem/heal()``) reaches the disk; each throws `KeychainError.io` (EIO), so
+        /// that whatever the code does after the failure it cannot change the files. What was written before
+        /// stays, as a killed process's writes stay in the page cache.
+        case crash
 
         var description: String {
             switch self {
             case .flippedBit(let fromEnd): return "a bit flipped \(fromEnd) bytes before the end of a read"
+            case .crash: return "a crash"
             case .error(let code): return code == EIO ? "EIO" : code == ENOSPC ? "ENOSPC" : "errno \(code)"
             case .shortWrite(nil): return "short write, then writes go on"
             case .shortWrite(let code?): return "short write, then \(code == ENOSPC ? "ENOSPC" : "errno \(code)")"
@@ -51,6 +58,8 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     private var writesFailWith: Int32?
     /// Whether the armed failure has happened.
     private(set) var fired = false
+    /// Set when an armed ``Fault/crash`` fired: every call fails until ``heal()``.
+    private(set) var crashed = false
     /// While set, every change is refused with this errno, as on a read-only mount (EROFS) or where the process
     /// may not write (EACCES): opening for writing, creating, renaming, linking and removing. Reads go through.
     private var refusingChanges: Int32?
@@ -118,7 +127,7 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     /// Arms `fault` at the `call`-th `operation` from now on (a short write only at a write, a flipped bit only at a read).
     func inject(_ fault: Fault, at operation: Operation, call: Int = 1) {
         switch fault {
-        case .error: break
+        case .error, .crash: break
         case .shortWrite: precondition(operation == .write, "a short write is armed at a write")
         case .flippedBit(let fromEnd):
             precondition(operation == .read && fromEnd >= 1, "a flipped bit is armed at a read, within what it read")
@@ -129,6 +138,7 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         failing = (operation, call, fault)
         writesFailWith = nil
         fired = false
+        crashed = false
     }
 
     /// Starts counting calls from zero again, leaving any armed fault as it is.
@@ -160,6 +170,7 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         writesFailWith = nil
         alwaysFailing = []
         failingReads = nil
+        crashed = false
     }
 
     /// Counts a call of `operation` and throws if it is the one armed to fail; returns true if it is an
@@ -169,6 +180,9 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         counts[operation, default: 0] += 1
+        if crashed {
+            throw KeychainError.io(operation: "\(operation.rawValue) after the simulated crash", errno: EIO, path: path)
+        }
         if alwaysFailing.contains(operation) {
             fired = true
             throw KeychainError.io(operation: "injected \(operation.rawValue) failure (every call)", errno: EIO, path: path)
@@ -186,6 +200,9 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
             return true
         case .flippedBit:
             return true
+        case .crash:
+            crashed = true
+            throw KeychainError.io(operation: "injected crash at \(operation.rawValue)", errno: EIO, path: path)
         }
     }
 
@@ -338,11 +355,14 @@ final class FaultyLockHandle: KeychainLockHandle, @unchecked Sendable {
 
     func unlock() { base.unlock() }
 
+    func unlockUnchanged() { base.unlockUnchanged() }
+
     var changeCounter: UInt64? { base.changeCounter }
 
     func readAcknowledgement() -> [UInt8]? { base.readAcknowledgement() }
 
     func writeAcknowledgement(_ bytes: [UInt8]) throws(KeychainError) {
+        if fileSystem.crashed { throw KeychainError.io(operation: "acknowledgement after the simulated crash", errno: EIO, path: path) }
         if fileSystem.failAcknowledgementWrites > 0 {
             fileSystem.failAcknowledgementWrites -= 1
             throw KeychainError.io(operation: "injected acknowledgement write failure", errno: EIO, path: path)
@@ -351,6 +371,7 @@ final class FaultyLockHandle: KeychainLockHandle, @unchecked Sendable {
     }
 
     func withdrawAcknowledgement() throws(KeychainError) {
+        if fileSystem.crashed { throw KeychainError.io(operation: "withdrawal after the simulated crash", errno: EIO, path: path) }
         if fileSystem.failAcknowledgementWrites > 0 {
             fileSystem.failAcknowledgementWrites -= 1
             throw KeychainError.io(operation: "injected acknowledgement withdrawal failure", errno: EIO, path: path)

@@ -96,7 +96,9 @@ extension RecordLogV2 {
                 file.close()
                 return nil
             }
-            let loaded = try load(file: file, credential: old.credential, heldKey: old.masterKey, pin: old.head)
+            let loaded = try load(
+                file: file, credential: old.credential, heldKey: old.masterKey, pin: old.head,
+                memoryLimitKiB: KeyDerivationBudget.standardMemoryLimitKiB, refused: &old.headerRefusingCredential)
             guard loaded.state.header.fileID == old.fileID else {
                 throw KeychainError.corrupted(offset: 16, reason: "another keychain (a different file id) was put at \(old.path)")
             }

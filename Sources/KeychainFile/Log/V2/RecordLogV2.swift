@@ -39,6 +39,11 @@ final class RecordLogV2 {
     var isRecoveryView = false
     /// The cap on one Argon2id derivation's memory when the file must be opened with `credential` again.
     var keyDerivationMemoryLimitKiB = KeyDerivationBudget.standardMemoryLimitKiB
+    /// The header pages of a file at the path that neither the master key held nor `credential` opened (another
+    /// process rotated the master key away from it): while the path holds a file with these pages, catching up
+    /// fails with `wrongCredentials` at once, without deriving the credential's key again (SPEC.md §16). Other
+    /// pages (the header rewritten, or an older file restored) are tried again, once.
+    var headerRefusingCredential: [UInt8]? = nil
     private var unconfirmedDurability: KeychainError?
 
     /// One open, verified file.
@@ -76,6 +81,7 @@ final class RecordLogV2 {
     func adopt(_ newState: FileState) {
         if newState.file !== state.file { state.file.close() }
         state = newState
+        headerRefusingCredential = nil
     }
 
     var file: any KeychainFileHandle { state.file }
@@ -133,6 +139,26 @@ final class RecordLogV2 {
         } catch {
             file.close()
             throw error
+        }
+    }
+
+    /// ``load(file:credential:heldKey:pin:recovering:memoryLimitKiB:)`` for a log that remembers the header pages
+    /// its credential does not open (``headerRefusingCredential``), given as `refused`: the pages of `file`, when
+    /// they are those, are refused with `wrongCredentials` at once — `heldKey` failed on them before and
+    /// `credential` would again — and when `credential` is found not to open them they become `refused`.
+    static func load(
+        file: any KeychainFileHandle, credential: Credential, heldKey: SymmetricKey?, pin: Head?, memoryLimitKiB: Int,
+        refused: inout [UInt8]?
+    ) throws(KeychainError) -> (state: FileState, index: ItemIndex, damage: [Damage]) {
+        let pages = HealingLog.readTolerating(file, count: HealingLayout.headerPageLength, at: 0).bytes
+            + HealingLog.readTolerating(file, count: HealingLayout.headerPageLength, at: HealingLayout.headerBOffset).bytes
+        if refused == pages { throw .wrongCredentials }
+        do throws(KeychainError) {
+            return try load(file: file, credential: credential, heldKey: heldKey, pin: pin, memoryLimitKiB: memoryLimitKiB)
+        } catch .wrongCredentials {
+            // Only the credential answers wrongCredentials here: a held key that does not open the pages falls back to it.
+            refused = pages
+            throw .wrongCredentials
         }
     }
 
@@ -231,7 +257,8 @@ final class RecordLogV2 {
                 throw KeychainError.corrupted(offset: 8, reason: "another file, not of format version 2, was put at \(path)")
             }
             let loaded = try Self.load(
-                file: newFile, credential: credential, heldKey: masterKey, pin: head, memoryLimitKiB: keyDerivationMemoryLimitKiB)
+                file: newFile, credential: credential, heldKey: masterKey, pin: head, memoryLimitKiB: keyDerivationMemoryLimitKiB,
+                refused: &headerRefusingCredential)
             guard loaded.state.header.fileID == fileID else {
                 throw KeychainError.corrupted(offset: 16, reason: "another keychain (a different file id) was put at \(path)")
             }
