@@ -501,6 +501,10 @@ def main(argv=None) -> int:
         print(json.dumps(out), file=sys.stderr)
         # By isinstance, not by type as version 2's main does: a CorruptedRecord is corrupted (6).
         return next((code for kind, code in V2.EXIT_CODES.items() if isinstance(err, kind)), EXIT_OTHER)
+    except FileExistsError as err:
+        print(json.dumps({"error": "FileExistsError", "message": f"{err.filename or err} exists: give --overwrite to "
+                                                                 f"replace it"}), file=sys.stderr)
+        return EXIT_OTHER
     except (OSError, ValueError, TypeError, KeyError) as err:
         print(json.dumps({"error": type(err).__name__, "message": str(err)}), file=sys.stderr)
         return EXIT_OTHER

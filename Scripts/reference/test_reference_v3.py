@@ -200,8 +200,9 @@ def test_a_dropped_commit_slot(pages):
     w, _ = writer(pages=pages)
     data = w.data
     kc = reopen(data)
-    layout = V3.layout_for(pages)
-    newest, older = layout.slot_offsets[kc.newest.slot], layout.slot_offsets[1 - kc.newest.slot]
+    assert kc.repairs == []
+    # §2.10: commit slot 0 at 4,096·n, slot 1 12,288 bytes later (from the document, not the module's layout).
+    newest, older = 4096 * pages + 12288 * kc.newest.slot, 4096 * pages + 12288 * (1 - kc.newest.slot)
     dropped = bytearray(data)                                      # the older seal: nothing changes
     dropped[older:older + V2.SLOT_BYTES] = bytes(V2.SLOT_BYTES)
     after = reopen(dropped)
@@ -302,4 +303,11 @@ def test_cli_make_then_dump_has_version_2s_shape(tmp_path):
     cut = run("dump", str(path), "--password", PASSWORD)
     assert cut.returncode == 6 and json.loads(cut.stderr)["error"] == "Corrupted"
     assert run("dump", str(path)).returncode == 2
+    w, _ = writer()                                                          # damage in the log: corrupted too
+    tampering(w, lambda record, previous, keys: record[:-1] + bytes([record[-1] ^ 1]))
+    w.add(K.GENERIC_PASSWORD, {"account": "x", "service": "s"}, b"x")
+    w.add(K.GENERIC_PASSWORD, {"account": "y", "service": "s"}, b"y")
+    path.write_bytes(w.data)
+    altered = run("dump", str(path), "--password", PASSWORD)
+    assert altered.returncode == 6 and "chain tag" in json.loads(altered.stderr)["reason"]
     assert run("dump", str(tmp_path / "missing.kcf"), "--password", "p").returncode == 1
