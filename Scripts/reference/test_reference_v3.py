@@ -311,3 +311,26 @@ def test_cli_make_then_dump_has_version_2s_shape(tmp_path):
     altered = run("dump", str(path), "--password", PASSWORD)
     assert altered.returncode == 6 and "chain tag" in json.loads(altered.stderr)["reason"]
     assert run("dump", str(tmp_path / "missing.kcf"), "--password", "p").returncode == 1
+
+
+def test_damaged_files_raise_only_typed_errors():
+    """Untrusted bytes never crash: random damage to the log, the commit slots or the runs either opens or raises
+    one of the reader's typed errors."""
+    w, _ = writer(seed=11)
+    data = w.data
+    r = random.Random(5)
+    outcomes = set()
+    for _ in range(30):
+        damaged = bytearray(data)
+        at = r.choice([0, 4096, 16384, 28672, 32768]) + r.randrange(4096)
+        at = min(at, len(damaged) - 1)
+        count = r.randrange(1, 600)
+        damaged[at:at + count] = bytes(r.randrange(256) for _ in range(count))
+        if r.random() < 0.3:
+            damaged = damaged[:r.randrange(len(damaged))]
+        try:
+            reopen(damaged)
+            outcomes.add("opened")
+        except K.KCFError as e:
+            outcomes.add(type(e).__name__)
+    assert "opened" in outcomes and outcomes - {"opened"}
