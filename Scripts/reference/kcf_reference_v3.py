@@ -51,7 +51,7 @@ import json
 import os
 import random
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
