@@ -147,22 +147,42 @@ LABEL_BOX = b"KCF2"
 LABEL_SECRET_BOX = b"KCF2 secret box\x00"
 
 
+@dataclass(frozen=True)
+class Layout:
+    """Where the log starts (P) and where the two commit slots lie. Version 2's is fixed (§1); version 3 moves both
+    with its header's page count (FormatVersion3.md §2.10), which is why the reader and writer below take one."""
+    prefix: int = PREFIX
+    slot_offsets: tuple = SLOT_OFFSETS
+
+    def physical(self, logical: int) -> int:
+        """§1: physical(L) = P + (L div 57,088) × 65,280 + (L mod 57,088)."""
+        return self.prefix + (logical // CHUNK) * STRIDE + logical % CHUNK
+
+    def parity_offset(self, chunk: int) -> int:
+        """Where a complete chunk's parity lies: right after its data."""
+        return self.prefix + chunk * STRIDE + CHUNK
+
+    def logical_length(self, file_length: int) -> int:
+        """The logical bytes a file of this physical length holds (data of whole and partial chunks)."""
+        if file_length <= self.prefix:
+            return 0
+        q, r = divmod(file_length - self.prefix, STRIDE)
+        return q * CHUNK + min(r, CHUNK)
+
+
+V2_LAYOUT = Layout()
+
+
 def physical(logical: int) -> int:
-    """§1: physical(L) = P + (L div 57,088) × 65,280 + (L mod 57,088)."""
-    return PREFIX + (logical // CHUNK) * STRIDE + logical % CHUNK
+    return V2_LAYOUT.physical(logical)
 
 
 def parity_offset(chunk: int) -> int:
-    """Where a complete chunk's parity lies: right after its data."""
-    return PREFIX + chunk * STRIDE + CHUNK
+    return V2_LAYOUT.parity_offset(chunk)
 
 
 def logical_length(file_length: int) -> int:
-    """The logical bytes a file of this physical length holds (data of whole and partial chunks)."""
-    if file_length <= PREFIX:
-        return 0
-    q, r = divmod(file_length - PREFIX, STRIDE)
-    return q * CHUNK + min(r, CHUNK)
+    return V2_LAYOUT.logical_length(file_length)
 
 
 def u8(v): return struct.pack(">B", v)
@@ -657,12 +677,12 @@ def read_commit_slot(region: bytes, index: int, epoch: int, k_header: bytes, not
                 region[SLOT_PARITY_AT:SLOT_SEAL2_AT])
 
 
-def read_commit_slots(data: bytes, epoch: int, k_header: bytes, notes: list) -> tuple:
+def read_commit_slots(data: bytes, epoch: int, k_header: bytes, notes: list, layout: Layout = V2_LAYOUT) -> tuple:
     """§23.3: (N, O, ignored) — the newest seal that counts, the older one if it precedes N, and a seal that did
     not precede N (ignored: N's last write is then empty). Raises corrupted(4,096) for a seal that counts with
     E_w > 2⁴⁸."""
     found = [read_commit_slot(data[at:at + SLOT_BYTES], index, epoch, k_header, notes)
-             for index, at in enumerate(SLOT_OFFSETS)]
+             for index, at in enumerate(layout.slot_offsets)]
     seals = [s for s in found if s is not None]
     # Step 3: a torn slot does not count when the other place holds a seal that counts; alone, it counts.
     # (Both places torn cannot come from one interrupted write; both are then kept, the higher counter newest.)
@@ -678,7 +698,7 @@ def read_commit_slots(data: bytes, epoch: int, k_header: bytes, notes: list) -> 
                          f"place holds no seal; its parity is not used)")
     for s in seals:
         if s.written_end > MAX_WRITTEN_END:
-            raise Corrupted(SLOT_OFFSETS[0], f"commit slot {s.slot}: a seal claims a written end of {s.written_end}, "
+            raise Corrupted(layout.slot_offsets[0], f"commit slot {s.slot}: a seal claims a written end of {s.written_end}, "
                                              f"past 2^48")
     seals.sort(key=lambda s: -s.counter)
     newest = seals[0] if seals else None
@@ -1186,30 +1206,34 @@ def open_keychain(path_or_bytes, credential: dict, *, decrypt_secrets: bool = Tr
 class _Log:
     """The logical bytes of the log as read, with the chunk map and parity access (§1, §2)."""
 
-    def __init__(self, data: bytes):
+    def __init__(self, data: bytes, layout: Layout = V2_LAYOUT):
         self.data = data
-        self.length = logical_length(len(data))
+        self.layout = layout
+        self.length = layout.logical_length(len(data))
         out = bytearray()
         chunk = 0
         while chunk * CHUNK < self.length:
-            start = PREFIX + chunk * STRIDE
+            start = layout.prefix + chunk * STRIDE
             out += data[start:start + min(CHUNK, self.length - chunk * CHUNK)]
             chunk += 1
         self.bytes = out
 
     def complete_parity(self, chunk: int) -> Optional[bytes]:
-        at = parity_offset(chunk)
+        at = self.layout.parity_offset(chunk)
         if at + CHUNK_PARITY > len(self.data):
             return None
         return self.data[at:at + CHUNK_PARITY]
 
 
-def _replay(data: bytes, header: HeaderV2, keys: Keys, repairs: list, decrypt: bool) -> KeychainV2:
+def _replay(data: bytes, header: HeaderV2, keys: Keys, repairs: list, decrypt: bool, *,
+            layout: Layout = V2_LAYOUT, scan_class: Optional[type] = None) -> KeychainV2:
     """SPEC.md §25.1 steps 3–5: the commit slots, the file's length, the replay up to E_c, the fork check, and
-    what a record that does not verify is."""
-    log = _Log(data)
+    what a record that does not verify is. layout and scan_class (a _Scan that reads another record format) let
+    version 3 (kcf_reference_v3.py), whose rules for all this are version 2's, use it as it is."""
+    physical = layout.physical
+    log = _Log(data, layout)
     rewrite_end = header.rewrite_end
-    newest, older, not_preceding = read_commit_slots(data, header.epoch, keys.k_header, repairs)
+    newest, older, not_preceding = read_commit_slots(data, header.epoch, keys.k_header, repairs, layout)
     # Where N's last write begins (§23.1): the older seal's E_w; N.E_w when the older seal does not precede N (a
     # cut: it wrote no log bytes, §23.3); R without an older seal (as §25.3 says for a forked one).
     if newest is None:
@@ -1228,7 +1252,7 @@ def _replay(data: bytes, header: HeaderV2, keys: Keys, repairs: list, decrypt: b
         raise Corrupted(len(data), f"the file ({len(data)} bytes) is cut below an acknowledged commit: it must hold "
                                    f"{physical(floor)} bytes (log offset {floor})")
     parity_seals = [s for s in (newest, older) if s is not None and s.copies != "torn"]
-    scan = _Scan(log, keys, header, parity_seals, repairs, decrypt, end=committed,
+    scan = (scan_class or _Scan)(log, keys, header, parity_seals, repairs, decrypt, end=committed,
                  last_write=(last_write, newest.written_end) if newest and last_write < newest.written_end else None)
     scan.run()
     # §25.3 the fork check, O then N: a verified commit ends at the seal's E_c with another head.
@@ -1237,7 +1261,7 @@ def _replay(data: bytes, header: HeaderV2, keys: Keys, repairs: list, decrypt: b
                        f"{older.committed_end} (a fork); ignored")
         older, last_write = None, rewrite_end
     if newest is not None and scan.forked(newest):
-        raise Corrupted(SLOT_OFFSETS[newest.slot], f"commit slot {newest.slot} (counter {newest.counter}): the newest "
+        raise Corrupted(layout.slot_offsets[newest.slot], f"commit slot {newest.slot} (counter {newest.counter}): the newest "
                                                    f"seal's head is not the records' at {newest.committed_end} (a fork)")
     # §25.1: the acknowledged end A.
     if newest is not None and last_write >= newest.written_end:
@@ -1400,12 +1424,20 @@ class _Scan:
             self.stopped = (pending_records[0].offset, "E_c falls inside a transaction")
             self.semantic = True
 
+    def parse_frame(self, buf, offset: int, end: int) -> Frame:
+        """The record format's frame at offset (version 3 overrides this and open_record)."""
+        return parse_frame(buf, offset, end)
+
+    def open_record(self, buf, frame: Frame, chain: bytes) -> tuple:
+        """(entries, chain after the record), or _Bad / _Unsupported."""
+        return open_record(buf, frame, self.keys, chain, decrypt_secrets=self.decrypt)
+
     def _verify(self, offset: int, chain: bytes):
         """(frame, entries, chain) of the record at offset, repairing it through parity when it does not
         verify as read. Raises _Bad when it does not verify either way."""
         try:
-            frame = parse_frame(self.log, offset, min(self.end, len(self.log)))
-            entries, new_chain = open_record(self.log, frame, self.keys, chain, decrypt_secrets=self.decrypt)
+            frame = self.parse_frame(self.log, offset, min(self.end, len(self.log)))
+            entries, new_chain = self.open_record(self.log, frame, chain)
             return frame, entries, new_chain
         except _Bad as first:
             repaired = self._repair(offset, chain)
@@ -1466,8 +1498,8 @@ class _Scan:
                         break
             tried.add(last_chunk)
             try:
-                frame = parse_frame(proposal, offset, min(self.end, len(proposal)))
-                entries, new_chain = open_record(proposal, frame, self.keys, chain, decrypt_secrets=self.decrypt)
+                frame = self.parse_frame(proposal, offset, min(self.end, len(proposal)))
+                entries, new_chain = self.open_record(proposal, frame, chain)
             except (_Bad, _Unsupported):
                 reach = min(limit, self._reach(proposal, offset, last_chunk))
                 if reach > last_chunk and reach not in tried:
@@ -1500,11 +1532,14 @@ class Writer:
     verified data. path None: memory only. rng: every random value, in a fixed order, when given.
     """
 
-    def __init__(self, *, path, data: bytes, kc: KeychainV2, rng, clock, part_limit: int = MAX_BODY):
+    def __init__(self, *, path, data: bytes, kc: KeychainV2, rng, clock, part_limit: int = MAX_BODY,
+                 layout: Layout = V2_LAYOUT):
         if kc.set_aside is not None:
             raise SetAsideRefusal(f"records set aside as possibly acknowledged at logical {kc.set_aside[0]}: "
                                   f"appending is refused")
         self.path = path
+        self.layout = layout
+        physical = layout.physical
         self.rng = rng
         self.clock = clock or K._now_ms
         self.kc = kc
@@ -1519,7 +1554,7 @@ class Writer:
         self.counter = kc.newest.counter if kc.newest is not None else None
         # The verified logical bytes up to the committed end (repairs included); anything after is cut.
         self.log = bytearray(kc.log[:self.committed_end])
-        self.buf = bytearray(data[:physical(self.committed_end)] if self.committed_end else data[:PREFIX])
+        self.buf = bytearray(data[:physical(self.committed_end)] if self.committed_end else data[:layout.prefix])
         if len(self.buf) < physical(self.committed_end):      # bytes rebuilt from erasures (§3 rule 4)
             self.buf += bytes(physical(self.committed_end) - len(self.buf))
         # Transaction parts sealed past the committed end (an undone transaction) are cut as SPEC.md §26.4 says:
@@ -1532,10 +1567,14 @@ class Writer:
             if off < self.committed_end:
                 self.buf[physical(off)] = b
         for chunk in range(self.committed_end // CHUNK):
-            at = parity_offset(chunk)
+            at = layout.parity_offset(chunk)
             self.buf[at:at + CHUNK_PARITY] = chunk_parity(bytes(self.log[chunk * CHUNK:(chunk + 1) * CHUNK]))
+        self._rewrite_header_pages(kc.pages_to_rewrite)
+
+    def _rewrite_header_pages(self, names: list):
+        """Header pages ("A", "B") that do not hold the chosen copy, written again from it."""
         page = build_page(self.header.raw)
-        for name in kc.pages_to_rewrite:
+        for name in names:
             base = HEADER_A if name == "A" else HEADER_B
             self.buf[base:base + PAGE] = page
 
@@ -1666,8 +1705,7 @@ class Writer:
         for part, group in enumerate(groups):
             kind = KIND_COMMIT if part == len(groups) - 1 else KIND_PART
             sequence += 1
-            record, chain = encode_record(group, sequence=sequence, kind=kind, part=part, chain=chain,
-                                          keys=self.keys, rng=self.rng)
+            record, chain = self._encode_record(group, sequence=sequence, kind=kind, part=part, chain=chain)
             offsets.append(self.written_end)
             self._write_record(record, commit=kind == KIND_COMMIT, head=(sequence, chain), seal=seal)
             if cut_after is not None and len(offsets) >= cut_after and kind != KIND_COMMIT:
@@ -1680,6 +1718,11 @@ class Writer:
         self._flush()
         return offsets
 
+    def _encode_record(self, entries: list, *, sequence: int, kind: int, part: int, chain: bytes) -> tuple:
+        """(record bytes, its chain value) in the file's record format (version 3 overrides this and _split)."""
+        return encode_record(entries, sequence=sequence, kind=kind, part=part, chain=chain, keys=self.keys,
+                             rng=self.rng)
+
     def _write_cut_seals(self):
         self._pending_cut_seals = False
         end = self.committed_end
@@ -1687,7 +1730,7 @@ class Writer:
         partial = chunk_parity(bytes(self.log[last * CHUNK:end]))
         self.counter += 1
         seal = build_seal(self.keys.epoch, self.counter, end, end, self.head, self.keys.k_header)
-        at = SLOT_OFFSETS[self.counter % 2]
+        at = self.layout.slot_offsets[self.counter % 2]
         self.buf[at:at + SLOT_BYTES] = seal + partial + seal
 
     def _write_record(self, record: bytes, *, commit: bool, head: tuple, seal: bool = True):
@@ -1697,6 +1740,7 @@ class Writer:
         self.log += record
         end = start + len(record)
         # Step 1: the record's bytes at physical(E_w), and the parity of every chunk it completes.
+        physical = self.layout.physical
         pos = start
         while pos < end:
             chunk_end = (pos // CHUNK + 1) * CHUNK
@@ -1708,13 +1752,13 @@ class Writer:
             self.buf[at:need] = self.log[pos:piece_end]
             if piece_end == chunk_end:
                 chunk = pos // CHUNK
-                p_at = parity_offset(chunk)
+                p_at = self.layout.parity_offset(chunk)
                 if len(self.buf) < p_at + CHUNK_PARITY:
                     self.buf += bytes(p_at + CHUNK_PARITY - len(self.buf))
                 self.buf[p_at:p_at + CHUNK_PARITY] = chunk_parity(bytes(self.log[chunk * CHUNK:chunk_end]))
             pos = piece_end
         self.written_end = end
-        del self.buf[physical(end) if end % CHUNK else PREFIX + (end // CHUNK) * STRIDE:]
+        del self.buf[physical(end) if end % CHUNK else self.layout.prefix + (end // CHUNK) * STRIDE:]
         if not seal:
             return
         # Step 2: the other slot, with the new seal and the partial chunk's parity.
@@ -1727,7 +1771,7 @@ class Writer:
         partial = chunk_parity(bytes(self.log[last * CHUNK:end]))
         committed_head = head if commit else self.head
         seal = build_seal(self.keys.epoch, counter, end, self.committed_end, committed_head, self.keys.k_header)
-        at = SLOT_OFFSETS[counter % 2]
+        at = self.layout.slot_offsets[counter % 2]
         self.buf[at:at + SLOT_BYTES] = seal + partial + seal
 
     def _flush(self):
