@@ -36,6 +36,15 @@ public struct KeySlotInfo: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    init(_ slot: KeySlotV3) {
+        switch slot.kdf {
+        case .pbkdf2(let iterations): self.init(id: slot.slotID, kind: .password(iterations: iterations))
+        case .hkdf: self.init(id: slot.slotID, kind: .rawKey)
+        case .argon2id(let memory, let passes, let lanes):
+            self.init(id: slot.slotID, kind: .passwordArgon2id(memoryKiB: memory, passes: passes, lanes: lanes))
+        }
+    }
+
     private init(id: [UInt8], kind: Kind) {
         self.id = id
         self.kind = kind

@@ -245,6 +245,10 @@ public final class Keychain: @unchecked Sendable {
                  clock: { Date() }, fileSystem: PosixFileSystem())
     }
 
+    /// Lets `create` write format version 3 (issue 31), for the tests of its engine while it is being built: until
+    /// SPEC.md and Fixtures/ describe version 3, no other caller can make such a file.
+    @TaskLocal static var createsUnfinishedVersion3 = false
+
     static func create(
         at path: String, credential: Credential, options: CreationOptions, random: RandomSource,
         clock: @escaping @Sendable () -> Date, fileSystem: any FileSystem
@@ -252,8 +256,12 @@ public final class Keychain: @unchecked Sendable {
         var generator = random
         let credentials = [credential] + options.additionalCredentials
         guard credentials.count <= Format.maximumSlots else { throw .invalidParameter("at most 16 credentials (key slots)") }
-        guard options.formatVersion == 1 || options.formatVersion == 2 else {
+        let unfinishedVersion3 = options.formatVersion == 3 && Self.createsUnfinishedVersion3
+        guard options.formatVersion == 1 || options.formatVersion == 2 || unfinishedVersion3 else {
             throw .invalidParameter("format version \(options.formatVersion) is not one this library writes (1 or 2)")
+        }
+        if unfinishedVersion3, credentials.count > 1 {
+            throw .invalidParameter("a version 3 keychain is created with one credential (more are added later)")
         }
         // Version 1 holds only PBKDF2 password slots: Argon2id asked for there is refused before anything is made.
         var version1Iterations = PasswordIterations.standard
@@ -271,7 +279,11 @@ public final class Keychain: @unchecked Sendable {
         _ = try lockFile.lock(exclusive: true, wait: true)
         defer { lockFile.unlock() }
         let (log, index): (any KeychainLog, ItemIndex)
-        if options.formatVersion == 2 {
+        if unfinishedVersion3 {
+            (log, index) = try RecordLogV3.create(
+                at: file, credential: credential, keyDerivation: options.passwordKeyDerivation, fileSystem: fileSystem, clock: clock,
+                using: &generator)
+        } else if options.formatVersion == 2 {
             (log, index) = try RecordLogV2.create(
                 at: file, credentials: credentials, keyDerivation: options.passwordKeyDerivation, fileSystem: fileSystem,
                 clock: clock, using: &generator)
@@ -313,6 +325,7 @@ public final class Keychain: @unchecked Sendable {
         _ = try lockFile.lock(exclusive: false, wait: true)
         let handle: any KeychainFileHandle
         let isVersion2: Bool
+        let isVersion3: Bool
         do {
             handle = try fileSystem.openExisting(file)
         } catch {
@@ -320,7 +333,8 @@ public final class Keychain: @unchecked Sendable {
             throw error
         }
         do {
-            isVersion2 = try RecordLogV2.isVersion2(handle)
+            isVersion3 = try RecordLogV3.isVersion3(handle)
+            if isVersion3 { isVersion2 = false } else { isVersion2 = try RecordLogV2.isVersion2(handle) }
         } catch {
             handle.close()
             lockFile.unlock()
@@ -328,6 +342,10 @@ public final class Keychain: @unchecked Sendable {
         }
         if options.recover {
             defer { lockFile.unlock() }
+            if isVersion3 {
+                handle.close()
+                throw .unsupportedFeature(offset: 0, reason: "opening a version 3 keychain with recovery is not built yet")
+            }
             if isVersion2 {
                 let (log, index, damage) = try RecordLogV2.openRecovering(
                     at: file, file: handle, credential: credential, expectedHead: options.expectedHead,
@@ -346,7 +364,11 @@ public final class Keychain: @unchecked Sendable {
         }
         let opened: (any KeychainLog, ItemIndex)
         do {
-            if isVersion2 {
+            if isVersion3 {
+                opened = try RecordLogV3.open(
+                    at: file, file: handle, credential: credential, expectedHead: options.expectedHead, fileSystem: fileSystem,
+                    clock: clock, keyDerivationMemoryLimitKiB: options.keyDerivationMemoryLimit / 1024)
+            } else if isVersion2 {
                 opened = try RecordLogV2.open(
                     at: file, file: handle, credential: credential, expectedHead: options.expectedHead, fileSystem: fileSystem,
                     clock: clock, keyDerivationMemoryLimitKiB: options.keyDerivationMemoryLimit / 1024)

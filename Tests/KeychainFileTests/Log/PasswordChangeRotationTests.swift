@@ -85,7 +85,7 @@ struct PasswordChangeRotationTests {
                 let log = try HealingLog(
                     opening: file, headerKey: header.keys.header, epoch: header.header.epoch, rewriteEnd: Int(header.header.rewriteEnd))
                 var replay = ReplayV2(
-                    log: log, keys: keys, start: Head(epoch: header.header.epoch, sequence: 0, chainValue: header.initialChain),
+                    log: log, keys: .version2(keys), start: Head(epoch: header.header.epoch, sequence: 0, chainValue: header.initialChain),
                     rewriteHead: Head(epoch: header.header.epoch, sequence: header.header.rewriteHeadSequence, chainValue: header.header.rewriteHeadChain),
                     watching: nil)
                 try replay.run()

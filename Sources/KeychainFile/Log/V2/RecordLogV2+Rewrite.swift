@@ -137,34 +137,9 @@ extension RecordLogV2 {
                     head = Head(epoch: epoch, sequence: head.sequence + UInt64(transaction.records.count), chainValue: transaction.chain)
                     try log.append(bytes, committedEnd: log.writtenEnd + bytes.count, headSequence: head.sequence, headChain: head.chainValue)
                 }
-                var entries: [EntryV2] = []
-                var bytes = 0
-                var reported = -1
-                for rank in 0..<itemCount {
-                    let stored = item(rank)
-                    if let copiedSecretBox {
-                        let box = copiedSecretBox(stored)
-                        bytes += box.count + stored.attributes.encoded.count + 36
-                        entries.append(.copy(id: stored.id, attributes: stored.attributes, secretBox: box))
-                    } else {
-                        let secret = try decryptSecret(stored)
-                        bytes += secret.count + stored.attributes.encoded.count + 64
-                        entries.append(.put(id: stored.id, attributes: stored.attributes, secret: secret))
-                    }
-                    if entries.count >= 4_096 || bytes >= 4 << 20 {
-                        try commit(&entries)
-                        ProgressReporting.itemsWritten(rank + 1, of: itemCount)
-                        reported = rank + 1
-                        bytes = 0
-                    }
-                }
-                if !entries.isEmpty { try commit(&entries) }
-                if reported != itemCount { ProgressReporting.itemsWritten(itemCount, of: itemCount) }
-                for (id, time) in tombstones.sorted(by: { $0.value != $1.value ? $0.value < $1.value : $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
-                    entries.append(.tombstone(id: id, time: time))
-                    if entries.count >= 4_096 { try commit(&entries) }
-                }
-                if !entries.isEmpty { try commit(&entries) }
+                try RewriteEntries.forEachBatch(
+                    itemCount: itemCount, item: item, decryptSecret: decryptSecret, copiedSecretBox: copiedSecretBox,
+                    tombstones: tombstones, commit: commit)
                 if log.newest == nil {
                     // A file with no records yet still gets a commit slot: "no slot reads" then always means damage.
                     try log.commit(

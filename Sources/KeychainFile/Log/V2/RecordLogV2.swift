@@ -183,7 +183,7 @@ final class RecordLogV2 {
             secretKey: try RecordKeysV2.secretKey(masterKey: opened.masterKey, fileID: header.fileID))
         let log = try HealingLog(opening: file, headerKey: opened.keys.header, epoch: header.epoch, rewriteEnd: Int(header.rewriteEnd))
         var replay = ReplayV2(
-            log: log, keys: keys, start: Head(epoch: header.epoch, sequence: 0, chainValue: opened.initialChain),
+            log: log, keys: .version2(keys), start: Head(epoch: header.epoch, sequence: 0, chainValue: opened.initialChain),
             rewriteHead: Head(epoch: header.epoch, sequence: header.rewriteHeadSequence, chainValue: header.rewriteHeadChain), watching: pin)
         if recovering {
             try replay.recover()
@@ -231,7 +231,7 @@ final class RecordLogV2 {
             try reload(&index)
             return
         }
-        var replay = ReplayV2(log: log, keys: state.keys, continuing: state.replayed, index: ItemIndex())
+        var replay = ReplayV2(log: log, keys: .version2(state.keys), continuing: state.replayed, index: ItemIndex())
         swap(&replay.index, &index)
         var caughtUp = false
         defer {

@@ -6,6 +6,9 @@
 /// conflicts with what damage left (a deletion of an item whose put was lost) is listed, not fatal.
 extension ReplayV2 {
     mutating func recover() throws(KeychainError) {
+        guard case .version2(let keys) = keys else {
+            throw .unsupportedFeature(offset: 0, reason: "opening a version 3 file with recovery is not built yet")
+        }
         let committedEnd = log.committedEnd
         var position = outcome.end
         var head = outcome.head

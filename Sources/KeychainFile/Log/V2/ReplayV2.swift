@@ -28,10 +28,12 @@ struct ReplayV2 {
         var tombstones: [ItemID: Int64]
         /// Chunks whose repaired bytes verified, for the next writer to write back.
         var repairs: [HealingLog.ChunkRepair]
+        /// Version 3: the chains of the groups the reader follows, as the last commit applied left them.
+        var groups: [UInt8: GroupChainV3] = [:]
     }
 
     let log: HealingLog
-    let keys: RecordKeysV2
+    let keys: ReplayKeys
     var index: ItemIndex
     var outcome: Outcome
     /// The head the header says the last rewrite's records end with.
@@ -52,15 +54,20 @@ struct ReplayV2 {
     private var proposals: [Int: HealingLog.ChunkRepair] = [:]
 
     /// A replay from the log's start, whose first record follows `start` (sequence 0 and C0).
-    init(log: HealingLog, keys: RecordKeysV2, start: Head, rewriteHead: Head? = nil, watching pin: Head? = nil) {
+    ///
+    /// - Parameter groups: version 3: the chains of the groups the reader follows, before their first page.
+    init(
+        log: HealingLog, keys: ReplayKeys, start: Head, groups: [UInt8: GroupChainV3] = [:], rewriteHead: Head? = nil,
+        watching pin: Head? = nil
+    ) {
         self.init(
             log: log, keys: keys,
-            continuing: Outcome(head: start, end: 0, tornTail: nil, tombstones: [:], repairs: []),
+            continuing: Outcome(head: start, end: 0, tornTail: nil, tombstones: [:], repairs: [], groups: groups),
             index: ItemIndex(), rewriteHead: rewriteHead, watching: pin)
     }
 
     /// A replay that goes on after `outcome`, whose records `index` holds.
-    init(log: HealingLog, keys: RecordKeysV2, continuing outcome: Outcome, index: ItemIndex, rewriteHead: Head? = nil, watching pin: Head? = nil) {
+    init(log: HealingLog, keys: ReplayKeys, continuing outcome: Outcome, index: ItemIndex, rewriteHead: Head? = nil, watching pin: Head? = nil) {
         self.log = log
         self.keys = keys
         self.index = index
@@ -79,6 +86,8 @@ struct ReplayV2 {
         let slotEnds = Set([log.newest, log.older].compactMap { $0.map { Int($0.seal.committedEnd) } })
         var position = outcome.end
         var head = outcome.head
+        // Version 3's group chains move with each record; the outcome keeps the last commit's.
+        var groups = outcome.groups
         // A transaction's records go into the index as each verifies, all or nothing: what its parts put in is
         // taken out again if it does not commit (``ItemIndex/applyPiece(_:digests:ofRecordOf:to:)``), so that
         // a transaction of any size is never held whole beside the index.
@@ -91,11 +100,11 @@ struct ReplayV2 {
             while position < committedEnd {
                 let record: ReplayedRecordV2
                 do {
-                    record = try readRecordForReplay(at: position, after: head, limit: committedEnd)
+                    record = try readRecordForReplay(at: position, after: head, limit: committedEnd, groups: &groups)
                 } catch {
                     // Read and repaired once more, if parity proposes anything new for where the record may lie.
                     if case .corrupted = error, try proposeRepairs(from: position),
-                       let repaired = try? readRecordForReplay(at: position, after: head, limit: committedEnd) {
+                       let repaired = try? readRecordForReplay(at: position, after: head, limit: committedEnd, groups: &groups) {
                         record = repaired
                     } else {
                         index.abandonApplying(&application)
@@ -129,6 +138,7 @@ struct ReplayV2 {
                     for (id, time) in deletions { outcome.tombstones[id] = time }
                     deletions.removeAll(keepingCapacity: true)
                     nextPart = nil
+                    outcome.groups = groups
                     outcome.head = head
                     outcome.end = position
                     if position == log.rewriteEnd, let rewriteHead, rewriteHead != head {
@@ -196,6 +206,9 @@ struct ReplayV2 {
 
     /// Reads and verifies the record at `position`, which must follow `head` and end by `limit`.
     mutating func readRecord(at position: Int, after head: Head, limit: Int) throws(KeychainError) -> RecordV2Decoder.Record {
+        guard case .version2(let keys) = keys else {
+            throw .unsupportedFeature(offset: position, reason: "reading a version 3 record outside a replay is not built yet")
+        }
         try loadRecord(at: position, limit: limit)
         let record = try inLog { () throws(KeychainError) in
             try RecordV2Decoder.decode(window, at: position - windowStart, previousChain: head.chainValue, keys: keys)
@@ -206,10 +219,24 @@ struct ReplayV2 {
 
     /// ``readRecord(at:after:limit:)`` with the record's entries made as the index applies them, its pages opened on
     /// several threads (``RecordV2PagesDecoder``): the same record, or the same error.
-    mutating func readRecordForReplay(at position: Int, after head: Head, limit: Int) throws(KeychainError) -> ReplayedRecordV2 {
+    ///
+    /// - Parameter groups: version 3: the group chains before the record, moved past it when it verifies.
+    mutating func readRecordForReplay(
+        at position: Int, after head: Head, limit: Int, groups: inout [UInt8: GroupChainV3]
+    ) throws(KeychainError) -> ReplayedRecordV2 {
         try loadRecord(at: position, limit: limit)
-        let record = try inLog { () throws(KeychainError) in
-            try RecordV2PagesDecoder.decode(window, at: position - windowStart, previousChain: head.chainValue, keys: keys)
+        let record: ReplayedRecordV2
+        switch keys {
+        case .version2(let keys):
+            record = try inLog { () throws(KeychainError) in
+                try RecordV2PagesDecoder.decode(window, at: position - windowStart, previousChain: head.chainValue, keys: keys)
+            }
+        case .version3(let keys):
+            var chains = groups
+            record = try inLog { () throws(KeychainError) in
+                try RecordV3ReplayDecoder.decode(window, at: position - windowStart, previousChain: head.chainValue, keys: keys, groups: &chains)
+            }
+            groups = chains
         }
         try checkSequence(record.sequence, at: position, after: head)
         return record

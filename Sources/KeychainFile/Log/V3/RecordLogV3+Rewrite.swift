@@ -1,0 +1,166 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+@_spi(KeychainFileInternals) import KeychainCrypto
+
+// Writing a whole version 3 file (Docs/FormatVersion3.md §2.10): a new keychain and compaction.
+extension RecordLogV3 {
+    /// What a whole file is written under: the keys and the parts of the header a rewrite keeps.
+    struct FileKeys {
+        let fileID: [UInt8]
+        let logKey: SymmetricKey
+        /// The default group's keys (they name the file id, not the epoch).
+        let defaultGroup: GroupKeysV3
+        /// The key table as sealed under the root key: it names no epoch, so a rewrite keeps its bytes.
+        let sealedKeyTable: [UInt8]
+        let slots: [KeySlotV3]
+        let tombstoneHorizonDays: UInt32
+    }
+
+    /// Creates a new version 3 keychain file holding no items, with one full slot for `credential`: written under a
+    /// temporary name, made durable, then linked into place so that an existing file is never replaced.
+    static func create<Generator: RandomNumberGenerator>(
+        at path: String, credential: Credential, keyDerivation: PasswordKeyDerivation, fileSystem: any FileSystem,
+        clock: @escaping @Sendable () -> Date, using generator: inout Generator
+    ) throws(KeychainError) -> (RecordLogV3, ItemIndex) {
+        guard !fileSystem.exists(path) else { throw .invalidParameter("a file already exists at \(path)") }
+        try credential.validate()
+        let new = try NewHeaderV3(credential: credential, kdf: RecordLogV2.slotKDF(for: credential, keyDerivation), using: &generator)
+        guard let defaultGroup = new.keyTable.groups.first(where: { $0.keyID == defaultKeyID }) else {
+            throw .invalidParameter("internal error: a new key table without the default group")
+        }
+        let keys = FileKeys(
+            fileID: new.header.fileID, logKey: new.logKey,
+            defaultGroup: try GroupKeysV3(groupKey: defaultGroup.key, fileID: new.header.fileID, keyID: defaultKeyID), sealedKeyTable: new.header.sealedKeyTable,
+            slots: new.header.slots, tombstoneHorizonDays: new.header.tombstoneHorizonDays)
+        let state = try writeFile(
+            at: path, replacing: false, keys: keys, epoch: 1, itemCount: 0, item: { _ in preconditionFailure("a new keychain has no items") },
+            decryptSecret: { _ throws(KeychainError) in [] }, tombstones: [:], fileSystem: fileSystem, using: &generator).state
+        return (RecordLogV3(path: path, fileSystem: fileSystem, credential: credential, clock: clock, state: state), ItemIndex())
+    }
+
+    /// Replaces the file with one in the next epoch holding the index's live items in the order they were added and
+    /// the tombstones younger than the header's horizon, under the same keys and slots: compaction. Credential
+    /// changes of version 3 are not built yet.
+    @discardableResult
+    func rewrite(
+        changing change: SlotChange, index: inout ItemIndex, using generator: inout RandomSource
+    ) throws(KeychainError) -> KeySlotInfo? {
+        guard case .keep = change else {
+            throw .unsupportedFeature(offset: 0, reason: "changing the credentials of a version 3 keychain is not built yet")
+        }
+        try checkTailMayBeDropped()
+        guard epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
+        let header = state.header
+        let keys = FileKeys(
+            fileID: fileID, logKey: state.logKey, defaultGroup: state.defaultGroup, sealedKeyTable: header.sealedKeyTable,
+            slots: header.slots, tombstoneHorizonDays: header.tombstoneHorizonDays)
+        let horizon = RecordLogV2.milliseconds(clock()) - Int64(header.tombstoneHorizonDays) * 86_400_000
+        let tombstones = state.replayed.tombstones.filter { $0.value >= horizon && index.position(of: $0.key) == nil }
+        let order = index.positionsInAddedOrder()
+        var placed: [SealedSecret]? = nil
+        defer {
+            if let placed {
+                for (rank, secret) in placed.enumerated() { index.replaceSecret(atPosition: Int(order[rank]), with: secret) }
+            }
+        }
+        _ = try Self.writeFile(
+            at: path, replacing: true, keys: keys, epoch: epoch + 1, itemCount: order.count,
+            item: { index.item(atPosition: Int(order[$0])) },
+            decryptSecret: { (item) throws(KeychainError) in try self.decryptSecret(of: item) }, tombstones: tombstones,
+            fileSystem: fileSystem, using: &generator,
+            afterRename: { (written) in
+                self.adopt(written.state)
+                placed = written.secrets
+            })
+        return nil
+    }
+
+    /// Writes a whole version 3 file — the items as commit records through a healing log, then the two header
+    /// runs naming the records' end and head — under a temporary name, makes it durable and puts it at `path`
+    /// (``StagedFile``). `afterRename` runs once it is in place. Every group's chain starts at `epoch`.
+    static func writeFile<Generator: RandomNumberGenerator>(
+        at path: String, replacing: Bool, keys fileKeys: FileKeys, epoch: UInt64, itemCount: Int, item: (Int) -> StoredItem,
+        decryptSecret: (StoredItem) throws(KeychainError) -> [UInt8], tombstones: [ItemID: Int64], fileSystem: any FileSystem,
+        using generator: inout Generator, afterRename: ((state: FileState, secrets: [SealedSecret])) -> Void = { _ in }
+    ) throws(KeychainError) -> (state: FileState, secrets: [SealedSecret]) {
+        let fileID = fileKeys.fileID
+        let epochSalt = randomBytes(32, using: &generator)
+        let logKeys = try LogKeysV3(logKey: fileKeys.logKey, fileID: fileID, epoch: epoch, epochSalt: epochSalt)
+        let draft = FileHeaderV3(
+            fileID: fileID, epoch: epoch, epochSalt: epochSalt, rewriteEnd: 0, rewriteHeadSequence: 0,
+            rewriteHeadChain: [UInt8](repeating: 0, count: 16), tombstoneHorizonDays: fileKeys.tombstoneHorizonDays,
+            sealedKeyTable: fileKeys.sealedKeyTable, slots: fileKeys.slots)
+        let initialChain = draft.initialChainValue(headerKey: logKeys.header)
+        let keys = try RecordKeysV3(fileID: fileID, epoch: epoch, chainKey: logKeys.chain, headsKey: logKeys.heads)
+        let defaultGroup = fileKeys.defaultGroup
+        var loaded: (state: FileState, secrets: [SealedSecret])? = nil
+        _ = try StagedFile.write(
+            at: path, temporary: StagedFile.temporaryName(for: path, using: &generator), replacing: replacing, fileSystem: fileSystem,
+            body: { (staging) throws(KeychainError) -> (header: FileHeaderV3, bytes: [UInt8], log: HealingLog, head: Head, heads: HeadsV3, secrets: [SealedSecret]) in
+                // The prefix is zeros — two empty commit slots — until the header runs are written last.
+                try staging.truncate(to: HeaderRunV3.logStart(pageCount: 1))
+                let log = HealingLog(creating: staging, headerKey: logKeys.header, epoch: epoch)
+                var head = Head(epoch: epoch, sequence: 0, chainValue: initialChain)
+                var heads = HeadsV3()
+                var secrets: [SealedSecret] = []
+                secrets.reserveCapacity(itemCount)
+                func commit(_ entries: inout [EntryV2]) throws(KeychainError) {
+                    defer {
+                        EntryV2.wipeSecrets(&entries)
+                        entries.removeAll(keepingCapacity: true)
+                    }
+                    let record = try RecordV3Encoder.encode(
+                        kind: .commit, sequence: head.sequence + 1, part: 0, previousChain: head.chainValue,
+                        segments: RecordV3Encoder.pages(entries, keys: defaultGroup), heads: heads, keys: keys, using: &generator)
+                    secrets += try sealedSecrets(of: record.bytes, entries: entries)
+                    head = Head(epoch: epoch, sequence: head.sequence + 1, chainValue: record.chainTag)
+                    heads = record.heads
+                    try log.append(record.bytes, committedEnd: log.writtenEnd + record.bytes.count, headSequence: head.sequence, headChain: head.chainValue)
+                }
+                try RewriteEntries.forEachBatch(
+                    itemCount: itemCount, item: item, decryptSecret: decryptSecret, copiedSecretBox: nil, tombstones: tombstones,
+                    commit: commit)
+                if log.newest == nil {
+                    // A file with no records yet still gets a commit slot: "no slot reads" then always means damage.
+                    try log.commit(
+                        writtenEnd: 0, committedEnd: 0, headSequence: head.sequence, headChain: head.chainValue, parity: ChunkParity(),
+                        lastWrite: 0..<0)
+                }
+                guard secrets.count == itemCount else {
+                    throw KeychainError.invalidParameter("internal error: \(secrets.count) of \(itemCount) items written to a new file")
+                }
+                let header = FileHeaderV3(
+                    fileID: fileID, epoch: epoch, epochSalt: epochSalt, rewriteEnd: UInt64(log.writtenEnd), rewriteHeadSequence: head.sequence,
+                    rewriteHeadChain: head.chainValue, tombstoneHorizonDays: fileKeys.tombstoneHorizonDays,
+                    sealedKeyTable: fileKeys.sealedKeyTable, slots: fileKeys.slots)
+                let headerBytes = try header.encode(headerKey: logKeys.header)
+                guard HeaderRunV3.pageCount(forLength: headerBytes.count) == 1 else {
+                    throw KeychainError.limitReached(
+                        "the key slots and key table take \(headerBytes.count) bytes, more than one header page (\(HeaderPage.blockLength)); "
+                            + "this version writes headers of one page: remove a credential")
+                }
+                let run = HeaderRunV3.encode(headerBytes)
+                for offset in [0, HeaderRunV3.runBOffset(pageCount: 1)] {
+                    try run.withBytes { (raw) throws(KeychainError) in try staging.writeAll(raw, at: offset) }
+                }
+                return (header, headerBytes, log, head, heads, secrets)
+            },
+            afterPlacing: { (written, staging, identity) in
+                var groups: [UInt8: GroupChainV3] = [defaultKeyID: GroupChainV3(keys: defaultGroup, startEpoch: epoch)]
+                if let head = written.heads[defaultKeyID] { groups[defaultKeyID] = GroupChainV3(keys: defaultGroup, at: head) }
+                let state = FileState(
+                    file: staging, identity: identity, header: written.header, headerBytes: written.bytes, logKey: fileKeys.logKey,
+                    logKeys: logKeys, keys: keys, defaultGroup: defaultGroup, log: written.log, runsIntact: [true, true],
+                    replayed: ReplayV2.Outcome(
+                        head: written.head, end: written.log.writtenEnd, tornTail: nil, tombstones: tombstones, repairs: [], groups: groups),
+                    size: (try? staging.size()) ?? HealingLayout.physicalEnd(ofLog: written.log.writtenEnd))
+                loaded = (state, written.secrets)
+                afterRename((state, written.secrets))
+            })
+        guard let loaded else { throw .invalidParameter("internal error: a new file was written but not put in place") }
+        return loaded
+    }
+}

@@ -1,0 +1,273 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@_spi(KeychainFileInternals) import KeychainCrypto
+
+/// A format version 3 keychain file (Docs/FormatVersion3.md §2.10): version 2's prefix, commit slots and healing
+/// log, with version 3's header (slots with grants, the sealed key table) and records (segments per group, group
+/// chains, heads), as `Keychain` uses it (``KeychainLog``).
+///
+/// This step of issue 31 opens with full credentials only, keeps every item in the default group (key id 1), and
+/// writes header runs of one page; replay, repair from parity, appends in parts, catching up and compaction are
+/// version 2's (``ReplayV2``, ``HealingLog``) over version 3's records.
+///
+/// Not thread-safe on its own, and takes no lock file: the `Keychain` that owns it serialises every call and
+/// holds the lock file as SPEC.md §16 requires.
+final class RecordLogV3 {
+    let path: String
+    let fileSystem: any FileSystem
+    /// The credential that opened the file: a file another process rewrote is opened with it again.
+    private(set) var credential: Credential
+    /// The time deletions are stamped with.
+    let clock: @Sendable () -> Date
+    var state: FileState
+    /// Set when the state may no longer describe the file (a write failed part-way): the next catch-up reads the
+    /// file again from its header.
+    var mustReload = false
+    var pathCheckInterval: UInt64 = 10_000_000
+    var lastCurrent: (counter: UInt64, at: UInt64)? = nil
+    /// The cap on one Argon2id derivation's memory when the file must be opened with `credential` again.
+    var keyDerivationMemoryLimitKiB = KeyDerivationBudget.standardMemoryLimitKiB
+    var unconfirmedDurability: KeychainError?
+
+    /// One open, verified file.
+    struct FileState {
+        let file: any KeychainFileHandle
+        let identity: FileIdentity
+        let header: FileHeaderV3
+        /// The verified copy's bytes, which a writer puts back in a run that does not hold them.
+        let headerBytes: [UInt8]
+        let logKey: SymmetricKey
+        let logKeys: LogKeysV3
+        let keys: RecordKeysV3
+        /// The default group's keys (key id 1), under which every item of this step is sealed.
+        let defaultGroup: GroupKeysV3
+        let log: HealingLog
+        /// Whether each run (A, B) holds the verified copy (a writer rewrites the ones that do not).
+        var runsIntact: [Bool]
+        var replayed: ReplayV2.Outcome
+        /// The file's size when this state last matched it.
+        var size: Int
+    }
+
+    /// The key id of the default group, the only group of this step.
+    static let defaultKeyID: UInt8 = 1
+
+    init(path: String, fileSystem: any FileSystem, credential: Credential, clock: @escaping @Sendable () -> Date, state: FileState) {
+        self.path = path
+        self.fileSystem = fileSystem
+        self.credential = credential
+        self.clock = clock
+        self.state = state
+    }
+
+    deinit { state.file.close() }
+
+    func adopt(_ newState: FileState) {
+        if newState.file !== state.file { state.file.close() }
+        state = newState
+    }
+
+    var file: any KeychainFileHandle { state.file }
+    var formatVersion: Int { Int(FileHeaderV3.version) }
+    var fileID: [UInt8] { state.header.fileID }
+    var epoch: UInt64 { state.header.epoch }
+    /// The log key `K_log`: what every credential of the file holds.
+    var masterKey: SymmetricKey { state.logKey }
+    var head: Head { state.replayed.head }
+    var end: Int { state.replayed.end }
+    var tornTail: TornTail? { state.replayed.tornTail }
+    var isRecoveryView: Bool { false }
+
+    // MARK: Opening
+
+    /// Opens, unlocks and replays a version 3 file with a full credential, refusing it if it does not contain
+    /// `expectedHead`. `file` is closed if this throws.
+    static func open(
+        at path: String, file: any KeychainFileHandle, credential: Credential, expectedHead: Head?, fileSystem: any FileSystem,
+        clock: @escaping @Sendable () -> Date, keyDerivationMemoryLimitKiB: Int = KeyDerivationBudget.standardMemoryLimitKiB
+    ) throws(KeychainError) -> (RecordLogV3, ItemIndex) {
+        do throws(KeychainError) {
+            try credential.validate()
+            let loaded = try load(file: file, credential: credential, pin: expectedHead, memoryLimitKiB: keyDerivationMemoryLimitKiB)
+            let log = RecordLogV3(path: path, fileSystem: fileSystem, credential: credential, clock: clock, state: loaded.state)
+            log.keyDerivationMemoryLimitKiB = keyDerivationMemoryLimitKiB
+            return (log, loaded.index)
+        } catch {
+            file.close()
+            throw error
+        }
+    }
+
+    /// Reads the header runs of `file`, opens them with `credential`, opens the log and replays it.
+    static func load(
+        file: any KeychainFileHandle, credential: Credential, pin: Head?, memoryLimitKiB: Int
+    ) throws(KeychainError) -> (state: FileState, index: ItemIndex) {
+        let opened = try OpenedHeaderV3(
+            read: { (offset, count) throws(KeychainError) in HealingLog.readTolerating(file, count: count, at: offset).bytes },
+            credential: credential, budget: KeyDerivationBudget(memoryLimitKiB: memoryLimitKiB))
+        guard opened.pageCount == 1 else {
+            throw .unsupportedFeature(
+                offset: 12, reason: "a version 3 header of \(opened.pageCount) pages (this version reads headers of one page)")
+        }
+        guard let table = opened.keyTable else {
+            throw .unsupportedFeature(offset: 0, reason: "opening a version 3 keychain with a credential scoped to groups is not built yet")
+        }
+        let header = opened.header
+        let keys = try RecordKeysV3(fileID: header.fileID, epoch: header.epoch, chainKey: opened.logKeys.chain, headsKey: opened.logKeys.heads)
+        var groups: [UInt8: GroupChainV3] = [:]
+        for group in table.groups {
+            let groupKeys = try GroupKeysV3(groupKey: group.key, fileID: header.fileID, keyID: group.keyID)
+            // A file written whole starts every group's chain at its own epoch (§2.10).
+            groups[group.keyID] = GroupChainV3(keys: groupKeys, startEpoch: header.epoch)
+        }
+        guard let defaultGroup = groups[defaultKeyID]?.keys else {
+            throw .corrupted(offset: 112, reason: "the key table holds no default group (key id \(defaultKeyID))")
+        }
+        let log = try HealingLog(opening: file, headerKey: opened.logKeys.header, epoch: header.epoch, rewriteEnd: Int(header.rewriteEnd))
+        var replay = ReplayV2(
+            log: log, keys: .version3(keys), start: Head(epoch: header.epoch, sequence: 0, chainValue: opened.initialChain), groups: groups,
+            rewriteHead: Head(epoch: header.epoch, sequence: header.rewriteHeadSequence, chainValue: header.rewriteHeadChain), watching: pin)
+        try replay.run()
+        try replay.checkHeads()
+        if let pin { try RecordLog.checkContains(pin, epoch: header.epoch, head: replay.outcome.head, chainAtPin: replay.watchedChain) }
+        let runsIntact = opened.runs.map { (run) -> Bool in if case .intact = run.copy { return true } else { return false } }
+        let state = FileState(
+            file: file, identity: try file.identity(), header: header, headerBytes: opened.headerBytes, logKey: opened.slot.keys.logKey,
+            logKeys: opened.logKeys, keys: keys, defaultGroup: defaultGroup, log: log, runsIntact: runsIntact,
+            replayed: replay.outcome, size: try file.size())
+        return (state, replay.index)
+    }
+
+    /// Whether `file` has the layout of a version 3 file: run A's first page declares a version 3 header, as read
+    /// or as its parity repairs it, or a run B at one of the sixteen places does.
+    static func isVersion3(_ file: any KeychainFileHandle) throws(KeychainError) -> Bool {
+        guard try file.size() >= 16 else { return false }
+        if !HeaderRunV3.declaredPageCounts(firstPage: HealingLog.readTolerating(file, count: HeaderPage.length, at: 0).bytes).isEmpty {
+            return true
+        }
+        for count in 1...HeaderRunV3.maximumPages {
+            let page = HealingLog.readTolerating(file, count: HeaderPage.length, at: HeaderRunV3.runBOffset(pageCount: count)).bytes
+            if HeaderRunV3.declaredPageCounts(firstPage: page).contains(count) { return true }
+        }
+        return false
+    }
+
+    // MARK: Catching up with other processes (SPEC.md §16)
+
+    /// Whether another file is at the path, or this one's size is not what this log last saw.
+    func hasChanged() throws(KeychainError) -> Bool {
+        if mustReload { return true }
+        guard let current = try fileSystem.identityAndSize(of: path) else { return true }
+        return current.identity != state.identity || current.size != state.size
+    }
+
+    /// Catches up: replays the commits appended after this log's end, or reads the file again from its header
+    /// when another file was put at the path (it must be the same keychain at this head or later), when its
+    /// commits no longer reach this log's end, or after a failed write.
+    func refresh(_ index: inout ItemIndex, acknowledgement: [UInt8]?) throws(KeychainError) {
+        guard let current = try fileSystem.identity(of: path) else {
+            throw .io(operation: "stat (the keychain file is gone)", errno: ENOENT, path: path)
+        }
+        let size = try file.size()
+        if mustReload || current != state.identity {
+            try reload(&index)
+            mustReload = false
+            return
+        }
+        guard size != state.size || !state.log.slotsAsPlaced() else { return }
+        let log = try HealingLog(opening: file, headerKey: state.logKeys.header, epoch: epoch, rewriteEnd: Int(state.header.rewriteEnd))
+        guard log.committedEnd >= end else {
+            try reload(&index)
+            return
+        }
+        var replay = ReplayV2(log: log, keys: .version3(state.keys), continuing: state.replayed, index: ItemIndex())
+        swap(&replay.index, &index)
+        var caughtUp = false
+        defer {
+            swap(&replay.index, &index)
+            if !caughtUp { mustReload = true }
+            state = FileState(
+                file: state.file, identity: state.identity, header: state.header, headerBytes: state.headerBytes, logKey: state.logKey,
+                logKeys: state.logKeys, keys: state.keys, defaultGroup: state.defaultGroup, log: log, runsIntact: state.runsIntact,
+                replayed: replay.outcome, size: caughtUp ? size : state.size)
+        }
+        try replay.run()
+        try replay.checkHeads()
+        caughtUp = true
+    }
+
+    /// Opens the file now at the path with the credential and replaces this log's state with it.
+    func reload(_ index: inout ItemIndex) throws(KeychainError) {
+        let newFile = try fileSystem.openExisting(path)
+        do throws(KeychainError) {
+            guard try Self.isVersion3(newFile) else {
+                throw KeychainError.corrupted(offset: 8, reason: "another file, not of format version 3, was put at \(path)")
+            }
+            let loaded = try Self.load(file: newFile, credential: credential, pin: head, memoryLimitKiB: keyDerivationMemoryLimitKiB)
+            guard loaded.state.header.fileID == fileID else {
+                throw KeychainError.corrupted(offset: 16, reason: "another keychain (a different file id) was put at \(path)")
+            }
+            adopt(loaded.state)
+            index = loaded.index
+        } catch {
+            newFile.close()
+            throw error
+        }
+    }
+
+    // MARK: Reading
+
+    func decryptSecret(of item: StoredItem) throws(KeychainError) -> [UInt8] {
+        let bytes = Array(item.secret.box)
+        return try GroupPageV3.openSecret(0..<bytes.count, of: item.id, in: bytes, keys: state.defaultGroup)
+    }
+
+    /// What the last read repaired and the next write will put back: header runs that do not hold the verified
+    /// header, and the log chunks whose repaired bytes the records' tags confirmed.
+    var repairs: RepairReport {
+        let chunks = state.replayed.repairs.map { repair in
+            let start = HealingLayout.physical(repair.chunk * ChunkParity.dataLength)
+            return RepairReport.RepairedChunk(
+                chunk: repair.chunk, fileRange: start..<(start + repair.data.count), changedBytes: repair.changedOffsets.count)
+        }
+        return RepairReport(headerCopies: state.runsIntact.indices.filter { !state.runsIntact[$0] }, chunks: chunks)
+    }
+
+    func keySlotInfos() -> [KeySlotInfo] { state.header.slots.map(KeySlotInfo.init) }
+
+    func statistics(of index: ItemIndex) -> KeychainStatistics {
+        let tombstoneBytes = state.replayed.tombstones.count * EntryV2.deletionByteCount
+        let live = HealingLayout.physicalEnd(ofLog: index.liveEntryBytes + tombstoneBytes)
+        return KeychainStatistics(
+            itemCount: index.count, liveBytes: live, deadBytes: max(0, state.size - live), fileSize: state.size, epoch: epoch)
+    }
+
+    /// The heads the last commit left: each followed group's chain end, for the groups that have a page.
+    var currentHeads: HeadsV3 {
+        get throws(KeychainError) {
+            try HeadsV3(state.replayed.groups.values.filter { $0.sequence > 0 }.sorted { $0.keys.keyID < $1.keys.keyID }.map {
+                GroupHeadV3(keyID: $0.keys.keyID, startEpoch: $0.startEpoch, groupSequence: $0.sequence, lastTag: $0.lastTag)
+            })
+        }
+    }
+
+    func removeStrayTemporaryFiles() {
+        RecordLog.removeStrayTemporaryFiles(besides: path, fileSystem: fileSystem)
+    }
+
+    func scrubParity(_ index: inout ItemIndex, rewriting: Bool) throws(KeychainError) -> ParityReport {
+        throw .unsupportedFeature(offset: 0, reason: "checking the parity of a version 3 file is not built yet")
+    }
+}
+
+extension RecordLogV3: KeychainLog {}

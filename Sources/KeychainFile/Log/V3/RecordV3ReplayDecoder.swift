@@ -1,0 +1,58 @@
+/// Verifies and decodes a version 3 record for replay (Docs/FormatVersion3.md §2.5.1, §2.10): the record as
+/// ``RecordV3Decoder`` verifies it, its pages' entries made as the index applies them — each put's attributes and
+/// secret box in the one block the index keeps — in segment and entry order, as ``RecordV2PagesDecoder`` makes
+/// version 2's.
+///
+/// A full credential follows every group of the key table; a segment of a key id it does not follow is a group
+/// the table does not hold, and so `corrupted`, never skipped.
+///
+/// ```swift
+/// var groups: [UInt8: GroupChainV3] = [1: GroupChainV3(keys: defaultGroup, startEpoch: header.epoch)]
+/// let record = try RecordV3ReplayDecoder.decode(window, at: 0, previousChain: c0, keys: recordKeys, groups: &groups)
+/// ```
+enum RecordV3ReplayDecoder {
+    /// Decodes the record at `offset` of `bytes`.
+    ///
+    /// - Parameter groups: the chains of the groups followed, before this record; moved past it when it verifies,
+    ///   unchanged when this throws.
+    /// - Throws: what ``RecordV3Decoder/decode(_:at:previousChain:keys:groups:)`` throws, its offsets made offsets in
+    ///   `bytes`; `.corrupted` for a segment of a group the reader does not follow.
+    static func decode(
+        _ bytes: [UInt8], at offset: Int, previousChain: [UInt8], keys: RecordKeysV3, groups: inout [UInt8: GroupChainV3]
+    ) throws(KeychainError) -> ReplayedRecordV2 {
+        var chains = groups
+        let decoded: DecodedRecordV3
+        do {
+            decoded = try RecordV3Decoder.decode(bytes, at: offset, previousChain: previousChain, keys: keys, groups: &chains)
+        } catch .corrupted(let at, let reason) {
+            throw .corrupted(offset: offset + at, reason: reason)
+        } catch .unsupportedFeature(let at, let reason) {
+            throw .unsupportedFeature(offset: offset + at, reason: reason)
+        }
+        var record = ReplayedRecordV2(
+            kind: decoded.kind, sequence: decoded.sequence, part: decoded.part, chain: decoded.chainTag, end: decoded.end,
+            entries: [], digests: [], deletionTimes: [])
+        for segment in decoded.segments {
+            guard case .page(let page) = segment else {
+                guard case .opaque(let opaque) = segment else { continue }
+                throw .corrupted(
+                    offset: offset, reason: "record \(decoded.sequence): a segment of key id \(opaque.keyID), a group this keychain's key table does not hold")
+            }
+            for entry in page.entries {
+                switch entry {
+                case .put(let id, let attributes, let box):
+                    record.entries.append(RecordV2PagesDecoder.put(id, attributes, box: box, in: bytes))
+                    record.digests.append(ItemDigests(id: id, attributes: attributes))
+                case .delete(let id, let time):
+                    record.entries.append(.delete(id: id))
+                    record.digests.append(nil)
+                    record.deletionTimes.append((id, time))
+                case .tombstone(let id, let time):
+                    record.deletionTimes.append((id, time))
+                }
+            }
+        }
+        groups = chains
+        return record
+    }
+}
