@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+@testable import KeychainFile
+
+/// Whole version 3 files against the independent Python reader and writer (Scripts/reference/kcf_reference_v3.py,
+/// written from Docs/FormatVersion3.md without the engine's sources): Swift opens, appends to and compacts the files
+/// Python wrote, and Python reads every file Swift wrote, item for item, secret for secret, head for head.
+@Suite("Format v3: whole files agree with the Python reference", .enabled(if: SlotsV3Script.pythonCryptography))
+struct KeychainV3ReferenceTests {
+    static let script = RepositoryFiles.url("Scripts/reference/kcf_reference_v3.py").path
+
+    /// Python's dump of a version 3 file: its JSON, or the failure recorded.
+    static func pythonDump(_ path: String, password: String = "correct horse battery staple") throws -> [String: Any] {
+        let result = try SlotsV3Script.python([script, "dump", path, "--password", password])
+        #expect(result.status == 0, "kcf_reference_v3.py dump: \(result.output)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+    }
+
+    /// Python's items: item id → account and secret, in hex.
+    static func pythonItems(_ dump: [String: Any]) -> [String: String] {
+        var items: [String: String] = [:]
+        for item in (dump["items"] as? [[String: Any]]) ?? [] {
+            let attributes = item["attributes"] as? [String: Any]
+            let account = (attributes?["account"] as? [String: Any])?["value"] as? String ?? ""
+            items[item["id"] as? String ?? ""] = "\(account)=\(item["secret_hex"] as? String ?? "?")"
+        }
+        return items
+    }
+
+    /// Swift's items in the same form.
+    static func swiftItems(_ keychain: Keychain) throws -> [String: String] {
+        var items: [String: String] = [:]
+        for result in try keychain.search(Query(.genericPassword, limit: .all), returning: [.attributes, .data, .persistentReference]) {
+            let id = try #require(result.persistentReference?.itemID.bytes)
+            var account = ""
+            if case .string(let value)? = result.attributes?[.account] { account = value }
+            items[HexText.lowercase(id)] = "\(account)=\(HexText.lowercase(try #require(result.value)))"
+        }
+        return items
+    }
+
+    static func head(_ dump: [String: Any]) -> String {
+        let head = dump["head"] as? [String: Any]
+        return "\(head?["sequence"] ?? "?")/\(head?["chain"] ?? "?")"
+    }
+
+    static func head(_ head: Head) -> String { "\(head.sequence)/\(HexText.lowercase(head.chainValue))" }
+
+    @Test("Python reads what Swift wrote: adds, an update, a delete, a transaction of many pages, and a compaction")
+    func pythonReadsSwift() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("v3.kcf")
+        let keychain = try V3Keychain.create(in: directory)
+        _ = try V2Keychain.fill(keychain, count: 12, perBatch: 5)
+        // Enough puts in one commit for several pages of the default group.
+        _ = try keychain.batch { (batch) throws(KeychainError) in
+            for number in 0..<400 {
+                try batch.add(GenericPassword(service: "svc", account: "bulk \(number) " + String(repeating: "x", count: 40), value: [UInt8](repeating: UInt8(number & 0xFF), count: number % 7)))
+            }
+        }
+        try keychain.update(.genericPassword(service: "svc", account: "user3"), setting: [:], secret: Array("changed".utf8))
+        try keychain.delete(.genericPassword(service: "svc", account: "user4"))
+        var dump = try Self.pythonDump(path)
+        #expect(dump["formatVersion"] as? Int == 3)
+        #expect(Self.pythonItems(dump) == (try Self.swiftItems(keychain)))
+        #expect(Self.head(dump) == Self.head(keychain.head))
+        #expect(try V3Keychain.log(keychain).state.replayed.groups[1]?.sequence ?? 0 > 5)
+
+        try keychain.compact()
+        try keychain.add(GenericPassword(service: "svc", account: "after compaction", password: "y"))
+        dump = try Self.pythonDump(path)
+        #expect(dump["epoch"] as? Int == 2)
+        #expect(Self.pythonItems(dump) == (try Self.swiftItems(keychain)))
+        #expect(Self.head(dump) == Self.head(keychain.head))
+        #expect((dump["tombstones"] as? [Any])?.count == 1)
+    }
+
+    @Test("Swift opens what Python wrote, one commit per item and one transaction, appends and compacts, and Python reads it back")
+    func swiftReadsPython() throws {
+        let directory = TemporaryDirectory()
+        for transaction in [false, true] {
+            let path = directory.file("python-\(transaction).kcf")
+            var items: [[String: Any]] = []
+            for number in 0..<25 {
+                items.append([
+                    "class": "genericPassword", "attributes": ["service": "svc", "account": "py\(number)"],
+                    "secret": HexText.lowercase(Array("python secret \(number)".utf8)),
+                ])
+            }
+            let json = String(decoding: try JSONSerialization.data(withJSONObject: items), as: UTF8.self)
+            let made = try SlotsV3Script.python(
+                [Self.script, "make", path, "--password", "correct horse battery staple", "--iterations", "1000", "--items", json]
+                    + (transaction ? ["--transaction"] : []))
+            #expect(made.status == 0, "kcf_reference_v3.py make: \(made.output)")
+            let keychain = try V3Keychain.open(path)
+            #expect(keychain.fileFormatVersion == 3)
+            #expect(try Self.swiftItems(keychain) == Self.pythonItems(try Self.pythonDump(path)))
+            #expect(keychain.count == 25)
+            #expect(keychain.tornTail == nil && keychain.repairs.isEmpty)
+            try keychain.add(GenericPassword(service: "svc", account: "from swift", password: "s"))
+            try keychain.delete(.genericPassword(service: "svc", account: "py0"))
+            var dump = try Self.pythonDump(path)
+            #expect(Self.pythonItems(dump) == (try Self.swiftItems(keychain)))
+            #expect(Self.head(dump) == Self.head(keychain.head))
+            try keychain.compact()
+            dump = try Self.pythonDump(path)
+            #expect(Self.pythonItems(dump) == (try Self.swiftItems(keychain)))
+            #expect(try Self.swiftItems(V3Keychain.open(path)) == Self.swiftItems(keychain))
+        }
+    }
+}
