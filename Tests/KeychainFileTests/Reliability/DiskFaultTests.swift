@@ -159,12 +159,7 @@ struct DiskFaultTests {
         let keychain = try Keychain.create(
             at: path, credential: firstKey, options: creationOptions(version: version, autoCompaction: .disabled),
             random: RandomSource(TestRandom(seed: 1)), clock: clock, fileSystem: PosixFileSystem())
-        for (variant, itemClass) in [ItemClass.genericPassword, .genericPassword, .genericPassword, .internetPassword, .key].enumerated() {
-            try keychain.add(try fullAttributes(of: itemClass, variant: variant), secret: Array("secret \(variant)".utf8))
-        }
-        try keychain.delete(Query(.genericPassword, attributes: [.account: fullAttributes(of: .genericPassword, variant: 2)[.account]!],
-                                  synchronizable: .any))
-        try keychain.add(try fullAttributes(of: .certificate, variant: 9), secret: [UInt8](repeating: 0x30, count: 2_000))
+        try FaultTrialItems.add(to: keychain)
         return try fileBytes(path)
     }
 

@@ -68,12 +68,7 @@ struct RotatingChangeFaultTests {
         var options = TestKeychain.options(formatVersion: version)
         options.autoCompaction = .disabled
         let keychain = try Keychain.create(at: path, credential: .password(oldPassword), options: options)
-        for (variant, itemClass) in [ItemClass.genericPassword, .genericPassword, .genericPassword, .internetPassword, .key].enumerated() {
-            try keychain.add(try fullAttributes(of: itemClass, variant: variant), secret: Array("secret \(variant)".utf8))
-        }
-        try keychain.delete(Query(.genericPassword, attributes: [.account: fullAttributes(of: .genericPassword, variant: 2)[.account]!],
-                                  synchronizable: .any))
-        try keychain.add(try fullAttributes(of: .certificate, variant: 9), secret: [UInt8](repeating: 0x30, count: 2_000))
+        try FaultTrialItems.add(to: keychain)
         return try fileBytes(path)
     }
 

@@ -6,15 +6,8 @@
 ///
 /// Sealed in an anchor or a grant as (big-endian): log key (32) ‖ `ρ` (32) ‖ flags u8 (bit 0: a root key follows;
 /// the others zero) ‖ root key (32, if flagged) ‖ group count u8 ‖ per group, in increasing key id: key id u8
-/// (1 … 255) ‖ group key (32) ‖ name length u8 ‖ name (UTF-8).
+/// (1 … 255) ‖ group key (32) ‖ name length u8 ‖ name (UTF-8), as ``Group`` encodes it.
 struct KeySetV3: Sendable {
-    /// One access group's key, as a scoped slot holds it.
-    struct Group: Sendable {
-        let keyID: UInt8
-        let name: String
-        let key: SymmetricKey
-    }
-
     let logKey: SymmetricKey
     let rootAgreementPublicKey: [UInt8]
     let root: SymmetricKey?
@@ -31,18 +24,13 @@ struct KeySetV3: Sendable {
 
     /// The plaintext an anchor or grant seals; call ``validate(fileID:)`` first. It holds keys: the caller wipes it.
     func encode() -> [UInt8] {
-        var writer = ByteWriter(capacity: 98 + groups.reduce(0) { $0 + 35 + $1.name.utf8.count })
+        var writer = ByteWriter(capacity: 98 + groups.reduce(0) { $0 + $1.encodedCount })
         logKey.withUnsafeBytes { writer.writeBytes($0) }
         writer.writeBytes(rootAgreementPublicKey)
         writer.writeUInt8(root == nil ? 0 : 1)
         root?.withUnsafeBytes { writer.writeBytes($0) }
         writer.writeUInt8(UInt8(groups.count))
-        for group in groups {
-            writer.writeUInt8(group.keyID)
-            group.key.withUnsafeBytes { writer.writeBytes($0) }
-            writer.writeUInt8(UInt8(group.name.utf8.count))
-            writer.writeBytes(group.name.utf8)
-        }
+        for group in groups { group.encode(into: &writer) }
         return writer.bytes
     }
 
@@ -84,13 +72,7 @@ struct KeySetV3: Sendable {
             let count = Int(try reader.readUInt8("group count"))
             var groups: [Group] = []
             for _ in 0..<count {
-                let keyID = try reader.readUInt8("group key id")
-                let key = SymmetricKey(data: bytes[try reader.readRange(32, "group key")])
-                let nameBytes = try reader.readBytes(Int(try reader.readUInt8("group name length")), "group name")
-                guard let name = String(validating: nameBytes, as: UTF8.self) else {
-                    throw SlotProblemV3("group \(keyID)'s name is not UTF-8")
-                }
-                groups.append(Group(keyID: keyID, name: name, key: key))
+                groups.append(try Group.decode(from: &reader, keysIn: bytes, fieldNames: ("group key id", "group name length", "group name")))
             }
             guard reader.isAtEnd else { throw SlotProblemV3("\(reader.remaining) bytes follow the key set") }
             let keys = KeySetV3(logKey: logKey, rootAgreementPublicKey: rho, root: root, groups: groups)

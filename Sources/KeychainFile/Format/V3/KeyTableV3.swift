@@ -5,8 +5,9 @@
 /// unchanged.
 ///
 /// Plaintext, big-endian: last key id assigned u8 ‖ group count u8 ‖ per group, in increasing key id: key id u8
-/// (1 … last assigned) ‖ group key (32) ‖ name length u8 ‖ name (UTF-8). A key id at most the last assigned that
-/// no group has is **retired**: it is never given to another group, since slots attested for it name it.
+/// (1 … last assigned) ‖ group key (32) ‖ name length u8 ‖ name (UTF-8), as ``KeySetV3/Group`` encodes it. A key
+/// id at most the last assigned that no group has is **retired**: it is never given to another group, since slots
+/// attested for it name it.
 /// Sealed as nonce (12) ‖ ciphertext ‖ tag (16), AES-256-GCM under HKDF-SHA256(R, empty salt, "KCF3 key table" ‖
 /// file id) with associated data "KCF3 key table" ‖ file id — nothing of the epoch, so that a scoped rewrite can
 /// copy it byte for byte.
@@ -45,15 +46,10 @@ struct KeyTableV3: Sendable {
 
     /// The plaintext. It holds keys: the caller wipes it.
     func encode() -> [UInt8] {
-        var writer = ByteWriter(capacity: 2 + groups.reduce(0) { $0 + 34 + $1.name.utf8.count })
+        var writer = ByteWriter(capacity: 2 + groups.reduce(0) { $0 + $1.encodedCount })
         writer.writeUInt8(lastKeyID)
         writer.writeUInt8(UInt8(groups.count))
-        for group in groups {
-            writer.writeUInt8(group.keyID)
-            group.key.withUnsafeBytes { writer.writeBytes($0) }
-            writer.writeUInt8(UInt8(group.name.utf8.count))
-            writer.writeBytes(group.name.utf8)
-        }
+        for group in groups { group.encode(into: &writer) }
         return writer.bytes
     }
 
@@ -99,12 +95,8 @@ struct KeyTableV3: Sendable {
             let count = Int(try reader.readUInt8("group count"))
             var groups: [KeySetV3.Group] = []
             for _ in 0..<count {
-                let keyID = try reader.readUInt8("key id")
                 // The key is made from a slice of `plaintext`, which is wiped: no other copy is left behind.
-                let key = SymmetricKey(data: plaintext[try reader.readRange(32, "group key")])
-                let nameBytes = try reader.readBytes(Int(try reader.readUInt8("name length")), "name")
-                guard let name = String(validating: nameBytes, as: UTF8.self) else { throw SlotProblemV3("group \(keyID)'s name is not UTF-8") }
-                groups.append(KeySetV3.Group(keyID: keyID, name: name, key: key))
+                groups.append(try KeySetV3.Group.decode(from: &reader, keysIn: plaintext, fieldNames: ("key id", "name length", "name")))
             }
             guard reader.isAtEnd else { throw SlotProblemV3("\(reader.remaining) bytes follow the key table's last group") }
             let table = KeyTableV3(lastKeyID: lastKeyID, groups: groups)
