@@ -170,7 +170,8 @@ extension Keychain {
             // Refused before any key is derived and before the rewrite (which for a version 1 file derives the
             // opening slot's key first): the slot count is in the header this keychain holds.
             let others = log.keySlotInfos().count - 1
-            guard others == 0 else { throw SlotChange.refusal(otherSlots: others) }
+            // Version 3 gives the new keys to every other slot by a grant (Docs/FormatVersion3.md §2.7).
+            guard others == 0 || log.formatVersion >= 3 else { throw SlotChange.refusal(otherSlots: others) }
             _ = try rewriteLocked(changing: .replaceRotating(openedBy: old, with: new, keyDerivation: keyDerivation))
         }
     }

@@ -26,16 +26,21 @@ struct RotatedKeysV3: Sendable {
     ///   - credential: the credential the opening slot is re-made for: a new password for a password change, or the
     ///     one that opened it for a rotation alone.
     ///   - kdf: the re-made slot's KDF.
+    ///   - dropping: the positions of slots left out of the new header (a credential removed); not the opening one.
     /// - Throws: `.invalidParameter` when `opened` is not a full credential's, or another slot's attestation does not
     ///   verify under the current root, or it is scoped to a key id the key table does not have (no key is granted
     ///   to it); `.limitReached` when a slot holds 32 grants already or would pass 8,192 bytes (its credential must
     ///   open the keychain once first, which re-anchors it) — each naming the slot; as
     ///   ``KeySlotV3/changingCredential(to:kdf:opened:fileID:using:)`` for the new credential.
     init<Generator: RandomNumberGenerator>(
-        rotating opened: OpenedHeaderV3, to credential: Credential, kdf: SlotKDF, using generator: inout Generator
+        rotating opened: OpenedHeaderV3, to credential: Credential, kdf: SlotKDF, dropping: Set<Int> = [],
+        using generator: inout Generator
     ) throws(KeychainError) {
         guard let oldRoot = opened.slot.keys.root, let oldTable = opened.keyTable else {
             throw .invalidParameter("only a credential that reaches the whole keychain can rotate its keys; this one is scoped to some access groups")
+        }
+        guard !dropping.contains(opened.slotIndex) else {
+            throw .invalidParameter("a credential cannot remove its own key slot: open the keychain with another credential to remove this one")
         }
         let fileID = opened.header.fileID
         logKey = SymmetricKey(size: .bits256, using: &generator)
@@ -46,7 +51,7 @@ struct RotatedKeysV3: Sendable {
         sealedKeyTable = try keyTable.seal(root: root, fileID: fileID, using: &generator)
         let rho = try SlotKeysV3.rootAgreementPublicKey(root: root, fileID: fileID)
         var slots: [KeySlotV3] = []
-        for (index, slot) in opened.header.slots.enumerated() {
+        for (index, slot) in opened.header.slots.enumerated() where !dropping.contains(index) {
             let keys: KeySetV3
             switch slot.scope {
             case .full:

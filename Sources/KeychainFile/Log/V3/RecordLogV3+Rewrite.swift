@@ -5,7 +5,7 @@ import Foundation
 #endif
 @_spi(KeychainFileInternals) import KeychainCrypto
 
-// Writing a whole version 3 file (Docs/FormatVersion3.md §2.10): a new keychain and compaction.
+// Writing a whole version 3 file (Docs/FormatVersion3.md §2.10): a new keychain, compaction and credential changes.
 extension RecordLogV3 {
     /// What a whole file is written under: the keys and the parts of the header a rewrite keeps.
     struct FileKeys {
@@ -42,21 +42,16 @@ extension RecordLogV3 {
     }
 
     /// Replaces the file with one in the next epoch holding the index's live items in the order they were added and
-    /// the tombstones younger than the header's horizon, under the same keys and slots: compaction. Credential
-    /// changes of version 3 are not built yet.
+    /// the tombstones younger than the header's horizon, every secret sealed anew, with the keys and slots `change`
+    /// makes (``fileKeys(after:using:)``): compaction, and every credential change. Returns the slot added, if any.
     @discardableResult
     func rewrite(
         changing change: SlotChange, index: inout ItemIndex, using generator: inout RandomSource
     ) throws(KeychainError) -> KeySlotInfo? {
-        guard case .keep = change else {
-            throw .unsupportedFeature(offset: 0, reason: "changing the credentials of a version 3 keychain is not built yet")
-        }
         try checkTailMayBeDropped()
         guard epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
         let header = state.header
-        let keys = FileKeys(
-            fileID: fileID, logKey: state.logKey, defaultGroup: state.defaultGroup, sealedKeyTable: header.sealedKeyTable,
-            slots: header.slots, tombstoneHorizonDays: header.tombstoneHorizonDays)
+        let (keys, added) = try fileKeys(after: change, using: &generator)
         let horizon = RecordLogV2.milliseconds(clock()) - Int64(header.tombstoneHorizonDays) * 86_400_000
         let tombstones = state.replayed.tombstones.filter { $0.value >= horizon && index.position(of: $0.key) == nil }
         let order = index.positionsInAddedOrder()
@@ -73,9 +68,10 @@ extension RecordLogV3 {
             fileSystem: fileSystem, using: &generator,
             afterRename: { (written) in
                 self.adopt(written.state)
+                self.credential = change.credential(after: self.credential)
                 placed = written.secrets
             })
-        return nil
+        return added
     }
 
     /// Writes a whole version 3 file — the items as commit records through a healing log, then the two header

@@ -26,7 +26,7 @@ final class RecordLogV3 {
     let path: String
     let fileSystem: any FileSystem
     /// The credential that opened the file: a file another process rewrote is opened with it again.
-    private(set) var credential: Credential
+    var credential: Credential
     /// The time deletions are stamped with.
     let clock: @Sendable () -> Date
     var state: FileState

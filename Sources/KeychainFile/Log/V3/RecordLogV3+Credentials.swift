@@ -1,0 +1,119 @@
+// Credential changes of a version 3 file (Docs/FormatVersion3.md §2.7): each a rewrite into the next epoch, its
+// header's slots and keys as the change makes them.
+extension RecordLogV3 {
+    /// The header of the file in place, opened again with `credential`: a change needs what only a credential's slot
+    /// gives — the root key, the slot's own keys — which this log does not keep in memory.
+    ///
+    /// - Throws: `.wrongCredentials` when `credential` opens no slot; `.corrupted` when what it opens is not the
+    ///   header this log verified (another file, epoch or log key); what opening a header throws.
+    func openedHeader(with credential: Credential) throws(KeychainError) -> OpenedHeaderV3 {
+        try credential.validate()
+        let file = state.file
+        let opened = try OpenedHeaderV3(
+            read: { (offset, count) throws(KeychainError) in HealingLog.readTolerating(file, count: count, at: offset).bytes },
+            credential: credential, budget: KeyDerivationBudget(memoryLimitKiB: keyDerivationMemoryLimitKiB))
+        guard opened.header.fileID == fileID, opened.header.epoch == epoch, opened.slot.keys.logKey == state.logKey else {
+            throw .corrupted(offset: 0, reason: "the header no longer holds the keys this keychain verified: open it again")
+        }
+        return opened
+    }
+
+    /// The keys and slots of the file a change of the slots writes, and the slot it added.
+    ///
+    /// - Throws: `.wrongCredentials` when a credential the change names opens no slot; `.itemNotFound` for an unknown
+    ///   slot id; `.invalidParameter` when no slot would be left, a credential would remove its own slot, a credential
+    ///   added opens the keychain already, or a credential is scoped; what making a slot and rotating throw.
+    func fileKeys(
+        after change: SlotChange, using generator: inout RandomSource
+    ) throws(KeychainError) -> (keys: FileKeys, added: KeySlotInfo?) {
+        let header = state.header
+        func keys(_ rotated: RotatedKeysV3, extraSlots: [KeySlotV3] = []) throws(KeychainError) -> FileKeys {
+            guard let group = rotated.keyTable.groups.first(where: { $0.keyID == Self.defaultKeyID }) else {
+                throw .corrupted(offset: 112, reason: "the key table holds no default group (key id \(Self.defaultKeyID))")
+            }
+            return FileKeys(
+                fileID: fileID, logKey: rotated.logKey, defaultGroup: try GroupKeysV3(groupKey: group.key, fileID: fileID, keyID: Self.defaultKeyID),
+                sealedKeyTable: rotated.sealedKeyTable, slots: rotated.slots + extraSlots, tombstoneHorizonDays: header.tombstoneHorizonDays)
+        }
+        func keeping(slots: [KeySlotV3]) -> FileKeys {
+            FileKeys(
+                fileID: fileID, logKey: state.logKey, defaultGroup: state.defaultGroup, sealedKeyTable: header.sealedKeyTable, slots: slots,
+                tombstoneHorizonDays: header.tombstoneHorizonDays)
+        }
+        func root(of opened: OpenedHeaderV3) throws(KeychainError) -> SymmetricKey {
+            guard let root = opened.slot.keys.root else {
+                throw .invalidParameter("this credential reaches only some access groups; changing the key slots takes one that reaches the whole keychain")
+            }
+            return root
+        }
+        switch change {
+        case .keep:
+            return (keeping(slots: header.slots), nil)
+        case .replaceRotating(let old, let new, let keyDerivation):
+            let opened = try openedHeader(with: old)
+            let rotated = try RotatedKeysV3(
+                rotating: opened, to: new, kdf: RecordLogV2.slotKDF(for: new, keyDerivation), using: &generator)
+            return (try keys(rotated), nil)
+        case .rotate(let credentials, let keyDerivation):
+            guard let first = credentials.first else { throw .invalidParameter("a rotation names at least one credential") }
+            let opened = try openedHeader(with: credential)
+            let rotated = try RotatedKeysV3(
+                rotating: opened, to: first, kdf: RecordLogV2.slotKDF(for: first, keyDerivation),
+                dropping: Set(header.slots.indices).subtracting([opened.slotIndex]), using: &generator)
+            var extra: [KeySlotV3] = []
+            for other in credentials.dropFirst() {
+                extra.append(try KeySlotV3.make(
+                    for: other, kdf: RecordLogV2.slotKDF(for: other, keyDerivation),
+                    keys: try KeySetV3.full(logKey: rotated.logKey, root: rotated.root, fileID: fileID), fileID: fileID,
+                    attestingWith: rotated.root, using: &generator))
+            }
+            return (try keys(rotated, extraSlots: extra), nil)
+        case .add(let new, let keyDerivation):
+            guard header.slots.count < Format.maximumSlots else { throw .invalidParameter("at most 16 credentials (key slots)") }
+            let opened = try openedHeader(with: credential)
+            let root = try root(of: opened)
+            try refuseOpening(new)
+            let slot = try KeySlotV3.make(
+                for: new, kdf: RecordLogV2.slotKDF(for: new, keyDerivation), keys: try KeySetV3.full(logKey: state.logKey, root: root, fileID: fileID),
+                fileID: fileID, attestingWith: root, using: &generator)
+            return (keeping(slots: header.slots + [slot]), KeySlotInfo(slot))
+        case .replace(let old, let new, let keyDerivation):
+            let opened = try openedHeader(with: old)
+            let root = try root(of: opened)
+            try refuseOpening(new)
+            var slots = header.slots
+            slots[opened.slotIndex] = try slots[opened.slotIndex].changingCredential(
+                to: new, kdf: RecordLogV2.slotKDF(for: new, keyDerivation), opened: opened.slot, fileID: fileID, using: &generator)
+                .attested(by: root, fileID: fileID)
+            return (keeping(slots: slots), nil)
+        case .remove(let removed):
+            // Removing a credential renews every key (§2.7): a removed slot put back by anyone then opens only keys
+            // that nothing written afterwards is under.
+            let position = try openedHeader(with: removed).slotIndex
+            return (try keysDropping(position), nil)
+        case .removeID(let id):
+            guard let position = header.slots.firstIndex(where: { $0.slotID == id }) else { throw .itemNotFound }
+            return (try keysDropping(position), nil)
+        }
+
+        func keysDropping(_ position: Int) throws(KeychainError) -> FileKeys {
+            guard header.slots.count > 1 else { throw .invalidParameter("a keychain keeps at least one credential (key slot)") }
+            let opened = try openedHeader(with: credential)
+            let rotated = try RotatedKeysV3(
+                rotating: opened, to: credential, kdf: header.slots[opened.slotIndex].kdf, dropping: [position], using: &generator)
+            return try keys(rotated)
+        }
+    }
+
+    /// Throws when `credential` opens the keychain already: a second slot for it is not added.
+    private func refuseOpening(_ credential: Credential) throws(KeychainError) {
+        let opened: OpenedHeaderV3
+        do throws(KeychainError) {
+            opened = try openedHeader(with: credential)
+        } catch .wrongCredentials {
+            return
+        }
+        throw .invalidParameter(
+            "this credential opens the keychain already (key slot \(HexText.lowercase(opened.header.slots[opened.slotIndex].slotID))); a second slot for it is not added")
+    }
+}
