@@ -155,17 +155,15 @@ class _ScanV3(V2._Scan):
             raise V2._Bad(f"{e.reason} (record byte {e.offset})") from None
         except R.Unsupported as e:
             raise V2._Unsupported(e.reason) from None
-        # SPEC-GAP: §2.10 puts every item under key id 1 and says nothing of a segment, or a head, of a key id the
-        # credential holds no key for. A full credential holds every group of the key table, so such a key id is
-        # one this step does not know: unsupportedFeature, as version 2 answers a box of a key id other than 0
-        # (SPEC §24.1) — after the record verified as far as the log key allows.
+        # §2.10 (decided in session 45): a full credential holds every group of the key table, and the table names
+        # every group there is, so a segment or a head of a key id it does not hold is corrupted (only a writer
+        # with the log key can have put it there) — after the record verified as far as the log key allows.
         for s in out["segments"]:
             if "opaque" in s:
-                raise V2._Unsupported(f"a segment of key id {s['keyID']}, whose group key this credential does "
-                                      f"not hold")
+                raise V2._Bad(f"a segment of key id {s['keyID']}, a group the key table does not hold")
         for h in out["heads"] or []:
             if h["keyID"] not in keys.groups:
-                raise V2._Unsupported(f"a head of key id {h['keyID']}, whose group key this credential does not hold")
+                raise V2._Bad(f"a head of key id {h['keyID']}, a group the key table does not hold")
         entries = []
         for s in out["segments"]:
             for e in s["entries"]:

@@ -30,7 +30,7 @@ extension RecordLogV3 {
         // One run at a time, so that a crash while writing it leaves the other.
         for (run, intact) in state.runsIntact.enumerated() where !intact {
             try HeaderRunV3.encode(state.headerBytes).withBytes { (raw) throws(KeychainError) in
-                try file.writeAll(raw, at: run == 0 ? 0 : HeaderRunV3.runBOffset(pageCount: 1))
+                try file.writeAll(raw, at: run == 0 ? 0 : HeaderRunV3.runBOffset(pageCount: state.pageCount))
             }
             try file.sync()
             state.runsIntact[run] = true
@@ -96,7 +96,8 @@ extension RecordLogV3 {
                 throw error
             }
             let place = Int(((log.newest?.seal.counter ?? 0) + 1) % 2)
-            let displaced = isLast ? HealingLog.readTolerating(file, count: CommitSlot.length, at: HealingLayout.slotOffsets[place]) : nil
+            let logFile = state.logFile
+            let displaced = isLast ? HealingLog.readTolerating(logFile, count: CommitSlot.length, at: HealingLayout.slotOffsets[place]) : nil
             let writtenBefore = log.writtenEnd
             do throws(KeychainError) {
                 if isLast {
@@ -109,7 +110,7 @@ extension RecordLogV3 {
             } catch {
                 mustReload = true
                 let reread = try? HealingLog(
-                    opening: file, headerKey: state.logKeys.header, epoch: epoch, rewriteEnd: Int(state.header.rewriteEnd))
+                    opening: logFile, headerKey: state.logKeys.header, epoch: epoch, rewriteEnd: Int(state.header.rewriteEnd))
                 guard isLast, let reread, reread.committedEnd == position + record.bytes.count else {
                     takeBackParts(to: before.end)
                     throw error
@@ -119,14 +120,14 @@ extension RecordLogV3 {
                 if let displaced, displaced.unreadable.isEmpty {
                     let takenBack = Result { () throws(KeychainError) in
                         try displaced.bytes.withBytes { (raw) throws(KeychainError) in
-                            try file.writeAll(raw, at: HealingLayout.slotOffsets[place])
+                            try logFile.writeAll(raw, at: HealingLayout.slotOffsets[place])
                         }
-                        try? file.truncate(to: HealingLayout.physicalEnd(ofLog: writtenBefore))
-                        try file.sync()
+                        try? logFile.truncate(to: HealingLayout.physicalEnd(ofLog: writtenBefore))
+                        try logFile.sync()
                     }
                     if case .success = takenBack { throw error }
                     let now = try? HealingLog(
-                        opening: file, headerKey: state.logKeys.header, epoch: epoch, rewriteEnd: Int(state.header.rewriteEnd))
+                        opening: logFile, headerKey: state.logKeys.header, epoch: epoch, rewriteEnd: Int(state.header.rewriteEnd))
                     guard let now, now.committedEnd == position + record.bytes.count else { throw error }
                 }
                 unconfirmedDurability = .notConfirmedDurable(
@@ -149,7 +150,7 @@ extension RecordLogV3 {
     /// say `end` and the file can be cut; the next writer cuts it otherwise.
     private func takeBackParts(to end: Int) {
         guard let reread = try? HealingLog(
-            opening: state.file, headerKey: state.logKeys.header, epoch: epoch, rewriteEnd: Int(state.header.rewriteEnd)),
+            opening: state.logFile, headerKey: state.logKeys.header, epoch: epoch, rewriteEnd: Int(state.header.rewriteEnd)),
             reread.committedEnd == end
         else { return }
         try? reread.cut(to: end)

@@ -89,6 +89,11 @@ extension RecordLogV3 {
             fileID: fileID, epoch: epoch, epochSalt: epochSalt, rewriteEnd: 0, rewriteHeadSequence: 0,
             rewriteHeadChain: [UInt8](repeating: 0, count: 16), tombstoneHorizonDays: fileKeys.tombstoneHorizonDays,
             sealedKeyTable: fileKeys.sealedKeyTable, slots: fileKeys.slots)
+        guard draft.length <= FileHeaderV3.maximumLength else {
+            throw .limitReached(
+                "the key slots and key table take \(draft.length) bytes, more than sixteen header pages (\(FileHeaderV3.maximumLength)): remove a credential")
+        }
+        let pageCount = HeaderRunV3.pageCount(forLength: draft.length)
         let initialChain = draft.initialChainValue(headerKey: logKeys.header)
         let keys = try RecordKeysV3(fileID: fileID, epoch: epoch, chainKey: logKeys.chain, headsKey: logKeys.heads)
         let defaultGroup = fileKeys.defaultGroup
@@ -97,8 +102,9 @@ extension RecordLogV3 {
             at: path, temporary: StagedFile.temporaryName(for: path, using: &generator), replacing: replacing, fileSystem: fileSystem,
             body: { (staging) throws(KeychainError) -> (header: FileHeaderV3, bytes: [UInt8], log: HealingLog, head: Head, heads: HeadsV3, secrets: [SealedSecret]) in
                 // The prefix is zeros — two empty commit slots — until the header runs are written last.
-                try staging.truncate(to: HeaderRunV3.logStart(pageCount: 1))
-                let log = HealingLog(creating: staging, headerKey: logKeys.header, epoch: epoch)
+                try staging.truncate(to: HeaderRunV3.logStart(pageCount: pageCount))
+                let log = HealingLog(
+                    creating: HeaderRunShiftedFileHandle.logFile(staging, pageCount: pageCount), headerKey: logKeys.header, epoch: epoch)
                 var head = Head(epoch: epoch, sequence: 0, chainValue: initialChain)
                 var heads = HeadsV3()
                 var secrets: [SealedSecret] = []
@@ -133,13 +139,11 @@ extension RecordLogV3 {
                     rewriteHeadChain: head.chainValue, tombstoneHorizonDays: fileKeys.tombstoneHorizonDays,
                     sealedKeyTable: fileKeys.sealedKeyTable, slots: fileKeys.slots)
                 let headerBytes = try header.encode(headerKey: logKeys.header)
-                guard HeaderRunV3.pageCount(forLength: headerBytes.count) == 1 else {
-                    throw KeychainError.limitReached(
-                        "the key slots and key table take \(headerBytes.count) bytes, more than one header page (\(HeaderPage.blockLength)); "
-                            + "this version writes headers of one page: remove a credential")
+                guard HeaderRunV3.pageCount(forLength: headerBytes.count) == pageCount else {
+                    throw KeychainError.invalidParameter("internal error: the header's length changed while the file was written")
                 }
                 let run = HeaderRunV3.encode(headerBytes)
-                for offset in [0, HeaderRunV3.runBOffset(pageCount: 1)] {
+                for offset in [0, HeaderRunV3.runBOffset(pageCount: pageCount)] {
                     try run.withBytes { (raw) throws(KeychainError) in try staging.writeAll(raw, at: offset) }
                 }
                 return (header, headerBytes, log, head, heads, secrets)
@@ -148,11 +152,12 @@ extension RecordLogV3 {
                 var groups: [UInt8: GroupChainV3] = [defaultKeyID: GroupChainV3(keys: defaultGroup, startEpoch: epoch)]
                 if let head = written.heads[defaultKeyID] { groups[defaultKeyID] = GroupChainV3(keys: defaultGroup, at: head) }
                 let state = FileState(
-                    file: staging, identity: identity, header: written.header, headerBytes: written.bytes, logKey: fileKeys.logKey,
+                    file: staging, pageCount: pageCount, logFile: written.log.file, identity: identity, header: written.header, headerBytes: written.bytes, logKey: fileKeys.logKey,
                     logKeys: logKeys, keys: keys, defaultGroup: defaultGroup, log: written.log, runsIntact: [true, true],
                     replayed: ReplayV2.Outcome(
                         head: written.head, end: written.log.writtenEnd, tornTail: nil, tombstones: tombstones, repairs: [], groups: groups),
-                    size: (try? staging.size()) ?? HealingLayout.physicalEnd(ofLog: written.log.writtenEnd))
+                    size: (try? staging.size())
+                        ?? HeaderRunShiftedFileHandle.physical(HealingLayout.physicalEnd(ofLog: written.log.writtenEnd), pageCount: pageCount))
                 loaded = (state, written.secrets)
                 afterRename((state, written.secrets))
             })

@@ -16,8 +16,7 @@ import Darwin
 /// log, with version 3's header (slots with grants, the sealed key table) and records (segments per group, group
 /// chains, heads), as `Keychain` uses it (``KeychainLog``).
 ///
-/// This step of issue 31 opens with full credentials only, keeps every item in the default group (key id 1), and
-/// writes header runs of one page; replay, repair from parity, appends in parts, catching up and compaction are
+/// This step of issue 31 opens with full credentials only and keeps every item in the default group (key id 1); replay, repair from parity, appends in parts, catching up and compaction are
 /// version 2's (``ReplayV2``, ``HealingLog``) over version 3's records.
 ///
 /// Not thread-safe on its own, and takes no lock file: the `Keychain` that owns it serialises every call and
@@ -42,6 +41,10 @@ final class RecordLogV3 {
     /// One open, verified file.
     struct FileState {
         let file: any KeychainFileHandle
+        /// How many pages each header run has.
+        let pageCount: Int
+        /// What the healing log reads and writes: the file, seen with version 2's prefix (``HeaderRunShiftedFileHandle``).
+        let logFile: any KeychainFileHandle
         let identity: FileIdentity
         let header: FileHeaderV3
         /// The verified copy's bytes, which a writer puts back in a run that does not hold them.
@@ -115,10 +118,6 @@ final class RecordLogV3 {
         let opened = try OpenedHeaderV3(
             read: { (offset, count) throws(KeychainError) in HealingLog.readTolerating(file, count: count, at: offset).bytes },
             credential: credential, budget: KeyDerivationBudget(memoryLimitKiB: memoryLimitKiB))
-        guard opened.pageCount == 1 else {
-            throw .unsupportedFeature(
-                offset: 12, reason: "a version 3 header of \(opened.pageCount) pages (this version reads headers of one page)")
-        }
         guard let table = opened.keyTable else {
             throw .unsupportedFeature(offset: 0, reason: "opening a version 3 keychain with a credential scoped to groups is not built yet")
         }
@@ -133,7 +132,8 @@ final class RecordLogV3 {
         guard let defaultGroup = groups[defaultKeyID]?.keys else {
             throw .corrupted(offset: 112, reason: "the key table holds no default group (key id \(defaultKeyID))")
         }
-        let log = try HealingLog(opening: file, headerKey: opened.logKeys.header, epoch: header.epoch, rewriteEnd: Int(header.rewriteEnd))
+        let logFile = HeaderRunShiftedFileHandle.logFile(file, pageCount: opened.pageCount)
+        let log = try HealingLog(opening: logFile, headerKey: opened.logKeys.header, epoch: header.epoch, rewriteEnd: Int(header.rewriteEnd))
         var replay = ReplayV2(
             log: log, keys: .version3(keys), start: Head(epoch: header.epoch, sequence: 0, chainValue: opened.initialChain), groups: groups,
             rewriteHead: Head(epoch: header.epoch, sequence: header.rewriteHeadSequence, chainValue: header.rewriteHeadChain), watching: pin)
@@ -142,7 +142,7 @@ final class RecordLogV3 {
         if let pin { try RecordLog.checkContains(pin, epoch: header.epoch, head: replay.outcome.head, chainAtPin: replay.watchedChain) }
         let runsIntact = opened.runs.map { (run) -> Bool in if case .intact = run.copy { return true } else { return false } }
         let state = FileState(
-            file: file, identity: try file.identity(), header: header, headerBytes: opened.headerBytes, logKey: opened.slot.keys.logKey,
+            file: file, pageCount: opened.pageCount, logFile: logFile, identity: try file.identity(), header: header, headerBytes: opened.headerBytes, logKey: opened.slot.keys.logKey,
             logKeys: opened.logKeys, keys: keys, defaultGroup: defaultGroup, log: log, runsIntact: runsIntact,
             replayed: replay.outcome, size: try file.size())
         return (state, replay.index)
@@ -185,7 +185,7 @@ final class RecordLogV3 {
             return
         }
         guard size != state.size || !state.log.slotsAsPlaced() else { return }
-        let log = try HealingLog(opening: file, headerKey: state.logKeys.header, epoch: epoch, rewriteEnd: Int(state.header.rewriteEnd))
+        let log = try HealingLog(opening: state.logFile, headerKey: state.logKeys.header, epoch: epoch, rewriteEnd: Int(state.header.rewriteEnd))
         guard log.committedEnd >= end else {
             try reload(&index)
             return
@@ -197,7 +197,7 @@ final class RecordLogV3 {
             swap(&replay.index, &index)
             if !caughtUp { mustReload = true }
             state = FileState(
-                file: state.file, identity: state.identity, header: state.header, headerBytes: state.headerBytes, logKey: state.logKey,
+                file: state.file, pageCount: state.pageCount, logFile: state.logFile, identity: state.identity, header: state.header, headerBytes: state.headerBytes, logKey: state.logKey,
                 logKeys: state.logKeys, keys: state.keys, defaultGroup: state.defaultGroup, log: log, runsIntact: state.runsIntact,
                 replayed: replay.outcome, size: caughtUp ? size : state.size)
         }
@@ -236,7 +236,7 @@ final class RecordLogV3 {
     /// header, and the log chunks whose repaired bytes the records' tags confirmed.
     var repairs: RepairReport {
         let chunks = state.replayed.repairs.map { repair in
-            let start = HealingLayout.physical(repair.chunk * ChunkParity.dataLength)
+            let start = HeaderRunShiftedFileHandle.physical(HealingLayout.physical(repair.chunk * ChunkParity.dataLength), pageCount: state.pageCount)
             return RepairReport.RepairedChunk(
                 chunk: repair.chunk, fileRange: start..<(start + repair.data.count), changedBytes: repair.changedOffsets.count)
         }
@@ -247,7 +247,7 @@ final class RecordLogV3 {
 
     func statistics(of index: ItemIndex) -> KeychainStatistics {
         let tombstoneBytes = state.replayed.tombstones.count * EntryV2.deletionByteCount
-        let live = HealingLayout.physicalEnd(ofLog: index.liveEntryBytes + tombstoneBytes)
+        let live = HeaderRunShiftedFileHandle.physical(HealingLayout.physicalEnd(ofLog: index.liveEntryBytes + tombstoneBytes), pageCount: state.pageCount)
         return KeychainStatistics(
             itemCount: index.count, liveBytes: live, deadBytes: max(0, state.size - live), fileSize: state.size, epoch: epoch)
     }

@@ -3,8 +3,8 @@
 /// secret box in the one block the index keeps — in segment and entry order, as ``RecordV2PagesDecoder`` makes
 /// version 2's.
 ///
-/// A full credential follows every group of the key table; a segment of a key id it does not follow is a group
-/// the table does not hold, and so `corrupted`, never skipped.
+/// A full credential follows every group of the key table; a segment or a head of a key id it does not follow is a
+/// group the table does not hold, and so `corrupted`, never skipped (Docs/FormatVersion3.md §2.10).
 ///
 /// ```swift
 /// var groups: [UInt8: GroupChainV3] = [1: GroupChainV3(keys: defaultGroup, startEpoch: header.epoch)]
@@ -16,7 +16,7 @@ enum RecordV3ReplayDecoder {
     /// - Parameter groups: the chains of the groups followed, before this record; moved past it when it verifies,
     ///   unchanged when this throws.
     /// - Throws: what ``RecordV3Decoder/decode(_:at:previousChain:keys:groups:)`` throws, its offsets made offsets in
-    ///   `bytes`; `.corrupted` for a segment of a group the reader does not follow.
+    ///   `bytes`; `.corrupted` for a segment or a head of a group the reader does not follow.
     static func decode(
         _ bytes: [UInt8], at offset: Int, previousChain: [UInt8], keys: RecordKeysV3, groups: inout [UInt8: GroupChainV3]
     ) throws(KeychainError) -> ReplayedRecordV2 {
@@ -28,6 +28,11 @@ enum RecordV3ReplayDecoder {
             throw .corrupted(offset: offset + at, reason: reason)
         } catch .unsupportedFeature(let at, let reason) {
             throw .unsupportedFeature(offset: offset + at, reason: reason)
+        }
+        // A full credential follows every group of the key table, which names every group there is (§2.10).
+        for head in decoded.heads?.groups ?? [] where chains[head.keyID] == nil {
+            throw .corrupted(
+                offset: offset, reason: "record \(decoded.sequence): its heads name key id \(head.keyID), a group this keychain's key table does not hold")
         }
         var record = ReplayedRecordV2(
             kind: decoded.kind, sequence: decoded.sequence, part: decoded.part, chain: decoded.chainTag, end: decoded.end,

@@ -75,6 +75,18 @@ struct KeychainV3ReferenceTests {
         #expect((dump["tombstones"] as? [Any])?.count == 1)
     }
 
+    @Test("Python reads a file whose header runs take two pages")
+    func pythonReadsTwoPages() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("v3.kcf")
+        let (keychain, _) = try KeychainV3MultiPageTests.manySlots(in: directory)
+        _ = try V2Keychain.fill(keychain, count: 8, perBatch: 3)
+        let dump = try Self.pythonDump(path)
+        #expect(dump["page_count"] as? Int == 2)
+        #expect(Self.pythonItems(dump) == (try Self.swiftItems(keychain)))
+        #expect(Self.head(dump) == Self.head(keychain.head))
+    }
+
     @Test("Swift opens what Python wrote, one commit per item and one transaction, appends and compacts, and Python reads it back")
     func swiftReadsPython() throws {
         let directory = TemporaryDirectory()
