@@ -74,3 +74,35 @@ struct KeychainV3DamageTests {
         #expect(try fileBytes(path) == bytes)
     }
 }
+
+/// What a holder of the log key alone could write, refused by a full credential's reader (Docs/FormatVersion3.md §2.10).
+@Suite("Format version 3: forgeries by a log-key holder")
+struct KeychainV3ForgeryTests {
+    @Test("Commits whose heads name a key id the key table lacks are refused as corrupted, naming it")
+    func headOfUnknownGroup() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("v3.kcf")
+        let keychain = try V3Keychain.create(in: directory)
+        _ = try V2Keychain.fill(keychain, count: 3)
+        let log = try V3Keychain.log(keychain)
+        var generator = SystemRandomNumberGenerator()
+        var heads = try log.currentHeads.setting(GroupHeadV3(keyID: 2, startEpoch: 1, groupSequence: 1, lastTag: [UInt8](repeating: 7, count: 16)))
+        var head = keychain.head
+        // Two commits, so that the first is acknowledged by the second's slot.
+        for _ in 0..<2 {
+            let record = try RecordV3Encoder.encode(
+                kind: .commit, sequence: head.sequence + 1, part: 0, previousChain: head.chainValue, segments: [], heads: heads,
+                keys: log.state.keys, using: &generator)
+            try log.state.log.append(
+                record.bytes, committedEnd: log.state.log.writtenEnd + record.bytes.count, headSequence: head.sequence + 1, headChain: record.chainTag)
+            head = Head(epoch: head.epoch, sequence: head.sequence + 1, chainValue: record.chainTag)
+            heads = record.heads
+        }
+        let error = #expect(throws: KeychainError.self) { _ = try V3Keychain.open(path) }
+        guard case .corrupted(_, let reason)? = error else {
+            Issue.record("expected corrupted, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("key id 2"), "\(reason)")
+    }
+}
