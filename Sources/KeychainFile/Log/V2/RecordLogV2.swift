@@ -44,7 +44,7 @@ final class RecordLogV2 {
     /// fails with `wrongCredentials` at once, without deriving the credential's key again (SPEC.md §16). Other
     /// pages (the header rewritten, or an older file restored) are tried again, once.
     var headerRefusingCredential: [UInt8]? = nil
-    private var unconfirmedDurability: KeychainError?
+    var unconfirmedDurability: KeychainError?
 
     /// One open, verified file.
     struct FileState {
@@ -304,15 +304,6 @@ final class RecordLogV2 {
         return unconfirmedDurability
     }
 
-    /// Throws unless the records after this log's end may be cut: a crash remnant or an undone transaction.
-    func checkTailMayBeDropped() throws(KeychainError) {
-        guard let tail = tornTail, tail.mayHoldAcknowledgedData else { return }
-        throw .corrupted(
-            offset: tail.offset,
-            reason: "the last commit's records (\(tail.byteCount) bytes) do not verify and may hold committed items, so this keychain "
-                + "is not changed until it is repaired")
-    }
-
     /// Before a write: writes back what the open repaired, takes the last chunk's parity from records that
     /// verified, and cuts what follows the last commit (a remnant, or the parts of an undone transaction).
     func prepareForWrite() throws(KeychainError) {
@@ -367,7 +358,6 @@ final class RecordLogV2 {
         // Plaintext copies of the secrets go as each part is sealed; those kept in the puts' reserved blocks at the end.
         defer { for case .put(_, let attributes, .inReservedBlock) in entries { attributes.encoded.storage.wipeReserved() } }
         let parts = Self.partRanges(of: entries)
-        let log = state.log
         let before = state.replayed
         var secrets: [SealedSecret] = []
         var deletions: [(ItemID, Int64)] = []
@@ -404,47 +394,8 @@ final class RecordLogV2 {
                 }
                 throw error
             }
-            // The bytes the commit's slot place holds now: a commit whose sync fails is taken back by putting them back.
-            let place = Int(((log.newest?.seal.counter ?? 0) + 1) % 2)
-            let displaced = isLast ? HealingLog.readTolerating(file, count: CommitSlot.length, at: HealingLayout.slotOffsets[place]) : nil
-            let writtenBefore = log.writtenEnd
-            do throws(KeychainError) {
-                if isLast {
-                    try log.append(record.bytes, committedEnd: position + record.bytes.count, headSequence: sequence, headChain: record.chain)
-                } else {
-                    try log.append(
-                        record.bytes, committedEnd: before.end, headSequence: before.head.sequence, headChain: before.head.chainValue,
-                        flushBetween: true)
-                }
-            } catch {
-                mustReload = true
-                // A commit whose slot reached the file took effect, even if its sync failed: read the slots back.
-                let reread = try? HealingLog(
-                    opening: file, headerKey: state.headerKey, epoch: state.header.epoch, rewriteEnd: Int(state.header.rewriteEnd))
-                guard isLast, let reread, reread.committedEnd == position + record.bytes.count else {
-                    takeBackParts(to: before.end)
-                    throw error
-                }
-                // The commit is in the file, but whether the disk has it is unknown: it is taken back, so that the
-                // change fails as a whole, if the slot's old bytes can be put back and synced. Its record is then a
-                // remnant past the commit end: cut here if the file can be cut, else by the next writer.
-                if let displaced, displaced.unreadable.isEmpty {
-                    let takenBack = Result { () throws(KeychainError) in
-                        try displaced.bytes.withBytes { (raw) throws(KeychainError) in
-                            try file.writeAll(raw, at: HealingLayout.slotOffsets[place])
-                        }
-                        try? file.truncate(to: HealingLayout.physicalEnd(ofLog: writtenBefore))
-                        try file.sync()
-                    }
-                    if case .success = takenBack { throw error }
-                    // Taken back in part: what the slots say now decides whether the change is in effect.
-                    let now = try? HealingLog(
-                        opening: file, headerKey: state.headerKey, epoch: state.header.epoch, rewriteEnd: Int(state.header.rewriteEnd))
-                    guard let now, now.committedEnd == position + record.bytes.count else { throw error }
-                }
-                unconfirmedDurability = .notConfirmedDurable(
-                    operation: "the change", reason: "its commit is in the file, but writing or syncing it reported \(error)")
-            }
+            try appendRecord(
+                record.bytes, at: position, isLast: isLast, sequence: sequence, chain: record.chain, before: (before.end, before.head))
             secrets += try Self.sealedSecrets(of: record.bytes, entryBytes: entryBytes[...])
             position += record.bytes.count
             chain = record.chain
@@ -454,17 +405,6 @@ final class RecordLogV2 {
         for (id, time) in deletions { state.replayed.tombstones[id] = time }
         state.size = (try? file.size()) ?? state.size
         return AppendedSecrets(count: secrets.count) { secrets[$0] }
-    }
-
-    /// Takes back what was written past the last commit, `end`, by a change that did not commit — if the slots still
-    /// say `end` and the file can be cut; the next writer cuts it otherwise.
-    private func takeBackParts(to end: Int) {
-        guard let reread = try? HealingLog(
-            opening: state.file, headerKey: state.headerKey, epoch: state.header.epoch, rewriteEnd: Int(state.header.rewriteEnd)),
-            reread.committedEnd == end
-        else { return }
-        try? reread.cut(to: end)
-        try? reread.cutRemnant()
     }
 
     /// The entries of each record of a commit: as many as fit a record's 15 MiB (below the format's 16, for the
@@ -543,6 +483,13 @@ final class RecordLogV2 {
     static func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     }
+}
+
+extension RecordLogV2: HealingLogWriting {
+    var healingLog: HealingLog { state.log }
+    var healingLogFile: any KeychainFileHandle { state.file }
+    var sealKey: SymmetricKey { state.headerKey }
+    var rewriteEnd: Int { Int(state.header.rewriteEnd) }
 }
 
 extension RecordLogV2 {

@@ -11,15 +11,6 @@ extension RecordLogV3 {
         return unconfirmedDurability
     }
 
-    /// Throws unless the records after this log's end may be cut: a crash remnant or an undone transaction.
-    func checkTailMayBeDropped() throws(KeychainError) {
-        guard let tail = tornTail, tail.mayHoldAcknowledgedData else { return }
-        throw .corrupted(
-            offset: tail.offset,
-            reason: "the last commit's records (\(tail.byteCount) bytes) do not verify and may hold committed items, so this keychain "
-                + "is not changed until it is repaired")
-    }
-
     /// Before a write: puts the verified header back in a run that does not hold it, writes back what the open
     /// repaired, takes the last chunk's parity from records that verified, and cuts what follows the last commit —
     /// as version 2's writer does (SPEC.md §26.4, §26.5).
@@ -60,7 +51,6 @@ extension RecordLogV3 {
         let time = RecordLogV2.milliseconds(clock())
         defer { for case .put(_, let attributes, .inReservedBlock) in entries { attributes.encoded.storage.wipeReserved() } }
         let parts = RecordLogV2.partRanges(of: entries)
-        let log = state.log
         let before = state.replayed
         var heads = try currentHeads
         var secrets: [SealedSecret] = []
@@ -95,44 +85,8 @@ extension RecordLogV3 {
                 }
                 throw error
             }
-            let place = Int(((log.newest?.seal.counter ?? 0) + 1) % 2)
-            let logFile = state.logFile
-            let displaced = isLast ? HealingLog.readTolerating(logFile, count: CommitSlot.length, at: HealingLayout.slotOffsets[place]) : nil
-            let writtenBefore = log.writtenEnd
-            do throws(KeychainError) {
-                if isLast {
-                    try log.append(record.bytes, committedEnd: position + record.bytes.count, headSequence: sequence, headChain: record.chainTag)
-                } else {
-                    try log.append(
-                        record.bytes, committedEnd: before.end, headSequence: before.head.sequence, headChain: before.head.chainValue,
-                        flushBetween: true)
-                }
-            } catch {
-                mustReload = true
-                let reread = try? HealingLog(
-                    opening: logFile, headerKey: state.logKeys.header, epoch: epoch, rewriteEnd: Int(state.header.rewriteEnd))
-                guard isLast, let reread, reread.committedEnd == position + record.bytes.count else {
-                    takeBackParts(to: before.end)
-                    throw error
-                }
-                // The commit is in the file; it is taken back, so that the change fails as a whole, if the slot's old
-                // bytes can be put back and synced (as version 2's writer does).
-                if let displaced, displaced.unreadable.isEmpty {
-                    let takenBack = Result { () throws(KeychainError) in
-                        try displaced.bytes.withBytes { (raw) throws(KeychainError) in
-                            try logFile.writeAll(raw, at: HealingLayout.slotOffsets[place])
-                        }
-                        try? logFile.truncate(to: HealingLayout.physicalEnd(ofLog: writtenBefore))
-                        try logFile.sync()
-                    }
-                    if case .success = takenBack { throw error }
-                    let now = try? HealingLog(
-                        opening: logFile, headerKey: state.logKeys.header, epoch: epoch, rewriteEnd: Int(state.header.rewriteEnd))
-                    guard let now, now.committedEnd == position + record.bytes.count else { throw error }
-                }
-                unconfirmedDurability = .notConfirmedDurable(
-                    operation: "the change", reason: "its commit is in the file, but writing or syncing it reported \(error)")
-            }
+            try appendRecord(
+                record.bytes, at: position, isLast: isLast, sequence: sequence, chain: record.chainTag, before: (before.end, before.head))
             secrets += try Self.sealedSecrets(of: record.bytes, entries: sealed)
             position += record.bytes.count
             chain = record.chainTag
@@ -140,21 +94,11 @@ extension RecordLogV3 {
         }
         state.replayed.head = Head(epoch: epoch, sequence: head.sequence + UInt64(parts.count), chainValue: chain)
         state.replayed.end = position
-        state.replayed.groups = try Self.chains(at: heads, following: state.replayed.groups)
+        // The commit is in the file: what does not describe it makes the next call read the file again, not fail this one.
+        if let moved = try? Self.chains(at: heads, following: state.replayed.groups) { state.replayed.groups = moved } else { mustReload = true }
         for (id, time) in deletions { state.replayed.tombstones[id] = time }
         state.size = (try? file.size()) ?? state.size
         return AppendedSecrets(count: secrets.count) { secrets[$0] }
-    }
-
-    /// Takes back what was written past the last commit, `end`, by a change that did not commit — if the slots still
-    /// say `end` and the file can be cut; the next writer cuts it otherwise.
-    private func takeBackParts(to end: Int) {
-        guard let reread = try? HealingLog(
-            opening: state.logFile, headerKey: state.logKeys.header, epoch: epoch, rewriteEnd: Int(state.header.rewriteEnd)),
-            reread.committedEnd == end
-        else { return }
-        try? reread.cut(to: end)
-        try? reread.cutRemnant()
     }
 
     /// The followed groups' chains moved to `heads` (which this writer's own records left).

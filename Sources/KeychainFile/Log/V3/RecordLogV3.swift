@@ -271,3 +271,10 @@ final class RecordLogV3 {
 }
 
 extension RecordLogV3: KeychainLog {}
+
+extension RecordLogV3: HealingLogWriting {
+    var healingLog: HealingLog { state.log }
+    var healingLogFile: any KeychainFileHandle { state.logFile }
+    var sealKey: SymmetricKey { state.logKeys.header }
+    var rewriteEnd: Int { Int(state.header.rewriteEnd) }
+}
