@@ -226,19 +226,20 @@ struct ReplayV2 {
     ) throws(KeychainError) -> ReplayedRecordV2 {
         try loadRecord(at: position, limit: limit)
         let record: ReplayedRecordV2
+        var moved = groups
         switch keys {
         case .version2(let keys):
             record = try inLog { () throws(KeychainError) in
                 try RecordV2PagesDecoder.decode(window, at: position - windowStart, previousChain: head.chainValue, keys: keys)
             }
         case .version3(let keys):
-            var chains = groups
             record = try inLog { () throws(KeychainError) in
-                try RecordV3ReplayDecoder.decode(window, at: position - windowStart, previousChain: head.chainValue, keys: keys, groups: &chains)
+                try RecordV3ReplayDecoder.decode(window, at: position - windowStart, previousChain: head.chainValue, keys: keys, groups: &moved)
             }
-            groups = chains
         }
         try checkSequence(record.sequence, at: position, after: head)
+        // The chains move only past a record that is the next one.
+        groups = moved
         return record
     }
 

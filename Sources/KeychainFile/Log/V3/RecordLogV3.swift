@@ -148,13 +148,20 @@ final class RecordLogV3 {
         return (state, replay.index)
     }
 
-    /// Whether `file` has the layout of a version 3 file: run A's first page declares a version 3 header, as read
-    /// or as its parity repairs it, or a run B at one of the sixteen places does.
+    /// Whether `file` has the layout of a version 3 file. The first 16 bytes decide when they declare a version (SPEC.md
+    /// §20.4): 3, or another. Only when they declare none is run A's first page asked as its parity repairs it, then
+    /// whether the file has version 2's layout (its second page, or either page's parity), and only then run B at each
+    /// of the sixteen places — fifteen of which lie inside a version 2 file's records, whose bytes must not override
+    /// its own header.
     static func isVersion3(_ file: any KeychainFileHandle) throws(KeychainError) -> Bool {
         guard try file.size() >= 16 else { return false }
-        if !HeaderRunV3.declaredPageCounts(firstPage: HealingLog.readTolerating(file, count: HeaderPage.length, at: 0).bytes).isEmpty {
-            return true
-        }
+        let firstPage = HealingLog.readTolerating(file, count: HeaderPage.length, at: 0).bytes
+        let prefix = Array(firstPage[0..<16])
+        if FileHeaderV3.declaredLength(prefix) != nil { return true }
+        if FileHeaderV2.declaredLength(prefix) != nil { return false }
+        if Array(prefix[0..<8]) == Format.magic && prefix[8] == 0 && prefix[9] == UInt8(Format.version) { return false }
+        if !HeaderRunV3.declaredPageCounts(firstPage: firstPage).isEmpty { return true }
+        if try RecordLogV2.isVersion2(file) { return false }
         for count in 1...HeaderRunV3.maximumPages {
             let page = HealingLog.readTolerating(file, count: HeaderPage.length, at: HeaderRunV3.runBOffset(pageCount: count)).bytes
             if HeaderRunV3.declaredPageCounts(firstPage: page).contains(count) { return true }
