@@ -62,25 +62,7 @@ struct OpenedHeaderV3: Sendable {
         read: (_ offset: Int, _ count: Int) throws(KeychainError) -> [UInt8], credential: Credential,
         budget: KeyDerivationBudget = KeyDerivationBudget(memoryLimitKiB: KeyDerivationBudget.standardMemoryLimitKiB)
     ) throws(KeychainError) {
-        let located = try Self.locate(read: read)
-        var candidates: [Candidate] = []
-        var unusable: [String] = []
-        for run in located {
-            guard let bytes = run.copy.header else {
-                if case .unusable(let reason) = run.copy { unusable.append("run \(Self.name(run.name)) at byte \(run.offset): \(reason)") }
-                continue
-            }
-            guard !candidates.contains(where: { $0.bytes == bytes }),
-                  let header = try? FileHeaderV3.parse(bytes, fileOffset: run.offset) else { continue }
-            candidates.append(Candidate(bytes: bytes, header: header, run: run))
-        }
-        guard !candidates.isEmpty else {
-            throw .corrupted(offset: 0, reason: "neither copy of the header can be read or repaired (\(unusable.isEmpty ? "no version 3 header page found" : unusable.joined(separator: "; ")))")
-        }
-        // Both runs are of one file: a run of another keychain put beside this one is not a copy of it.
-        guard Set(candidates.map(\.header.fileID)).count == 1 else {
-            throw .corrupted(offset: 0, reason: "the two runs hold headers of different keychains (file ids \(candidates.map { HexText.lowercase($0.header.fileID) }.joined(separator: " and ")))")
-        }
+        let (located, candidates) = try Self.candidates(read: read)
         // Each copy's slots with the credential, run A's first — a fixed order, so that a copy's unauthenticated
         // epoch cannot steer the budget, spent once across both copies, away from the other copy; a slot the other
         // copy holds byte for byte is not derived again.
@@ -173,13 +155,45 @@ struct OpenedHeaderV3: Sendable {
         runs = try Self.runs(chosen: copy, located: located, verified: verified.map { candidates[$0.candidate] }, read: read)
     }
 
-    private struct Candidate {
+    /// The runs as located, and the different headers among them that parse: one file's, or `corrupted`.
+    static func candidates(read: (Int, Int) throws(KeychainError) -> [UInt8]) throws(KeychainError) -> (located: [Located], candidates: [Candidate]) {
+        let located = try locate(read: read)
+        var candidates: [Candidate] = []
+        var unusable: [String] = []
+        for run in located {
+            guard let bytes = run.copy.header else {
+                if case .unusable(let reason) = run.copy { unusable.append("run \(name(run.name)) at byte \(run.offset): \(reason)") }
+                continue
+            }
+            guard !candidates.contains(where: { $0.bytes == bytes }),
+                  let header = try? FileHeaderV3.parse(bytes, fileOffset: run.offset) else { continue }
+            candidates.append(Candidate(bytes: bytes, header: header, run: run))
+        }
+        guard !candidates.isEmpty else {
+            throw .corrupted(offset: 0, reason: "neither copy of the header can be read or repaired (\(unusable.isEmpty ? "no version 3 header page found" : unusable.joined(separator: "; ")))")
+        }
+        // Both runs are of one file: a run of another keychain put beside this one is not a copy of it.
+        guard Set(candidates.map(\.header.fileID)).count == 1 else {
+            throw .corrupted(offset: 0, reason: "the two runs hold headers of different keychains (file ids \(candidates.map { HexText.lowercase($0.header.fileID) }.joined(separator: " and ")))")
+        }
+        return (located, candidates)
+    }
+
+    /// The header as this open verified it, for a log that keeps it: what a later catch-up can open again with the
+    /// keys it holds (``VerifiedHeaderV3/init(read:logKey:root:)``) instead of deriving the credential's key.
+    var verified: VerifiedHeaderV3 {
+        VerifiedHeaderV3(
+            header: header, headerBytes: headerBytes, pageCount: pageCount, logKey: slot.keys.logKey, logKeys: logKeys,
+            initialChain: initialChain, root: slot.keys.root, keyTable: keyTable, runs: runs)
+    }
+
+    struct Candidate {
         let bytes: [UInt8]
         let header: FileHeaderV3
         let run: Located
     }
 
-    private struct Located {
+    struct Located {
         /// 0 for run A, 1 for run B.
         let name: Int
         let offset: Int
@@ -188,7 +202,7 @@ struct OpenedHeaderV3: Sendable {
     }
 
     /// The rule's order: the higher epoch first, then run A.
-    private static func precedes(_ a: Candidate, _ b: Candidate) -> Bool {
+    static func precedes(_ a: Candidate, _ b: Candidate) -> Bool {
         a.header.epoch > b.header.epoch || (a.header.epoch == b.header.epoch && a.run.name < b.run.name)
     }
 
@@ -220,7 +234,7 @@ struct OpenedHeaderV3: Sendable {
 
     /// Runs A and B where the chosen header's page count puts them, each as read there, `.unusable` when it holds
     /// anything but the chosen header.
-    private static func runs(
+    static func runs(
         chosen: Candidate, located: [Located], verified: [Candidate], read: (Int, Int) throws(KeychainError) -> [UInt8]
     ) throws(KeychainError) -> [Run] {
         var runs: [Run] = []
@@ -245,5 +259,5 @@ struct OpenedHeaderV3: Sendable {
         return runs
     }
 
-    private static func name(_ run: Int) -> String { run == 0 ? "A" : "B" }
+    static func name(_ run: Int) -> String { run == 0 ? "A" : "B" }
 }

@@ -32,12 +32,15 @@ extension RecordLogV3 {
                 throw .corrupted(offset: 112, reason: "the key table holds no default group (key id \(Self.defaultKeyID))")
             }
             return FileKeys(
-                fileID: fileID, logKey: rotated.logKey, defaultGroup: try GroupKeysV3(groupKey: group.key, fileID: fileID, keyID: Self.defaultKeyID),
+                fileID: fileID, logKey: rotated.logKey, root: rotated.root, defaultGroup: try GroupKeysV3(groupKey: group.key, fileID: fileID, keyID: Self.defaultKeyID),
                 sealedKeyTable: rotated.sealedKeyTable, slots: rotated.slots + extraSlots, tombstoneHorizonDays: header.tombstoneHorizonDays)
         }
-        func keeping(slots: [KeySlotV3]) -> FileKeys {
-            FileKeys(
-                fileID: fileID, logKey: state.logKey, defaultGroup: state.defaultGroup, sealedKeyTable: header.sealedKeyTable, slots: slots,
+        func keeping(slots: [KeySlotV3]) throws(KeychainError) -> FileKeys {
+            guard let root = state.root else {
+                throw .invalidParameter("this credential reaches only some access groups; a rewrite that keeps the key table takes one that reaches the whole keychain")
+            }
+            return FileKeys(
+                fileID: fileID, logKey: state.logKey, root: root, defaultGroup: state.defaultGroup, sealedKeyTable: header.sealedKeyTable, slots: slots,
                 tombstoneHorizonDays: header.tombstoneHorizonDays)
         }
         func root(of opened: OpenedHeaderV3) throws(KeychainError) -> SymmetricKey {
@@ -48,7 +51,7 @@ extension RecordLogV3 {
         }
         switch change {
         case .keep:
-            return (keeping(slots: header.slots), nil)
+            return (try keeping(slots: header.slots), nil)
         case .replaceRotating(let old, let new, let keyDerivation):
             let opened = try openedHeader(with: old)
             let rotated = try RotatedKeysV3(
@@ -76,7 +79,7 @@ extension RecordLogV3 {
             let slot = try KeySlotV3.make(
                 for: new, kdf: RecordLogV2.slotKDF(for: new, keyDerivation), keys: try KeySetV3.full(logKey: state.logKey, root: root, fileID: fileID),
                 fileID: fileID, attestingWith: root, using: &generator)
-            return (keeping(slots: header.slots + [slot]), KeySlotInfo(slot))
+            return (try keeping(slots: header.slots + [slot]), KeySlotInfo(slot))
         case .replace(let old, let new, let keyDerivation):
             let opened = try openedHeader(with: old)
             let root = try root(of: opened)
@@ -85,7 +88,7 @@ extension RecordLogV3 {
             slots[opened.slotIndex] = try slots[opened.slotIndex].changingCredential(
                 to: new, kdf: RecordLogV2.slotKDF(for: new, keyDerivation), opened: opened.slot, fileID: fileID, using: &generator)
                 .attested(by: root, fileID: fileID)
-            return (keeping(slots: slots), nil)
+            return (try keeping(slots: slots), nil)
         case .remove(let removed):
             // Removing a credential renews every key (§2.7): a removed slot put back by anyone then opens only keys
             // that nothing written afterwards is under.

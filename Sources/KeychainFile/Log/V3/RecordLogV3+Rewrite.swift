@@ -11,6 +11,8 @@ extension RecordLogV3 {
     struct FileKeys {
         let fileID: [UInt8]
         let logKey: SymmetricKey
+        /// The root key, which the log keeps to open a file another process compacts.
+        let root: SymmetricKey
         /// The default group's keys (they name the file id, not the epoch).
         let defaultGroup: GroupKeysV3
         /// The key table as sealed under the root key: it names no epoch, so a rewrite keeps its bytes.
@@ -32,7 +34,7 @@ extension RecordLogV3 {
             throw .invalidParameter("internal error: a new key table without the default group")
         }
         let keys = FileKeys(
-            fileID: new.header.fileID, logKey: new.logKey,
+            fileID: new.header.fileID, logKey: new.logKey, root: new.root,
             defaultGroup: try GroupKeysV3(groupKey: defaultGroup.key, fileID: new.header.fileID, keyID: defaultKeyID), sealedKeyTable: new.header.sealedKeyTable,
             slots: new.header.slots, tombstoneHorizonDays: new.header.tombstoneHorizonDays)
         let state = try writeFile(
@@ -153,7 +155,7 @@ extension RecordLogV3 {
                 if let head = written.heads[defaultKeyID] { groups[defaultKeyID] = GroupChainV3(keys: defaultGroup, at: head) }
                 let state = FileState(
                     file: staging, pageCount: pageCount, logFile: written.log.file, identity: identity, header: written.header, headerBytes: written.bytes, logKey: fileKeys.logKey,
-                    logKeys: logKeys, keys: keys, defaultGroup: defaultGroup, log: written.log, runsIntact: [true, true],
+                    root: fileKeys.root, logKeys: logKeys, keys: keys, defaultGroup: defaultGroup, log: written.log, runsIntact: [true, true],
                     replayed: ReplayV2.Outcome(
                         head: written.head, end: written.log.writtenEnd, tornTail: nil, tombstones: tombstones, repairs: [], groups: groups),
                     size: (try? staging.size())

@@ -37,6 +37,9 @@ final class RecordLogV3 {
     /// The cap on one Argon2id derivation's memory when the file must be opened with `credential` again.
     var keyDerivationMemoryLimitKiB = KeyDerivationBudget.standardMemoryLimitKiB
     var unconfirmedDurability: KeychainError?
+    /// The header runs of a file at the path that neither the keys this log holds nor its credential opened: a
+    /// catch-up that finds them again refuses them at once, without deriving the credential's key again (SPEC.md §16).
+    var headerRefusingCredential: [UInt8]? = nil
 
     /// One open, verified file.
     struct FileState {
@@ -50,6 +53,8 @@ final class RecordLogV3 {
         /// The verified copy's bytes, which a writer puts back in a run that does not hold them.
         let headerBytes: [UInt8]
         let logKey: SymmetricKey
+        /// The root key of a full holder: with `logKey`, what opens a file another process compacted, no key derived.
+        let root: SymmetricKey?
         let logKeys: LogKeysV3
         let keys: RecordKeysV3
         /// The default group's keys (key id 1), under which every item of this step is sealed.
@@ -78,6 +83,7 @@ final class RecordLogV3 {
     func adopt(_ newState: FileState) {
         if newState.file !== state.file { state.file.close() }
         state = newState
+        headerRefusingCredential = nil
     }
 
     var file: any KeychainFileHandle { state.file }
@@ -101,7 +107,7 @@ final class RecordLogV3 {
     ) throws(KeychainError) -> (RecordLogV3, ItemIndex) {
         do throws(KeychainError) {
             try credential.validate()
-            let loaded = try load(file: file, credential: credential, pin: expectedHead, memoryLimitKiB: keyDerivationMemoryLimitKiB)
+            let loaded = try load(file: file, credential: credential, held: nil, pin: expectedHead, memoryLimitKiB: keyDerivationMemoryLimitKiB)
             let log = RecordLogV3(path: path, fileSystem: fileSystem, credential: credential, clock: clock, state: loaded.state)
             log.keyDerivationMemoryLimitKiB = keyDerivationMemoryLimitKiB
             return (log, loaded.index)
@@ -111,13 +117,51 @@ final class RecordLogV3 {
         }
     }
 
-    /// Reads the header runs of `file`, opens them with `credential`, opens the log and replays it.
+    /// The keys a log holds, with which it opens a file another process compacted (``VerifiedHeaderV3``).
+    struct HeldKeys {
+        let logKey: SymmetricKey
+        let root: SymmetricKey?
+    }
+
+    /// ``load(file:credential:held:pin:memoryLimitKiB:)`` for a log that remembers the header runs its keys and
+    /// credential do not open, given as `refused`: when `file`'s runs are those, `wrongCredentials` at once — the
+    /// credential failed on them before and would again — and when the credential is found not to open them, they
+    /// become `refused`.
     static func load(
-        file: any KeychainFileHandle, credential: Credential, pin: Head?, memoryLimitKiB: Int
+        file: any KeychainFileHandle, credential: Credential, held: HeldKeys?, pin: Head?, memoryLimitKiB: Int, refused: inout [UInt8]?
     ) throws(KeychainError) -> (state: FileState, index: ItemIndex) {
-        let opened = try OpenedHeaderV3(
-            read: { (offset, count) throws(KeychainError) in HealingLog.readTolerating(file, count: count, at: offset).bytes },
-            credential: credential, budget: KeyDerivationBudget(memoryLimitKiB: memoryLimitKiB))
+        let runs = headerRunBytes(file)
+        if refused == runs { throw .wrongCredentials }
+        do throws(KeychainError) {
+            return try load(file: file, credential: credential, held: held, pin: pin, memoryLimitKiB: memoryLimitKiB)
+        } catch .wrongCredentials {
+            // Only the credential answers wrongCredentials here: held keys that do not open the runs fall back to it.
+            refused = runs
+            throw .wrongCredentials
+        }
+    }
+
+    /// The bytes of both header runs as run A's first page declares their length (its first page alone when it
+    /// declares none): what decides whether a credential opens the file, and nothing a commit changes.
+    static func headerRunBytes(_ file: any KeychainFileHandle) -> [UInt8] {
+        let firstPage = HealingLog.readTolerating(file, count: HeaderPage.length, at: 0).bytes
+        guard let count = HeaderRunV3.declaredPageCounts(firstPage: firstPage).max() else { return firstPage }
+        return HealingLog.readTolerating(file, count: count * HeaderPage.length, at: 0).bytes
+            + HealingLog.readTolerating(file, count: count * HeaderPage.length, at: HeaderRunV3.runBOffset(pageCount: count)).bytes
+    }
+
+    /// Reads the header runs of `file`, opens them with `held` (keys this process holds) or else `credential`, opens
+    /// the log and replays it.
+    static func load(
+        file: any KeychainFileHandle, credential: Credential, held: HeldKeys?, pin: Head?, memoryLimitKiB: Int
+    ) throws(KeychainError) -> (state: FileState, index: ItemIndex) {
+        let read = { (offset: Int, count: Int) throws(KeychainError) -> [UInt8] in HealingLog.readTolerating(file, count: count, at: offset).bytes }
+        let opened: VerifiedHeaderV3
+        if let held, let again = try? VerifiedHeaderV3(read: read, logKey: held.logKey, root: held.root) {
+            opened = again
+        } else {
+            opened = try OpenedHeaderV3(read: read, credential: credential, budget: KeyDerivationBudget(memoryLimitKiB: memoryLimitKiB)).verified
+        }
         guard let table = opened.keyTable else {
             throw .unsupportedFeature(offset: 0, reason: "opening a version 3 keychain with a credential scoped to groups is not built yet")
         }
@@ -142,8 +186,8 @@ final class RecordLogV3 {
         if let pin { try RecordLog.checkContains(pin, epoch: header.epoch, head: replay.outcome.head, chainAtPin: replay.watchedChain) }
         let runsIntact = opened.runs.map { (run) -> Bool in if case .intact = run.copy { return true } else { return false } }
         let state = FileState(
-            file: file, pageCount: opened.pageCount, logFile: logFile, identity: try file.identity(), header: header, headerBytes: opened.headerBytes, logKey: opened.slot.keys.logKey,
-            logKeys: opened.logKeys, keys: keys, defaultGroup: defaultGroup, log: log, runsIntact: runsIntact,
+            file: file, pageCount: opened.pageCount, logFile: logFile, identity: try file.identity(), header: header, headerBytes: opened.headerBytes, logKey: opened.logKey,
+            root: opened.root, logKeys: opened.logKeys, keys: keys, defaultGroup: defaultGroup, log: log, runsIntact: runsIntact,
             replayed: replay.outcome, size: try file.size())
         return (state, replay.index)
     }
@@ -205,7 +249,7 @@ final class RecordLogV3 {
             if !caughtUp { mustReload = true }
             state = FileState(
                 file: state.file, pageCount: state.pageCount, logFile: state.logFile, identity: state.identity, header: state.header, headerBytes: state.headerBytes, logKey: state.logKey,
-                logKeys: state.logKeys, keys: state.keys, defaultGroup: state.defaultGroup, log: log, runsIntact: state.runsIntact,
+                root: state.root, logKeys: state.logKeys, keys: state.keys, defaultGroup: state.defaultGroup, log: log, runsIntact: state.runsIntact,
                 replayed: replay.outcome, size: caughtUp ? size : state.size)
         }
         try replay.run()
@@ -213,14 +257,17 @@ final class RecordLogV3 {
         caughtUp = true
     }
 
-    /// Opens the file now at the path with the credential and replaces this log's state with it.
+    /// Opens the file now at the path with the keys this log holds, or else its credential, and replaces this log's
+    /// state with it.
     func reload(_ index: inout ItemIndex) throws(KeychainError) {
         let newFile = try fileSystem.openExisting(path)
         do throws(KeychainError) {
             guard try Self.isVersion3(newFile) else {
                 throw KeychainError.corrupted(offset: 8, reason: "another file, not of format version 3, was put at \(path)")
             }
-            let loaded = try Self.load(file: newFile, credential: credential, pin: head, memoryLimitKiB: keyDerivationMemoryLimitKiB)
+            let loaded = try Self.load(
+                file: newFile, credential: credential, held: HeldKeys(logKey: state.logKey, root: state.root), pin: head,
+                memoryLimitKiB: keyDerivationMemoryLimitKiB, refused: &headerRefusingCredential)
             guard loaded.state.header.fileID == fileID else {
                 throw KeychainError.corrupted(offset: 16, reason: "another keychain (a different file id) was put at \(path)")
             }

@@ -2,10 +2,10 @@ import Foundation
 import Testing
 @testable import KeychainFile
 
-/// Review of format version 3's engine (helper-43), finding 1: a keychain object that catches up with another
-/// process's compaction of a version 3 file derives its credential's key again (PBKDF2 or Argon2id, the costly part
+/// Review of format version 3's engine (helper-43), finding 1 (fixed in session 46): a keychain object that catches up
+/// with another process's compaction of a version 3 file derived its credential's key again (PBKDF2 or Argon2id, the costly part
 /// of opening, on purpose), where version 2 opens the new file with the key it holds (SPEC.md §16, §26.7: "opens it
-/// … with the master key it holds"). Every compaction — automatic ones included — then costs every other process
+/// … with the master key it holds"). Every compaction — automatic ones included — then cost every other process
 /// with the file open one full key derivation on its next call.
 @Suite("Review v3: catching up with a compaction derives no key")
 struct V3CatchUpDerivesCredentialAgainTests {
@@ -36,10 +36,7 @@ struct V3CatchUpDerivesCredentialAgainTests {
         let reader = try V3Keychain.open(directory.file("v3.kcf"))
         try writer.compact()
         let count = try Self.derivations { try reader.refresh() }
-        // Known: version 3's log does not yet open a rewritten header with the keys it holds (helper-43, finding 1).
-        withKnownIssue("version 3 reopens a rewritten file with the credential, not the keys it holds") {
-            #expect(count == 0, "catching up with a compaction derived the credential's key \(count) time(s)")
-        }
+        #expect(count == 0, "catching up with a compaction derived the credential's key \(count) time(s)")
         #expect(try liveSecrets(reader) == liveSecrets(writer))
     }
 }
@@ -47,7 +44,7 @@ struct V3CatchUpDerivesCredentialAgainTests {
 /// Review of format version 3's engine (helper-43), finding 1, second half: version 2 remembers a header its
 /// credential did not open and refuses it again at once (SPEC.md §16: "MAY report `wrongCredentials` again without
 /// deriving"; `RotatedAwayCredentialTests`), so that a process left behind cannot be made to spend its time
-/// deriving the same refused key; version 3's catch-up derives the credential's key again on every call.
+/// deriving the same refused key; version 3's catch-up derived the credential's key again on every call.
 @Suite("Review v3: a header the credential does not open is tried once, not once per call")
 struct V3RefusedHeaderDerivedPerCallTests {
     /// Puts at `path` another keychain of the same format, whose only credential is another password, and makes
@@ -92,9 +89,6 @@ struct V3RefusedHeaderDerivedPerCallTests {
             try FileManager.default.removeItem(atPath: path)
             try FileManager.default.moveItem(atPath: directory.file("other.kcf"), toPath: path)
         }
-        // Known: version 3's log does not yet remember a header its credential did not open (helper-43, finding 1).
-        withKnownIssue("version 3 does not remember a header its credential did not open") {
-            #expect(count <= 1, "three calls derived the credential's key \(count) times")
-        }
+        #expect(count <= 1, "three calls derived the credential's key \(count) times")
     }
 }
