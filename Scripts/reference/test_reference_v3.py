@@ -297,7 +297,10 @@ def test_cli_make_then_dump_has_version_2s_shape(tmp_path):
     v2.add(K.GENERIC_PASSWORD, {"account": "a", "service": "s"}, b"sec")
     v2_json = V2.open_keychain(v2.data, PW).to_json()
     assert set(v2_json) <= set(out)
-    assert set(v2_json["items"][0]) == set(out["items"][0]) and set(v2_json["slots"][0]) <= set(out["slots"][0])
+    assert set(v2_json["items"][0]) | {"group", "keyID"} == set(out["items"][0])   # §2.11: each item's group
+    assert set(v2_json["slots"][0]) <= set(out["slots"][0])
+    assert all(i["group"] == "" and i["keyID"] == 1 for i in out["items"])
+    assert out["groups"] == [{"keyID": 1, "name": ""}]
     assert run("dump", str(path), "--password", "wrong").returncode == 5
     path.write_bytes(path.read_bytes()[:32768])                             # cut below an acknowledged commit
     cut = run("dump", str(path), "--password", PASSWORD)
