@@ -615,8 +615,10 @@ def test_a_page_of_another_group_dropped_is_refused_naming_its_group():
     assert len(reopen(honest.data).items) == 6
 
 
-def test_a_segment_of_a_key_id_the_table_lacks_is_refused():
-    """§2.10: a full holder meeting a segment (and a head) of a key id its key table does not hold: corrupted."""
+@pytest.mark.parametrize("segment", [True, False])
+def test_a_segment_of_a_key_id_the_table_lacks_is_refused(segment):
+    """§2.10: a full holder meeting a segment (with its head), or a head alone, of a key id its key table does not
+    hold: corrupted."""
     w = groups_writer()
     offset = w.written_end
 
@@ -628,12 +630,13 @@ def test_a_segment_of_a_key_id_the_table_lacks_is_refused():
         heads[9] = {"startEpoch": keys.epoch, "groupSequence": 1, "lastTag": bytes(16)}
         box = R.seal(keys.k_heads, R.heads_plaintext(heads), R.heads_aad(keys.file_id, keys.epoch, frame["sequence"]),
                      random.Random(1))
-        copy = bytes([9]) + segments[0][1:]
-        segments = segments[:-1] + [copy, R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box]
+        copy = [bytes([9]) + segments[0][1:]] if segment else []
+        segments = segments[:-1] + copy + [R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box]
         return R.assemble(frame["kind"], frame["sequence"], frame["part"], segments, previous, keys.k_chain)
     tampering(w, add_key_id_9)
     put(w, "x", "A")
     put(w, "after")
     with pytest.raises(V3.CorruptedRecord) as e:
         reopen(w.data)
-    assert e.value.offset == offset and "key id 9" in e.value.reason, e.value.reason
+    what = "a segment of key id 9" if segment else "a head of key id 9"
+    assert e.value.offset == offset and what in e.value.reason, e.value.reason
