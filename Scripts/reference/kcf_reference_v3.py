@@ -14,8 +14,10 @@ parts do not: it composes
 
 with the three changes of §2.10: the prefix follows the header's page count n (commit slots at 4,096·n and
 4,096·n + 12,288, the log at 8,192·n + 24,576), the seals and C0 are under the epoch's K_header derived from the
-log key, and the records are §2.5.1's with their chain tag as the chain value. In this step (plan step 2) every
-item is in the default group, key id 1; a group's chain starts at the header's epoch.
+log key, and the records are §2.5.1's with their chain tag as the chain value. Items are in their groups (§2.11,
+plan step 3): each put, deletion and tombstone is an entry of its group's pages, checked by the reader against the
+page's group; a writer adds a group the key table lacks by a rewrite under a new root; a group's chain starts at
+the header's epoch. Full credentials only (scoped opens and writes are plan step 4).
 
 Module use:
 
@@ -26,15 +28,21 @@ Module use:
     item_id = w.add(K.GENERIC_PASSWORD, {"account": "a", "service": "s"}, b"secret")
     w.update(item_id, {"label": "l"}); w.delete(item_id)
     with w.transaction() as t: ...                          # one commit, or parts and a commit past part_limit
+    w.add(K.GENERIC_PASSWORD, {"account": "a", "accessGroup": "G"}, b"s")   # adds group G first if it is new
+    w.update(item_id, {"accessGroup": "G"})                 # a move: the deletion in the old group's page first
+    w.compact()                                             # a rewrite into the next epoch, groups in their pages
+    kc.item_groups, kc.tombstone_groups                     # item id -> key id; kc.keys.names: key id -> name
 
 CLI (JSON on stdout, the exit status says how it went; errors as JSON on stderr):
 
     kcf_reference_v3.py dump FILE (--password P | --key HEX)
-        the shape of kcf_reference_v2.py's dump ("formatVersion": 3), plus "page_count", "groups",
-        "tombstones" and "records"
+        the shape of kcf_reference_v2.py's dump ("formatVersion": 3), plus "page_count", "groups" ([{"keyID",
+        "name"}]), "tombstones" ([{"id", "time", "keyID"}]) and "records"; each item also has "group" (its group's
+        name, "" the default group) and "keyID"
     kcf_reference_v3.py make FILE --password P [--iterations N] [--seed N] [--transaction] --items JSON
         JSON: [{"class": "genericPassword" | 1 …, "attributes": {name: value}, "secret": HEX}, …] (bytes-typed
-        attributes in hex, dates in ms); each item its own commit (one transaction with --transaction). Prints
+        attributes in hex, dates in ms; an "accessGroup" the file lacks adds that group first, §2.11); each item
+        its own commit (one transaction with --transaction). Prints
         {"file_id", "items": [id HEX, …], "head": {"sequence", "chain"}}.
 
 Exit codes as version 2's: 0 success, 1 I/O or other error, 2 usage, 3 notAKeychain, 4 unsupportedVersion,
@@ -68,7 +76,7 @@ from kcf_reference import (Corrupted, KCFError, NotAKeychain, UnsupportedVersion
 from kcf_reference_v2 import UnsupportedFeature, CorruptedRecord  # noqa: E402,F401
 
 VERSION = 3
-DEFAULT_GROUP = 1                        # §2.10 "Items and groups in this step": every item under key id 1
+DEFAULT_GROUP = 1                        # §2.4: a new keychain's table holds the default group ("") as key id 1
 
 
 def layout_for(n: int) -> V2.Layout:
@@ -373,9 +381,10 @@ def to_json(kc: V2.KeychainV2) -> dict:
 
 class WriterV3(V2.Writer):
     """Version 2's writer (§26: the record at physical(E_w) with its chunks' parity, then the other commit slot)
-    with §2.10's prefix and keys and §2.5.1's records: a batch is one commit — a segment of the default group per
-    page (pages of at most 8,192 plaintext bytes, as version 2's) and the heads — or, past part_limit, parts
-    without heads and a commit whose heads state every page of the transaction.
+    with §2.10's prefix and keys and §2.5.1's records: a batch is one commit — for each run of consecutive entries
+    of one group (§2.11), a segment of that group per page (pages of at most 8,192 plaintext bytes, as version 2's),
+    then the heads — or, past part_limit, parts without heads and a commit whose heads state every page of the
+    transaction.
 
     tamper: tests only — a function (record, previous chain tag, KeysV3) -> record applied to each record before it
     is written, its parity computed from what it returns; the chain value carried on is the returned record's tag
@@ -812,6 +821,9 @@ def main(argv=None) -> int:
     except FileExistsError as err:
         print(json.dumps({"error": "FileExistsError", "message": f"{err.filename or err} exists: give --overwrite to "
                                                                  f"replace it"}), file=sys.stderr)
+        return EXIT_OTHER
+    except K._Semantic as err:                   # make: items that break §8 (two with one primary key)
+        print(json.dumps({"error": "invalidItems", "message": err.reason}), file=sys.stderr)
         return EXIT_OTHER
     except (OSError, ValueError, TypeError, KeyError) as err:
         print(json.dumps({"error": type(err).__name__, "message": str(err)}), file=sys.stderr)
