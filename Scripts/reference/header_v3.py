@@ -283,6 +283,26 @@ def open_prefix(prefix: bytes, cred: dict) -> dict:
             "groups": [{"keyID": g["keyID"], "name": g["name"], "key": g["key"].hex()} for g in groups]}
 
 
+def build_header(file_id: bytes, epoch: int, salt: bytes, rewrite_end: int, head_sequence: int, head_chain: bytes,
+                 horizon_days: int, table: bytes, slots: list, log_key: bytes) -> bytes:
+    """One copy of a header (§2.9's table), its MAC under the epoch's K_header and its checksum: what a rewrite
+    writes (make_prefix below writes a new keychain's the same way)."""
+    keys = epoch_keys(log_key, file_id, epoch, salt)
+    body_slots = b"".join(slots)
+    length = FIXED + len(table) + len(body_slots) + TRAILER
+    h = (MAGIC + struct.pack(">HHI", 3, 0, length) + file_id + struct.pack(">Q", epoch) + salt
+         + struct.pack(">QQ", rewrite_end, head_sequence) + head_chain + struct.pack(">I", horizon_days)
+         + bytes([len(slots), 0]) + struct.pack(">H", len(table)) + table + body_slots)
+    h += _hmac.new(keys["header"], h, hashlib.sha256).digest()
+    return h + hashlib.sha256(h).digest()[:16]
+
+
+def run_of(header: bytes) -> bytes:
+    """A header's run of n pages (§2.9): 3,568 bytes of it per page, each with its parity."""
+    n = page_count(len(header))
+    return b"".join(V2.build_page(header[i * PAGE_DATA:(i + 1) * PAGE_DATA]) for i in range(n))
+
+
 def make_prefix(password: str, iterations: int, seed: int, extra_groups: int, scoped_password) -> tuple:
     rng = random.Random(seed)
     file_id, salt = rng.randbytes(16), rng.randbytes(32)

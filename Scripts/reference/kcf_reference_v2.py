@@ -1351,6 +1351,7 @@ class _Scan:
         pending_entries: list = []    # entries of transaction parts not yet committed
         pending_records: list = []
         pending_tomb: dict = {}
+        pending_raw: list = []        # the transaction's entries as read (Entry), for check_transaction
         offset = 0
         expected_seq = 1 if self.header.rewrite_end == 0 else None
         chain = keys.c0
@@ -1386,6 +1387,7 @@ class _Scan:
             offset = frame.end
             self.reached = offset
             pending_records.append(info)
+            pending_raw.extend(entries)
             for e in entries:
                 if e.kind == ENTRY_PUT:
                     pending_entries.append(("put", e.item))
@@ -1402,6 +1404,7 @@ class _Scan:
             expected_part = 0
             try:
                 plan = state.plan(pending_entries)
+                self.check_transaction(state, pending_raw, offset)
             except K._Semantic as e:
                 # §25.2 step 4: a transaction that breaks §8 below E_c: corrupted at its first part.
                 self.stopped = (pending_records[0].offset, e.reason)
@@ -1414,7 +1417,7 @@ class _Scan:
                 if iid in state.items:
                     del tombstones[iid]
             records.extend(pending_records)
-            pending_entries, pending_records, pending_tomb = [], [], {}
+            pending_entries, pending_records, pending_tomb, pending_raw = [], [], {}, []
             head = (frame.sequence, chain)
             self.snapshots[offset] = (state.copy(), list(records), head, dict(tombstones))
             if offset == rewrite_end and head != (self.header.rewrite_sequence, self.header.rewrite_chain):
@@ -1423,6 +1426,11 @@ class _Scan:
             # §25.2: the replay reached E_c inside a transaction.
             self.stopped = (pending_records[0].offset, "E_c falls inside a transaction")
             self.semantic = True
+
+    def check_transaction(self, state: K.State, entries: list, end: int):
+        """A transaction's entries (Entry, in order) against the state before it, checked beyond §24.4 by a
+        record format that needs it: raises K._Semantic (corrupted wherever it lies). `end` is where its commit
+        ends. Version 2 checks nothing more (version 3 overrides this for access groups)."""
 
     def parse_frame(self, buf, offset: int, end: int) -> Frame:
         """The record format's frame at offset (version 3 overrides this and open_record)."""

@@ -14,8 +14,10 @@ parts do not: it composes
 
 with the three changes of §2.10: the prefix follows the header's page count n (commit slots at 4,096·n and
 4,096·n + 12,288, the log at 8,192·n + 24,576), the seals and C0 are under the epoch's K_header derived from the
-log key, and the records are §2.5.1's with their chain tag as the chain value. In this step (plan step 2) every
-item is in the default group, key id 1; a group's chain starts at the header's epoch.
+log key, and the records are §2.5.1's with their chain tag as the chain value. Items are in their groups (§2.11,
+plan step 3): each put, deletion and tombstone is an entry of its group's pages, checked by the reader against the
+page's group; a writer adds a group the key table lacks by a rewrite under a new root; a group's chain starts at
+the header's epoch. Full credentials only (scoped opens and writes are plan step 4).
 
 Module use:
 
@@ -26,15 +28,21 @@ Module use:
     item_id = w.add(K.GENERIC_PASSWORD, {"account": "a", "service": "s"}, b"secret")
     w.update(item_id, {"label": "l"}); w.delete(item_id)
     with w.transaction() as t: ...                          # one commit, or parts and a commit past part_limit
+    w.add(K.GENERIC_PASSWORD, {"account": "a", "accessGroup": "G"}, b"s")   # adds group G first if it is new
+    w.update(item_id, {"accessGroup": "G"})                 # a move: the deletion in the old group's page first
+    w.compact()                                             # a rewrite into the next epoch, groups in their pages
+    kc.item_groups, kc.tombstone_groups                     # item id -> key id; kc.keys.names: key id -> name
 
 CLI (JSON on stdout, the exit status says how it went; errors as JSON on stderr):
 
     kcf_reference_v3.py dump FILE (--password P | --key HEX)
-        the shape of kcf_reference_v2.py's dump ("formatVersion": 3), plus "page_count", "groups",
-        "tombstones" and "records"
+        the shape of kcf_reference_v2.py's dump ("formatVersion": 3), plus "page_count", "groups" ([{"keyID",
+        "name"}]), "tombstones" ([{"id", "time", "keyID"}]) and "records"; each item also has "group" (its group's
+        name, "" the default group) and "keyID"
     kcf_reference_v3.py make FILE --password P [--iterations N] [--seed N] [--transaction] --items JSON
         JSON: [{"class": "genericPassword" | 1 …, "attributes": {name: value}, "secret": HEX}, …] (bytes-typed
-        attributes in hex, dates in ms); each item its own commit (one transaction with --transaction). Prints
+        attributes in hex, dates in ms; an "accessGroup" the file lacks adds that group first, §2.11); each item
+        its own commit (one transaction with --transaction). Prints
         {"file_id", "items": [id HEX, …], "head": {"sequence", "chain"}}.
 
 Exit codes as version 2's: 0 success, 1 I/O or other error, 2 usage, 3 notAKeychain, 4 unsupportedVersion,
@@ -68,7 +76,7 @@ from kcf_reference import (Corrupted, KCFError, NotAKeychain, UnsupportedVersion
 from kcf_reference_v2 import UnsupportedFeature, CorruptedRecord  # noqa: E402,F401
 
 VERSION = 3
-DEFAULT_GROUP = 1                        # §2.10 "Items and groups in this step": every item under key id 1
+DEFAULT_GROUP = 1                        # §2.4: a new keychain's table holds the default group ("") as key id 1
 
 
 def layout_for(n: int) -> V2.Layout:
@@ -104,6 +112,12 @@ class KeysV3:
     groups: dict                         # key id -> group key K_g
     names: dict                          # key id -> group name
     log_key: bytes = b""
+    root: Optional[bytes] = None         # R, for a full credential
+    last_assigned: int = 0               # the key table's last key id assigned (§2.4), for a full credential
+
+    def key_id_of(self, name: str) -> Optional[int]:
+        """The key id of the group named `name` (§2.11: found by name in the key table), or None."""
+        return next((k for k, n in self.names.items() if n == name), None)
 
     def group_chain(self, chain: ChainV3, key_id: int) -> tuple:
         """(start epoch, group sequence, previous page tag) for the next page of key_id after `chain`. A group
@@ -122,6 +136,11 @@ class _ScanV3(V2._Scan):
     """Version 2's scan (replay, parity repair, transactions in parts) with §2.5.1's records: the frame from
     records_v3.split, the record opened by records_v3.decode_record under the epoch's chain and heads keys and the
     group chains carried by the previous chain value."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.tomb_groups: dict = {}                     # item id -> key id of its last deletion or tombstone
+        self.tomb_snapshots: dict = {}                  # commit end -> tomb_groups after that commit
 
     def parse_frame(self, buf, offset: int, end: int) -> V2.Frame:
         if offset + 8 > end:
@@ -167,10 +186,59 @@ class _ScanV3(V2._Scan):
         entries = []
         for s in out["segments"]:
             for e in s["entries"]:
-                entries.append(_entry(e, self.decrypt))
+                entry = _entry(e, self.decrypt)
+                entry.key_id = s["keyID"]                    # §2.11: the group of the page that holds it
+                entries.append(entry)
         after = {g["keyID"]: (g["startEpoch"], g["sequence"], bytes.fromhex(g["lastTag"]))
                  for g in out["groups"] if g["sequence"] > 0}
         return entries, ChainV3(bytes.fromhex(out["chainTag"]), after)
+
+
+    def check_transaction(self, state: K.State, entries: list, end: int):
+        """§2.11 "Checked by a reader": in record order (segment after segment, entry after entry, the
+        transaction's parts in order), a put whose accessGroup (absent or empty: the default group, "") is not its
+        page's group, and a deletion or tombstone of an item live in another group than the page's, are corrupted,
+        naming the key id and the item id. Also refused (SPEC-GAP, §2.11 does not list it): a put of an item live in
+        another group without its deletion first in that group's page — holders of the two groups would then
+        disagree, the reason §2.11 gives for the deletion check. As §8's checks (K._Semantic): corrupted wherever the
+        record lies, never set aside, since the page authenticated under its group key (damage cannot make it).
+
+        Keeps each deletion's and tombstone's key id (§2.11 "Tombstones"), per commit end, for the reader's
+        tombstones and a rewrite."""
+        keys: KeysV3 = self.keys
+        overlay: dict = {}                              # item id -> key id it is live in (None: deleted) so far
+        tombs = dict(self.tomb_groups)
+        for e in entries:
+            k, iid = e.key_id, e.item_id
+            if iid in overlay:
+                live = overlay[iid]
+            else:
+                item = state.items.get(iid)
+                live = None if item is None else keys.key_id_of(group_of(item))
+            where = f"key id {k} (group {keys.names[k]!r})"
+            if e.kind == V2.ENTRY_PUT:
+                name = group_of(e.item)
+                if name != keys.names[k]:
+                    raise K._Semantic("group", f"{where}: a put of item {iid.hex()} whose accessGroup names group "
+                                               f"{name!r}, not its page's")
+                if live is not None and live != k:
+                    raise K._Semantic("group", f"{where}: a put of item {iid.hex()}, which is live in key id {live} "
+                                               f"(a move without its deletion in that group's page)")
+                overlay[iid] = k
+            else:
+                what = "deletion" if e.kind == V2.ENTRY_DELETE else "tombstone"
+                if live is not None and live != k:
+                    raise K._Semantic("group", f"{where}: a {what} of item {iid.hex()}, which is live in key id {live}")
+                if e.kind == V2.ENTRY_DELETE:
+                    overlay[iid] = None
+                tombs[iid] = k
+        self.tomb_groups = tombs
+        self.tomb_snapshots[end] = dict(tombs)
+
+
+def group_of(item) -> str:
+    """§2.11: an item's group is its accessGroup attribute; absent or empty: the default group (the empty name)."""
+    return item.attributes.get("accessGroup") or ""
 
 
 def _entry(e: dict, decrypt: bool) -> V2.Entry:
@@ -228,29 +296,38 @@ def open_keychain(path_or_bytes, credential: dict, *, decrypt_secrets: bool = Tr
     raw = bytes.fromhex(opened["header"])
     ph = H.parse_header(raw)
     file_id, epoch = ph["fileID"], ph["epoch"]
-    header = V2.HeaderV2(raw=raw, length=len(raw), file_id=file_id, epoch=epoch, epoch_salt=ph["salt"],
-                         rewrite_end=ph["rewriteEnd"], rewrite_sequence=V2.rd64(raw, 80),
-                         rewrite_chain=ph["headChain"], horizon_days=V2.rd32(raw, 104),
-                         slots=[s for _, _, s in ph["slots"]], mac=raw[-48:-16], checksum=raw[-16:])
+    header = _header_of(raw)
     log_key = bytes.fromhex(opened["logKey"])
     ek = H.epoch_keys(log_key, file_id, epoch, ph["salt"])
     groups = {g["keyID"]: bytes.fromhex(g["key"]) for g in opened["groups"]}
+    root = bytes.fromhex(opened["root"]) if opened["root"] else None
+    last = H.open_table(ph["table"], root, file_id)[0] if root is not None else 0
     keys = KeysV3(file_id=file_id, epoch=epoch, k_header=ek["header"], k_chain=ek["chain"], k_heads=ek["heads"],
                   c0=ChainV3(bytes.fromhex(opened["c0"])), groups=groups,
-                  names={g["keyID"]: g["name"] for g in opened["groups"]}, log_key=log_key)
+                  names={g["keyID"]: g["name"] for g in opened["groups"]}, log_key=log_key, root=root,
+                  last_assigned=last)
     repairs, to_rewrite = [], []
     for name, how in zip(("A", "B"), opened["runs"]):
         if how != "intact":
             to_rewrite.append(name)
             repairs.append(f"header run {name}: " + ("repaired by its pages' parity" if how == "repaired" else
                                                      "does not hold the chosen header (to rewrite)"))
+    scans = []
+
+    def scan(*args, **kwargs):
+        scans.append(_ScanV3(*args, **kwargs))
+        return scans[-1]
     try:
-        kc = V2._replay(data, header, keys, repairs, decrypt_secrets, layout=layout, scan_class=_ScanV3)
+        kc = V2._replay(data, header, keys, repairs, decrypt_secrets, layout=layout, scan_class=scan)
     except CorruptedRecord as e:
         e.file_offset = layout.physical(e.offset)
         raise
     kc.slot_used, kc.pages_to_rewrite = opened["slotIndex"], to_rewrite
     kc.layout, kc.page_count = layout, n
+    # §2.11: each live item's group (checked at its put to be its page's), each tombstone's key id as read.
+    kc.item_groups = {iid: keys.key_id_of(group_of(item)) for iid, item in kc.items.items()}
+    kept = scans[0].tomb_snapshots.get(kc.committed_end, {})
+    kc.tombstone_groups = {iid: kept[iid] for iid in kc.tombstones}
     return kc
 
 
@@ -289,8 +366,10 @@ def to_json(kc: V2.KeychainV2) -> dict:
         "set_aside": span(kc.set_aside),
         "repairs": kc.repairs,
         "header_pages_to_rewrite": kc.pages_to_rewrite,
-        "items": [K.item_to_json(kc.items[i]) for i in sorted(kc.items)],
-        "tombstones": [{"id": i.hex(), "time": kc.tombstones[i]} for i in sorted(kc.tombstones)],
+        "items": [{**K.item_to_json(kc.items[i]), "group": kc.keys.names[kc.item_groups[i]],
+                   "keyID": kc.item_groups[i]} for i in sorted(kc.items)],
+        "tombstones": [{"id": i.hex(), "time": kc.tombstones[i], "keyID": kc.tombstone_groups[i]}
+                       for i in sorted(kc.tombstones)],
         "records": [{"offset": r.offset, "length": r.length, "kind": kind_names.get(r.kind, r.kind),
                      "sequence": r.sequence, "part": r.part, "chain": r.chain.hex()} for r in kc.records],
     }
@@ -302,9 +381,10 @@ def to_json(kc: V2.KeychainV2) -> dict:
 
 class WriterV3(V2.Writer):
     """Version 2's writer (§26: the record at physical(E_w) with its chunks' parity, then the other commit slot)
-    with §2.10's prefix and keys and §2.5.1's records: a batch is one commit — a segment of the default group per
-    page (pages of at most 8,192 plaintext bytes, as version 2's) and the heads — or, past part_limit, parts
-    without heads and a commit whose heads state every page of the transaction.
+    with §2.10's prefix and keys and §2.5.1's records: a batch is one commit — for each run of consecutive entries
+    of one group (§2.11), a segment of that group per page (pages of at most 8,192 plaintext bytes, as version 2's),
+    then the heads — or, past part_limit, parts without heads and a commit whose heads state every page of the
+    transaction.
 
     tamper: tests only — a function (record, previous chain tag, KeysV3) -> record applied to each record before it
     is written, its parity computed from what it returns; the chain value carried on is the returned record's tag
@@ -317,20 +397,23 @@ class WriterV3(V2.Writer):
             kc.head = (kc.head[0], ChainV3(kc.head[1]))
         self.page_count = kc.page_count
         super().__init__(path=path, data=data, kc=kc, rng=rng, clock=clock, part_limit=part_limit, layout=kc.layout)
+        # §2.11: the file's tombstones with the key id of the page that held each (a rewrite writes them back there).
+        self.tombstones = {iid: (t, kc.tombstone_groups[iid]) for iid, t in kc.tombstones.items()}
 
     @classmethod
     def create(cls, path, password: str, iterations: int = 600_000, rng: Optional[random.Random] = None, *,
                clock: Optional[Callable] = None, overwrite: bool = False, part_limit: int = V2.MAX_BODY,
-               extra_groups: int = 0) -> "WriterV3":
+               extra_groups: int = 0, scoped_password: Optional[str] = None) -> "WriterV3":
         """A new file (§2.9 "Creating", header_v3's make: one full password slot, the default group as key id 1),
         both runs, and the first seal as version 2's writer makes it: counter 1 in commit slot 1, E_w = E_c = 0,
         head (0, C0). extra_groups: more groups in the key table (named "group-i", holding no items), so that
-        tests can make a header of more than one page (about 100 groups per extra page).
+        tests can make a header of more than one page (about 100 groups per extra page). scoped_password (with
+        extra_groups ≥ 2): a second slot, scoped to key ids 2 and 3 ("group-0", "group-1").
 
         header_v3's make draws the file's keys from a random.Random seeded with a number drawn from rng (or from
         os.urandom): this writer is for tests, not for secrets."""
         seed = rng.getrandbits(64) if rng is not None else int.from_bytes(os.urandom(8), "big")
-        prefix, info = H.make_prefix(password, iterations, seed, extra_groups, None)
+        prefix, info = H.make_prefix(password, iterations, seed, extra_groups, scoped_password)
         n = info["pageCount"]
         layout = layout_for(n)
         run = b"".join(prefix[i * H.PAGE:i * H.PAGE + H.PAGE_DATA] for i in range(n))    # run A's header bytes
@@ -389,20 +472,234 @@ class WriterV3(V2.Writer):
         pages.append(current)
         return pages
 
+    # -- §2.11: items in their groups ---------------------------------------------------------
+
+    def group_key_id(self, name: str) -> int:
+        k = self.keys.key_id_of(name)
+        if k is None:
+            raise KeyError(f"no group named {name!r} in the key table")
+        return k
+
+    def append(self, entries: list, **kwargs) -> list:
+        """Version 2's append (one commit, or parts and a commit) with each entry in its group's pages (§2.11):
+        a put in the group its accessGroup names, a deletion in the group its item is live in at that point of
+        the batch. A put of an item live in another group (a move) gets a deletion in the old group's page just
+        before it. A put naming a group the key table lacks first adds the group (add_groups: a rewrite into the
+        next epoch under a new root), then appends.
+
+        Tests only: an entry that already carries `key_id` is written into that group's page as it is, with no
+        deletion added (how a writer holding the keys could misplace one)."""
+        missing = []
+        for e in entries:
+            if isinstance(e, K.Put) and not hasattr(e, "key_id"):
+                name = group_of(e)
+                if self.keys.key_id_of(name) is None and name not in missing:
+                    missing.append(name)
+        if missing:
+            self.add_groups(missing)
+        placed = self._place(entries)
+        offsets = super().append(placed, **kwargs)
+        if kwargs.get("seal", True) and kwargs.get("cut_after") is None:
+            for e in placed:
+                if isinstance(e, K.Put):
+                    self.tombstones.pop(e.item_id, None)
+                else:
+                    self.tombstones[e.item_id] = (e.time, e.key_id)
+        return offsets
+
+    def _place(self, entries: list) -> list:
+        now = self.clock()
+        live = {iid: self.keys.key_id_of(group_of(item)) for iid, item in self.state.items.items()}
+        out = []
+        for e in entries:
+            if hasattr(e, "key_id"):
+                out.append(e)
+            elif isinstance(e, K.Put):
+                k = self.group_key_id(group_of(e))
+                old = live.get(e.item_id)
+                if old is not None and old != k:                 # a move: the deletion in the old group first
+                    d = K.Delete(e.item_id)
+                    d.time, d.key_id = now, old
+                    out.append(d)
+                e.key_id = k
+                out.append(e)
+            elif isinstance(e, V2.Tombstone):
+                e.key_id = self.tombstones.get(e.item_id, (0, DEFAULT_GROUP))[1]
+                out.append(e)
+            else:
+                # a deletion of an item not live: its group does not matter, version 2's check refuses it
+                e.key_id = live.get(e.item_id) or DEFAULT_GROUP
+                out.append(e)
+            if isinstance(e, K.Put):
+                live[e.item_id] = e.key_id
+            elif isinstance(e, K.Delete):
+                live.pop(e.item_id, None)
+        return out
+
+    def _runs(self, entries: list) -> list:
+        """§2.11 "Order": consecutive entries of one group, as (key id, entries); a change of group starts a run."""
+        runs = []
+        for e in entries:
+            if runs and runs[-1][0] == e.key_id:
+                runs[-1][1].append(e)
+            else:
+                runs.append((e.key_id, [e]))
+        return runs
+
+    def compact(self):
+        """A rewrite into the next epoch with the same keys (§2.6 "Full rewrite", §2.11 "A rewrite")."""
+        self.rewrite()
+
+    def add_groups(self, names: list):
+        """§2.11 "Adding a group": each name under key id last assigned + 1, a random K_g, and a new root; the whole
+        file rewritten into the next epoch with every slot granted its keys anew from the old root."""
+        self.rewrite(new_groups=names)
+
+    def rewrite(self, *, new_groups: tuple = ()):
+        """The whole file rewritten into epoch e + 1 (SPEC §26.6 with §2.6, §2.7, §2.10, §2.11): a new epoch salt;
+        the records: each group's live items (in the order they were added) and then its tombstones younger than
+        the horizon (in order of time, then id), in that group's pages, the groups in increasing key id, at most
+        4,096 entries per commit (each commit its own seal, counters from 1; one too large for a record in parts);
+        every group's chain starting at the new epoch; then the header with the rewrite end and head, run A, run B.
+
+        Without new_groups the key table and the slots are copied byte for byte. With them (adding groups, a full
+        credential only): key ids last assigned + 1 …, a random K_g each, a new root R; the table sealed under the
+        new R; every slot granted (slots_v3.add_grant, from the old root) a full slot K_log and the new R, a scoped
+        slot K_log and its scope's group keys, each with the new ρ, then attested under the new R
+        (slots_v3.attest). K_log and every existing group key stay. A slot whose attestation does not verify under
+        the old root, that holds 32 grants, whose scope names a key id the table lacks, or that would pass 8,192
+        bytes stops the rewrite before anything is written (§2.2 "A rotation that cannot reach a slot is refused").
+
+        The file at `path` is replaced at once (a temporary file renamed over it); this writer then continues on the
+        new file."""
+        keys: KeysV3 = self.keys
+        if self.kc.set_aside is not None:
+            raise V2.SetAsideRefusal("records set aside as possibly acknowledged: a rewrite is refused")
+        rng = self.rng if self.rng is not None else random.SystemRandom()
+        raw = self.header.raw
+        file_id, epoch = keys.file_id, keys.epoch + 1
+        if epoch >= 1 << 64:
+            raise LimitReached("the epoch cannot go past 2^64 - 1")
+        table_length = V2.rd16(raw, 110)
+        table = raw[H.FIXED:H.FIXED + table_length]
+        slots = _slots_of(raw)
+        groups, names, last, root = dict(keys.groups), dict(keys.names), keys.last_assigned, keys.root
+        if new_groups:
+            if root is None:
+                raise KCFError("only a full credential adds a group (a scoped one gets missingEntitlement, step 4)")
+            for name in new_groups:
+                if name in names.values():
+                    continue
+                if len(name.encode("utf-8")) > 255:
+                    raise ValueError(f"group name {name!r} is longer than 255 bytes of UTF-8")
+                if last >= 255:
+                    raise LimitReached(f"adding group {name!r}: key ids 1 … 255 are all assigned (a file holds at "
+                                       f"most 255 groups; key ids are never reused)")
+                last += 1
+                groups[last], names[last] = V2.random_bytes(self.rng, 32), name
+            new_root = V2.random_bytes(self.rng, 32)
+            table = H.seal_table(last, [{"keyID": k, "name": names[k], "key": groups[k]} for k in sorted(groups)],
+                                 new_root, file_id, rng)
+            rho = S.rho_of(new_root, file_id)
+            granted = []
+            for index, b in enumerate(slots):
+                s = S.parse_slot(b)
+                name = f"slot {index} (id {s['slotID'].hex()})"
+                if not S.is_attested(b, file_id, root):
+                    raise RotationRefused(f"{name}: its attestation does not verify under the root key; remove it")
+                if len(s["grants"]) >= S.MAX_GRANTS:
+                    raise RotationRefused(f"{name} holds {S.MAX_GRANTS} grants: have its credential open the "
+                                          f"keychain once, or remove it")
+                if s["scope"]:
+                    if any(k not in groups for k in s["scope"]):
+                        raise RotationRefused(f"{name}: its scope names a key id the key table does not hold")
+                    ks = {"logKey": keys.log_key, "rho": rho, "root": None,
+                          "groups": [{"keyID": k, "name": names[k], "key": groups[k]} for k in s["scope"]]}
+                else:
+                    ks = {"logKey": keys.log_key, "rho": rho, "root": new_root, "groups": []}
+                g = S.attest(S.add_grant(b, file_id, ks, root, rng), file_id, new_root)
+                if len(g) > S.MAX_LENGTH:
+                    raise RotationRefused(f"{name} would pass {S.MAX_LENGTH} bytes: remove it, or have its "
+                                          f"credential open the keychain once")
+                granted.append(g)
+            slots, root = granted, new_root
+        # The entries: per group, in increasing key id, its live items, then its tombstones within the horizon.
+        now = self.clock()
+        horizon = self.header.horizon_days * 86_400_000
+        ids = {n: k for k, n in names.items()}
+        per_group: dict = {k: [] for k in groups}
+        for item in self.state.items.values():
+            k = ids[group_of(item)]
+            p = K.Put(item.id, item.cls, dict(item.attributes), item.secret or b"")
+            p.key_id = k
+            per_group[k].append(p)
+        for iid, (t, k) in sorted(self.tombstones.items(), key=lambda kv: (kv[1][0], kv[0])):
+            if iid in self.state.items or t < now - horizon:
+                continue
+            tomb = V2.Tombstone(iid, t)
+            tomb.key_id = k
+            per_group[k].append(tomb)
+        entries = [e for k in sorted(per_group) for e in per_group[k]]
+        # The new file: a header of no records first (rewrite end 0, head (0, C0)), the records appended to it as
+        # commits (counters from 1), then the header with the rewrite end and head.
+        salt = V2.random_bytes(self.rng, 32)
+        ek = H.epoch_keys(keys.log_key, file_id, epoch, salt)
+        c0 = H.c0(ek["header"], file_id, epoch, salt)
+        horizon_days = self.header.horizon_days
+        first = H.build_header(file_id, epoch, salt, 0, 0, c0, horizon_days, table, slots, keys.log_key)
+        n = H.page_count(len(first))
+        if n > H.MAX_PAGES:
+            raise LimitReached(f"the header would take {n} pages (at most {H.MAX_PAGES}): remove credentials or groups")
+        run = H.run_of(first)
+        layout = layout_for(n)
+        buf = bytearray(run + bytes(2 * H.SLOT_STRIDE) + run)
+        new_keys = KeysV3(file_id=file_id, epoch=epoch, k_header=ek["header"], k_chain=ek["chain"],
+                          k_heads=ek["heads"], c0=ChainV3(c0), groups=groups, names=names, log_key=keys.log_key,
+                          root=root, last_assigned=last)
+        header = _header_of(first)
+        kc = V2.KeychainV2(header=header, keys=new_keys, master_key=b"", slot_used=self.kc.slot_used, items={},
+                           head=(0, ChainV3(c0)), records=[], committed_end=0, written_end=0, newest=None,
+                           older=None, remnant=None, set_aside=None, undone=None, repairs=[], repaired_log={},
+                           pages_to_rewrite=[], tombstones={}, file_length=len(buf), log=b"")
+        kc.layout, kc.page_count, kc.item_groups, kc.tombstone_groups = layout, n, {}, {}
+        w = WriterV3(path=None, data=bytes(buf), kc=kc, rng=self.rng, clock=self.clock, part_limit=self.part_limit)
+        w.counter = 0                                          # §23.3: an epoch's first seal has counter 1
+        for at in range(0, len(entries), 4096):
+            w.append(entries[at:at + 4096])
+        if not entries:                                        # §26.6: no records: the seal of counter 1 in slot 1
+            seal = V2.build_seal(epoch, 1, 0, 0, (0, c0), ek["header"])
+            at = layout.slot_offsets[1]
+            w.buf[at:at + V2.SLOT_BYTES] = seal + bytes(V2.CHUNK_PARITY) + seal
+            w.counter = 1
+        final = H.build_header(file_id, epoch, salt, w.written_end, w.head[0], bytes(w.head[1]), horizon_days, table,
+                               slots, keys.log_key)
+        assert len(final) == len(first)
+        run = H.run_of(final)
+        w.buf[0:len(run)] = run
+        w.buf[H.run_b_offset(n):H.run_b_offset(n) + len(run)] = run
+        w.header = w.kc.header = _header_of(final)
+        if self.path is not None:
+            K._atomic_create(self.path, bytes(w.buf), True)
+        path = self.path
+        self.__dict__.update(w.__dict__)
+        self.path = path
+
     def _encode_record(self, entries: list, *, sequence: int, kind: int, part: int, chain: bytes) -> tuple:
         keys: KeysV3 = self.keys
         if not isinstance(chain, ChainV3):
             chain = ChainV3(chain)
         rng = self.rng if self.rng is not None else random.SystemRandom()
-        group = R.GroupKeys(keys.groups[DEFAULT_GROUP], keys.file_id, DEFAULT_GROUP)
         states = dict(chain.groups)
         segments = []
-        for page in self._pages(entries):
-            start, previous_sequence, previous_tag = keys.group_chain(ChainV3(b"", states), DEFAULT_GROUP)
-            segment = R.group_segment(group, [_entry_json(e) for e in page], previous_sequence + 1, previous_tag, rng)
-            page_end = R.SEGMENT_HEADER + R.rd32(segment, 5)
-            states[DEFAULT_GROUP] = (start, previous_sequence + 1, segment[page_end - 16:page_end])
-            segments.append(segment)
+        for key_id, run in self._runs(entries):
+            group = R.GroupKeys(keys.groups[key_id], keys.file_id, key_id)
+            for page in self._pages(run):
+                start, previous_sequence, previous_tag = keys.group_chain(ChainV3(b"", states), key_id)
+                segment = R.group_segment(group, [_entry_json(e) for e in page], previous_sequence + 1, previous_tag,
+                                          rng)
+                page_end = R.SEGMENT_HEADER + R.rd32(segment, 5)
+                states[key_id] = (start, previous_sequence + 1, segment[page_end - 16:page_end])
+                segments.append(segment)
         if kind == V2.KIND_COMMIT:
             heads = {k: {"startEpoch": s[0], "groupSequence": s[1], "lastTag": s[2]} for k, s in states.items()}
             box = R.seal(keys.k_heads, R.heads_plaintext(heads), R.heads_aad(keys.file_id, keys.epoch, sequence), rng)
@@ -413,6 +710,28 @@ class WriterV3(V2.Writer):
         if not R.MIN_BODY <= len(record) - 8 <= R.MAX_BODY:
             raise ValueError(f"record body of {len(record) - 8} bytes is outside {R.MIN_BODY} … {R.MAX_BODY}")
         return record, ChainV3(record[-16:], states)
+
+
+class LimitReached(KCFError):
+    """A limit of the format (255 groups, 16 header pages, the epoch) would be passed."""
+
+
+class RotationRefused(KCFError):
+    """A renewal of the root (adding a group) that cannot reach a slot: refused, naming it (§2.2)."""
+
+
+def _slots_of(raw: bytes) -> list:
+    """A header's slots, each as its bytes."""
+    return [b for _, b, _ in H.parse_header(raw)["slots"]]
+
+
+def _header_of(raw: bytes) -> V2.HeaderV2:
+    """Version 2's HeaderV2 fields of a version 3 header (parsed by header_v3)."""
+    ph = H.parse_header(raw)
+    return V2.HeaderV2(raw=raw, length=len(raw), file_id=ph["fileID"], epoch=ph["epoch"], epoch_salt=ph["salt"],
+                       rewrite_end=ph["rewriteEnd"], rewrite_sequence=V2.rd64(raw, 80),
+                       rewrite_chain=ph["headChain"], horizon_days=V2.rd32(raw, 104),
+                       slots=[s for _, _, s in ph["slots"]], mac=raw[-48:-16], checksum=raw[-16:])
 
 
 def _entry_json(e) -> dict:
@@ -502,6 +821,9 @@ def main(argv=None) -> int:
     except FileExistsError as err:
         print(json.dumps({"error": "FileExistsError", "message": f"{err.filename or err} exists: give --overwrite to "
                                                                  f"replace it"}), file=sys.stderr)
+        return EXIT_OTHER
+    except K._Semantic as err:                   # make: items that break §8 (two with one primary key)
+        print(json.dumps({"error": "invalidItems", "message": err.reason}), file=sys.stderr)
         return EXIT_OTHER
     except (OSError, ValueError, TypeError, KeyError) as err:
         print(json.dumps({"error": type(err).__name__, "message": str(err)}), file=sys.stderr)

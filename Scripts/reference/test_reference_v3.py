@@ -297,7 +297,10 @@ def test_cli_make_then_dump_has_version_2s_shape(tmp_path):
     v2.add(K.GENERIC_PASSWORD, {"account": "a", "service": "s"}, b"sec")
     v2_json = V2.open_keychain(v2.data, PW).to_json()
     assert set(v2_json) <= set(out)
-    assert set(v2_json["items"][0]) == set(out["items"][0]) and set(v2_json["slots"][0]) <= set(out["slots"][0])
+    assert set(v2_json["items"][0]) | {"group", "keyID"} == set(out["items"][0])   # §2.11: each item's group
+    assert set(v2_json["slots"][0]) <= set(out["slots"][0])
+    assert all(i["group"] == "" and i["keyID"] == 1 for i in out["items"])
+    assert out["groups"] == [{"keyID": 1, "name": ""}]
     assert run("dump", str(path), "--password", "wrong").returncode == 5
     path.write_bytes(path.read_bytes()[:32768])                             # cut below an acknowledged commit
     cut = run("dump", str(path), "--password", PASSWORD)
@@ -334,3 +337,306 @@ def test_damaged_files_raise_only_typed_errors():
         except K.KCFError as e:
             outcomes.add(type(e).__name__)
     assert "opened" in outcomes and outcomes - {"opened"}
+
+
+# ------------------------------------------------------------------------------------------------
+# Items in their groups (Docs/FormatVersion3.md §2.11)
+# ------------------------------------------------------------------------------------------------
+
+import slots_v3 as S  # noqa: E402
+
+SCOPED = {"password": "scoped password"}
+
+
+def put(w, account, group=None, secret=b"s"):
+    attributes = {"account": account, "service": "s"}
+    if group is not None:
+        attributes["accessGroup"] = group
+    return w.add(K.GENERIC_PASSWORD, attributes, secret)
+
+
+def record_segments(kc, index):
+    """The index-th record of kc's epoch decoded on its own by records_v3 with every key of the table: [(key id,
+    entries)] for its group segments, in order. The group chains before it are the previous record's (its chain
+    value carries them), or each group's start value at the header's epoch for the epoch's first record."""
+    previous = kc.records[index - 1].chain if index else kc.keys.c0
+    groups = []
+    for k, key in sorted(kc.keys.groups.items()):
+        state = previous.groups.get(k)
+        g = {"keyID": k, "key": key.hex(), "startEpoch": state[0] if state else kc.epoch,
+             "sequence": state[1] if state else 0}
+        if state:
+            g["lastTag"] = state[2].hex()
+        groups.append(g)
+    r = kc.records[index]
+    out = R.decode_record(kc.log[r.offset:r.offset + r.length], {
+        "fileID": kc.file_id.hex(), "epoch": kc.epoch, "chainKey": kc.keys.k_chain.hex(),
+        "headsKey": kc.keys.k_heads.hex(), "previousChain": bytes(previous).hex(), "groups": groups})
+    return [(s["keyID"], [(next(iter(e)), next(iter(e.values()))["id"]) for e in s["entries"]])
+            for s in out["segments"]]
+
+
+def test_items_in_three_groups_read_back_with_their_groups(tmp_path):
+    w, _ = writer(items=0)
+    a0 = put(w, "d0")
+    a1 = put(w, "a1", "A")                                   # adds group A (key id 2), then appends
+    a2 = put(w, "b1", "B")                                   # adds group B (key id 3)
+    with w.transaction() as t:                               # one batch: default, A, default, B, B
+        d1 = t.add(K.GENERIC_PASSWORD, {"account": "d1", "service": "s", "accessGroup": ""}, b"x")
+        b2 = t.add(K.GENERIC_PASSWORD, {"account": "a2", "service": "s", "accessGroup": "A"}, b"y")
+        d2 = t.add(K.GENERIC_PASSWORD, {"account": "d2", "service": "s"}, b"z")
+        t.add(K.GENERIC_PASSWORD, {"account": "b2", "service": "s", "accessGroup": "B"}, b"v")
+        t.delete(a2)
+    kc = reopen(w.data)
+    assert kc.epoch == 3 and {k: kc.keys.names[k] for k in kc.keys.groups} == {1: "", 2: "A", 3: "B"}
+    want = {a0: 1, a1: 2, d1: 1, b2: 2, d2: 1}
+    assert {i: kc.item_groups[i] for i in kc.items if i in want} == want and len(kc.items) == 6
+    assert [kc.item_groups[i] for i in kc.items if i not in want] == [3]
+    assert kc.items[b2].secret == b"y" and kc.tombstone_groups == {a2: 3}
+    # §2.11 "Order": the batch keeps its order, a change of group starts a segment; the heads last.
+    assert [(k, [kind for kind, _ in entries]) for k, entries in record_segments(kc, len(kc.records) - 1)] == \
+        [(1, ["put"]), (2, ["put"]), (1, ["put"]), (3, ["put", "delete"])]
+    # The CLI: make a file of three groups, dump it.
+    path = tmp_path / "groups.kcf"
+    items = [{"class": "genericPassword", "attributes": {"account": f"x{n}", "service": "s", "accessGroup": g},
+              "secret": "00"} for n, g in enumerate(("", "A", "B", "A"))]
+    made = run("make", str(path), "--password", PASSWORD, "--iterations", "1000", "--seed", "5",
+               "--items", json.dumps(items))
+    assert made.returncode == 0, made.stderr
+    out = json.loads(run("dump", str(path), "--password", PASSWORD).stdout)
+    assert out["groups"] == [{"keyID": 1, "name": ""}, {"keyID": 2, "name": "A"}, {"keyID": 3, "name": "B"}]
+    shown = {i["id"]: (i["group"], i["keyID"], i["attributes"].get("accessGroup", {}).get("value", ""))
+             for i in out["items"]}
+    ids = json.loads(made.stdout)["items"]
+    assert [shown[i] for i in ids] == [("", 1, ""), ("A", 2, "A"), ("B", 3, "B"), ("A", 2, "A")]
+
+
+def test_adding_a_group_renews_the_root_and_keeps_the_other_keys():
+    w = V3.WriterV3.create(None, PASSWORD, iterations=1000, rng=random.Random(9), clock=clock(), extra_groups=2,
+                           scoped_password=SCOPED["password"])
+    before_items = [put(w, "d"), put(w, "g0", "group-0")]
+    old = H.open_prefix(w.data, PW)
+    old_scoped = H.open_prefix(w.data, SCOPED)
+    assert old["epoch"] == 1 and [g["keyID"] for g in old_scoped["groups"]] == [2, 3]
+    added = put(w, "n", "new group")
+    new = H.open_prefix(w.data, PW)
+    file_id = bytes.fromhex(new["fileID"])
+    assert new["epoch"] == 2 and new["fileID"] == old["fileID"]
+    assert new["root"] != old["root"] and new["logKey"] == old["logKey"]
+    table = H.parse_header(bytes.fromhex(new["header"]))["table"]
+    with pytest.raises(H.Corrupted):                               # the old R no longer opens the table
+        H.open_table(table, bytes.fromhex(old["root"]), file_id)
+    last, groups = H.open_table(table, bytes.fromhex(new["root"]), file_id)
+    assert last == 4 and [(g["keyID"], g["name"]) for g in groups] == \
+        [(1, ""), (2, "group-0"), (3, "group-1"), (4, "new group")]
+    assert [g["key"].hex() for g in groups[:3]] == [g["key"] for g in old["groups"]]   # group keys unchanged
+    # Every slot: granted from the old root, attested under the new one (not the old); the scoped slot keeps
+    # K_log and its groups' keys and now trusts the new ρ.
+    slots = [b for _, b, _ in H.parse_header(bytes.fromhex(new["header"]))["slots"]]
+    assert len(slots) == 2
+    for b in slots:
+        assert len(S.parse_slot(b)["grants"]) == 1
+        assert S.is_attested(b, file_id, bytes.fromhex(new["root"]))
+        assert not S.is_attested(b, file_id, bytes.fromhex(old["root"]))
+    keys, grants = S.open_slot(slots[1], file_id, SCOPED)
+    assert grants == 1 and keys["root"] is None and keys["logKey"].hex() == old["logKey"]
+    assert [(g["keyID"], g["key"].hex()) for g in keys["groups"]] == \
+        [(g["keyID"], g["key"]) for g in old_scoped["groups"]]
+    assert keys["rho"] == S.rho_of(bytes.fromhex(new["root"]), file_id)
+    # The items: the old ones carried into the new epoch, the new group's item appended after the rewrite, the
+    # new group's chain begun at the new epoch.
+    kc = reopen(w.data)
+    assert set(kc.items) == set(before_items) | {added} and kc.item_groups[added] == 4
+    assert kc.header.rewrite_end > 0 and kc.records[-1].offset == kc.header.rewrite_end
+    assert kc.head[1].groups[4][:2] == (2, 1)
+    assert [k for k, _ in record_segments(kc, len(kc.records) - 1)] == [4]
+    # A second writer (through its grant) and the scoped credential's header both open the new file.
+    w2 = V3.WriterV3.open(w.data, PW, rng=random.Random(2), clock=clock())
+    w2.path = None
+    later = put(w2, "later", "new group")
+    assert reopen(w2.data).item_groups[later] == 4 and H.open_prefix(w2.data, SCOPED)["epoch"] == 2
+
+
+def test_a_move_between_groups_deletes_in_the_old_groups_page_first():
+    w, _ = writer(items=0)
+    moved = put(w, "m", "A")
+    put(w, "other", "B")
+    w.update(moved, {"accessGroup": "B"}, b"moved")
+    kc = reopen(w.data)
+    assert kc.item_groups[moved] == 3 and kc.items[moved].secret == b"moved" and moved not in kc.tombstones
+    # The update's commit: A's page deletes the item, then B's page puts it (the same item id).
+    assert record_segments(kc, len(kc.records) - 1) == [(2, [("delete", moved.hex())]), (3, [("put", moved.hex())])]
+    # Moved back in a transaction, with another item of the old group after it: three segments.
+    with w.transaction() as t:
+        t.update(moved, {"accessGroup": ""})
+        t.add(K.GENERIC_PASSWORD, {"account": "n", "service": "s", "accessGroup": "B"}, b"n")
+    kc = reopen(w.data)
+    assert kc.item_groups[moved] == 1
+    assert record_segments(kc, len(kc.records) - 1) == \
+        [(3, [("delete", moved.hex())]), (1, [("put", moved.hex())]), (3, [("put", kc.records[-1].entries[2][1].hex())])]
+
+
+def forge(w, entry, key_id):
+    """Appends entry in key id's page as a writer holding every key could (sealed properly under that group's key),
+    then an honest commit after it (so that the forged one is acknowledged)."""
+    entry.key_id = key_id
+    if isinstance(entry, K.Delete):
+        entry.time = 1
+    offset = w.written_end
+    w.append([entry], check=False)
+    put(w, f"after {w.written_end}")
+    return offset
+
+
+@pytest.mark.parametrize("case", ["put in A names B", "put in default names A", "put in A without the default's deletion"])
+def test_a_put_in_another_groups_page_is_refused(case):
+    w, ids = writer(items=1)
+    put(w, "a", "A")
+    put(w, "b", "B")
+    if case == "put in A names B":
+        entry, key_id, item = w.make_put(K.GENERIC_PASSWORD, {"account": "f", "service": "s", "accessGroup": "B"}), 2, None
+    elif case == "put in default names A":
+        entry, key_id, item = w.make_put(K.GENERIC_PASSWORD, {"account": "f", "service": "s", "accessGroup": "A"}), 1, None
+    else:                                                      # ids[0] is live in the default group
+        base = w.state.items[ids[0]]
+        entry, key_id, item = w.make_put(base.cls, {"accessGroup": "A"}, b"m", base=base), 2, ids[0]
+    offset = forge(w, entry, key_id)
+    with pytest.raises(V3.CorruptedRecord) as e:
+        reopen(w.data)
+    assert e.value.offset == offset and f"key id {key_id}" in e.value.reason, e.value.reason
+    assert entry.item_id.hex() in e.value.reason, e.value.reason
+    assert reopen(honest_copy(case)).items                     # the same writes made honestly open
+
+
+def honest_copy(case):
+    w, ids = writer(items=1)
+    put(w, "a", "A")
+    put(w, "b", "B")
+    if case == "put in A without the default's deletion":
+        w.update(ids[0], {"accessGroup": "A"}, b"m")
+    else:
+        put(w, "f", "B" if case == "put in A names B" else "A")
+    put(w, "after")
+    return w.data
+
+
+@pytest.mark.parametrize("kind", ["deletion", "tombstone"])
+def test_a_deletion_in_the_wrong_groups_page_is_refused(kind):
+    w, _ = writer(items=0)
+    a = put(w, "a", "A")
+    put(w, "b", "B")
+    entry = K.Delete(a) if kind == "deletion" else V2.Tombstone(a, 1)
+    offset = forge(w, entry, 3)                                 # a is live in A (key id 2), deleted in B's page
+    with pytest.raises(V3.CorruptedRecord) as e:
+        reopen(w.data)
+    assert e.value.offset == offset and "key id 3" in e.value.reason and a.hex() in e.value.reason, e.value.reason
+    assert "live in key id 2" in e.value.reason, e.value.reason
+    # In its own group's page the same entry is accepted (a tombstone of a live item changes nothing).
+    w, _ = writer(items=0)
+    a = put(w, "a", "A")
+    put(w, "b", "B")
+    forge(w, K.Delete(a) if kind == "deletion" else V2.Tombstone(a, 1), 2)
+    assert (a in reopen(w.data).items) == (kind == "tombstone")
+
+
+def test_a_forged_page_is_refused_even_as_the_newest_commit():
+    """The group checks are corrupted wherever the record lies (as §8's): the page authenticated under its group's
+    key, so damage cannot have made it, and a possibly acknowledged newest commit is not set aside for it."""
+    w, _ = writer(items=0)
+    put(w, "a", "A")
+    entry = w.make_put(K.GENERIC_PASSWORD, {"account": "f", "service": "s", "accessGroup": "A"})
+    entry.key_id = 1
+    offset = w.written_end
+    w.append([entry], check=False)
+    with pytest.raises(V3.CorruptedRecord) as e:
+        reopen(w.data)
+    assert e.value.offset == offset and "key id 1" in e.value.reason
+
+
+def test_tombstones_stay_in_their_group_across_a_compaction():
+    w, ids = writer(items=2)
+    a = [put(w, f"a{n}", "A") for n in range(3)]
+    b = [put(w, f"b{n}", "B") for n in range(2)]
+    w.delete(a[1])
+    w.delete(b[0])
+    w.delete(ids[1])
+    before = reopen(w.data)
+    assert before.tombstone_groups == {a[1]: 2, b[0]: 3, ids[1]: 1}
+    epoch = before.epoch
+    w.compact()
+    kc = reopen(w.data)
+    assert kc.epoch == epoch + 1 and kc.items.keys() == before.items.keys()
+    assert kc.item_groups == before.item_groups
+    assert kc.tombstones == before.tombstones and kc.tombstone_groups == before.tombstone_groups
+    # The rewrite's records hold each group's live items then its tombstones, the groups in increasing key id.
+    segments = [s for i in range(len(kc.records)) for s in record_segments(kc, i)]
+    flat = [(k, kind, iid) for k, entries in segments for kind, iid in entries]
+    assert [k for k, _, _ in flat] == sorted(k for k, _, _ in flat)
+    assert ("tombstone", a[1].hex()) in [(kind, iid) for k, kind, iid in flat if k == 2]
+    assert ("tombstone", b[0].hex()) in [(kind, iid) for k, kind, iid in flat if k == 3]
+    assert ("tombstone", ids[1].hex()) in [(kind, iid) for k, kind, iid in flat if k == 1]
+    assert [kind for k, kind, _ in flat if k == 2] == ["put", "put", "tombstone"]
+    # Across a second compaction too, and a later write into a group keeps them.
+    w.compact()
+    put(w, "a9", "A")
+    again = reopen(w.data)
+    assert again.epoch == epoch + 2 and again.tombstone_groups == before.tombstone_groups
+
+
+def three_group_commit(w):
+    with w.transaction() as t:
+        for g in ("", "A", "B"):
+            t.add(K.GENERIC_PASSWORD, {"account": f"t{g}", "service": "s", "accessGroup": g}, b"t")
+
+
+def groups_writer():
+    w, _ = writer(items=1)
+    put(w, "a", "A")
+    put(w, "b", "B")
+    return w
+
+
+def test_a_page_of_another_group_dropped_is_refused_naming_its_group():
+    w = groups_writer()
+    offset = w.written_end
+
+    def drop_group_2(record, previous, keys):
+        frame = R.split(record)
+        kept = [record[s["start"]:s["secrets"][1]] for s in frame["segments"] if s["keyID"] != 2]
+        return R.assemble(frame["kind"], frame["sequence"], frame["part"], kept, previous, keys.k_chain)
+    tampering(w, drop_group_2)
+    three_group_commit(w)
+    put(w, "after")
+    with pytest.raises(V3.CorruptedRecord) as e:
+        reopen(w.data)
+    assert e.value.offset == offset and "group 2's chain does not end at its head" in e.value.reason, e.value.reason
+    honest = groups_writer()
+    three_group_commit(honest)
+    assert len(reopen(honest.data).items) == 6
+
+
+@pytest.mark.parametrize("segment", [True, False])
+def test_a_segment_of_a_key_id_the_table_lacks_is_refused(segment):
+    """§2.10: a full holder meeting a segment (with its head), or a head alone, of a key id its key table does not
+    hold: corrupted."""
+    w = groups_writer()
+    offset = w.written_end
+
+    def add_key_id_9(record, previous, keys):
+        frame = R.split(record)
+        segments = [record[s["start"]:s["secrets"][1]] for s in frame["segments"]]
+        heads_box = segments[-1][R.SEGMENT_HEADER:]
+        heads = R.open_heads(heads_box, 0, keys.k_heads, keys.file_id, keys.epoch, frame["sequence"])
+        heads[9] = {"startEpoch": keys.epoch, "groupSequence": 1, "lastTag": bytes(16)}
+        box = R.seal(keys.k_heads, R.heads_plaintext(heads), R.heads_aad(keys.file_id, keys.epoch, frame["sequence"]),
+                     random.Random(1))
+        copy = [bytes([9]) + segments[0][1:]] if segment else []
+        segments = segments[:-1] + copy + [R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box]
+        return R.assemble(frame["kind"], frame["sequence"], frame["part"], segments, previous, keys.k_chain)
+    tampering(w, add_key_id_9)
+    put(w, "x", "A")
+    put(w, "after")
+    with pytest.raises(V3.CorruptedRecord) as e:
+        reopen(w.data)
+    what = "a segment of key id 9" if segment else "a head of key id 9"
+    assert e.value.offset == offset and what in e.value.reason, e.value.reason
