@@ -298,14 +298,15 @@ public struct Batch: ~Copyable {
     /// Whether nothing was staged.
     var isEmpty: Bool { entries.isEmpty && trailingAdds.isEmpty }
 
-    /// Has `body` seal the staged entries (it gets them in order) and returns what it returns; nil, without
-    /// calling it, when nothing was staged. The entries hold the batch's index while `body` runs; the batch
+    /// Has `body` seal the staged entries (it gets them in order, and each changed item as it was before the batch)
+    /// and returns what it returns; nil, without calling it, when nothing was staged. The entries hold the batch's index while `body` runs; the batch
     /// changes nothing until it returns.
     func sealing(
-        _ body: (BatchEntries) throws(KeychainError) -> AppendedSecrets
+        _ body: (BatchEntries, _ before: (ItemID) -> StoredItem?) throws(KeychainError) -> AppendedSecrets
     ) throws(KeychainError) -> AppendedSecrets? {
         guard !isEmpty else { return nil }
-        return try body(BatchEntries(kept: entries, index: state, trailingAdds: trailingAdds))
+        // An item the batch changed was live before it exactly when the batch kept its original.
+        return try body(BatchEntries(kept: entries, index: state, trailingAdds: trailingAdds), { originals[$0] })
     }
 
     /// Hands the items back: with the batch's operations and the sealed secrets of `written` (the record of

@@ -20,7 +20,7 @@ extension Keychain {
         }
         try withWrite { () throws(KeychainError) in
             writesBegun = true
-            _ = try log.append(entries, using: &random)
+            _ = try log.append(entries, before: { self.index[$0] }, using: &random)
         }
     }
 }

@@ -467,9 +467,9 @@ public final class Keychain: @unchecked Sendable {
             let encoded: AppendedSecrets?
             do throws(KeychainError) {
                 result = try body(&batch)
-                encoded = try batch.sealing { (entries) throws(KeychainError) in
+                encoded = try batch.sealing { (entries, before) throws(KeychainError) in
                     writesBegun = true
-                    return try log.append(entries, using: &random)
+                    return try log.append(entries, before: before, using: &random)
                 }
             } catch {
                 index = batch.finish(committed: false, written: nil)

@@ -49,9 +49,10 @@ protocol KeychainLog: AnyObject {
 
     /// Seals `entries` as the next commit, appends it durably, and returns the sealed secrets of its puts. The
     /// caller holds the lock file exclusively, has caught up, validated the entries against its index, and
-    /// applies them after this returns.
+    /// applies them after this returns. `before` gives each item as it was before the commit (`nil`: not live):
+    /// version 3 puts a deletion, and the deletion an item's move leaves, in the page of the item's old access group.
     func append<Entries: RandomAccessCollection<LogEntry>>(
-        _ entries: Entries, using generator: inout RandomSource
+        _ entries: Entries, before: (ItemID) -> StoredItem?, using generator: inout RandomSource
     ) throws(KeychainError) -> AppendedSecrets where Entries.Index == Int
     /// The error of the last append whose change took effect without confirmed durability, once.
     func takeUnconfirmedDurability() -> KeychainError?
@@ -78,6 +79,13 @@ protocol KeychainLog: AnyObject {
 }
 
 extension KeychainLog {
+    /// ``append(_:before:using:)`` for entries that add items only (tests): no item was live before.
+    func append<Entries: RandomAccessCollection<LogEntry>>(
+        _ entries: Entries, using generator: inout RandomSource
+    ) throws(KeychainError) -> AppendedSecrets where Entries.Index == Int {
+        try append(entries, before: { _ in nil }, using: &generator)
+    }
+
     /// Whether a read may skip the path check: the lock file's change counter, loaded now, is the one loaded
     /// before the last check that found this log current, and that check began less than
     /// ``pathCheckInterval`` before `now`. Every process that holds the lock file exclusively adds one to the

@@ -12,7 +12,7 @@ extension RecordLog: KeychainLog {
     func scrubParity(_ index: inout ItemIndex, rewriting: Bool) throws(KeychainError) -> ParityReport { .none }
 
     func append<Entries: RandomAccessCollection<LogEntry>>(
-        _ entries: Entries, using generator: inout RandomSource
+        _ entries: Entries, before: (ItemID) -> StoredItem?, using generator: inout RandomSource
     ) throws(KeychainError) -> AppendedSecrets where Entries.Index == Int {
         let encoded: RecordEncoder.Encoded = try append(entries, using: &generator)
         return AppendedSecrets(count: encoded.puts.count) { encoded.secret(of: encoded.puts[$0]) }

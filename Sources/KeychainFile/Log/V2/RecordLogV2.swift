@@ -345,7 +345,7 @@ final class RecordLogV2 {
     }
 
     func append<Entries: RandomAccessCollection<LogEntry>>(
-        _ entries: Entries, using generator: inout RandomSource
+        _ entries: Entries, before: (ItemID) -> StoredItem?, using generator: inout RandomSource
     ) throws(KeychainError) -> AppendedSecrets where Entries.Index == Int {
         do throws(KeychainError) {
             try prepareForWrite()

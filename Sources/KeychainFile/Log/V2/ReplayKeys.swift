@@ -2,5 +2,7 @@
 /// log-side keys (its group keys are in the group chains the replay follows, ``ReplayV2/Outcome/groups``).
 enum ReplayKeys: Sendable {
     case version2(RecordKeysV2)
-    case version3(RecordKeysV3)
+    /// Version 3's record keys, and the name of each group followed by key id: a put in a group's page must name
+    /// that group (Docs/FormatVersion3.md §2.11).
+    case version3(RecordKeysV3, groupNames: [UInt8: String])
 }

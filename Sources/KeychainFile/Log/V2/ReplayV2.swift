@@ -30,6 +30,8 @@ struct ReplayV2 {
         var repairs: [HealingLog.ChunkRepair]
         /// Version 3: the chains of the groups the reader follows, as the last commit applied left them.
         var groups: [UInt8: GroupChainV3] = [:]
+        /// Version 3: the key id of the group whose page holds each tombstone (a rewrite writes it back there).
+        var tombstoneGroups: [ItemID: UInt8] = [:]
     }
 
     let log: HealingLog
@@ -93,6 +95,11 @@ struct ReplayV2 {
         // a transaction of any size is never held whole beside the index.
         var application = ItemIndex.PiecewiseApplication()
         var deletions: [(ItemID, Int64)] = []
+        var deletionGroups: [UInt8] = []
+        // Version 3: the group of each item the transaction touched so far (0: deleted by it), and each group's key id by name.
+        var touched: [ItemID: UInt8] = [:]
+        let keyIDs: [String: UInt8]
+        if case .version3(_, let names) = keys { keyIDs = Dictionary(names.map { ($1, $0) }, uniquingKeysWith: { first, _ in first }) } else { keyIDs = [:] }
         var nextPart: UInt32? = nil
         var transactionStart = position
         OpeningProgressReporting.verified(position, of: committedEnd)
@@ -114,6 +121,8 @@ struct ReplayV2 {
                         return
                     }
                 }
+                if let violation = record.violation { throw .corrupted(offset: position, reason: violation) }
+                if !record.placements.isEmpty { try checkGroups(of: record, keyIDs: keyIDs, touched: &touched, at: position) }
                 guard record.part == (nextPart ?? 0) else {
                     throw .corrupted(
                         offset: position, reason: "record \(record.sequence) is part \(record.part) where part \(nextPart ?? 0) was due")
@@ -121,6 +130,7 @@ struct ReplayV2 {
                 if nextPart == nil { transactionStart = position }
                 index.applyPiece(record.entries, digests: record.digests, ofRecordOf: record.entries.count, to: &application)
                 deletions += record.deletionTimes
+                deletionGroups += record.deletionGroups
                 head = Head(epoch: head.epoch, sequence: record.sequence, chainValue: record.chain)
                 position = windowStart + record.end
                 OpeningProgressReporting.verified(position, of: committedEnd)
@@ -136,7 +146,12 @@ struct ReplayV2 {
                         throw .corrupted(offset: transactionStart, reason: "an authentic transaction cannot be applied: \(error)")
                     }
                     for (id, time) in deletions { outcome.tombstones[id] = time }
+                    for (position, keyID) in deletionGroups.enumerated() where position < deletions.count {
+                        outcome.tombstoneGroups[deletions[position].0] = keyID
+                    }
                     deletions.removeAll(keepingCapacity: true)
+                    deletionGroups.removeAll(keepingCapacity: true)
+                    touched.removeAll(keepingCapacity: true)
                     nextPart = nil
                     outcome.groups = groups
                     outcome.head = head
@@ -232,9 +247,10 @@ struct ReplayV2 {
             record = try inLog { () throws(KeychainError) in
                 try RecordV2PagesDecoder.decode(window, at: position - windowStart, previousChain: head.chainValue, keys: keys)
             }
-        case .version3(let keys):
+        case .version3(let keys, let names):
             record = try inLog { () throws(KeychainError) in
-                try RecordV3ReplayDecoder.decode(window, at: position - windowStart, previousChain: head.chainValue, keys: keys, groups: &moved)
+                try RecordV3ReplayDecoder.decode(
+                    window, at: position - windowStart, previousChain: head.chainValue, keys: keys, groupNames: names, groups: &moved)
             }
         }
         try checkSequence(record.sequence, at: position, after: head)

@@ -13,4 +13,16 @@ struct ReplayedRecordV2 {
     var digests: [ItemDigests?]
     /// The deletions and tombstones with their times, in order.
     var deletionTimes: [(ItemID, Int64)]
+    /// Version 3: the key id of the group whose page holds each of `deletionTimes`, at its index (empty for version 2).
+    var deletionGroups: [UInt8] = []
+    /// Version 3: a rule of Docs/FormatVersion3.md §2.11 the record breaks although it authenticated (a put in
+    /// another group's page), in words; the replay refuses it as `corrupted` wherever it lies.
+    var violation: String? = nil
+    /// Version 3: each put, deletion and tombstone in record order, with the key id of the page that holds it.
+    var placements: [(id: ItemID, keyID: UInt8, kind: Placement)] = []
+
+    /// What a version 3 entry does to its item's place in a group.
+    enum Placement {
+        case put, delete, tombstone
+    }
 }

@@ -1,5 +1,5 @@
 // Appending to a version 3 file: version 2's commits through the healing log (SPEC.md §26.2, §26.3), each record
-// §2.5.1's — the default group's pages as segments, and the heads in the commit.
+// §2.5.1's — each item's group's pages as segments (§2.11), and the heads in the commit.
 extension RecordLogV3 {
     func checkWritable() throws(KeychainError) {}
 
@@ -39,7 +39,7 @@ extension RecordLogV3 {
     }
 
     func append<Entries: RandomAccessCollection<LogEntry>>(
-        _ entries: Entries, using generator: inout RandomSource
+        _ entries: Entries, before: (ItemID) -> StoredItem?, using generator: inout RandomSource
     ) throws(KeychainError) -> AppendedSecrets where Entries.Index == Int {
         do throws(KeychainError) {
             try prepareForWrite()
@@ -48,45 +48,70 @@ extension RecordLogV3 {
             throw error
         }
         guard !entries.isEmpty else { throw .invalidParameter("a commit needs at least one entry") }
+        // A group the key table lacks is added first, by a rewrite under a new root key (§2.11).
+        try addGroups(namedBy: entries, using: &generator)
+        let groups = state.groups
         let time = RecordLogV2.milliseconds(clock())
         defer { for case .put(_, let attributes, .inReservedBlock) in entries { attributes.encoded.storage.wipeReserved() } }
         let parts = RecordLogV2.partRanges(of: entries)
-        let before = state.replayed
+        let replayedBefore = state.replayed
         var heads = try currentHeads
         var secrets: [SealedSecret] = []
-        var deletions: [(ItemID, Int64)] = []
+        var deletions: [(id: ItemID, time: Int64, keyID: UInt8)] = []
+        // The group of each item this commit touched so far (0: deleted by it), else its group before the commit.
+        var touched: [ItemID: UInt8] = [:]
+        func groupBefore(_ id: ItemID) -> UInt8? {
+            if let keyID = touched[id] { return keyID == 0 ? nil : keyID }
+            return before(id).flatMap { groups.keyID(named: AccessGroupsV3.name(of: $0.attributes)) }
+        }
         var position = end
         var chain = head.chainValue
         // Each part is sealed and appended before the next is made; only the last commits (SPEC.md §26.3).
         for (part, range) in parts.enumerated() {
             let isLast = part == parts.count - 1
             var sealed: [EntryV2] = []
+            var sealedGroups: [UInt8] = []
             sealed.reserveCapacity(range.count)
+            sealedGroups.reserveCapacity(range.count)
+            defer { EntryV2.wipeSecrets(&sealed) }
             for index in range {
                 switch entries[index] {
                 case .put(let id, let attributes, let secret):
+                    let keyID = try groups.keyID(of: attributes)
+                    if let previous = groupBefore(id), previous != keyID {
+                        // A move keeps the item id: its deletion in the old group's page comes first (§2.11).
+                        sealed.append(.delete(id: id, time: time))
+                        sealedGroups.append(previous)
+                        deletions.append((id, time, previous))
+                    }
                     sealed.append(.put(id: id, attributes: attributes, secret: secret.plaintext(attributes: attributes)))
+                    sealedGroups.append(keyID)
+                    touched[id] = keyID
                 case .delete(let id):
+                    // An item no one holds can only be deleted by a hostile test's record (``Keychain/appendUnchecked(_:)``):
+                    // its deletion goes in the default group's page, and readers refuse it.
+                    let keyID = groupBefore(id) ?? Self.defaultKeyID
                     sealed.append(.delete(id: id, time: time))
-                    deletions.append((id, time))
+                    sealedGroups.append(keyID)
+                    deletions.append((id, time, keyID))
+                    touched[id] = 0
                 }
             }
-            defer { EntryV2.wipeSecrets(&sealed) }
             let sequence = head.sequence + 1 + UInt64(part)
             let record: EncodedRecordV3
             do throws(KeychainError) {
                 record = try RecordV3Encoder.encode(
                     kind: isLast ? .commit : .part, sequence: sequence, part: UInt32(part), previousChain: chain,
-                    segments: RecordV3Encoder.pages(sealed, keys: state.defaultGroup), heads: heads, keys: state.keys, using: &generator)
+                    segments: Self.segments(sealed, groups: sealedGroups, keys: groups), heads: heads, keys: state.keys, using: &generator)
             } catch {
                 if part > 0 {
                     mustReload = true
-                    takeBackParts(to: before.end)
+                    takeBackParts(to: replayedBefore.end)
                 }
                 throw error
             }
             try appendRecord(
-                record.bytes, at: position, isLast: isLast, sequence: sequence, chain: record.chainTag, before: (before.end, before.head))
+                record.bytes, at: position, isLast: isLast, sequence: sequence, chain: record.chainTag, before: (replayedBefore.end, replayedBefore.head))
             secrets += try Self.sealedSecrets(of: record.bytes, entries: sealed)
             position += record.bytes.count
             chain = record.chainTag
@@ -96,9 +121,58 @@ extension RecordLogV3 {
         state.replayed.end = position
         // The commit is in the file: what does not describe it makes the next call read the file again, not fail this one.
         if let moved = try? Self.chains(at: heads, following: state.replayed.groups) { state.replayed.groups = moved } else { mustReload = true }
-        for (id, time) in deletions { state.replayed.tombstones[id] = time }
+        for deletion in deletions {
+            state.replayed.tombstones[deletion.id] = deletion.time
+            state.replayed.tombstoneGroups[deletion.id] = deletion.keyID
+        }
         state.size = (try? file.size()) ?? state.size
         return AppendedSecrets(count: secrets.count) { secrets[$0] }
+    }
+
+    /// The segments of `entries` in order: each run of consecutive entries of one group as that group's pages, so that
+    /// a reader applies them in the order given (§2.11).
+    ///
+    /// - Parameter groups: the key id of each entry's group, at its index.
+    static func segments(_ entries: [EntryV2], groups keyIDs: [UInt8], keys: AccessGroupsV3) throws(KeychainError) -> [SegmentInputV3] {
+        var segments: [SegmentInputV3] = []
+        var start = 0
+        while start < entries.count {
+            var end = start + 1
+            while end < entries.count, keyIDs[end] == keyIDs[start] { end += 1 }
+            guard let group = keys.byKeyID[keyIDs[start]] else {
+                throw .invalidParameter("internal error: no keys for key id \(keyIDs[start])")
+            }
+            segments += RecordV3Encoder.pages(Array(entries[start..<end]), keys: group)
+            start = end
+        }
+        return segments
+    }
+
+    /// Adds the groups that the puts of `entries` name and the key table lacks (§2.11): the file rewritten into the
+    /// next epoch under a new root key, its table holding them, every slot granted its keys anew. The items are read
+    /// again from the file — the caller's index is mid-batch — and, the group keys being kept, the caller's sealed
+    /// secrets still open.
+    func addGroups<Entries: RandomAccessCollection<LogEntry>>(
+        namedBy entries: Entries, using generator: inout RandomSource
+    ) throws(KeychainError) where Entries.Index == Int {
+        var names: [String] = []
+        for case .put(_, let attributes, _) in entries { names.append(AccessGroupsV3.name(of: attributes)) }
+        let missing = state.groups.missing(names)
+        guard !missing.isEmpty else { return }
+        guard let root = state.root else {
+            throw .invalidParameter("this credential reaches only some access groups; adding the access group \"\(missing[0])\" takes one that reaches the whole keychain")
+        }
+        let rotated = try RotatedKeysV3(
+            renewingRootOf: state.header, logKey: state.logKey, root: root, keyTable: state.groups.table, adding: missing, using: &generator)
+        var index = try Self.load(
+            file: state.file, credential: credential, held: HeldKeys(logKey: state.logKey, root: root), pin: head,
+            memoryLimitKiB: keyDerivationMemoryLimitKiB).index
+        try rewrite(
+            under: FileKeys(
+                fileID: fileID, logKey: rotated.logKey, root: rotated.root, groups: try AccessGroupsV3(table: rotated.keyTable, fileID: fileID),
+                sealedKeyTable: rotated.sealedKeyTable, slots: rotated.slots, tombstoneHorizonDays: state.header.tombstoneHorizonDays),
+            index: &index, credential: credential, using: &generator)
+        removeStrayTemporaryFiles()
     }
 
     /// The followed groups' chains moved to `heads` (which this writer's own records left).

@@ -28,11 +28,8 @@ extension RecordLogV3 {
     ) throws(KeychainError) -> (keys: FileKeys, added: KeySlotInfo?) {
         let header = state.header
         func keys(_ rotated: RotatedKeysV3, extraSlots: [KeySlotV3] = []) throws(KeychainError) -> FileKeys {
-            guard let group = rotated.keyTable.groups.first(where: { $0.keyID == Self.defaultKeyID }) else {
-                throw .corrupted(offset: 112, reason: "the key table holds no default group (key id \(Self.defaultKeyID))")
-            }
             return FileKeys(
-                fileID: fileID, logKey: rotated.logKey, root: rotated.root, defaultGroup: try GroupKeysV3(groupKey: group.key, fileID: fileID, keyID: Self.defaultKeyID),
+                fileID: fileID, logKey: rotated.logKey, root: rotated.root, groups: try AccessGroupsV3(table: rotated.keyTable, fileID: fileID),
                 sealedKeyTable: rotated.sealedKeyTable, slots: rotated.slots + extraSlots, tombstoneHorizonDays: header.tombstoneHorizonDays)
         }
         func keeping(slots: [KeySlotV3]) throws(KeychainError) -> FileKeys {
@@ -40,7 +37,7 @@ extension RecordLogV3 {
                 throw .invalidParameter("this credential reaches only some access groups; a rewrite that keeps the key table takes one that reaches the whole keychain")
             }
             return FileKeys(
-                fileID: fileID, logKey: state.logKey, root: root, defaultGroup: state.defaultGroup, sealedKeyTable: header.sealedKeyTable, slots: slots,
+                fileID: fileID, logKey: state.logKey, root: root, groups: state.groups, sealedKeyTable: header.sealedKeyTable, slots: slots,
                 tombstoneHorizonDays: header.tombstoneHorizonDays)
         }
         func root(of opened: OpenedHeaderV3) throws(KeychainError) -> SymmetricKey {

@@ -13,8 +13,8 @@ extension RecordLogV3 {
         let logKey: SymmetricKey
         /// The root key, which the log keeps to open a file another process compacts.
         let root: SymmetricKey
-        /// The default group's keys (they name the file id, not the epoch).
-        let defaultGroup: GroupKeysV3
+        /// Every group's key id, name and keys (they name the file id, not the epoch).
+        let groups: AccessGroupsV3
         /// The key table as sealed under the root key: it names no epoch, so a rewrite keeps its bytes.
         let sealedKeyTable: [UInt8]
         let slots: [KeySlotV3]
@@ -30,16 +30,13 @@ extension RecordLogV3 {
         guard !fileSystem.exists(path) else { throw .invalidParameter("a file already exists at \(path)") }
         try credential.validate()
         let new = try NewHeaderV3(credential: credential, kdf: RecordLogV2.slotKDF(for: credential, keyDerivation), using: &generator)
-        guard let defaultGroup = new.keyTable.groups.first(where: { $0.keyID == defaultKeyID }) else {
-            throw .invalidParameter("internal error: a new key table without the default group")
-        }
         let keys = FileKeys(
             fileID: new.header.fileID, logKey: new.logKey, root: new.root,
-            defaultGroup: try GroupKeysV3(groupKey: defaultGroup.key, fileID: new.header.fileID, keyID: defaultKeyID), sealedKeyTable: new.header.sealedKeyTable,
+            groups: try AccessGroupsV3(table: new.keyTable, fileID: new.header.fileID), sealedKeyTable: new.header.sealedKeyTable,
             slots: new.header.slots, tombstoneHorizonDays: new.header.tombstoneHorizonDays)
         let state = try writeFile(
             at: path, replacing: false, keys: keys, epoch: 1, itemCount: 0, item: { _ in preconditionFailure("a new keychain has no items") },
-            decryptSecret: { _ throws(KeychainError) in [] }, tombstones: [:], fileSystem: fileSystem, using: &generator).state
+            decryptSecret: { _ throws(KeychainError) in [] }, tombstones: [:], tombstoneGroups: [:], fileSystem: fileSystem, using: &generator).state
         return (RecordLogV3(path: path, fileSystem: fileSystem, credential: credential, clock: clock, state: state), ItemIndex())
     }
 
@@ -52,8 +49,20 @@ extension RecordLogV3 {
     ) throws(KeychainError) -> KeySlotInfo? {
         try checkTailMayBeDropped()
         guard epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
-        let header = state.header
         let (keys, added) = try fileKeys(after: change, using: &generator)
+        try rewrite(under: keys, index: &index, credential: change.credential(after: credential), using: &generator)
+        return added
+    }
+
+    /// Replaces the file with one in the next epoch under `keys`, holding the index's live items in the order they
+    /// were added (each group's in its own pages) and the tombstones younger than the header's horizon, every secret
+    /// sealed anew; the log opens it with `newCredential` from then on.
+    func rewrite(
+        under keys: FileKeys, index: inout ItemIndex, credential newCredential: Credential, using generator: inout RandomSource
+    ) throws(KeychainError) {
+        try checkTailMayBeDropped()
+        guard epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
+        let header = state.header
         let horizon = RecordLogV2.milliseconds(clock()) - Int64(header.tombstoneHorizonDays) * 86_400_000
         let tombstones = state.replayed.tombstones.filter { $0.value >= horizon && index.position(of: $0.key) == nil }
         let order = index.positionsInAddedOrder()
@@ -67,21 +76,22 @@ extension RecordLogV3 {
             at: path, replacing: true, keys: keys, epoch: epoch + 1, itemCount: order.count,
             item: { index.item(atPosition: Int(order[$0])) },
             decryptSecret: { (item) throws(KeychainError) in try self.decryptSecret(of: item) }, tombstones: tombstones,
-            fileSystem: fileSystem, using: &generator,
+            tombstoneGroups: state.replayed.tombstoneGroups, fileSystem: fileSystem, using: &generator,
             afterRename: { (written) in
                 self.adopt(written.state)
-                self.credential = change.credential(after: self.credential)
+                self.credential = newCredential
                 placed = written.secrets
             })
-        return added
     }
 
     /// Writes a whole version 3 file — the items as commit records through a healing log, then the two header
     /// runs naming the records' end and head — under a temporary name, makes it durable and puts it at `path`
-    /// (``StagedFile``). `afterRename` runs once it is in place. Every group's chain starts at `epoch`.
+    /// (``StagedFile``). `afterRename` runs once it is in place. Every group's chain starts at `epoch`; each item is in
+    /// its group's pages, each tombstone in the group `tombstoneGroups` names (§2.11).
     static func writeFile<Generator: RandomNumberGenerator>(
         at path: String, replacing: Bool, keys fileKeys: FileKeys, epoch: UInt64, itemCount: Int, item: (Int) -> StoredItem,
-        decryptSecret: (StoredItem) throws(KeychainError) -> [UInt8], tombstones: [ItemID: Int64], fileSystem: any FileSystem,
+        decryptSecret: (StoredItem) throws(KeychainError) -> [UInt8], tombstones: [ItemID: Int64], tombstoneGroups: [ItemID: UInt8],
+        fileSystem: any FileSystem,
         using generator: inout Generator, afterRename: ((state: FileState, secrets: [SealedSecret])) -> Void = { _ in }
     ) throws(KeychainError) -> (state: FileState, secrets: [SealedSecret]) {
         let fileID = fileKeys.fileID
@@ -98,7 +108,17 @@ extension RecordLogV3 {
         let pageCount = HeaderRunV3.pageCount(forLength: draft.length)
         let initialChain = draft.initialChainValue(headerKey: logKeys.header)
         let keys = try RecordKeysV3(fileID: fileID, epoch: epoch, chainKey: logKeys.chain, headsKey: logKeys.heads)
-        let defaultGroup = fileKeys.defaultGroup
+        let groups = fileKeys.groups
+        func keyID(of entry: EntryV2) throws(KeychainError) -> UInt8 {
+            switch entry {
+            case .put(_, let attributes, _), .copy(_, let attributes, _): return try groups.keyID(of: attributes)
+            case .delete(let id, _), .tombstone(let id, _):
+                guard let keyID = tombstoneGroups[id] else {
+                    throw .invalidParameter("internal error: the tombstone of item \(HexText.lowercase(id.bytes)) names no group")
+                }
+                return keyID
+            }
+        }
         var loaded: (state: FileState, secrets: [SealedSecret])? = nil
         _ = try StagedFile.write(
             at: path, temporary: StagedFile.temporaryName(for: path, using: &generator), replacing: replacing, fileSystem: fileSystem,
@@ -112,14 +132,37 @@ extension RecordLogV3 {
                 var secrets: [SealedSecret] = []
                 secrets.reserveCapacity(itemCount)
                 func commit(_ entries: inout [EntryV2]) throws(KeychainError) {
+                    // Each group's entries in its own pages, the groups in increasing key id (§2.11); the secrets are
+                    // handed back in the order of `entries`.
+                    var keyIDs: [UInt8] = []
+                    keyIDs.reserveCapacity(entries.count)
+                    for entry in entries { keyIDs.append(try keyID(of: entry)) }
+                    let order = entries.indices.sorted { keyIDs[$0] != keyIDs[$1] ? keyIDs[$0] < keyIDs[$1] : $0 < $1 }
+                    var grouped: [EntryV2] = []
+                    grouped.reserveCapacity(entries.count)
+                    for position in order { grouped.append(entries[position]) }
                     defer {
+                        EntryV2.wipeSecrets(&grouped)
                         EntryV2.wipeSecrets(&entries)
                         entries.removeAll(keepingCapacity: true)
                     }
                     let record = try RecordV3Encoder.encode(
                         kind: .commit, sequence: head.sequence + 1, part: 0, previousChain: head.chainValue,
-                        segments: RecordV3Encoder.pages(entries, keys: defaultGroup), heads: heads, keys: keys, using: &generator)
-                    secrets += try sealedSecrets(of: record.bytes, entries: entries)
+                        segments: segments(grouped, groups: order.map { keyIDs[$0] }, keys: groups), heads: heads, keys: keys,
+                        using: &generator)
+                    let sealed = try sealedSecrets(of: record.bytes, entries: grouped)
+                    var byPosition = [SealedSecret?](repeating: nil, count: entries.count)
+                    var next = 0
+                    for position in order {
+                        switch entries[position] {
+                        case .put, .copy:
+                            byPosition[position] = sealed[next]
+                            next += 1
+                        case .delete, .tombstone:
+                            continue
+                        }
+                    }
+                    secrets += byPosition.compactMap { $0 }
                     head = Head(epoch: epoch, sequence: head.sequence + 1, chainValue: record.chainTag)
                     heads = record.heads
                     try log.append(record.bytes, committedEnd: log.writtenEnd + record.bytes.count, headSequence: head.sequence, headChain: head.chainValue)
@@ -151,13 +194,16 @@ extension RecordLogV3 {
                 return (header, headerBytes, log, head, heads, secrets)
             },
             afterPlacing: { (written, staging, identity) in
-                var groups: [UInt8: GroupChainV3] = [defaultKeyID: GroupChainV3(keys: defaultGroup, startEpoch: epoch)]
-                if let head = written.heads[defaultKeyID] { groups[defaultKeyID] = GroupChainV3(keys: defaultGroup, at: head) }
+                var chains = groups.byKeyID.mapValues { GroupChainV3(keys: $0, startEpoch: epoch) }
+                for head in written.heads.groups {
+                    if let keys = groups.byKeyID[head.keyID] { chains[head.keyID] = GroupChainV3(keys: keys, at: head) }
+                }
                 let state = FileState(
                     file: staging, pageCount: pageCount, logFile: written.log.file, identity: identity, header: written.header, headerBytes: written.bytes, logKey: fileKeys.logKey,
-                    root: fileKeys.root, logKeys: logKeys, keys: keys, defaultGroup: defaultGroup, log: written.log, runsIntact: [true, true],
+                    root: fileKeys.root, logKeys: logKeys, keys: keys, groups: groups, log: written.log, runsIntact: [true, true],
                     replayed: ReplayV2.Outcome(
-                        head: written.head, end: written.log.writtenEnd, tornTail: nil, tombstones: tombstones, repairs: [], groups: groups),
+                        head: written.head, end: written.log.writtenEnd, tornTail: nil, tombstones: tombstones, repairs: [], groups: chains,
+                        tombstoneGroups: tombstoneGroups.filter { tombstones[$0.key] != nil }),
                     size: (try? staging.size())
                         ?? HeaderRunShiftedFileHandle.physical(HealingLayout.physicalEnd(ofLog: written.log.writtenEnd), pageCount: pageCount))
                 loaded = (state, written.secrets)

@@ -16,8 +16,9 @@ import Darwin
 /// log, with version 3's header (slots with grants, the sealed key table) and records (segments per group, group
 /// chains, heads), as `Keychain` uses it (``KeychainLog``).
 ///
-/// This step of issue 31 opens with full credentials only and keeps every item in the default group (key id 1); replay, repair from parity, appends in parts, catching up and compaction are
-/// version 2's (``ReplayV2``, ``HealingLog``) over version 3's records.
+/// This step of issue 31 opens with full credentials only. Each item is in its access group's pages, under that
+/// group's keys (§2.11); replay, repair from parity, appends in parts, catching up and compaction are version 2's
+/// (``ReplayV2``, ``HealingLog``) over version 3's records.
 ///
 /// Not thread-safe on its own, and takes no lock file: the `Keychain` that owns it serialises every call and
 /// holds the lock file as SPEC.md §16 requires.
@@ -57,8 +58,8 @@ final class RecordLogV3 {
         let root: SymmetricKey?
         let logKeys: LogKeysV3
         let keys: RecordKeysV3
-        /// The default group's keys (key id 1), under which every item of this step is sealed.
-        let defaultGroup: GroupKeysV3
+        /// Every group's key id, name and keys, from the key table.
+        let groups: AccessGroupsV3
         let log: HealingLog
         /// Whether each run (A, B) holds the verified copy (a writer rewrites the ones that do not).
         var runsIntact: [Bool]
@@ -67,7 +68,7 @@ final class RecordLogV3 {
         var size: Int
     }
 
-    /// The key id of the default group, the only group of this step.
+    /// The key id of the default group, which every new keychain has.
     static let defaultKeyID: UInt8 = 1
 
     init(path: String, fileSystem: any FileSystem, credential: Credential, clock: @escaping @Sendable () -> Date, state: FileState) {
@@ -167,19 +168,14 @@ final class RecordLogV3 {
         }
         let header = opened.header
         let keys = try RecordKeysV3(fileID: header.fileID, epoch: header.epoch, chainKey: opened.logKeys.chain, headsKey: opened.logKeys.heads)
-        var groups: [UInt8: GroupChainV3] = [:]
-        for group in table.groups {
-            let groupKeys = try GroupKeysV3(groupKey: group.key, fileID: header.fileID, keyID: group.keyID)
-            // A file written whole starts every group's chain at its own epoch (§2.10).
-            groups[group.keyID] = GroupChainV3(keys: groupKeys, startEpoch: header.epoch)
-        }
-        guard let defaultGroup = groups[defaultKeyID]?.keys else {
-            throw .corrupted(offset: 112, reason: "the key table holds no default group (key id \(defaultKeyID))")
-        }
+        let accessGroups = try AccessGroupsV3(table: table, fileID: header.fileID)
+        // A file written whole starts every group's chain at its own epoch (§2.10).
+        let groups = accessGroups.byKeyID.mapValues { GroupChainV3(keys: $0, startEpoch: header.epoch) }
         let logFile = HeaderRunShiftedFileHandle.logFile(file, pageCount: opened.pageCount)
         let log = try HealingLog(opening: logFile, headerKey: opened.logKeys.header, epoch: header.epoch, rewriteEnd: Int(header.rewriteEnd))
         var replay = ReplayV2(
-            log: log, keys: .version3(keys), start: Head(epoch: header.epoch, sequence: 0, chainValue: opened.initialChain), groups: groups,
+            log: log, keys: .version3(keys, groupNames: accessGroups.names), start: Head(epoch: header.epoch, sequence: 0, chainValue: opened.initialChain),
+            groups: groups,
             rewriteHead: Head(epoch: header.epoch, sequence: header.rewriteHeadSequence, chainValue: header.rewriteHeadChain), watching: pin)
         try replay.run()
         try replay.checkHeads()
@@ -187,7 +183,7 @@ final class RecordLogV3 {
         let runsIntact = opened.runs.map { (run) -> Bool in if case .intact = run.copy { return true } else { return false } }
         let state = FileState(
             file: file, pageCount: opened.pageCount, logFile: logFile, identity: try file.identity(), header: header, headerBytes: opened.headerBytes, logKey: opened.logKey,
-            root: opened.root, logKeys: opened.logKeys, keys: keys, defaultGroup: defaultGroup, log: log, runsIntact: runsIntact,
+            root: opened.root, logKeys: opened.logKeys, keys: keys, groups: accessGroups, log: log, runsIntact: runsIntact,
             replayed: replay.outcome, size: try file.size())
         return (state, replay.index)
     }
@@ -241,7 +237,8 @@ final class RecordLogV3 {
             try reload(&index)
             return
         }
-        var replay = ReplayV2(log: log, keys: .version3(state.keys), continuing: state.replayed, index: ItemIndex())
+        var replay = ReplayV2(
+            log: log, keys: .version3(state.keys, groupNames: state.groups.names), continuing: state.replayed, index: ItemIndex())
         swap(&replay.index, &index)
         var caughtUp = false
         defer {
@@ -249,7 +246,7 @@ final class RecordLogV3 {
             if !caughtUp { mustReload = true }
             state = FileState(
                 file: state.file, pageCount: state.pageCount, logFile: state.logFile, identity: state.identity, header: state.header, headerBytes: state.headerBytes, logKey: state.logKey,
-                root: state.root, logKeys: state.logKeys, keys: state.keys, defaultGroup: state.defaultGroup, log: log, runsIntact: state.runsIntact,
+                root: state.root, logKeys: state.logKeys, keys: state.keys, groups: state.groups, log: log, runsIntact: state.runsIntact,
                 replayed: replay.outcome, size: caughtUp ? size : state.size)
         }
         try replay.run()
@@ -283,7 +280,7 @@ final class RecordLogV3 {
 
     func decryptSecret(of item: StoredItem) throws(KeychainError) -> [UInt8] {
         let bytes = Array(item.secret.box)
-        return try GroupPageV3.openSecret(0..<bytes.count, of: item.id, in: bytes, keys: state.defaultGroup)
+        return try GroupPageV3.openSecret(0..<bytes.count, of: item.id, in: bytes, keys: try state.groups.keys(of: item.attributes))
     }
 
     /// What the last read repaired and the next write will put back: header runs that do not hold the verified

@@ -8,17 +8,23 @@
 ///
 /// ```swift
 /// var groups: [UInt8: GroupChainV3] = [1: GroupChainV3(keys: defaultGroup, startEpoch: header.epoch)]
-/// let record = try RecordV3ReplayDecoder.decode(window, at: 0, previousChain: c0, keys: recordKeys, groups: &groups)
+/// let record = try RecordV3ReplayDecoder.decode(
+///     window, at: 0, previousChain: c0, keys: recordKeys, groupNames: [1: ""], groups: &groups)
 /// ```
 enum RecordV3ReplayDecoder {
     /// Decodes the record at `offset` of `bytes`.
     ///
-    /// - Parameter groups: the chains of the groups followed, before this record; moved past it when it verifies,
-    ///   unchanged when this throws.
+    /// - Parameters:
+    ///   - groupNames: the name of each group followed, by key id: a put in a group's page names that group (§2.11).
+    ///   - groups: the chains of the groups followed, before this record; moved past it when it verifies,
+    ///     unchanged when this throws.
     /// - Throws: what ``RecordV3Decoder/decode(_:at:previousChain:keys:groups:)`` throws, its offsets made offsets in
-    ///   `bytes`; `.corrupted` for a segment or a head of a group the reader does not follow.
+    ///   `bytes`; `.corrupted` for a segment or a head of a group the reader does not follow. A put whose access
+    ///   group is not its page's is the record's ``ReplayedRecordV2/violation``: it authenticated, so no damage made
+    ///   it, and the replay refuses it wherever it lies rather than setting it aside as a torn commit.
     static func decode(
-        _ bytes: [UInt8], at offset: Int, previousChain: [UInt8], keys: RecordKeysV3, groups: inout [UInt8: GroupChainV3]
+        _ bytes: [UInt8], at offset: Int, previousChain: [UInt8], keys: RecordKeysV3, groupNames: [UInt8: String],
+        groups: inout [UInt8: GroupChainV3]
     ) throws(KeychainError) -> ReplayedRecordV2 {
         var chains = groups
         let decoded: DecodedRecordV3
@@ -46,14 +52,23 @@ enum RecordV3ReplayDecoder {
             for entry in page.entries {
                 switch entry {
                 case .put(let id, let attributes, let box):
+                    let name = AccessGroupsV3.name(of: attributes)
+                    if groupNames[page.keyID] != name, record.violation == nil {
+                        record.violation = "record \(decoded.sequence): a page of key id \(page.keyID) puts item \(HexText.lowercase(id.bytes)), whose access group is \"\(name)\" — another group's"
+                    }
                     record.entries.append(RecordV2PagesDecoder.put(id, attributes, box: box, in: bytes))
+                    record.placements.append((id, page.keyID, .put))
                     record.digests.append(ItemDigests(id: id, attributes: attributes))
                 case .delete(let id, let time):
                     record.entries.append(.delete(id: id))
                     record.digests.append(nil)
                     record.deletionTimes.append((id, time))
+                    record.deletionGroups.append(page.keyID)
+                    record.placements.append((id, page.keyID, .delete))
                 case .tombstone(let id, let time):
                     record.deletionTimes.append((id, time))
+                    record.deletionGroups.append(page.keyID)
+                    record.placements.append((id, page.keyID, .tombstone))
                 }
             }
         }
