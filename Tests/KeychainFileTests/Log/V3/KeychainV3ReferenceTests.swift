@@ -121,3 +121,103 @@ struct KeychainV3ReferenceTests {
         }
     }
 }
+
+/// Items in their access groups (Docs/FormatVersion3.md §2.11), both ways.
+@Suite("Format v3: access groups agree with the Python reference", .enabled(if: SlotsV3Script.pythonCryptography))
+struct KeychainV3GroupReferenceTests {
+    /// Python's items: item id → "group/key id".
+    static func pythonGroups(_ dump: [String: Any]) -> [String: String] {
+        var groups: [String: String] = [:]
+        for item in (dump["items"] as? [[String: Any]]) ?? [] {
+            groups[item["id"] as? String ?? ""] = "\(item["group"] as? String ?? "?")/\(item["keyID"] as? Int ?? -1)"
+        }
+        return groups
+    }
+
+    /// Swift's items in the same form.
+    static func swiftGroups(_ keychain: Keychain) throws -> [String: String] {
+        let log = try V3Keychain.log(keychain)
+        var groups: [String: String] = [:]
+        for result in try keychain.search(Query(.genericPassword, limit: .all), returning: [.attributes, .persistentReference]) {
+            let id = try #require(result.persistentReference?.itemID.bytes)
+            let name = AccessGroupsV3.name(of: try #require(result.attributes))
+            groups[HexText.lowercase(id)] = "\(name)/\(log.state.groups.keyID(named: name).map(Int.init) ?? -1)"
+        }
+        return groups
+    }
+
+    static func pythonTombstones(_ dump: [String: Any]) -> [String: Int] {
+        var tombstones: [String: Int] = [:]
+        for tombstone in (dump["tombstones"] as? [[String: Any]]) ?? [] {
+            tombstones[tombstone["id"] as? String ?? ""] = tombstone["keyID"] as? Int ?? -1
+        }
+        return tombstones
+    }
+
+    static func swiftTombstones(_ keychain: Keychain) throws -> [String: Int] {
+        let log = try V3Keychain.log(keychain)
+        var tombstones: [String: Int] = [:]
+        // A moved item's deletion leaves a tombstone in its old group while the item lives on in the new one; a rewrite
+        // drops such tombstones, and Python's reader keeps none for a live item.
+        for id in log.state.replayed.tombstones.keys where keychain.withLock({ keychain.index[id] }) == nil {
+            tombstones[HexText.lowercase(id.bytes)] = Int(log.state.replayed.tombstoneGroups[id] ?? 0)
+        }
+        return tombstones
+    }
+
+    static func agree(_ keychain: Keychain, path: String, _ comment: Comment) throws {
+        let dump = try KeychainV3ReferenceTests.pythonDump(path)
+        #expect(KeychainV3ReferenceTests.pythonItems(dump) == (try KeychainV3ReferenceTests.swiftItems(keychain)), comment)
+        #expect(Self.pythonGroups(dump) == (try Self.swiftGroups(keychain)), comment)
+        #expect(Self.pythonTombstones(dump) == (try Self.swiftTombstones(keychain)), comment)
+        #expect(KeychainV3ReferenceTests.head(dump) == KeychainV3ReferenceTests.head(keychain.head), comment)
+    }
+
+    @Test("Python reads Swift's groups: items in three groups, a group added, a move, a deletion, a compaction")
+    func pythonReadsSwiftGroups() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("v3.kcf")
+        let keychain = try V3Keychain.create(in: directory)
+        try KeychainV3GroupTests.add(keychain, group: "", count: 3)
+        try KeychainV3GroupTests.add(keychain, group: KeychainV3GroupTests.groupA, count: 3)
+        // One batch naming a new group and an old one, interleaved: segments follow the batch's order.
+        try keychain.batch { (batch) throws(KeychainError) in
+            for number in 0..<4 {
+                let group = number.isMultiple(of: 2) ? KeychainV3GroupTests.groupB : KeychainV3GroupTests.groupA
+                try batch.add(GenericPassword(service: "svc", account: "mixed \(number)", password: "m\(number)", accessGroup: group))
+            }
+        }
+        try Self.agree(keychain, path: path, "after three groups")
+        try keychain.update(.genericPassword(service: "svc", account: "\(KeychainV3GroupTests.groupA)-1"), setting: [.accessGroup: .string(KeychainV3GroupTests.groupB)])
+        try keychain.delete(.genericPassword(service: "svc", account: "\(KeychainV3GroupTests.groupA)-2"))
+        try Self.agree(keychain, path: path, "after a move and a deletion")
+        try keychain.compact()
+        try Self.agree(keychain, path: path, "after a compaction")
+        #expect((try KeychainV3ReferenceTests.pythonDump(path)["groups"] as? [Any])?.count == 3)
+    }
+
+    @Test("Swift opens Python's groups, adds a group and moves an item, and Python reads it back")
+    func swiftReadsPythonGroups() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("python.kcf")
+        var items: [[String: Any]] = []
+        for number in 0..<9 {
+            var attributes: [String: Any] = ["service": "svc", "account": "py\(number)"]
+            if number % 3 != 0 { attributes["accessGroup"] = number % 3 == 1 ? "python.a" : "python.b" }
+            items.append(["class": "genericPassword", "attributes": attributes, "secret": HexText.lowercase(Array("python secret \(number)".utf8))])
+        }
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: items), as: UTF8.self)
+        let made = try SlotsV3Script.python(
+            [KeychainV3ReferenceTests.script, "make", path, "--password", "correct horse battery staple", "--iterations", "1000", "--items", json])
+        #expect(made.status == 0, "kcf_reference_v3.py make: \(made.output)")
+        let keychain = try V3Keychain.open(path)
+        #expect(try V3Keychain.log(keychain).state.groups.table.groups.map(\.name).sorted() == ["", "python.a", "python.b"])
+        try Self.agree(keychain, path: path, "as Python wrote it")
+        try keychain.add(GenericPassword(service: "svc", account: "swift", password: "s", accessGroup: "swift.c"))
+        try keychain.update(.genericPassword(service: "svc", account: "py1"), setting: [.accessGroup: .string("swift.c")])
+        try keychain.delete(.genericPassword(service: "svc", account: "py2"))
+        try Self.agree(keychain, path: path, "after Swift's writes")
+        try keychain.compact()
+        try Self.agree(keychain, path: path, "after Swift's compaction")
+    }
+}
