@@ -122,8 +122,8 @@ extension KeySlotV3 {
     ///
     /// - Throws: `.invalidParameter` when the attestation does not verify under `previousRoot`, the keys are
     ///   malformed or not of the slot's scope, or the public key is of small order; `.limitReached` when the slot
-    ///   holds ``maximumGrants`` already or would pass ``maximumLength`` (its credential must open the keychain
-    ///   once, which re-anchors it, before another rotation can reach it).
+    ///   holds ``maximumGrants`` already or would pass ``maximumLength`` (a change of its credential re-anchors it,
+    ///   which empties its grants; opening does not).
     func granting<Generator: RandomNumberGenerator>(
         _ keys: KeySetV3, previousRoot: SymmetricKey, fileID: [UInt8], using generator: inout Generator
     ) throws(KeychainError) -> KeySlotV3 {
@@ -133,7 +133,7 @@ extension KeySlotV3 {
         try Self.check(keys, fileID: fileID)
         guard keys.scope == scope else { throw .invalidParameter("the keys do not fit the slot's scope") }
         guard grants.count < Self.maximumGrants else {
-            throw .limitReached("key slot \(HexText.lowercase(slotID)) holds \(Self.maximumGrants) grants; its credential must open the keychain once before it can receive more")
+            throw .limitReached("key slot \(HexText.lowercase(slotID)) holds \(Self.maximumGrants) grants, as many as a slot takes: change that credential (a password change, or a new raw key), which re-anchors the slot and empties its grants, before keys can be granted to it again")
         }
         let number = UInt8(grants.count + 1)
         let ephemeral = SymmetricKey(size: .bits256, using: &generator)

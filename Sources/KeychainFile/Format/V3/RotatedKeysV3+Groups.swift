@@ -45,20 +45,7 @@ extension RotatedKeysV3 {
         let rho = try SlotKeysV3.rootAgreementPublicKey(root: root, fileID: fileID)
         var slots: [KeySlotV3] = []
         for slot in header.slots {
-            let keys: KeySetV3
-            switch slot.scope {
-            case .full:
-                keys = try KeySetV3.full(logKey: logKey, root: root, fileID: fileID)
-            case .groups(let keyIDs):
-                var scoped: [KeySetV3.Group] = []
-                for keyID in keyIDs {
-                    guard let group = groups.first(where: { $0.keyID == keyID }) else {
-                        throw .invalidParameter("key slot \(HexText.lowercase(slot.slotID)) is scoped to key id \(keyID), which the key table does not have: remove the slot first")
-                    }
-                    scoped.append(group)
-                }
-                keys = KeySetV3(logKey: logKey, rootAgreementPublicKey: rho, root: nil, groups: scoped)
-            }
+            let keys = try Self.keys(for: slot, logKey: logKey, root: root, rootAgreementPublicKey: rho, keyTable: keyTable, fileID: fileID)
             slots.append(try slot.granting(keys, previousRoot: oldRoot, fileID: fileID, using: &generator).attested(by: root, fileID: fileID))
         }
         self.slots = slots

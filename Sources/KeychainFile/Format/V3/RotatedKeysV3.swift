@@ -29,8 +29,8 @@ struct RotatedKeysV3: Sendable {
     ///   - dropping: the positions of slots left out of the new header (a credential removed); not the opening one.
     /// - Throws: `.invalidParameter` when `opened` is not a full credential's, or another slot's attestation does not
     ///   verify under the current root, or it is scoped to a key id the key table does not have (no key is granted
-    ///   to it); `.limitReached` when a slot holds 32 grants already or would pass 8,192 bytes (its credential must
-    ///   open the keychain once first, which re-anchors it) — each naming the slot; as
+    ///   to it); `.limitReached` when a slot holds 32 grants already or would pass 8,192 bytes (a change of its
+    ///   credential re-anchors it) — each naming the slot; as
     ///   ``KeySlotV3/changingCredential(to:kdf:opened:fileID:using:)`` for the new credential.
     init<Generator: RandomNumberGenerator>(
         rotating opened: OpenedHeaderV3, to credential: Credential, kdf: SlotKDF, dropping: Set<Int> = [],
@@ -52,20 +52,7 @@ struct RotatedKeysV3: Sendable {
         let rho = try SlotKeysV3.rootAgreementPublicKey(root: root, fileID: fileID)
         var slots: [KeySlotV3] = []
         for (index, slot) in opened.header.slots.enumerated() where !dropping.contains(index) {
-            let keys: KeySetV3
-            switch slot.scope {
-            case .full:
-                keys = try KeySetV3.full(logKey: logKey, root: root, fileID: fileID)
-            case .groups(let keyIDs):
-                var groups: [KeySetV3.Group] = []
-                for keyID in keyIDs {
-                    guard let group = keyTable.groups.first(where: { $0.keyID == keyID }) else {
-                        throw .invalidParameter("key slot \(HexText.lowercase(slot.slotID)) is scoped to key id \(keyID), which the key table does not have: remove the slot before rotating the keys")
-                    }
-                    groups.append(group)
-                }
-                keys = KeySetV3(logKey: logKey, rootAgreementPublicKey: rho, root: nil, groups: groups)
-            }
+            let keys = try Self.keys(for: slot, logKey: logKey, root: root, rootAgreementPublicKey: rho, keyTable: keyTable, fileID: fileID)
             if index == opened.slotIndex {
                 let reopened = OpenedSlotV3(
                     keys: keys, anchorKey: opened.slot.anchorKey, agreementKey: opened.slot.agreementKey, slotID: slot.slotID,
@@ -77,5 +64,27 @@ struct RotatedKeysV3: Sendable {
             }
         }
         self.slots = slots
+    }
+
+    /// The keys of a new generation that `slot` is given: a full slot the log key and the root key; a scoped slot the
+    /// log key, its groups' keys from `keyTable` and the root's `ρ`.
+    ///
+    /// - Throws: `.invalidParameter` when the slot is scoped to a key id `keyTable` does not have, naming the slot.
+    static func keys(
+        for slot: KeySlotV3, logKey: SymmetricKey, root: SymmetricKey, rootAgreementPublicKey rho: [UInt8], keyTable: KeyTableV3, fileID: [UInt8]
+    ) throws(KeychainError) -> KeySetV3 {
+        switch slot.scope {
+        case .full:
+            return try KeySetV3.full(logKey: logKey, root: root, fileID: fileID)
+        case .groups(let keyIDs):
+            var groups: [KeySetV3.Group] = []
+            for keyID in keyIDs {
+                guard let group = keyTable.groups.first(where: { $0.keyID == keyID }) else {
+                    throw .invalidParameter("key slot \(HexText.lowercase(slot.slotID)) is scoped to key id \(keyID), which the key table does not have: remove the slot before the keys are renewed")
+                }
+                groups.append(group)
+            }
+            return KeySetV3(logKey: logKey, rootAgreementPublicKey: rho, root: nil, groups: groups)
+        }
     }
 }
