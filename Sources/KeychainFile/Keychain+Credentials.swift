@@ -104,6 +104,25 @@ extension Keychain {
         }
     }
 
+    /// Adds a credential that reaches only the named access groups of a format version 3 keychain (Docs/FormatVersion3.md
+    /// §2.3): its slot is granted the log key and those groups' keys, never the root key. Internal while scoped
+    /// holders only read (plan step 4 makes their writes, and this call, public).
+    ///
+    /// - Throws: `.invalidParameter` for a keychain of an earlier format, a group the keychain does not have, no group,
+    ///   a credential that opens the keychain already, or a scoped credential making the change; as
+    ///   ``addCredential(_:keyDerivation:)``.
+    @discardableResult
+    func addCredential(
+        _ credential: Credential, scopedTo groups: [String], keyDerivation: PasswordKeyDerivation = .standard
+    ) throws(KeychainError) -> KeySlotInfo {
+        try withWrite { () throws(KeychainError) -> KeySlotInfo in
+            guard let added = try rewriteLocked(changing: .addScoped(credential, groups: groups, keyDerivation: keyDerivation)) else {
+                throw .invalidParameter("internal error: a key slot was added but not described")
+            }
+            return added
+        }
+    }
+
     /// ``addCredential(_:keyDerivation:)`` with a password's key derived by PBKDF2 at `iterations`.
     ///
     /// - Parameters:

@@ -34,6 +34,8 @@ extension RecordLog: KeychainLog {
         switch change {
         case .keep:
             break
+        case .addScoped:
+            throw .invalidParameter("a credential scoped to access groups needs format version 3, whose groups are sealed under keys of their own")
         case .add(let credential, let keyDerivation):
             try credential.validate()
             if let found = try Self.slotIndex(in: header, openedBy: credential) {

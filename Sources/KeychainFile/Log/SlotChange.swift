@@ -4,6 +4,9 @@ enum SlotChange {
     case keep
     /// Add a slot for a credential; a password's key derived as the second value says.
     case add(Credential, keyDerivation: PasswordKeyDerivation)
+    /// Add a slot for a credential that reaches only the named access groups (format version 3, which the other
+    /// versions refuse).
+    case addScoped(Credential, groups: [String], keyDerivation: PasswordKeyDerivation)
     /// Remove the slot the credential opens.
     case remove(openedBy: Credential)
     /// Remove the slot with this id.
@@ -32,7 +35,7 @@ extension SlotChange {
         case .rotate(let credentials, _):
             guard let first = credentials.first, !credentials.contains(where: { $0.isSame(as: current) }) else { return current }
             return first
-        case .keep, .add, .remove, .removeID:
+        case .keep, .add, .addScoped, .remove, .removeID:
             return current
         }
     }

@@ -184,7 +184,7 @@ struct OpenedHeaderV3: Sendable {
     var verified: VerifiedHeaderV3 {
         VerifiedHeaderV3(
             header: header, headerBytes: headerBytes, pageCount: pageCount, logKey: slot.keys.logKey, logKeys: logKeys,
-            initialChain: initialChain, root: slot.keys.root, keyTable: keyTable, runs: runs)
+            initialChain: initialChain, root: slot.keys.root, keyTable: keyTable, scope: keyTable == nil ? slot.keys.groups : nil, runs: runs)
     }
 
     struct Candidate {

@@ -25,12 +25,14 @@ struct VerifiedHeaderV3: Sendable {
     /// The root key and the key table it opens, for a full holder; `nil` for a scoped one.
     let root: SymmetricKey?
     let keyTable: KeyTableV3?
+    /// The groups a scoped holder's grant gives; `nil` for a full holder, whose groups are the key table's.
+    let scope: [KeySetV3.Group]?
     /// Runs A and B where the chosen header's page count puts them, each `.unusable` when it holds anything else.
     let runs: [OpenedHeaderV3.Run]
 
     init(
         header: FileHeaderV3, headerBytes: [UInt8], pageCount: Int, logKey: SymmetricKey, logKeys: LogKeysV3, initialChain: [UInt8],
-        root: SymmetricKey?, keyTable: KeyTableV3?, runs: [OpenedHeaderV3.Run]
+        root: SymmetricKey?, keyTable: KeyTableV3?, scope: [KeySetV3.Group]?, runs: [OpenedHeaderV3.Run]
     ) {
         self.header = header
         self.headerBytes = headerBytes
@@ -40,6 +42,7 @@ struct VerifiedHeaderV3: Sendable {
         self.initialChain = initialChain
         self.root = root
         self.keyTable = keyTable
+        self.scope = scope
         self.runs = runs
     }
 
@@ -50,10 +53,15 @@ struct VerifiedHeaderV3: Sendable {
     ///   - read: reads `count` bytes at a file offset, fewer at the end of the file.
     ///   - logKey: the log key `K_log` held.
     ///   - root: the root key held by a full holder, which must open the chosen copy's key table; `nil` for a scoped one.
+    ///   - scope: a scoped holder's groups, kept as they are (a scoped holder's keys change only by a grant, which a
+    ///     rewrite that renewed them writes under a new log key); `nil` for a full holder.
     /// - Throws: `.wrongCredentials` when the held keys do not open the header — no copy verifies under `logKey`, a
     ///   copy of a later epoch does not, or `root` does not open the key table: the keys were renewed, and only the
     ///   credential can say more; `.corrupted` as ``OpenedHeaderV3/candidates(read:)``; whatever `read` throws.
-    init(read: (_ offset: Int, _ count: Int) throws(KeychainError) -> [UInt8], logKey: SymmetricKey, root: SymmetricKey?) throws(KeychainError) {
+    init(
+        read: (_ offset: Int, _ count: Int) throws(KeychainError) -> [UInt8], logKey: SymmetricKey, root: SymmetricKey?,
+        scope: [KeySetV3.Group]? = nil
+    ) throws(KeychainError) {
         let (located, candidates) = try OpenedHeaderV3.candidates(read: read)
         var verified: [(candidate: OpenedHeaderV3.Candidate, keys: LogKeysV3)] = []
         for candidate in candidates {
@@ -86,6 +94,7 @@ struct VerifiedHeaderV3: Sendable {
         logKeys = chosen.keys
         initialChain = copy.header.initialChainValue(headerKey: chosen.keys.header)
         self.root = root
+        self.scope = root == nil ? scope : nil
         runs = try OpenedHeaderV3.runs(chosen: copy, located: located, verified: verified.map(\.candidate), read: read)
     }
 }

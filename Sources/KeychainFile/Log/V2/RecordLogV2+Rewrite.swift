@@ -219,6 +219,8 @@ extension RecordLogV2 {
         switch change {
         case .keep:
             break
+        case .addScoped:
+            throw .invalidParameter("a credential scoped to access groups needs format version 3, whose groups are sealed under keys of their own")
         case .add(let credential, let keyDerivation):
             // The limits are checked before the new slot's key is derived, which may take long.
             try credential.validate()

@@ -99,7 +99,7 @@ struct ReplayV2 {
         // Version 3: the group of each item the transaction touched so far (0: deleted by it), and each group's key id by name.
         var touched: [ItemID: UInt8] = [:]
         let keyIDs: [String: UInt8]
-        if case .version3(_, let names) = keys { keyIDs = Dictionary(names.map { ($1, $0) }, uniquingKeysWith: { first, _ in first }) } else { keyIDs = [:] }
+        if case .version3(_, let names, _) = keys { keyIDs = Dictionary(names.map { ($1, $0) }, uniquingKeysWith: { first, _ in first }) } else { keyIDs = [:] }
         var nextPart: UInt32? = nil
         var transactionStart = position
         OpeningProgressReporting.verified(position, of: committedEnd)
@@ -247,10 +247,11 @@ struct ReplayV2 {
             record = try inLog { () throws(KeychainError) in
                 try RecordV2PagesDecoder.decode(window, at: position - windowStart, previousChain: head.chainValue, keys: keys)
             }
-        case .version3(let keys, let names):
+        case .version3(let keys, let names, let followsEveryGroup):
             record = try inLog { () throws(KeychainError) in
                 try RecordV3ReplayDecoder.decode(
-                    window, at: position - windowStart, previousChain: head.chainValue, keys: keys, groupNames: names, groups: &moved)
+                    window, at: position - windowStart, previousChain: head.chainValue, keys: keys, groupNames: names,
+                    followsEveryGroup: followsEveryGroup, groups: &moved)
             }
         }
         try checkSequence(record.sequence, at: position, after: head)

@@ -1,5 +1,5 @@
 /// The access groups a version 3 log reaches (Docs/FormatVersion3.md §2.11): each group's key id, name and record
-/// keys, from the key table a full credential opens.
+/// keys — every group of the key table a full credential opens, or the groups of a scoped credential's grant.
 ///
 /// An item's group is its `accessGroup` attribute; an item without one, or with the empty string, is in the
 /// default group (the empty name).
@@ -9,20 +9,39 @@
 /// let keys = groups.keys(named: AccessGroupsV3.name(of: item.attributes))   // nil: a group the table lacks
 /// ```
 struct AccessGroupsV3: Sendable {
-    let table: KeyTableV3
+    /// The key table, for a full holder; `nil` for a scoped one, which reaches only the groups of its grant.
+    let table: KeyTableV3?
     /// Each group's record keys, by key id.
     let byKeyID: [UInt8: GroupKeysV3]
     /// Each group's name, by key id.
     let names: [UInt8: String]
     private let keyIDs: [String: UInt8]
 
+    /// Every group of a full holder's key table.
+    ///
     /// - Throws: `.invalidParameter` when a group key cannot be derived (``GroupKeysV3``).
     init(table: KeyTableV3, fileID: [UInt8]) throws(KeychainError) {
+        try self.init(groups: table.groups, table: table, fileID: fileID)
+    }
+
+    /// The groups a scoped credential's grant gives.
+    init(scope groups: [KeySetV3.Group], fileID: [UInt8]) throws(KeychainError) {
+        try self.init(groups: groups, table: nil, fileID: fileID)
+    }
+
+    /// The groups reached, in increasing key id: a scoped holder's grant, or the table's.
+    let scopeGroups: [KeySetV3.Group]
+
+    /// Whether these are a scoped holder's groups: other groups' segments are kept as their bytes, not refused.
+    var isScoped: Bool { table == nil }
+
+    private init(groups: [KeySetV3.Group], table: KeyTableV3?, fileID: [UInt8]) throws(KeychainError) {
         self.table = table
+        scopeGroups = groups.sorted { $0.keyID < $1.keyID }
         var byKeyID: [UInt8: GroupKeysV3] = [:]
         var names: [UInt8: String] = [:]
         var keyIDs: [String: UInt8] = [:]
-        for group in table.groups {
+        for group in groups {
             byKeyID[group.keyID] = try GroupKeysV3(groupKey: group.key, fileID: fileID, keyID: group.keyID)
             names[group.keyID] = group.name
             keyIDs[group.name] = group.keyID

@@ -1,7 +1,14 @@
 // Appending to a version 3 file: version 2's commits through the healing log (SPEC.md §26.2, §26.3), each record
 // §2.5.1's — each item's group's pages as segments (§2.11), and the heads in the commit.
 extension RecordLogV3 {
-    func checkWritable() throws(KeychainError) {}
+    /// A scoped holder does not write yet: its appends and rewrites must carry the other groups' heads and segments
+    /// as they are (§2.6), which is plan step 4.
+    func checkWritable() throws(KeychainError) {
+        guard !state.groups.isScoped else {
+            throw .unsupportedFeature(
+                offset: 0, reason: "writing with a credential scoped to access groups is not built yet: open the keychain with a credential that reaches all of it to write")
+        }
+    }
 
     /// Version 3, as version 2, needs no acknowledgement in the lock file: its commit slots say what was committed.
     func acknowledgementBytes() -> [UInt8]? { nil }
@@ -159,13 +166,13 @@ extension RecordLogV3 {
         for case .put(_, let attributes, _) in entries { names.append(AccessGroupsV3.name(of: attributes)) }
         let missing = state.groups.missing(names)
         guard !missing.isEmpty else { return }
-        guard let root = state.root else {
+        guard let root = state.root, let table = state.groups.table else {
             throw .invalidParameter("this credential reaches only some access groups; adding the access group \"\(missing[0])\" takes one that reaches the whole keychain")
         }
         let rotated = try RotatedKeysV3(
-            renewingRootOf: state.header, logKey: state.logKey, root: root, keyTable: state.groups.table, adding: missing, using: &generator)
+            renewingRootOf: state.header, logKey: state.logKey, root: root, keyTable: table, adding: missing, using: &generator)
         var index = try Self.load(
-            file: state.file, credential: credential, held: HeldKeys(logKey: state.logKey, root: root), pin: head,
+            file: state.file, credential: credential, held: state.heldKeys, pin: head,
             memoryLimitKiB: keyDerivationMemoryLimitKiB).index
         try rewrite(
             under: FileKeys(

@@ -86,6 +86,26 @@ extension RecordLogV3 {
                 to: new, kdf: RecordLogV2.slotKDF(for: new, keyDerivation), opened: opened.slot, fileID: fileID, using: &generator)
                 .attested(by: root, fileID: fileID)
             return (try keeping(slots: slots), nil)
+        case .addScoped(let new, let names, let keyDerivation):
+            guard header.slots.count < Format.maximumSlots else { throw .invalidParameter("at most 16 credentials (key slots)") }
+            guard let root = state.root, let table = state.groups.table else {
+                throw .invalidParameter("this credential reaches only some access groups; adding a credential takes one that reaches the whole keychain")
+            }
+            var groups: [KeySetV3.Group] = []
+            for name in Set(names) {
+                guard let group = table.group(named: name) else {
+                    throw .invalidParameter("the keychain has no access group \"\(name)\": a credential can be scoped only to groups that hold items")
+                }
+                groups.append(group)
+            }
+            guard !groups.isEmpty else { throw .invalidParameter("a scoped credential reaches at least one access group") }
+            try refuseOpening(new)
+            let keys = KeySetV3(
+                logKey: state.logKey, rootAgreementPublicKey: try SlotKeysV3.rootAgreementPublicKey(root: root, fileID: fileID), root: nil,
+                groups: groups.sorted { $0.keyID < $1.keyID })
+            let slot = try KeySlotV3.make(
+                for: new, kdf: RecordLogV2.slotKDF(for: new, keyDerivation), keys: keys, fileID: fileID, attestingWith: root, using: &generator)
+            return (try keeping(slots: header.slots + [slot]), KeySlotInfo(slot))
         case .remove(let removed):
             // Removing a credential renews every key (§2.7): a removed slot put back by anyone then opens only keys
             // that nothing written afterwards is under.

@@ -58,8 +58,13 @@ final class RecordLogV3 {
         let root: SymmetricKey?
         let logKeys: LogKeysV3
         let keys: RecordKeysV3
-        /// Every group's key id, name and keys, from the key table.
+        /// Every group's key id, name and keys, from the key table (a scoped holder: its grant's groups).
         let groups: AccessGroupsV3
+
+        /// What this state's holder opens a rewritten file with before it asks its credential.
+        var heldKeys: HeldKeys {
+            HeldKeys(logKey: logKey, root: root, scope: groups.isScoped ? groups.scopeGroups : nil)
+        }
         let log: HealingLog
         /// Whether each run (A, B) holds the verified copy (a writer rewrites the ones that do not).
         var runsIntact: [Bool]
@@ -122,6 +127,8 @@ final class RecordLogV3 {
     struct HeldKeys {
         let logKey: SymmetricKey
         let root: SymmetricKey?
+        /// A scoped holder's groups (with their keys); `nil` for a full holder.
+        let scope: [KeySetV3.Group]?
     }
 
     /// ``load(file:credential:held:pin:memoryLimitKiB:)`` for a log that remembers the header runs its keys and
@@ -158,23 +165,27 @@ final class RecordLogV3 {
     ) throws(KeychainError) -> (state: FileState, index: ItemIndex) {
         let read = { (offset: Int, count: Int) throws(KeychainError) -> [UInt8] in HealingLog.readTolerating(file, count: count, at: offset).bytes }
         let opened: VerifiedHeaderV3
-        if let held, let again = try? VerifiedHeaderV3(read: read, logKey: held.logKey, root: held.root) {
+        if let held, let again = try? VerifiedHeaderV3(read: read, logKey: held.logKey, root: held.root, scope: held.scope) {
             opened = again
         } else {
             opened = try OpenedHeaderV3(read: read, credential: credential, budget: KeyDerivationBudget(memoryLimitKiB: memoryLimitKiB)).verified
         }
-        guard let table = opened.keyTable else {
-            throw .unsupportedFeature(offset: 0, reason: "opening a version 3 keychain with a credential scoped to groups is not built yet")
-        }
         let header = opened.header
         let keys = try RecordKeysV3(fileID: header.fileID, epoch: header.epoch, chainKey: opened.logKeys.chain, headsKey: opened.logKeys.heads)
-        let accessGroups = try AccessGroupsV3(table: table, fileID: header.fileID)
+        let accessGroups: AccessGroupsV3
+        if let table = opened.keyTable {
+            accessGroups = try AccessGroupsV3(table: table, fileID: header.fileID)
+        } else if let scope = opened.scope {
+            accessGroups = try AccessGroupsV3(scope: scope, fileID: header.fileID)
+        } else {
+            throw .invalidParameter("internal error: a header opened with neither a key table nor a scope")
+        }
         // A file written whole starts every group's chain at its own epoch (§2.10).
         let groups = accessGroups.byKeyID.mapValues { GroupChainV3(keys: $0, startEpoch: header.epoch) }
         let logFile = HeaderRunShiftedFileHandle.logFile(file, pageCount: opened.pageCount)
         let log = try HealingLog(opening: logFile, headerKey: opened.logKeys.header, epoch: header.epoch, rewriteEnd: Int(header.rewriteEnd))
         var replay = ReplayV2(
-            log: log, keys: .version3(keys, groupNames: accessGroups.names), start: Head(epoch: header.epoch, sequence: 0, chainValue: opened.initialChain),
+            log: log, keys: .version3(keys, groupNames: accessGroups.names, followsEveryGroup: !accessGroups.isScoped), start: Head(epoch: header.epoch, sequence: 0, chainValue: opened.initialChain),
             groups: groups,
             rewriteHead: Head(epoch: header.epoch, sequence: header.rewriteHeadSequence, chainValue: header.rewriteHeadChain), watching: pin)
         try replay.run()
@@ -238,7 +249,7 @@ final class RecordLogV3 {
             return
         }
         var replay = ReplayV2(
-            log: log, keys: .version3(state.keys, groupNames: state.groups.names), continuing: state.replayed, index: ItemIndex())
+            log: log, keys: .version3(state.keys, groupNames: state.groups.names, followsEveryGroup: !state.groups.isScoped), continuing: state.replayed, index: ItemIndex())
         swap(&replay.index, &index)
         var caughtUp = false
         defer {
@@ -263,7 +274,7 @@ final class RecordLogV3 {
                 throw KeychainError.corrupted(offset: 8, reason: "another file, not of format version 3, was put at \(path)")
             }
             let loaded = try Self.load(
-                file: newFile, credential: credential, held: HeldKeys(logKey: state.logKey, root: state.root), pin: head,
+                file: newFile, credential: credential, held: state.heldKeys, pin: head,
                 memoryLimitKiB: keyDerivationMemoryLimitKiB, refused: &headerRefusingCredential)
             guard loaded.state.header.fileID == fileID else {
                 throw KeychainError.corrupted(offset: 16, reason: "another keychain (a different file id) was put at \(path)")

@@ -16,6 +16,8 @@ enum RecordV3ReplayDecoder {
     ///
     /// - Parameters:
     ///   - groupNames: the name of each group followed, by key id: a put in a group's page names that group (§2.11).
+    ///   - followsEveryGroup: a full holder's replay, for which every group there is is followed; `false` for a scoped
+    ///     holder, which keeps other groups' segments as their bytes (§2.3).
     ///   - groups: the chains of the groups followed, before this record; moved past it when it verifies,
     ///     unchanged when this throws.
     /// - Throws: what ``RecordV3Decoder/decode(_:at:previousChain:keys:groups:)`` throws, its offsets made offsets in
@@ -24,7 +26,7 @@ enum RecordV3ReplayDecoder {
     ///   it, and the replay refuses it wherever it lies rather than setting it aside as a torn commit.
     static func decode(
         _ bytes: [UInt8], at offset: Int, previousChain: [UInt8], keys: RecordKeysV3, groupNames: [UInt8: String],
-        groups: inout [UInt8: GroupChainV3]
+        followsEveryGroup: Bool = true, groups: inout [UInt8: GroupChainV3]
     ) throws(KeychainError) -> ReplayedRecordV2 {
         var chains = groups
         let decoded: DecodedRecordV3
@@ -36,7 +38,7 @@ enum RecordV3ReplayDecoder {
             throw .unsupportedFeature(offset: offset + at, reason: reason)
         }
         // A full credential follows every group of the key table, which names every group there is (§2.10).
-        for head in decoded.heads?.groups ?? [] where chains[head.keyID] == nil {
+        for head in decoded.heads?.groups ?? [] where followsEveryGroup && chains[head.keyID] == nil {
             throw .corrupted(
                 offset: offset, reason: "record \(decoded.sequence): its heads name key id \(head.keyID), a group this keychain's key table does not hold")
         }
@@ -45,7 +47,7 @@ enum RecordV3ReplayDecoder {
             entries: [], digests: [], deletionTimes: [])
         for segment in decoded.segments {
             guard case .page(let page) = segment else {
-                guard case .opaque(let opaque) = segment else { continue }
+                guard case .opaque(let opaque) = segment, followsEveryGroup else { continue }
                 throw .corrupted(
                     offset: offset, reason: "record \(decoded.sequence): a segment of key id \(opaque.keyID), a group this keychain's key table does not hold")
             }
