@@ -130,7 +130,8 @@ struct ReplayV2 {
                 if nextPart == nil { transactionStart = position }
                 index.applyPiece(record.entries, digests: record.digests, ofRecordOf: record.entries.count, to: &application)
                 deletions += record.deletionTimes
-                deletionGroups += record.deletionGroups
+                // Version 3: the key id of each deletion's and tombstone's page, in the order of `deletionTimes`.
+                deletionGroups += record.placements.lazy.filter { $0.kind != .put }.map(\.keyID)
                 head = Head(epoch: head.epoch, sequence: record.sequence, chainValue: record.chain)
                 position = windowStart + record.end
                 OpeningProgressReporting.verified(position, of: committedEnd)

@@ -13,8 +13,6 @@ struct ReplayedRecordV2 {
     var digests: [ItemDigests?]
     /// The deletions and tombstones with their times, in order.
     var deletionTimes: [(ItemID, Int64)]
-    /// Version 3: the key id of the group whose page holds each of `deletionTimes`, at its index (empty for version 2).
-    var deletionGroups: [UInt8] = []
     /// Version 3: a rule of Docs/FormatVersion3.md §2.11 the record breaks although it authenticated (a put in
     /// another group's page), in words; the replay refuses it as `corrupted` wherever it lies.
     var violation: String? = nil

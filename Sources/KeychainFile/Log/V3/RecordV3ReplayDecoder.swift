@@ -65,11 +65,9 @@ enum RecordV3ReplayDecoder {
                     record.entries.append(.delete(id: id))
                     record.digests.append(nil)
                     record.deletionTimes.append((id, time))
-                    record.deletionGroups.append(page.keyID)
                     record.placements.append((id, page.keyID, .delete))
                 case .tombstone(let id, let time):
                     record.deletionTimes.append((id, time))
-                    record.deletionGroups.append(page.keyID)
                     record.placements.append((id, page.keyID, .tombstone))
                 }
             }
