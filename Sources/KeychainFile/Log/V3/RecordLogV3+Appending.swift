@@ -162,9 +162,11 @@ extension RecordLogV3 {
     func addGroups<Entries: RandomAccessCollection<LogEntry>>(
         namedBy entries: Entries, using generator: inout RandomSource
     ) throws(KeychainError) where Entries.Index == Int {
-        var names: [String] = []
-        for case .put(_, let attributes, _) in entries { names.append(AccessGroupsV3.name(of: attributes)) }
-        let missing = state.groups.missing(names)
+        // Looked through lazily: a bulk add of many items builds no array of their groups' names.
+        let missing = state.groups.missing(entries.lazy.compactMap { (entry) -> String? in
+            guard case .put(_, let attributes, _) = entry else { return nil }
+            return AccessGroupsV3.name(of: attributes)
+        })
         guard !missing.isEmpty else { return }
         guard let root = state.root, let table = state.groups.table else {
             throw .invalidParameter("this credential reaches only some access groups; adding the access group \"\(missing[0])\" takes one that reaches the whole keychain")
