@@ -152,7 +152,9 @@ class KeysV3:
 
     def group_chain(self, chain: ChainV3, key_id: int) -> tuple:
         """(start epoch, group sequence, previous page tag) for the next page of key_id after `chain`. A group
-        without a page yet starts at the header's epoch (§2.10: a file written whole)."""
+        without a page yet starts at the header's epoch (§2.10: a file written whole). SPEC-GAP: after a scoped
+        rewrite (§2.6, not built here) a copied group's chain would start in an older epoch; the doc does not say
+        where a reader then finds it before page 1."""
         state = chain.groups.get(key_id)
         if state is not None:
             return state
@@ -224,6 +226,10 @@ class _ScanV3(V2._Scan):
             # covers, and decode_record did it: the frame, the chain tag (binding each segment's key id, lengths
             # and page tag), the heads box, and that every segment of a commit has a head. Whether another group's
             # chain ends at its head only that group's holders can tell (§2.5).
+            # SPEC-GAP: the page tags are in the clear and bound by the chain tag, and the n-th segment of key id k
+            # is page n of k's chain (§2.5), so a scoped reader could check other groups' heads structurally (their
+            # sequence and last tag against their segments) and catch a head omitted, stepped back or altered; §2.5.1
+            # checks only the holder's groups, and so does this reader (README: "scoped credentials", point 1).
             self.opaque[frame.offset] = [(s["keyID"], bytes.fromhex(s["opaque"])) for s in out["segments"]
                                          if "opaque" in s]
         entries = []
@@ -576,7 +582,11 @@ class WriterV3(V2.Writer):
         only in the groups it holds, and raises MissingEntitlement, before anything is written, for an entry it
         would have to place elsewhere: a put naming another group (an add, or a move of its item out of its
         groups), a deletion of an item not live in its groups (SPEC-GAP: it cannot tell another group's item from
-        one that does not exist, and answers both alike, so the answer says nothing of other groups)."""
+        one that does not exist, and answers both alike, so the answer says nothing of other groups).
+
+        SPEC-GAP: a scoped writer cannot see whether a put's item id is live in another group (which full readers
+        refuse without a deletion there first, §2.11); new ids are random, and an id given by the caller is
+        written as it is."""
         now = self.clock()
         scoped = self.keys.scoped
         live = {iid: self.keys.key_id_of(group_of(item)) for iid, item in self.state.items.items()}
