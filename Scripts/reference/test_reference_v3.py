@@ -934,3 +934,31 @@ def test_cli_open_and_append_with_a_scoped_password(tmp_path):
     refused = run("append", str(path), "--password", HOLDER_A["password"], "--items", json.dumps(outside))
     assert refused.returncode == 9 and json.loads(refused.stderr)["group"] == GB, refused.stderr
     assert json.loads(refused.stderr)["error"] == "MissingEntitlement" and path.read_bytes() == before
+
+
+def test_a_segment_and_head_of_an_unknown_key_id_refused_by_a_full_holder_kept_by_a_scoped_one():
+    """§2.10: a full holder refuses a segment or head of a key id its key table lacks; a scoped holder, which has no
+    key table and cannot tell another group from none, keeps it as bytes and opens (§2.5.1)."""
+    w, items = scoped_file()
+    offset = w.written_end
+
+    def add_key_id_9(record, previous, keys):
+        frame = R.split(record)
+        segments = [record[s["start"]:s["secrets"][1]] for s in frame["segments"]]
+        heads = R.open_heads(segments[-1][R.SEGMENT_HEADER:], 0, keys.k_heads, keys.file_id, keys.epoch,
+                             frame["sequence"])
+        heads[9] = {"startEpoch": keys.epoch, "groupSequence": 1, "lastTag": segments[0][-16:]}
+        box = R.seal(keys.k_heads, R.heads_plaintext(heads), R.heads_aad(keys.file_id, keys.epoch, frame["sequence"]),
+                     random.Random(1))
+        segments = segments[:-1] + [bytes([9]) + segments[0][1:], R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box]
+        return R.assemble(frame["kind"], frame["sequence"], frame["part"], segments, previous, keys.k_chain)
+    tampering(w, add_key_id_9)
+    put(w, "x", GA)
+    put(w, "after", GA)
+    with pytest.raises(V3.CorruptedRecord) as e:
+        reopen(w.data)
+    assert e.value.offset == offset and "key id 9" in e.value.reason, e.value.reason
+    kc = reopen(w.data, HOLDER_A)
+    assert len(kc.items) == len([g for g in items.values() if g == GA]) + 2
+    forged = next(r for r in kc.records if r.offset == offset)
+    assert [k for o, k, _ in kc.opaque_segments if o == offset] == [9] and 9 in forged.chain.others
