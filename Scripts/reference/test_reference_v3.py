@@ -962,3 +962,28 @@ def test_a_segment_and_head_of_an_unknown_key_id_refused_by_a_full_holder_kept_b
     assert len(kc.items) == len([g for g in items.values() if g == GA]) + 2
     forged = next(r for r in kc.records if r.offset == offset)
     assert [k for o, k, _ in kc.opaque_segments if o == offset] == [9] and 9 in forged.chain.others
+
+
+def test_damaged_files_raise_only_typed_errors_to_a_scoped_holder():
+    """As test_damaged_files_raise_only_typed_errors, opened by a scoped credential and a scoped writer."""
+    w, _ = scoped_file(seed=12)
+    data = w.data
+    start = H.log_start(1)
+    r = random.Random(6)
+    outcomes = set()
+    for n in range(30):
+        damaged = bytearray(data)
+        at = min(r.choice([0, 4096, 16384, start, start + 200, start + 900]) + r.randrange(1024), len(damaged) - 1)
+        count = r.randrange(1, 300)
+        damaged[at:at + count] = bytes(r.randrange(256) for _ in range(count))
+        if r.random() < 0.3:
+            damaged = damaged[:r.randrange(len(damaged))]
+        try:
+            if n % 3:
+                reopen(damaged, HOLDER_A)
+            else:
+                scoped_writer(damaged, HOLDER_A).add(K.GENERIC_PASSWORD, {"account": "z", "accessGroup": GA}, b"z")
+            outcomes.add("opened")
+        except K.KCFError as e:
+            outcomes.add(type(e).__name__)
+    assert "opened" in outcomes and outcomes - {"opened"}, outcomes
