@@ -303,7 +303,10 @@ def run_of(header: bytes) -> bytes:
     return b"".join(V2.build_page(header[i * PAGE_DATA:(i + 1) * PAGE_DATA]) for i in range(n))
 
 
-def make_prefix(password: str, iterations: int, seed: int, extra_groups: int, scoped_password) -> tuple:
+def make_prefix(password: str, iterations: int, seed: int, extra_groups: int, scoped_password,
+                scoped_slots: tuple = ()) -> tuple:
+    """A new keychain's prefix. scoped_password: a slot scoped to key ids 2 and 3. scoped_slots: more password
+    slots, each (password, [key ids]) scoped to those groups (tests of scoped opens and appends), made after it."""
     rng = random.Random(seed)
     file_id, salt = rng.randbytes(16), rng.randbytes(32)
     log_key, root = rng.randbytes(32), rng.randbytes(32)
@@ -315,6 +318,12 @@ def make_prefix(password: str, iterations: int, seed: int, extra_groups: int, sc
     if scoped_password is not None and len(groups) >= 3:   # a scoped slot reaches at least one group
         scoped = {"logKey": log_key, "rho": rho, "root": None, "groups": groups[1:3]}
         slots.append(S.make_slot(file_id, {"password": scoped_password}, iterations, scoped, root, rng))
+    for scoped_pw, key_ids in scoped_slots:
+        chosen = [g for g in groups if g["keyID"] in key_ids]
+        if len(chosen) != len(key_ids) or not chosen:
+            raise ValueError(f"a scoped slot's key ids {list(key_ids)} are not all in the key table")
+        scoped = {"logKey": log_key, "rho": rho, "root": None, "groups": chosen}
+        slots.append(S.make_slot(file_id, {"password": scoped_pw}, iterations, scoped, root, rng))
     table = seal_table(len(groups), groups, root, file_id, rng)
     keys = epoch_keys(log_key, file_id, 1, salt)
     body_slots = b"".join(slots)

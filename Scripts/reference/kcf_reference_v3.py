@@ -17,7 +17,15 @@ with the three changes of §2.10: the prefix follows the header's page count n (
 log key, and the records are §2.5.1's with their chain tag as the chain value. Items are in their groups (§2.11,
 plan step 3): each put, deletion and tombstone is an entry of its group's pages, checked by the reader against the
 page's group; a writer adds a group the key table lacks by a rewrite under a new root; a group's chain starts at
-the header's epoch. Full credentials only (scoped opens and writes are plan step 4).
+the header's epoch.
+
+Scoped credentials (plan step 4, §2.3, §2.5, §2.6 "Scoped append"): a credential scoped to access groups opens the
+file with K_log and its groups' keys. It verifies every record's frame, chain tag and heads, opens only its groups'
+pages (checked against their chains at every commit's heads, and by §2.11's checks), keeps every other group's
+segments as their bytes and refuses no segment or head of a key id it does not hold (a full credential still does),
+and yields only its groups' items. A writer opened with it appends commits and transactions in parts with segments
+of its groups only and heads that carry every other group's head of the last commit unchanged; a write outside its
+groups raises MissingEntitlement, and a rewrite (compaction: §2.6's scoped rewrite) ScopedRewriteUnsupported.
 
 Module use:
 
@@ -33,12 +41,22 @@ Module use:
     w.compact()                                             # a rewrite into the next epoch, groups in their pages
     kc.item_groups, kc.tombstone_groups                     # item id -> key id; kc.keys.names: key id -> name
 
+    kc = open_keychain("file.kcf", {"password": "scoped"})  # a scoped credential: its groups' items only
+    kc.scoped, kc.opaque_segments                           # True; [(record offset, key id, bytes)] of other groups
+    w = WriterV3.open("file.kcf", {"password": "scoped"})   # appends in its groups; else MissingEntitlement
+
 CLI (JSON on stdout, the exit status says how it went; errors as JSON on stderr):
 
-    kcf_reference_v3.py dump FILE (--password P | --key HEX)
+    kcf_reference_v3.py dump FILE (--password P | --key HEX)          ("open" is the same command)
         the shape of kcf_reference_v2.py's dump ("formatVersion": 3), plus "page_count", "groups" ([{"keyID",
         "name"}]), "tombstones" ([{"id", "time", "keyID"}]) and "records"; each item also has "group" (its group's
-        name, "" the default group) and "keyID"
+        name, "" the default group) and "keyID". With a scoped credential: the same shape, holding only its
+        groups' items, tombstones and groups.
+    kcf_reference_v3.py append FILE (--password P | --key HEX) [--seed N] [--transaction] --items JSON
+        ("append-scoped" is the same command) appends the items (make's JSON) to an existing file, each its own
+        commit (one transaction with --transaction), with a full or a scoped credential; an item outside a scoped
+        credential's groups: exit 9 (missingEntitlement), nothing written. Prints
+        {"file_id", "scoped", "items": [id HEX, …], "head": {"sequence", "chain"}}.
     kcf_reference_v3.py make FILE --password P [--iterations N] [--seed N] [--transaction] --items JSON
         JSON: [{"class": "genericPassword" | 1 …, "attributes": {name: value}, "secret": HEX}, …] (bytes-typed
         attributes in hex, dates in ms; an "accessGroup" the file lacks adds that group first, §2.11); each item
@@ -46,7 +64,8 @@ CLI (JSON on stdout, the exit status says how it went; errors as JSON on stderr)
         {"file_id", "items": [id HEX, …], "head": {"sequence", "chain"}}.
 
 Exit codes as version 2's: 0 success, 1 I/O or other error, 2 usage, 3 notAKeychain, 4 unsupportedVersion,
-5 wrongCredentials, 6 corrupted, 7 unsupportedFeature.
+5 wrongCredentials, 6 corrupted, 7 unsupportedFeature (a scoped rewrite included), 9 missingEntitlement (its JSON
+on stderr with "group", null when the writer cannot name it, and "osStatus": -34018).
 
 Where §2.10 or §2.5.1 leave a choice open, this module decides as version 2 does and marks it "SPEC-GAP" (listed in
 README.md).
@@ -90,13 +109,20 @@ class ChainV3(bytes):
     """A record's chain value (its 16-byte chain tag, §2.10), carrying the group chains after that record:
     {key id: (start epoch, group sequence, last page tag)}. It compares and hashes as its 16 bytes, so version 2's
     replay and writer, which thread the chain value from record to record and compare heads with seals, thread
-    the group chains with it unchanged."""
+    the group chains with it unchanged.
+
+    `groups` holds the chains of the groups whose keys the reader holds, as their pages verified. `others` (a scoped
+    credential only, §2.3) holds the heads of every other group as the last commit at or before this record stated
+    them, in the same form: a scoped writer copies them unchanged into its next commit's heads (§2.5 "A writer
+    scoped to A updates A's head and copies the others"), since it cannot check or make them."""
 
     groups: dict
+    others: dict
 
-    def __new__(cls, tag: bytes, groups: Optional[dict] = None):
+    def __new__(cls, tag: bytes, groups: Optional[dict] = None, others: Optional[dict] = None):
         value = super().__new__(cls, bytes(tag))
         value.groups = dict(groups or {})
+        value.others = dict(others or {})
         return value
 
 
@@ -115,13 +141,20 @@ class KeysV3:
     root: Optional[bytes] = None         # R, for a full credential
     last_assigned: int = 0               # the key table's last key id assigned (§2.4), for a full credential
 
+    @property
+    def scoped(self) -> bool:
+        """A scoped credential (§2.3): K_log and its groups' keys, no root key and so no key table."""
+        return self.root is None
+
     def key_id_of(self, name: str) -> Optional[int]:
         """The key id of the group named `name` (§2.11: found by name in the key table), or None."""
         return next((k for k, n in self.names.items() if n == name), None)
 
     def group_chain(self, chain: ChainV3, key_id: int) -> tuple:
         """(start epoch, group sequence, previous page tag) for the next page of key_id after `chain`. A group
-        without a page yet starts at the header's epoch (§2.10: a file written whole)."""
+        without a page yet starts at the header's epoch (§2.10: a file written whole). SPEC-GAP: after a scoped
+        rewrite (§2.6, not built here) a copied group's chain would start in an older epoch; the doc does not say
+        where a reader then finds it before page 1."""
         state = chain.groups.get(key_id)
         if state is not None:
             return state
@@ -140,6 +173,7 @@ class _ScanV3(V2._Scan):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.tomb_groups: dict = {}                     # item id -> key id of its last deletion or tombstone
+        self.opaque: dict = {}                          # record offset -> [(key id, segment bytes)] (scoped only)
         self.tomb_snapshots: dict = {}                  # commit end -> tomb_groups after that commit
 
     def parse_frame(self, buf, offset: int, end: int) -> V2.Frame:
@@ -174,24 +208,46 @@ class _ScanV3(V2._Scan):
             raise V2._Bad(f"{e.reason} (record byte {e.offset})") from None
         except R.Unsupported as e:
             raise V2._Unsupported(e.reason) from None
-        # §2.10 (decided in session 45): a full credential holds every group of the key table, and the table names
-        # every group there is, so a segment or a head of a key id it does not hold is corrupted (only a writer
-        # with the log key can have put it there) — after the record verified as far as the log key allows.
-        for s in out["segments"]:
-            if "opaque" in s:
-                raise V2._Bad(f"a segment of key id {s['keyID']}, a group the key table does not hold")
-        for h in out["heads"] or []:
-            if h["keyID"] not in keys.groups:
-                raise V2._Bad(f"a head of key id {h['keyID']}, a group the key table does not hold")
+        if not keys.scoped:
+            # §2.10 (decided in session 45): a full credential holds every group of the key table, and the table
+            # names every group there is, so a segment or a head of a key id it does not hold is corrupted (only a
+            # writer with the log key can have put it there) — after the record verified as far as the log key
+            # allows.
+            for s in out["segments"]:
+                if "opaque" in s:
+                    raise V2._Bad(f"a segment of key id {s['keyID']}, a group the key table does not hold")
+            for h in out["heads"] or []:
+                if h["keyID"] not in keys.groups:
+                    raise V2._Bad(f"a head of key id {h['keyID']}, a group the key table does not hold")
+        else:
+            # §2.3, §2.5.1 "Every other group's segments are kept as their bytes", §2.10: a scoped credential cannot
+            # tell another group's key id from one that does not exist (it has no key table), so it refuses
+            # neither a segment nor a head of a key id it does not hold. What it checks of them is what K_log
+            # covers, and decode_record did it: the frame, the chain tag (binding each segment's key id, lengths
+            # and page tag), the heads box, and that every segment of a commit has a head. Whether another group's
+            # chain ends at its head only that group's holders can tell (§2.5).
+            # SPEC-GAP: the page tags are in the clear and bound by the chain tag, and the n-th segment of key id k
+            # is page n of k's chain (§2.5), so a scoped reader could check other groups' heads structurally (their
+            # sequence and last tag against their segments) and catch a head omitted, stepped back or altered; §2.5.1
+            # checks only the holder's groups, and so does this reader (README: "scoped credentials", point 1).
+            self.opaque[frame.offset] = [(s["keyID"], bytes.fromhex(s["opaque"])) for s in out["segments"]
+                                         if "opaque" in s]
         entries = []
         for s in out["segments"]:
-            for e in s["entries"]:
+            for e in s.get("entries", ()):                   # an opaque segment (scoped) has none to apply
                 entry = _entry(e, self.decrypt)
                 entry.key_id = s["keyID"]                    # §2.11: the group of the page that holds it
                 entries.append(entry)
         after = {g["keyID"]: (g["startEpoch"], g["sequence"], bytes.fromhex(g["lastTag"]))
                  for g in out["groups"] if g["sequence"] > 0}
-        return entries, ChainV3(bytes.fromhex(out["chainTag"]), after)
+        # The heads of the groups this credential does not hold, as the newest commit states them (a part has no
+        # heads: those of the commit before it stand). Empty for a full credential, which holds every group.
+        if out["heads"] is None:
+            others = chain.others
+        else:
+            others = {h["keyID"]: (h["startEpoch"], h["groupSequence"], bytes.fromhex(h["lastTag"]))
+                      for h in out["heads"] if h["keyID"] not in keys.groups}
+        return entries, ChainV3(bytes.fromhex(out["chainTag"]), after, others)
 
 
     def check_transaction(self, state: K.State, entries: list, end: int):
@@ -328,6 +384,11 @@ def open_keychain(path_or_bytes, credential: dict, *, decrypt_secrets: bool = Tr
     kc.item_groups = {iid: keys.key_id_of(group_of(item)) for iid, item in kc.items.items()}
     kept = scans[0].tomb_snapshots.get(kc.committed_end, {})
     kc.tombstone_groups = {iid: kept[iid] for iid in kc.tombstones}
+    # §2.3: a scoped credential keeps the segments of the groups it does not hold as their bytes (what a scoped
+    # rewrite would copy, §2.6), for the records applied: [(record's log offset, key id, segment bytes)].
+    kc.scoped = keys.scoped
+    kc.opaque_segments = [(offset, k, b) for offset in sorted(scans[0].opaque) if offset < kc.committed_end
+                          for k, b in scans[0].opaque[offset]]
     return kc
 
 
@@ -403,17 +464,19 @@ class WriterV3(V2.Writer):
     @classmethod
     def create(cls, path, password: str, iterations: int = 600_000, rng: Optional[random.Random] = None, *,
                clock: Optional[Callable] = None, overwrite: bool = False, part_limit: int = V2.MAX_BODY,
-               extra_groups: int = 0, scoped_password: Optional[str] = None) -> "WriterV3":
+               extra_groups: int = 0, scoped_password: Optional[str] = None,
+               scoped_slots: tuple = ()) -> "WriterV3":
         """A new file (§2.9 "Creating", header_v3's make: one full password slot, the default group as key id 1),
         both runs, and the first seal as version 2's writer makes it: counter 1 in commit slot 1, E_w = E_c = 0,
         head (0, C0). extra_groups: more groups in the key table (named "group-i", holding no items), so that
         tests can make a header of more than one page (about 100 groups per extra page). scoped_password (with
-        extra_groups ≥ 2): a second slot, scoped to key ids 2 and 3 ("group-0", "group-1").
+        extra_groups ≥ 2): a second slot, scoped to key ids 2 and 3 ("group-0", "group-1"). scoped_slots: more
+        password slots after it, each (password, [key ids]) scoped to those groups (tests of scoped holders).
 
         header_v3's make draws the file's keys from a random.Random seeded with a number drawn from rng (or from
         os.urandom): this writer is for tests, not for secrets."""
         seed = rng.getrandbits(64) if rng is not None else int.from_bytes(os.urandom(8), "big")
-        prefix, info = H.make_prefix(password, iterations, seed, extra_groups, scoped_password)
+        prefix, info = H.make_prefix(password, iterations, seed, extra_groups, scoped_password, scoped_slots)
         n = info["pageCount"]
         layout = layout_for(n)
         run = b"".join(prefix[i * H.PAGE:i * H.PAGE + H.PAGE_DATA] for i in range(n))    # run A's header bytes
@@ -446,7 +509,8 @@ class WriterV3(V2.Writer):
     def _split(self, entries: list) -> list:
         """Cuts a batch into records of at most part_limit body bytes, counting each entry as its own page
         (segment header, page box overhead, page header) and a commit's heads."""
-        base = 19 + 16 + R.SEGMENT_HEADER + 28 + R.HEAD_SIZE * len(self.keys.groups)
+        heads = len(self.keys.groups) + len(getattr(self.head[1], "others", {}))    # a scoped commit copies the others
+        base = 19 + 16 + R.SEGMENT_HEADER + 28 + R.HEAD_SIZE * heads
         groups, current, size = [], [], base
         for e in entries:
             n = R.SEGMENT_HEADER + 28 + 3 + len(V2.entry_bytes(e, bytes(16))) + \
@@ -495,6 +559,12 @@ class WriterV3(V2.Writer):
                 name = group_of(e)
                 if self.keys.key_id_of(name) is None and name not in missing:
                     missing.append(name)
+        if missing and self.keys.scoped:
+            # §2.8, §2.11: a scoped holder writing outside its groups — a group of the file it does not hold, or
+            # one the file lacks (it cannot tell the two apart: it has no key table, and only a full holder adds
+            # groups) — gets missingEntitlement, before anything is written.
+            raise MissingEntitlement(missing[0], f"a put names access group {missing[0]!r}, which this scoped "
+                                                 f"credential does not hold")
         if missing:
             self.add_groups(missing)
         placed = self._place(entries)
@@ -508,11 +578,24 @@ class WriterV3(V2.Writer):
         return offsets
 
     def _place(self, entries: list) -> list:
+        """Each entry with the key id of the group whose page holds it. A scoped writer (§2.3, §2.8) places entries
+        only in the groups it holds, and raises MissingEntitlement, before anything is written, for an entry it
+        would have to place elsewhere: a put naming another group (an add, or a move of its item out of its
+        groups), a deletion of an item not live in its groups (SPEC-GAP: it cannot tell another group's item from
+        one that does not exist, and answers both alike, so the answer says nothing of other groups).
+
+        SPEC-GAP: a scoped writer cannot see whether a put's item id is live in another group (which full readers
+        refuse without a deletion there first, §2.11); new ids are random, and an id given by the caller is
+        written as it is."""
         now = self.clock()
+        scoped = self.keys.scoped
         live = {iid: self.keys.key_id_of(group_of(item)) for iid, item in self.state.items.items()}
         out = []
         for e in entries:
             if hasattr(e, "key_id"):
+                if scoped and e.key_id not in self.keys.groups:
+                    raise MissingEntitlement(None, f"an entry placed in key id {e.key_id}, a group this scoped "
+                                                   f"credential does not hold")
                 out.append(e)
             elif isinstance(e, K.Put):
                 k = self.group_key_id(group_of(e))
@@ -525,7 +608,13 @@ class WriterV3(V2.Writer):
                 out.append(e)
             elif isinstance(e, V2.Tombstone):
                 e.key_id = self.tombstones.get(e.item_id, (0, DEFAULT_GROUP))[1]
+                if scoped and e.key_id not in self.keys.groups:
+                    raise MissingEntitlement(None, f"a tombstone of item {e.item_id.hex()}, which is not this "
+                                                   f"scoped credential's")
                 out.append(e)
+            elif scoped and live.get(e.item_id) is None:
+                raise MissingEntitlement(None, f"a deletion of item {e.item_id.hex()}, which is not live in the "
+                                               f"groups this scoped credential holds")
             else:
                 # a deletion of an item not live: its group does not matter, version 2's check refuses it
                 e.key_id = live.get(e.item_id) or DEFAULT_GROUP
@@ -545,6 +634,17 @@ class WriterV3(V2.Writer):
             else:
                 runs.append((e.key_id, [e]))
         return runs
+
+    def update(self, item_id: bytes, attributes: Optional[dict] = None, secret: Optional[bytes] = None):
+        """Version 2's update; a scoped writer gets MissingEntitlement for an item not live in its groups (as for a
+        deletion, _place)."""
+        if self.keys.scoped and item_id not in self.state.items:
+            raise MissingEntitlement(None, f"an update of item {item_id.hex()}, which is not live in the groups this "
+                                           f"scoped credential holds")
+        super().update(item_id, attributes, secret)
+
+    def transaction(self) -> "BatchV3":
+        return BatchV3(self)
 
     def compact(self):
         """A rewrite into the next epoch with the same keys (§2.6 "Full rewrite", §2.11 "A rewrite")."""
@@ -573,6 +673,12 @@ class WriterV3(V2.Writer):
         The file at `path` is replaced at once (a temporary file renamed over it); this writer then continues on the
         new file."""
         keys: KeysV3 = self.keys
+        if keys.scoped:
+            # §2.6 "Scoped rewrite" (the holder's groups anew, every other group's segments copied byte for byte
+            # with their heads) is not built in this reference yet: refused before anything is written.
+            raise ScopedRewriteUnsupported("a scoped credential cannot rewrite (compact) the file in this reference: "
+                                           "scoped rewrites (Docs/FormatVersion3.md §2.6) are not implemented; "
+                                           "compact with a full credential")
         if self.kc.set_aside is not None:
             raise V2.SetAsideRefusal("records set aside as possibly acknowledged: a rewrite is refused")
         rng = self.rng if self.rng is not None else random.SystemRandom()
@@ -701,7 +807,10 @@ class WriterV3(V2.Writer):
                 states[key_id] = (start, previous_sequence + 1, segment[page_end - 16:page_end])
                 segments.append(segment)
         if kind == V2.KIND_COMMIT:
-            heads = {k: {"startEpoch": s[0], "groupSequence": s[1], "lastTag": s[2]} for k, s in states.items()}
+            # §2.5, §2.6 "Scoped append": the heads of the groups this writer holds moved on by its pages; every
+            # other group's head (a scoped writer only) copied unchanged from the last commit before this one.
+            heads = {k: {"startEpoch": s[0], "groupSequence": s[1], "lastTag": s[2]}
+                     for k, s in {**chain.others, **states}.items()}
             box = R.seal(keys.k_heads, R.heads_plaintext(heads), R.heads_aad(keys.file_id, keys.epoch, sequence), rng)
             segments.append(R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box)
         record = R.assemble(kind, sequence, part, segments, bytes(chain), keys.k_chain)
@@ -709,7 +818,42 @@ class WriterV3(V2.Writer):
             record = self.tamper(record, bytes(chain), keys)
         if not R.MIN_BODY <= len(record) - 8 <= R.MAX_BODY:
             raise ValueError(f"record body of {len(record) - 8} bytes is outside {R.MIN_BODY} … {R.MAX_BODY}")
-        return record, ChainV3(record[-16:], states)
+        return record, ChainV3(record[-16:], states, chain.others)
+
+
+class MissingEntitlement(KCFError):
+    """§2.8: an operation outside the opened credential's scope (KeychainError.missingEntitlement(group:) in Swift,
+    errSecMissingEntitlement −34018 in the SecItem layer). `group` is the access group's name when the writer
+    knows it (a put naming it), None when it cannot (an item id not live in its groups)."""
+
+    def __init__(self, group: Optional[str], message: str):
+        super().__init__(message)
+        self.group = group
+
+
+class ScopedRewriteUnsupported(UnsupportedFeature):
+    """A rewrite (compaction) asked of a scoped writer: §2.6's scoped rewrite is not built in this reference."""
+
+    def __init__(self, reason: str):
+        super().__init__(0, reason)
+
+
+class BatchV3(V2.Batch):
+    """Version 2's transaction; a scoped writer gets MissingEntitlement (not ItemNotFound) for an update or deletion
+    of an item not live in its groups, as Writer.update and a deletion do."""
+
+    def _check(self, item_id: bytes):
+        if self.w.keys.scoped and item_id not in self.view:
+            raise MissingEntitlement(None, f"item {item_id.hex()} is not live in the groups this scoped credential "
+                                           f"holds")
+
+    def update(self, item_id: bytes, attributes: Optional[dict] = None, secret: Optional[bytes] = None):
+        self._check(item_id)
+        super().update(item_id, attributes, secret)
+
+    def delete(self, item_id: bytes):
+        self._check(item_id)
+        super().delete(item_id)
 
 
 class LimitReached(KCFError):
@@ -763,15 +907,25 @@ def item_from_json(j: dict) -> tuple:
 # ---------------------------------------------------------------------------------------------
 
 EXIT_OK, EXIT_OTHER, EXIT_USAGE = 0, 1, 2
+EXIT_MISSING_ENTITLEMENT = 9             # version 2's codes end at 8 (rolledBack)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="kcf_reference_v3.py", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command")
-    d = sub.add_parser("dump", help="print the live items, the commits, repairs and tails as JSON")
+    d = sub.add_parser("dump", aliases=["open"], help="print the live items (of the credential's groups, for a "
+                                                      "scoped one), the commits, repairs and tails as JSON")
     d.add_argument("file")
     d.add_argument("--password")
     d.add_argument("--key", metavar="HEX")
+    a = sub.add_parser("append", aliases=["append-scoped"],
+                       help="append the given items to an existing file, with a full or a scoped credential")
+    a.add_argument("file")
+    a.add_argument("--password")
+    a.add_argument("--key", metavar="HEX")
+    a.add_argument("--seed", type=int)
+    a.add_argument("--transaction", action="store_true", help="all items in one transaction")
+    a.add_argument("--items", required=True, metavar="JSON")
     m = sub.add_parser("make", help="write a new version 3 file holding the given items")
     m.add_argument("file")
     m.add_argument("--password", required=True)
@@ -784,7 +938,7 @@ def main(argv=None) -> int:
         args = ap.parse_args(argv)
     except SystemExit as e:
         return EXIT_USAGE if e.code else EXIT_OK
-    if args.command not in ("dump", "make"):
+    if args.command not in ("dump", "open", "make", "append", "append-scoped"):
         ap.print_usage(sys.stderr)
         return EXIT_USAGE
     try:
@@ -805,6 +959,24 @@ def main(argv=None) -> int:
                   file=sys.stderr)
             return EXIT_USAGE
         cred = {"password": args.password} if args.password is not None else {"key": bytes.fromhex(args.key)}
+        if args.command in ("append", "append-scoped"):
+            items = [item_from_json(j) for j in json.loads(args.items)]
+            rng = random.Random(args.seed) if args.seed is not None else None
+            w = WriterV3.open(args.file, cred, rng)
+            for _, attributes, _ in items:       # all checked before the first commit: nothing written on refusal
+                name = attributes.get("accessGroup") or ""
+                if w.keys.scoped and w.keys.key_id_of(name) is None:
+                    raise MissingEntitlement(name, f"an item names access group {name!r}, which this scoped "
+                                                   f"credential does not hold")
+            if args.transaction:
+                with w.transaction() as t:
+                    ids = [t.add(cls, attributes, secret) for cls, attributes, secret in items]
+            else:
+                ids = [w.add(cls, attributes, secret) for cls, attributes, secret in items]
+            print(json.dumps({"file_id": w.keys.file_id.hex(), "scoped": w.keys.scoped,
+                              "items": [i.hex() for i in ids],
+                              "head": {"sequence": w.head[0], "chain": w.head[1].hex()}}))
+            return EXIT_OK
         kc = open_keychain(args.file, cred)
         json.dump(to_json(kc), sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
@@ -815,6 +987,10 @@ def main(argv=None) -> int:
             out.update(offset=err.offset, reason=err.reason)
         if isinstance(err, UnsupportedVersion):
             out.update(version=err.version)
+        if isinstance(err, MissingEntitlement):
+            out.update(group=err.group, osStatus=-34018)
+            print(json.dumps(out), file=sys.stderr)
+            return EXIT_MISSING_ENTITLEMENT
         print(json.dumps(out), file=sys.stderr)
         # By isinstance, not by type as version 2's main does: a CorruptedRecord is corrupted (6).
         return next((code for kind, code in V2.EXIT_CODES.items() if isinstance(err, kind)), EXIT_OTHER)

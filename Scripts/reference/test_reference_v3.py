@@ -640,3 +640,350 @@ def test_a_segment_of_a_key_id_the_table_lacks_is_refused(segment):
         reopen(w.data)
     what = "a segment of key id 9" if segment else "a head of key id 9"
     assert e.value.offset == offset and what in e.value.reason, e.value.reason
+
+
+# ------------------------------------------------------------------------------------------------
+# Scoped credentials (Docs/FormatVersion3.md §2.3, §2.5, §2.5.1, §2.6 "Scoped append", plan step 4)
+# ------------------------------------------------------------------------------------------------
+
+HOLDER_A = {"password": "holder of A"}          # scoped to key id 2 ("group-0")
+HOLDER_B = {"password": "holder of B"}          # scoped to key id 3 ("group-1")
+GA, GB = "group-0", "group-1"
+
+
+def scoped_file(seed=11, part_limit=V2.MAX_BODY):
+    """A file of three groups (the default, A = key id 2, B = key id 3) with a full slot and one slot scoped to A, one
+    to B; items in each group, a transaction across the three, a deletion in B. Returns (full writer, {id: group})."""
+    w = V3.WriterV3.create(None, PASSWORD, iterations=1000, rng=random.Random(seed), clock=clock(),
+                           part_limit=part_limit, extra_groups=2,
+                           scoped_slots=[(HOLDER_A["password"], [2]), (HOLDER_B["password"], [3])])
+    items = {}
+    for n, g in enumerate(["", GA, GB, GA, "", GB, GB]):
+        items[put(w, f"i{n}", g, secret=b"secret %d of %s" % (n, g.encode()))] = g
+    with w.transaction() as t:
+        for g in (GB, "", GA):
+            items[t.add(K.GENERIC_PASSWORD, {"account": f"t{g}", "service": "s", "accessGroup": g}, b"t" + g.encode())] = g
+    gone = next(i for i, g in items.items() if g == GB)
+    w.delete(gone)
+    del items[gone]
+    return w, items
+
+
+def commit_in_three_groups(w, tag):
+    with w.transaction() as t:
+        for g in ("", GA, GB):
+            t.add(K.GENERIC_PASSWORD, {"account": f"{tag}{g}", "service": "s", "accessGroup": g}, tag.encode())
+
+
+def scoped_writer(data, credential, seed=3, part_limit=V2.MAX_BODY):
+    w = V3.WriterV3.open(bytes(data), credential, rng=random.Random(seed), clock=clock(), part_limit=part_limit)
+    w.path = None
+    return w
+
+
+def last_heads(kc):
+    """The newest commit's heads, read from its bytes with the heads key (K_log's): {key id: (start, seq, tag)}."""
+    r = next(r for r in reversed(kc.records) if r.kind == V2.KIND_COMMIT)
+    record = kc.log[r.offset:r.offset + r.length]
+    box = R.split(record)["segments"][-1]
+    heads = R.open_heads(record[box["page"][0]:box["page"][1]], 0, kc.keys.k_heads, kc.file_id, kc.epoch, r.sequence)
+    return {k: (h["startEpoch"], h["groupSequence"], h["lastTag"]) for k, h in heads.items()}
+
+
+def segment_key_ids(kc, record):
+    """The key ids of a record's segments, from its bytes (0: the heads)."""
+    return [s["keyID"] for s in R.split(kc.log[record.offset:record.offset + record.length])["segments"]]
+
+
+def same_items(a, b, ids):
+    return all(a[i].cls == b[i].cls and a[i].attributes == b[i].attributes and a[i].secret == b[i].secret for i in ids)
+
+
+def test_a_scoped_credential_opens_only_its_groups():
+    w, items = scoped_file()
+    full = reopen(w.data)
+    assert not full.scoped and set(full.items) == set(items) and full.opaque_segments == []
+    for credential, key_id, name in ((HOLDER_A, 2, GA), (HOLDER_B, 3, GB)):
+        kc = reopen(w.data, credential)
+        mine = {i for i, g in items.items() if g == name}
+        # Exactly its group's items, as the full holder reads them; nothing of the others (B's holder: nothing of
+        # A's, A's: nothing of B's — the wrong group's key opens nothing else).
+        assert kc.scoped and set(kc.items) == mine and same_items(kc.items, full.items, mine)
+        assert set(kc.item_groups.values()) == {key_id} and kc.keys.groups.keys() == {key_id}
+        assert kc.keys.names == {key_id: name}
+        assert set(kc.tombstones) == {i for i in full.tombstones if full.tombstone_groups[i] == key_id}
+        # The whole log verified (K_log): the same records and head as the full holder's.
+        assert [(r.offset, r.chain) for r in kc.records] == [(r.offset, r.chain) for r in full.records]
+        assert kc.head == full.head and kc.head[1].groups == {key_id: full.head[1].groups[key_id]}
+        # Every other group's segment kept as its bytes, as they lie in the log (read here with records_v3.split).
+        expected = []
+        for r in full.records:
+            record = full.log[r.offset:r.offset + r.length]
+            for s in R.split(record)["segments"]:
+                if s["keyID"] not in (0, key_id):
+                    expected.append((r.offset, s["keyID"], record[s["start"]:s["secrets"][1]]))
+        assert kc.opaque_segments == expected and {k for _, k, _ in expected} == {1, 2, 3} - {key_id}
+        # The other groups' heads as the newest commit states them, carried for a scoped writer.
+        assert kc.head[1].others == {k: h for k, h in last_heads(full).items() if k != key_id}
+        out = V3.to_json(kc)
+        assert out["groups"] == [{"keyID": key_id, "name": name}] and len(out["items"]) == len(mine)
+
+
+@pytest.mark.parametrize("damage", ["A's page dropped", "a put in A's page naming B"])
+def test_a_scoped_holder_checks_its_own_groups_pages(damage):
+    """A scoped holder checks its own group's chain against each commit's heads and §2.11's checks on its pages;
+    B's holder, which cannot open A's pages, opens the same file (§2.5: only K_A's holders can tell)."""
+    w, _ = scoped_file()
+    offset = w.written_end
+    if damage == "A's page dropped":
+        def drop_group_2(record, previous, keys):
+            frame = R.split(record)
+            kept = [record[s["start"]:s["secrets"][1]] for s in frame["segments"] if s["keyID"] != 2]
+            return R.assemble(frame["kind"], frame["sequence"], frame["part"], kept, previous, keys.k_chain)
+        tampering(w, drop_group_2)
+        commit_in_three_groups(w, "c")
+        reason = "group 2's chain does not end at its head"
+    else:
+        entry = w.make_put(K.GENERIC_PASSWORD, {"account": "f", "service": "s", "accessGroup": GB})
+        entry.key_id = 2
+        w.append([entry], check=False)
+        reason = "key id 2"
+    put(w, "after")
+    for credential in (HOLDER_A, PW):
+        with pytest.raises(V3.CorruptedRecord) as e:
+            reopen(w.data, credential)
+        assert e.value.offset == offset and reason in e.value.reason, e.value.reason
+    assert reopen(w.data, HOLDER_B).items
+
+
+def test_a_scoped_append_then_a_full_open_sees_every_group_intact():
+    w, items = scoped_file()
+    before = reopen(w.data)
+    heads_before = last_heads(before)
+    sw = scoped_writer(w.data, HOLDER_A)
+    mine = [i for i, g in items.items() if g == GA]
+    added = sw.add(K.GENERIC_PASSWORD, {"account": "new", "service": "s", "accessGroup": GA}, b"new secret")
+    sw.update(mine[0], {"label": "changed"}, b"changed secret")
+    sw.delete(mine[1])
+    kc = reopen(sw.data)
+    # Every other group's items as they were; A's changed as the scoped holder wrote them.
+    others = [i for i, g in items.items() if g != GA]
+    assert same_items(kc.items, before.items, others) and len(others) == 6
+    assert set(kc.items) == set(others) | {added} | set(mine) - {mine[1]}
+    assert kc.items[mine[0]].secret == b"changed secret" and kc.items[mine[0]].attributes["label"] == "changed"
+    assert kc.items[added].secret == b"new secret" and kc.item_groups[added] == 2 and kc.tombstone_groups[mine[1]] == 2
+    # The scoped commits hold A's segments and the heads alone; the other groups' heads are copied unchanged in
+    # each, A's moved on; every chain the full holder checked ends at the newest heads (it opened), as read here.
+    new_records = [r for r in kc.records if r.offset >= before.committed_end]
+    assert len(new_records) == 3 and all(segment_key_ids(kc, r) == [2, 0] for r in new_records)
+    heads = last_heads(kc)
+    assert {k: h for k, h in heads.items() if k != 2} == {k: h for k, h in heads_before.items() if k != 2}
+    assert heads[2][:2] == (heads_before[2][0], heads_before[2][1] + 3) and heads[2][2] != heads_before[2][2]
+    assert kc.head[1].groups == heads
+
+
+def test_a_holder_of_a_appends_then_b_and_the_full_holder_open():
+    w, items = scoped_file()
+    a = scoped_writer(w.data, HOLDER_A)
+    from_a = a.add(K.GENERIC_PASSWORD, {"account": "from A", "service": "s", "accessGroup": GA}, b"a")
+    b_view = reopen(a.data, HOLDER_B)
+    assert set(b_view.items) == {i for i, g in items.items() if g == GB}
+    b = scoped_writer(a.data, HOLDER_B, seed=4)
+    from_b = b.add(K.GENERIC_PASSWORD, {"account": "from B", "service": "s", "accessGroup": GB}, b"b")
+    full = reopen(b.data)
+    assert set(full.items) == set(items) | {from_a, from_b}
+    assert full.item_groups[from_a] == 2 and full.item_groups[from_b] == 3
+    assert set(reopen(b.data, HOLDER_A).items) == {i for i, g in items.items() if g == GA} | {from_a}
+    # The full holder appends after them, and both scoped holders follow.
+    fw = V3.WriterV3.open(b.data, PW, rng=random.Random(5), clock=clock())
+    fw.path = None
+    commit_in_three_groups(fw, "c")
+    assert len(reopen(fw.data).items) == len(items) + 5
+    assert len(reopen(fw.data, HOLDER_A).items) == len(reopen(b.data, HOLDER_A).items) + 1
+    assert len(reopen(fw.data, HOLDER_B).items) == len(b_view.items) + 2
+
+
+def forge_heads(change):
+    """A tamper for a scoped writer (it holds K_log, hence K_heads): its commit's heads re-sealed after change(heads),
+    the chain tag made right."""
+    def tamper(record, previous, keys):
+        frame = R.split(record)
+        segments = [record[s["start"]:s["secrets"][1]] for s in frame["segments"]]
+        heads = R.open_heads(segments[-1][R.SEGMENT_HEADER:], 0, keys.k_heads, keys.file_id, keys.epoch,
+                             frame["sequence"])
+        change(heads)
+        box = R.seal(keys.k_heads, R.heads_plaintext(heads), R.heads_aad(keys.file_id, keys.epoch, frame["sequence"]),
+                     random.Random(1))
+        segments[-1] = R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box
+        return R.assemble(frame["kind"], frame["sequence"], frame["part"], segments, previous, keys.k_chain)
+    return tamper
+
+
+def omit(heads):
+    del heads[3]
+
+
+def step_back(heads):
+    assert heads[3]["groupSequence"] >= 2
+    heads[3]["groupSequence"] -= 1
+
+
+def change_tag(heads):
+    heads[3]["lastTag"] = bytes([heads[3]["lastTag"][0] ^ 1]) + heads[3]["lastTag"][1:]
+
+
+@pytest.mark.parametrize("change", [omit, step_back, change_tag])
+def test_a_scoped_append_that_forges_another_groups_head_is_refused_by_its_holders(change):
+    w, items = scoped_file()
+    a = scoped_writer(w.data, HOLDER_A)
+    offset = a.written_end
+    tampering(a, forge_heads(change))
+    a.add(K.GENERIC_PASSWORD, {"account": "forged", "service": "s", "accessGroup": GA}, b"f")
+    a.add(K.GENERIC_PASSWORD, {"account": "after", "service": "s", "accessGroup": GA}, b"g")   # acknowledges it
+    reason = "group 3 has pages but no head" if change is omit else "group 3's chain does not end at its head"
+    for credential in (HOLDER_B, PW):
+        with pytest.raises(V3.CorruptedRecord) as e:
+            reopen(a.data, credential)
+        assert e.value.offset == offset and reason in e.value.reason, e.value.reason
+    # Expected: A's holder opens the file. It holds no K_B, so it cannot tell B's head from a forgery (§2.5: only
+    # K_B's holders can tell, and §2.5.1 checks at a commit only the chains of the groups whose keys the reader holds).
+    kc = reopen(a.data, HOLDER_A)
+    assert len(kc.items) == len([g for g in items.values() if g == GA]) + 2
+    # The same appends made honestly open for everyone.
+    honest = scoped_writer(w.data, HOLDER_A)
+    honest.add(K.GENERIC_PASSWORD, {"account": "forged", "service": "s", "accessGroup": GA}, b"f")
+    honest.add(K.GENERIC_PASSWORD, {"account": "after", "service": "s", "accessGroup": GA}, b"g")
+    assert len(reopen(honest.data, HOLDER_B).items) and len(reopen(honest.data).items) == len(items) + 2
+
+
+def test_a_scoped_transaction_in_parts_then_a_full_open():
+    w, items = scoped_file()
+    before = reopen(w.data)
+    a = scoped_writer(w.data, HOLDER_A, part_limit=700)
+    with a.transaction() as t:
+        new = [t.add(K.GENERIC_PASSWORD, {"account": f"p{n}", "service": "s", "accessGroup": GA}, bytes([n]) * 300)
+               for n in range(4)]
+    kc = reopen(a.data)
+    records = [r for r in kc.records if r.offset >= before.committed_end]
+    assert [r.kind for r in records] == [V2.KIND_PART] * (len(records) - 1) + [V2.KIND_COMMIT] and len(records) >= 3
+    assert all(segment_key_ids(kc, r) == [2] for r in records[:-1]) and segment_key_ids(kc, records[-1])[-1] == 0
+    assert set(kc.items) == set(items) | set(new) and kc.items[new[3]].secret == bytes([3]) * 300
+    assert {k: h for k, h in last_heads(kc).items() if k != 2} == \
+        {k: h for k, h in last_heads(before).items() if k != 2}
+    assert len(reopen(a.data, HOLDER_B).items) == len([g for g in items.values() if g == GB])
+    assert set(new) <= set(reopen(a.data, HOLDER_A).items)
+
+
+def test_a_scoped_writer_gets_missing_entitlement_outside_its_groups():
+    w, items = scoped_file()
+    a = scoped_writer(w.data, HOLDER_A)
+    data = a.data
+    mine = next(i for i, g in items.items() if g == GA)
+    theirs = next(i for i, g in items.items() if g == GB)
+    for group in (GB, "", "a group the file lacks"):                       # an add outside its scope
+        with pytest.raises(V3.MissingEntitlement) as e:
+            a.add(K.GENERIC_PASSWORD, {"account": "x", "service": "s", "accessGroup": group}, b"x")
+        assert e.value.group == group
+    with pytest.raises(V3.MissingEntitlement) as e:                         # a move of its item into B
+        a.update(mine, {"accessGroup": GB})
+    assert e.value.group == GB
+    with pytest.raises(V3.MissingEntitlement):                              # B's item: deleted, updated
+        a.delete(theirs)
+    with pytest.raises(V3.MissingEntitlement):
+        a.update(theirs, {"label": "x"}, b"x")
+    with pytest.raises(V3.MissingEntitlement):                              # the same in a transaction
+        with a.transaction() as t:
+            t.add(K.GENERIC_PASSWORD, {"account": "ok", "service": "s", "accessGroup": GA}, b"x")
+            t.add(K.GENERIC_PASSWORD, {"account": "x", "service": "s", "accessGroup": GB}, b"x")
+    with pytest.raises(V3.MissingEntitlement):
+        with a.transaction() as t:
+            t.delete(theirs)
+    with pytest.raises(V3.ScopedRewriteUnsupported):                        # compaction: not built
+        a.compact()
+    assert a.data == data                                                   # nothing written
+    assert set(reopen(a.data).items) == set(items)
+    a.update(mine, {"label": "inside"})                                      # its own group still writes
+    assert reopen(a.data).items[mine].attributes["label"] == "inside"
+
+
+def test_cli_open_and_append_with_a_scoped_password(tmp_path):
+    w, items = scoped_file()
+    path = tmp_path / "scoped.kcf"
+    path.write_bytes(w.data)
+    full = json.loads(run("dump", str(path), "--password", PASSWORD).stdout)
+    for command in ("dump", "open"):
+        out = run(command, str(path), "--password", HOLDER_A["password"])
+        assert out.returncode == 0, out.stderr
+        scoped = json.loads(out.stdout)
+        assert set(scoped) == set(full) and scoped["groups"] == [{"keyID": 2, "name": GA}]
+        assert sorted(i["id"] for i in scoped["items"]) == sorted(i.hex() for i, g in items.items() if g == GA)
+        assert [i for i in full["items"] if i["group"] == GA] == scoped["items"]
+    new = [{"class": "genericPassword", "attributes": {"account": "cli", "service": "s", "accessGroup": GA},
+            "secret": "636c69"}]
+    appended = run("append-scoped", str(path), "--password", HOLDER_A["password"], "--items", json.dumps(new))
+    assert appended.returncode == 0, appended.stderr
+    made = json.loads(appended.stdout)
+    assert made["scoped"] is True and len(made["items"]) == 1
+    after = json.loads(run("dump", str(path), "--password", PASSWORD).stdout)
+    assert after["head"] == made["head"] and len(after["items"]) == len(items) + 1
+    added = next(i for i in after["items"] if i["id"] == made["items"][0])
+    assert added["group"] == GA and added["secret_hex"] == "636c69"
+    # Outside its scope: exit 9, the group named, nothing written (the first item, inside, neither).
+    before = path.read_bytes()
+    outside = [new[0], {"class": "genericPassword", "attributes": {"account": "x", "accessGroup": GB}, "secret": ""}]
+    refused = run("append", str(path), "--password", HOLDER_A["password"], "--items", json.dumps(outside))
+    assert refused.returncode == 9 and json.loads(refused.stderr)["group"] == GB, refused.stderr
+    assert json.loads(refused.stderr)["error"] == "MissingEntitlement" and path.read_bytes() == before
+
+
+def test_a_segment_and_head_of_an_unknown_key_id_refused_by_a_full_holder_kept_by_a_scoped_one():
+    """§2.10: a full holder refuses a segment or head of a key id its key table lacks; a scoped holder, which has no
+    key table and cannot tell another group from none, keeps it as bytes and opens (§2.5.1)."""
+    w, items = scoped_file()
+    offset = w.written_end
+
+    def add_key_id_9(record, previous, keys):
+        frame = R.split(record)
+        segments = [record[s["start"]:s["secrets"][1]] for s in frame["segments"]]
+        heads = R.open_heads(segments[-1][R.SEGMENT_HEADER:], 0, keys.k_heads, keys.file_id, keys.epoch,
+                             frame["sequence"])
+        heads[9] = {"startEpoch": keys.epoch, "groupSequence": 1, "lastTag": segments[0][-16:]}
+        box = R.seal(keys.k_heads, R.heads_plaintext(heads), R.heads_aad(keys.file_id, keys.epoch, frame["sequence"]),
+                     random.Random(1))
+        segments = segments[:-1] + [bytes([9]) + segments[0][1:], R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box]
+        return R.assemble(frame["kind"], frame["sequence"], frame["part"], segments, previous, keys.k_chain)
+    tampering(w, add_key_id_9)
+    put(w, "x", GA)
+    put(w, "after", GA)
+    with pytest.raises(V3.CorruptedRecord) as e:
+        reopen(w.data)
+    assert e.value.offset == offset and "key id 9" in e.value.reason, e.value.reason
+    kc = reopen(w.data, HOLDER_A)
+    assert len(kc.items) == len([g for g in items.values() if g == GA]) + 2
+    forged = next(r for r in kc.records if r.offset == offset)
+    assert [k for o, k, _ in kc.opaque_segments if o == offset] == [9] and 9 in forged.chain.others
+
+
+def test_damaged_files_raise_only_typed_errors_to_a_scoped_holder():
+    """As test_damaged_files_raise_only_typed_errors, opened by a scoped credential and a scoped writer."""
+    w, _ = scoped_file(seed=12)
+    data = w.data
+    start = H.log_start(1)
+    r = random.Random(6)
+    outcomes = set()
+    for n in range(30):
+        damaged = bytearray(data)
+        at = min(r.choice([0, 4096, 16384, start, start + 200, start + 900]) + r.randrange(1024), len(damaged) - 1)
+        count = r.randrange(1, 300)
+        damaged[at:at + count] = bytes(r.randrange(256) for _ in range(count))
+        if r.random() < 0.3:
+            damaged = damaged[:r.randrange(len(damaged))]
+        try:
+            if n % 3:
+                reopen(damaged, HOLDER_A)
+            else:
+                scoped_writer(damaged, HOLDER_A).add(K.GENERIC_PASSWORD, {"account": "z", "accessGroup": GA}, b"z")
+            outcomes.add("opened")
+        except K.KCFError as e:
+            outcomes.add(type(e).__name__)
+    assert "opened" in outcomes and outcomes - {"opened"}, outcomes
