@@ -45,10 +45,13 @@ public struct Batch: ~Copyable {
     let now: Date
     let makeID: () -> ItemID
     let decryptSecret: (StoredItem) throws(KeychainError) -> [UInt8]
+    /// The access groups the keychain's credential reaches; `nil` for the whole keychain (``CredentialScope``).
+    let scope: [String]?
 
     init(state: ItemIndex, now: Date, makeID: @escaping () -> ItemID,
-         decryptSecret: @escaping (StoredItem) throws(KeychainError) -> [UInt8]) {
+         decryptSecret: @escaping (StoredItem) throws(KeychainError) -> [UInt8], scope: [String]? = nil) {
         self.state = state
+        self.scope = scope
         trailingAdds = 0..<0
         originalNextOrder = state.nextOrder
         self.now = now
@@ -86,6 +89,7 @@ public struct Batch: ~Copyable {
             throw .invalidParameter("creationDate: date too far from 1970 for 64-bit milliseconds")
         }
         let defaulted = attributes.withDefaults()
+        try Keychain.checkScope(group: AccessGroupsV3.name(of: defaulted), within: scope, operation: "adding an item")
         // The dates are not part of the primary key.
         let primaryKey = defaulted.primaryKey
         guard state.itemID(for: primaryKey) == nil else { throw .duplicateItem }
@@ -123,6 +127,10 @@ public struct Batch: ~Copyable {
         }
         if let secret, secret.count > Format.maximumSecretSize {
             throw .invalidParameter("the secret is \(secret.count) bytes; the limit is 1,048,576")
+        }
+        try Keychain.checkScope(query, within: scope, operation: "updating items")
+        if case .string(let group)? = changes[.accessGroup] {
+            try Keychain.checkScope(group: group, within: scope, operation: "moving items to another access group")
         }
         let matches = try matching(query)
         guard !matches.isEmpty else { throw .itemNotFound }
@@ -173,6 +181,7 @@ public struct Batch: ~Copyable {
     /// - Throws: `KeychainError.invalidParameter` for a query that is not valid.
     @discardableResult
     public mutating func deleteIfPresent(_ query: Query) throws(KeychainError) -> Int {
+        try Keychain.checkScope(query, within: scope, operation: "deleting items")
         var ids: [ItemID] = []
         if query.itemClass == .identity {
             for identity in try identities(matching: query) {

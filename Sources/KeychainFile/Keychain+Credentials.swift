@@ -104,18 +104,34 @@ extension Keychain {
         }
     }
 
-    /// Adds a credential that reaches only the named access groups of a format version 3 keychain (Docs/FormatVersion3.md
-    /// §2.3): its slot is granted the log key and those groups' keys, never the root key. Internal while scoped
-    /// holders only read (plan step 4 makes their writes, and this call, public).
+    /// Adds a credential that reaches the whole keychain (``CredentialScope/full``, as ``addCredential(_:keyDerivation:)``)
+    /// or only some access groups of a format version 3 keychain (Docs/FormatVersion3.md §2.3): a scoped credential's
+    /// slot is granted the log key and those groups' keys, never the root key, so that a keychain opened with it
+    /// cannot decrypt, count or tell apart other groups' items, and refuses every request outside its groups with
+    /// ``KeychainError/missingEntitlement(group:operation:)``.
     ///
-    /// - Throws: `.invalidParameter` for a keychain of an earlier format, a group the keychain does not have, no group,
-    ///   a credential that opens the keychain already, or a scoped credential making the change; as
+    /// For example, two programs sharing one file and one group, each with private items:
+    /// ```swift
+    /// try keychain.addCredential(.password(mailSecret), scope: .groups(["TEAMID.mail", "TEAMID.shared"]))
+    /// try keychain.addCredential(.password(chatSecret), scope: .groups(["TEAMID.chat", "TEAMID.shared"]))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - credential: The new password or 32-byte key.
+    ///   - scope: What it reaches: every group named must hold items already (the default group, the empty name,
+    ///     always exists).
+    ///   - keyDerivation: How a password's key is derived.
+    /// - Returns: The new slot.
+    /// - Throws: `.invalidParameter` for a scope of no group, a group the keychain does not have, a scope on a
+    ///   keychain of format version 1 or 2, or a credential that opens the keychain already;
+    ///   `.missingEntitlement` when this keychain was itself opened with a scoped credential; as
     ///   ``addCredential(_:keyDerivation:)``.
     @discardableResult
-    func addCredential(
-        _ credential: Credential, scopedTo groups: [String], keyDerivation: PasswordKeyDerivation = .standard
+    public func addCredential(
+        _ credential: Credential, scope: CredentialScope, keyDerivation: PasswordKeyDerivation = .standard
     ) throws(KeychainError) -> KeySlotInfo {
-        try withWrite { () throws(KeychainError) -> KeySlotInfo in
+        guard case .groups(let groups) = scope else { return try addCredential(credential, keyDerivation: keyDerivation) }
+        return try withWrite { () throws(KeychainError) -> KeySlotInfo in
             guard let added = try rewriteLocked(changing: .addScoped(credential, groups: groups, keyDerivation: keyDerivation)) else {
                 throw .invalidParameter("internal error: a key slot was added but not described")
             }

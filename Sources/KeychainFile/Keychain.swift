@@ -574,6 +574,7 @@ public final class Keychain: @unchecked Sendable {
     /// - Throws: `KeychainError.itemNotFound` if nothing matches — never an empty result.
     public func search(_ query: Query, returning: ReturnOptions? = nil) throws(KeychainError) -> [SearchResult] {
         try withRead { () throws(KeychainError) -> [SearchResult] in
+            try Self.checkScope(query, within: log.accessScope, operation: "finding items")
             let options = returning ?? query.returning
             var results: [SearchResult] = []
             if query.itemClass == .identity {
@@ -623,7 +624,7 @@ public final class Keychain: @unchecked Sendable {
         return Batch(
             state: state, now: clock(),
             makeID: { [unowned self] in ItemID(using: &self.random) },
-            decryptSecret: { (item) throws(KeychainError) -> [UInt8] in try log.decryptSecret(of: item) })
+            decryptSecret: { (item) throws(KeychainError) -> [UInt8] in try log.decryptSecret(of: item) }, scope: log.accessScope)
     }
 
     /// Compacts if the auto-compaction setting asks for it, after a commit. Called inside `withWrite`.

@@ -35,8 +35,10 @@ struct SecItemScope {
     /// The program's access groups; `nil` for no restriction.
     let groups: [String]?
 
+    /// The selection's access groups, or else, for a keychain opened with a credential scoped to access groups,
+    /// those groups (the first the default for new items).
     init(_ selection: SecItemKeychain) {
-        groups = selection.accessGroups
+        groups = selection.accessGroups ?? selection.keychain.scope.accessGroups
     }
 
     /// Checks that the program may use `group`.

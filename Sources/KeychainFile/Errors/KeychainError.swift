@@ -75,6 +75,12 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
     /// after a rename or link). Not a failure to retry: the change is there. `operation` says what was done
     /// and `reason` what could not be confirmed. (errSecIO, −36)
     case notConfirmedDurable(operation: String, reason: String)
+    /// Thrown when a keychain opened with a credential scoped to access groups (``CredentialScope``) is asked
+    /// for something outside them: an item of another access group — adding, finding, updating, deleting or
+    /// moving one — names `group`; a change that takes the whole keychain (a credential added or removed, the
+    /// keys rotated) has `group` `nil`. `operation` says what was asked. Nothing was read or written, and nothing
+    /// is said of the other groups' items. (errSecMissingEntitlement, −34018)
+    case missingEntitlement(group: String?, operation: String)
 
     /// The OSStatus-compatible code of the error.
     public var code: Int32 {
@@ -89,6 +95,7 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
         case .limitReached: return -108
         case .rolledBack: return -67808
         case .readOnly: return -61
+        case .missingEntitlement: return -34018
         }
     }
 
@@ -112,6 +119,10 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
         case .notConfirmedDurable(let operation, let reason):
             return "\(operation) took effect, but could not be confirmed durable: \(reason); it is in effect now, and may be lost "
                 + "only if the system stops before the disk has it"
+        case .missingEntitlement(let group?, let operation):
+            return "missing entitlement: \(operation) needs access group \"\(group)\", which the credential this keychain was opened with does not reach"
+        case .missingEntitlement(nil, let operation):
+            return "missing entitlement: \(operation) needs a credential that reaches the whole keychain; this one reaches only some access groups"
         }
     }
 }
@@ -125,7 +136,7 @@ extension KeychainError: Equatable {
              (.wrongCredentials, .wrongCredentials), (.corrupted, .corrupted), (.notAKeychain, .notAKeychain),
              (.io, .io), (.limitReached, .limitReached), (.rolledBack, .rolledBack), (.readOnly, .readOnly),
              (.lockFileRefused, .lockFileRefused), (.notConfirmedDurable, .notConfirmedDurable),
-             (.unsupportedFeature, .unsupportedFeature):
+             (.unsupportedFeature, .unsupportedFeature), (.missingEntitlement, .missingEntitlement):
             return true
         case (.unsupportedVersion(let a), .unsupportedVersion(let b)):
             return a == b

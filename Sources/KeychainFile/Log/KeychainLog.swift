@@ -43,6 +43,9 @@ protocol KeychainLog: AnyObject {
 
     /// Throws for a log that must not be written (opened with recovery).
     func checkWritable() throws(KeychainError)
+    /// The access groups the credential that opened the file reaches, in increasing key id; `nil` when it
+    /// reaches the whole keychain (every version 1 and 2 credential does).
+    var accessScope: [String]? { get }
     /// The lock file's acknowledgement of this log's head (SPEC.md §16.1), or `nil` for a format that needs none
     /// (the caller then withdraws any block an earlier file left).
     func acknowledgementBytes() -> [UInt8]?
@@ -79,6 +82,8 @@ protocol KeychainLog: AnyObject {
 }
 
 extension KeychainLog {
+    var accessScope: [String]? { nil }
+
     /// ``append(_:before:using:)`` for entries that add items only (tests): no item was live before.
     func append<Entries: RandomAccessCollection<LogEntry>>(
         _ entries: Entries, using generator: inout RandomSource

@@ -21,6 +21,9 @@ enum ExitStatus: Int32, CaseIterable {
     case outputFailed = 4
     case recoveredDamage = 5
     case notConfirmedDurable = 6
+    /// The credential reaches only some access groups, and the command asked for another, or for the whole
+    /// keychain (errSecMissingEntitlement, −34018).
+    case missingEntitlement = 30
     /// The file is older than what this keychain already saw (errSecVerifyFailed, −67808).
     case rolledBack = 32
     /// No item matched (errSecItemNotFound, −25300).
@@ -64,6 +67,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .notConfirmedDurable: self = .notConfirmedDurable
         case .limitReached: self = .limitReached
         case .rolledBack: self = .rolledBack
+        case .missingEntitlement: self = .missingEntitlement
         }
     }
 
@@ -77,6 +81,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .outputFailed: return "output could not be written (full disk, closed pipe, closed stdout or stderr)"
         case .notConfirmedDurable: return "the change took effect, but the disk did not confirm it durable (a failed fsync)"
         case .recoveredDamage: return "--recover: the command ran on what still authenticates; damage was found and listed on stderr"
+        case .missingEntitlement: return "the credential does not reach that access group, or the whole keychain (errSecMissingEntitlement)"
         case .rolledBack: return "the file was rolled back to an older copy (errSecVerifyFailed)"
         case .itemNotFound: return "item not found (errSecItemNotFound, as security)"
         case .duplicateItem: return "duplicate item (errSecDuplicateItem)"

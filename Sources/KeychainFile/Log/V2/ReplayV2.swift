@@ -32,6 +32,9 @@ struct ReplayV2 {
         var groups: [UInt8: GroupChainV3] = [:]
         /// Version 3: the key id of the group whose page holds each tombstone (a rewrite writes it back there).
         var tombstoneGroups: [ItemID: UInt8] = [:]
+        /// Version 3: the heads of the last commit applied, every group's (`nil` before the first): what a writer's
+        /// next commit starts from, carrying the heads of groups it does not follow as they are.
+        var heads: HeadsV3? = nil
     }
 
     let log: HealingLog
@@ -155,6 +158,7 @@ struct ReplayV2 {
                     touched.removeAll(keepingCapacity: true)
                     nextPart = nil
                     outcome.groups = groups
+                    if let heads = record.heads { outcome.heads = heads }
                     outcome.head = head
                     outcome.end = position
                     if position == log.rewriteEnd, let rewriteHead, rewriteHead != head {

@@ -18,6 +18,9 @@ struct ReplayedRecordV2 {
     var violation: String? = nil
     /// Version 3: each put, deletion and tombstone in record order, with the key id of the page that holds it.
     var placements: [(id: ItemID, keyID: UInt8, kind: Placement)] = []
+    /// Version 3: a commit's heads, every group's — those the reader does not follow too, which a scoped writer
+    /// carries into its own commits (Docs/FormatVersion3.md §2.6).
+    var heads: HeadsV3? = nil
 
     /// What a version 3 entry does to its item's place in a group.
     enum Placement {

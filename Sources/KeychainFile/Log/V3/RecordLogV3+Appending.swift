@@ -1,14 +1,17 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // Appending to a version 3 file: version 2's commits through the healing log (SPEC.md §26.2, §26.3), each record
 // §2.5.1's — each item's group's pages as segments (§2.11), and the heads in the commit.
 extension RecordLogV3 {
-    /// A scoped holder does not write yet: its appends and rewrites must carry the other groups' heads and segments
-    /// as they are (§2.6), which is plan step 4.
-    func checkWritable() throws(KeychainError) {
-        guard !state.groups.isScoped else {
-            throw .unsupportedFeature(
-                offset: 0, reason: "writing with a credential scoped to access groups is not built yet: open the keychain with a credential that reaches all of it to write")
-        }
-    }
+    /// Every holder appends: a scoped one writes its groups' pages and carries the other groups' heads as they are
+    /// (§2.6). What a scoped holder cannot do is refused by the call that asks it (``KeychainError/missingEntitlement(group:operation:)``).
+    func checkWritable() throws(KeychainError) {}
 
     /// Version 3, as version 2, needs no acknowledgement in the lock file: its commit slots say what was committed.
     func acknowledgementBytes() -> [UInt8]? { nil }
@@ -24,6 +27,7 @@ extension RecordLogV3 {
     func prepareForWrite() throws(KeychainError) {
         try checkTailMayBeDropped()
         let log = state.log
+        if state.groups.isScoped { try checkNothingToRepair(log) }
         try log.checkSlotsUnchanged()
         // One run at a time, so that a crash while writing it leaves the other.
         for (run, intact) in state.runsIntact.enumerated() where !intact {
@@ -45,6 +49,29 @@ extension RecordLogV3 {
         state.replayed.tornTail = nil
     }
 
+    /// Refuses a scoped holder's write to a file that needs parity computed again or a repair written back. The
+    /// record chain covers each segment's page tag, not other groups' ciphertext and secret boxes, so a scoped
+    /// holder cannot verify those bytes: parity computed from them could make damage to another group's items
+    /// permanent (SPEC.md §19: parity only from verified data). A full holder repairs the file, then scoped
+    /// holders write again.
+    func checkNothingToRepair(_ log: HealingLog) throws(KeychainError) {
+        let unverified: String?
+        if !state.replayed.repairs.isEmpty {
+            unverified = "chunks repaired from parity are to be written back"
+        } else if let refusal = log.appendRefusal, refusal == .tailMismatch || refusal == .lastWriteMissing {
+            unverified = "\(refusal)"
+        } else if log.parityUnsureFromChunk != nil {
+            unverified = "parity is to be computed again"
+        } else {
+            unverified = nil
+        }
+        guard let unverified else { return }
+        throw .io(
+            operation: "appending with a credential scoped to access groups (\(unverified), over other groups' records, which this "
+                + "credential cannot verify: open the keychain once with a credential that reaches the whole keychain, which repairs it)",
+            errno: EIO, path: path)
+    }
+
     func append<Entries: RandomAccessCollection<LogEntry>>(
         _ entries: Entries, before: (ItemID) -> StoredItem?, using generator: inout RandomSource
     ) throws(KeychainError) -> AppendedSecrets where Entries.Index == Int {
@@ -62,7 +89,7 @@ extension RecordLogV3 {
         defer { for case .put(_, let attributes, .inReservedBlock) in entries { attributes.encoded.storage.wipeReserved() } }
         let parts = RecordLogV2.partRanges(of: entries)
         let replayedBefore = state.replayed
-        var heads = try currentHeads
+        var heads = try headsToCarry
         var secrets: [SealedSecret] = []
         var deletions: [(id: ItemID, time: Int64, keyID: UInt8)] = []
         // The group of each item this commit touched so far (0: deleted by it), else its group before the commit.
@@ -127,7 +154,12 @@ extension RecordLogV3 {
         state.replayed.head = Head(epoch: epoch, sequence: head.sequence + UInt64(parts.count), chainValue: chain)
         state.replayed.end = position
         // The commit is in the file: what does not describe it makes the next call read the file again, not fail this one.
-        if let moved = try? Self.chains(at: heads, following: state.replayed.groups) { state.replayed.groups = moved } else { mustReload = true }
+        if let moved = try? Self.chains(at: heads, following: state.replayed.groups, everyGroup: !groups.isScoped) {
+            state.replayed.groups = moved
+        } else {
+            mustReload = true
+        }
+        state.replayed.heads = heads
         for deletion in deletions {
             state.replayed.tombstones[deletion.id] = deletion.time
             state.replayed.tombstoneGroups[deletion.id] = deletion.keyID
@@ -169,7 +201,8 @@ extension RecordLogV3 {
         })
         guard !missing.isEmpty else { return }
         guard let root = state.root, let table = state.groups.table else {
-            throw .invalidParameter("this credential reaches only some access groups; adding the access group \"\(missing[0])\" takes one that reaches the whole keychain")
+            // A scoped holder cannot tell a group it does not reach from one the file lacks: either is outside its scope.
+            throw .missingEntitlement(group: missing[0], operation: "writing an item of access group \"\(missing[0])\"")
         }
         let rotated = try RotatedKeysV3(
             renewingRootOf: state.header, logKey: state.logKey, root: root, keyTable: table, adding: missing, using: &generator)
@@ -184,11 +217,15 @@ extension RecordLogV3 {
         removeStrayTemporaryFiles()
     }
 
-    /// The followed groups' chains moved to `heads` (which this writer's own records left).
-    static func chains(at heads: HeadsV3, following groups: [UInt8: GroupChainV3]) throws(KeychainError) -> [UInt8: GroupChainV3] {
+    /// The followed groups' chains moved to `heads` (which this writer's own records left). A scoped writer's heads
+    /// name groups it does not follow (`everyGroup` false), which stay as they are.
+    static func chains(
+        at heads: HeadsV3, following groups: [UInt8: GroupChainV3], everyGroup: Bool = true
+    ) throws(KeychainError) -> [UInt8: GroupChainV3] {
         var moved = groups
         for head in heads.groups {
             guard let chain = groups[head.keyID] else {
+                if !everyGroup { continue }
                 throw .invalidParameter("internal error: the heads name group \(head.keyID), which this keychain does not follow")
             }
             moved[head.keyID] = GroupChainV3(keys: chain.keys, at: head)

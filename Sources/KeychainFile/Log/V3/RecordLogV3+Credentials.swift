@@ -26,6 +26,7 @@ extension RecordLogV3 {
     func fileKeys(
         after change: SlotChange, using generator: inout RandomSource
     ) throws(KeychainError) -> (keys: FileKeys, added: KeySlotInfo?) {
+        if state.groups.isScoped { try Self.refuseScoped(change) }
         let header = state.header
         func keys(_ rotated: RotatedKeysV3, extraSlots: [KeySlotV3] = []) throws(KeychainError) -> FileKeys {
             return FileKeys(
@@ -123,6 +124,21 @@ extension RecordLogV3 {
                 rotating: opened, to: credential, kdf: header.slots[opened.slotIndex].kdf, dropping: [position], using: &generator)
             return try keys(rotated)
         }
+    }
+
+    /// Refuses a change asked by a scoped holder: what takes the root key (adding, removing or rotating credentials) is
+    /// outside its scope; its own password change and compaction are scoped rewrites (§2.6, §2.7), not built yet.
+    static func refuseScoped(_ change: SlotChange) throws(KeychainError) {
+        let operation: String
+        switch change {
+        case .keep, .replace, .replaceRotating:
+            throw .unsupportedFeature(
+                offset: 0, reason: "compacting, or changing the password of, a keychain opened with a credential scoped to access groups is not built yet (a scoped rewrite copies the other groups' records as they are, Docs/FormatVersion3.md §2.6); a credential that reaches the whole keychain can do it")
+        case .add, .addScoped: operation = "adding a credential"
+        case .remove, .removeID: operation = "removing a credential"
+        case .rotate: operation = "rotating the keychain's keys"
+        }
+        throw .missingEntitlement(group: nil, operation: operation)
     }
 
     /// Throws when `credential` opens the keychain already: a second slot for it is not added.

@@ -203,7 +203,7 @@ extension RecordLogV3 {
                     root: fileKeys.root, logKeys: logKeys, keys: keys, groups: groups, log: written.log, runsIntact: [true, true],
                     replayed: ReplayV2.Outcome(
                         head: written.head, end: written.log.writtenEnd, tornTail: nil, tombstones: tombstones, repairs: [], groups: chains,
-                        tombstoneGroups: tombstoneGroups.filter { tombstones[$0.key] != nil }),
+                        tombstoneGroups: tombstoneGroups.filter { tombstones[$0.key] != nil }, heads: written.head.sequence > 0 ? written.heads : nil),
                     size: (try? staging.size())
                         ?? HeaderRunShiftedFileHandle.physical(HealingLayout.physicalEnd(ofLog: written.log.writtenEnd), pageCount: pageCount))
                 loaded = (state, written.secrets)

@@ -102,6 +102,7 @@ final class RecordLogV3 {
     var end: Int { state.replayed.end }
     var tornTail: TornTail? { state.replayed.tornTail }
     var isRecoveryView: Bool { false }
+    var accessScope: [String]? { state.groups.isScoped ? state.groups.scopeGroups.map(\.name) : nil }
 
     // MARK: Opening
 
@@ -320,6 +321,21 @@ final class RecordLogV3 {
             try HeadsV3(state.replayed.groups.values.filter { $0.sequence > 0 }.sorted { $0.keys.keyID < $1.keys.keyID }.map {
                 GroupHeadV3(keyID: $0.keys.keyID, startEpoch: $0.startEpoch, groupSequence: $0.sequence, lastTag: $0.lastTag)
             })
+        }
+    }
+
+    /// What the next commit's heads start from (§2.6): the last commit's heads of the groups this log does not follow,
+    /// as they are — a scoped writer cannot make them, and a commit without them would tell the groups' holders their
+    /// pages were dropped — with the followed groups' chain ends. A full holder follows every group: its heads are
+    /// ``currentHeads``.
+    var headsToCarry: HeadsV3 {
+        get throws(KeychainError) {
+            var heads = try currentHeads
+            guard state.groups.isScoped else { return heads }
+            for head in state.replayed.heads?.groups ?? [] where state.replayed.groups[head.keyID] == nil {
+                heads = heads.setting(head)
+            }
+            return heads
         }
     }
 

@@ -45,6 +45,7 @@ enum RecordV3ReplayDecoder {
         var record = ReplayedRecordV2(
             kind: decoded.kind, sequence: decoded.sequence, part: decoded.part, chain: decoded.chainTag, end: decoded.end,
             entries: [], digests: [], deletionTimes: [])
+        record.heads = decoded.heads
         for segment in decoded.segments {
             guard case .page(let page) = segment else {
                 guard case .opaque(let opaque) = segment, followsEveryGroup else { continue }

@@ -3,8 +3,8 @@ import Testing
 @testable import KeychainFile
 
 /// A credential scoped to access groups (Docs/FormatVersion3.md §2.3), as far as plan step 4 has come: it opens the
-/// file with the log key and its groups' keys alone, sees its groups' items and nothing of the others', follows
-/// other processes, and does not write yet.
+/// file with the log key and its groups' keys alone, sees its groups' items and nothing of the others', and follows
+/// other processes. Its writes: KeychainV3ScopedWriteTests.
 @Suite("Format version 3: a credential scoped to access groups")
 struct KeychainV3ScopedTests {
     static let scoped = Credential.password("scoped to group a")
@@ -15,7 +15,7 @@ struct KeychainV3ScopedTests {
         try KeychainV3GroupTests.add(full, group: "", count: 3)
         try KeychainV3GroupTests.add(full, group: KeychainV3GroupTests.groupA, count: 4)
         let secretsOfB = try KeychainV3GroupTests.add(full, group: KeychainV3GroupTests.groupB, count: 5)
-        try full.addCredential(Self.scoped, scopedTo: [KeychainV3GroupTests.groupA], keyDerivation: KeychainV3CredentialTests.cheap)
+        try full.addCredential(Self.scoped, scope: .groups([KeychainV3GroupTests.groupA]), keyDerivation: KeychainV3CredentialTests.cheap)
         return (full, directory.file("v3.kcf"), secretsOfB)
     }
 
@@ -75,33 +75,17 @@ struct KeychainV3ScopedTests {
         #expect(try genericPasswordSnapshot(reopened).sorted() == genericPasswordSnapshot(view).sorted())
     }
 
-    @Test("A scoped holder's writes are refused, and leave the file as it was")
-    func writesRefused() throws {
-        let directory = TemporaryDirectory()
-        let (_, path, _) = try Self.keychain(in: directory)
-        let view = try V3Keychain.open(path, credential: Self.scoped)
-        let before = try fileBytes(path)
-        #expect(throws: KeychainError.unsupportedFeature(offset: 0, reason: "")) {
-            try view.add(GenericPassword(service: "svc", account: "new", password: "x", accessGroup: KeychainV3GroupTests.groupA))
-        }
-        #expect(throws: KeychainError.unsupportedFeature(offset: 0, reason: "")) {
-            _ = try view.delete(.genericPassword(service: "svc", account: "\(KeychainV3GroupTests.groupA)-1"))
-        }
-        #expect(throws: KeychainError.unsupportedFeature(offset: 0, reason: "")) { _ = try view.compact() }
-        #expect(try fileBytes(path) == before)
-    }
-
     @Test("A scoped credential is refused for a group the keychain lacks, for no group, twice, and by a version 2 keychain")
     func refusals() throws {
         let directory = TemporaryDirectory()
         let (full, path, _) = try Self.keychain(in: directory)
         let before = try fileBytes(path)
         let cheap = KeychainV3CredentialTests.cheap
-        #expect(throws: KeychainError.invalidParameter("")) { try full.addCredential(.password("x"), scopedTo: ["no such group"], keyDerivation: cheap) }
-        #expect(throws: KeychainError.invalidParameter("")) { try full.addCredential(.password("x"), scopedTo: [], keyDerivation: cheap) }
-        #expect(throws: KeychainError.invalidParameter("")) { try full.addCredential(Self.scoped, scopedTo: [KeychainV3GroupTests.groupB], keyDerivation: cheap) }
+        #expect(throws: KeychainError.invalidParameter("")) { try full.addCredential(.password("x"), scope: .groups(["no such group"]), keyDerivation: cheap) }
+        #expect(throws: KeychainError.invalidParameter("")) { try full.addCredential(.password("x"), scope: .groups([]), keyDerivation: cheap) }
+        #expect(throws: KeychainError.invalidParameter("")) { try full.addCredential(Self.scoped, scope: .groups([KeychainV3GroupTests.groupB]), keyDerivation: cheap) }
         #expect(try fileBytes(path) == before)
         let v2 = try V2Keychain.create(in: directory)
-        #expect(throws: KeychainError.invalidParameter("")) { try v2.addCredential(.password("x"), scopedTo: [""], keyDerivation: cheap) }
+        #expect(throws: KeychainError.invalidParameter("")) { try v2.addCredential(.password("x"), scope: .groups([""]), keyDerivation: cheap) }
     }
 }
