@@ -16,6 +16,10 @@ public struct KeySlotInfo: Sendable, Hashable, CustomStringConvertible {
     public let id: [UInt8]
     /// The credential kind.
     public let kind: Kind
+    /// What the credential reaches: the whole keychain (every slot of format versions 1 and 2), or some access
+    /// groups of a version 3 keychain. A group the credential that opened this keychain does not reach is named by
+    /// its key id, as "(key id 3)": only its holders know its name.
+    public private(set) var scope: CredentialScope = .full
 
     init(_ slot: KeySlot) {
         id = slot.slotID
@@ -36,12 +40,16 @@ public struct KeySlotInfo: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    init(_ slot: KeySlotV3) {
+    /// - Parameter names: the name of each group the opener reaches, by key id.
+    init(_ slot: KeySlotV3, names: [UInt8: String] = [:]) {
         switch slot.kdf {
         case .pbkdf2(let iterations): self.init(id: slot.slotID, kind: .password(iterations: iterations))
         case .hkdf: self.init(id: slot.slotID, kind: .rawKey)
         case .argon2id(let memory, let passes, let lanes):
             self.init(id: slot.slotID, kind: .passwordArgon2id(memoryKiB: memory, passes: passes, lanes: lanes))
+        }
+        if case .groups(let keyIDs) = slot.scope {
+            scope = .groups(keyIDs.map { names[$0] ?? "(key id \($0))" })
         }
     }
 
@@ -55,11 +63,12 @@ public struct KeySlotInfo: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         let hex = hexID
+        let scoped = scope.accessGroups.map { ", scoped to access groups \($0.map { "\"\($0)\"" }.joined(separator: ", "))" } ?? ""
         switch kind {
-        case .password(let iterations): return "\(hex): password, \(iterations) PBKDF2 iterations"
-        case .rawKey: return "\(hex): raw key"
+        case .password(let iterations): return "\(hex): password, \(iterations) PBKDF2 iterations\(scoped)"
+        case .rawKey: return "\(hex): raw key\(scoped)"
         case .passwordArgon2id(let memory, let passes, let lanes):
-            return "\(hex): password, Argon2id with \(memory) KiB, \(passes) passes, \(lanes) lanes"
+            return "\(hex): password, Argon2id with \(memory) KiB, \(passes) passes, \(lanes) lanes\(scoped)"
         }
     }
 }

@@ -5,13 +5,22 @@ import KeychainFile
 enum CredentialCommands {
     static let addCredential = Command(
         name: "add-credential", summary: "add a password that opens the keychain too (a new key slot)",
-        options: KeychainPasswordCommands.keyDerivationOptions + [OptionSpec.expectedHead],
+        options: KeychainPasswordCommands.keyDerivationOptions + [
+            OptionSpec(long: "groups", .value("GROUP,…"),
+                       help: "reach only these access groups (format version 3; each must hold items already; \"\" for the default group)"),
+            OptionSpec.expectedHead,
+        ],
         positionals: [PositionalSpec.keychain],
         details: [KeychainPasswordCommands.keyDerivationDetails, """
             The keychain's password comes as for any command ($KCF_PASSWORD, stdin, or the terminal); the new
             password from stdin (the next line) or the terminal (asked twice), never from $KCF_PASSWORD. Both open
             the keychain afterwards, each in its own key slot; list-credentials shows them and remove-credential
             takes one away. The file is rewritten in a new epoch, as change-password rewrites it.
+            """, """
+            With --groups (a keychain of format version 3), the new password opens only the items of the access
+            groups named, comma-separated: it is given those groups' keys and no other, so that whoever holds it
+            cannot decrypt, count or tell apart the other groups' items. Commands run with it that name another
+            group (--access-group), or that change the whole keychain, exit 30 (errSecMissingEntitlement).
             """],
         run: { (context) throws(CommandError) in try addCredential(context) })
 
@@ -42,8 +51,9 @@ enum CredentialCommands {
         let keyDerivation = try KeychainPasswordCommands.keyDerivation(context)
         let keychain = try context.openKeychain()
         let new = try context.secrets.newKeychainPassword(prompt: "new password for \(keychain.path): ", useEnvironment: false)
+        let scope: CredentialScope = context.value("groups").map { .groups($0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)) } ?? .full
         let slot = try keychainCall { () throws(KeychainError) -> KeySlotInfo in
-            try keychain.addCredential(.password(new), keyDerivation: keyDerivation)
+            try keychain.addCredential(.password(new), scope: scope, keyDerivation: keyDerivation)
         }
         Output.line("key slot added: \(KeySlotText.line(slot))")
         return .success

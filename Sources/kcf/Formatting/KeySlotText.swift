@@ -15,11 +15,18 @@ enum KeySlotText {
 
     /// One line: the slot's id (32 hexadecimal digits, as `remove-credential` takes it), then its kind.
     static func line(_ slot: KeySlotInfo) -> String {
-        "\(Hex.lower(slot.id))  \(kind(slot.kind))"
+        "\(Hex.lower(slot.id))  \(kind(slot.kind))" + (slot.scope.accessGroups.map { "; access groups: \($0.joined(separator: ", "))" } ?? "")
     }
 
-    /// The slot as a JSON object: id, kind, kdf, and the KDF's parameters.
+    /// The slot as a JSON object: id, kind, kdf, the KDF's parameters, and the access groups it reaches (`null`: the
+    /// whole keychain).
     static func json(_ slot: KeySlotInfo) -> JSONValue {
+        guard case .object(var fields) = kdfJSON(slot) else { return kdfJSON(slot) }
+        fields["accessGroups"] = slot.scope.accessGroups.map { .array($0.map(JSONValue.string)) } ?? .null
+        return .object(fields)
+    }
+
+    private static func kdfJSON(_ slot: KeySlotInfo) -> JSONValue {
         switch slot.kind {
         case .password(let iterations):
             return .object(["id": .string(Hex.lower(slot.id)), "kind": .string("password"), "kdf": .string("PBKDF2-HMAC-SHA256"),

@@ -106,7 +106,7 @@ extension RecordLogV3 {
                 groups: groups.sorted { $0.keyID < $1.keyID })
             let slot = try KeySlotV3.make(
                 for: new, kdf: RecordLogV2.slotKDF(for: new, keyDerivation), keys: keys, fileID: fileID, attestingWith: root, using: &generator)
-            return (try keeping(slots: header.slots + [slot]), KeySlotInfo(slot))
+            return (try keeping(slots: header.slots + [slot]), KeySlotInfo(slot, names: state.groups.names))
         case .remove(let removed):
             // Removing a credential renews every key (§2.7): a removed slot put back by anyone then opens only keys
             // that nothing written afterwards is under.

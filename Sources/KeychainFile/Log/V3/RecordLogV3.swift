@@ -306,7 +306,7 @@ final class RecordLogV3 {
         return RepairReport(headerCopies: state.runsIntact.indices.filter { !state.runsIntact[$0] }, chunks: chunks)
     }
 
-    func keySlotInfos() -> [KeySlotInfo] { state.header.slots.map(KeySlotInfo.init) }
+    func keySlotInfos() -> [KeySlotInfo] { state.header.slots.map { KeySlotInfo($0, names: state.groups.names) } }
 
     func statistics(of index: ItemIndex) -> KeychainStatistics {
         let tombstoneBytes = state.replayed.tombstones.count * EntryV2.deletionByteCount

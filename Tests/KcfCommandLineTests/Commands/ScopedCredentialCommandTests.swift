@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import KeychainFile
+
+/// kcf with a credential scoped to access groups (Docs/FormatVersion3.md §2.8): `add-credential --groups`, the scope in
+/// `list-credentials`, and exit status 30 (errSecMissingEntitlement) for what lies outside it.
+@Suite("kcf with a credential scoped to access groups (format version 3)")
+struct ScopedCredentialCommandTests {
+    static let groupA = "com.example.a"
+    static let groupB = "com.example.b"
+    static let scopedPassword = "scoped to group a"
+
+    /// A version 3 keychain at the sandbox's path with an item in A and one in B, made with the library: kcf does not
+    /// create version 3 files while the version is being built.
+    static func sandbox() throws -> KcfSandbox {
+        let sandbox = try KcfSandbox()
+        var options = Keychain.CreationOptions(passwordIterations: .insecureForTesting(1_000))
+        options.formatVersion = 3
+        let keychain = try Keychain.$createsUnfinishedVersion3.withValue(true) {
+            try Keychain.create(at: sandbox.keychain, credential: .password(KcfSandbox.password), options: options)
+        }
+        try keychain.add(GenericPassword(service: "svc", account: "a", password: "secret of a", accessGroup: groupA))
+        try keychain.add(GenericPassword(service: "svc", account: "b", password: "secret of b", accessGroup: groupB))
+        return sandbox
+    }
+
+    @Test("add-credential --groups adds a password that reaches group A only; list-credentials shows it; outside A kcf exits 30")
+    func scopedPassword() throws {
+        let sandbox = try Self.sandbox()
+        let added = try sandbox.unlocked(["add-credential", "--insecure-iterations", "1000", "--groups", Self.groupA], then: [Self.scopedPassword])
+        #expect(added.status == 0 && added.stdout.contains("access groups: \(Self.groupA)"), "\(added.stdout)\(added.stderr)")
+        let scoped = Self.scopedPassword + "\n"
+        // Listed by the full password, by name; the full slot has no access groups.
+        let listed = try sandbox.unlocked(["list-credentials", "--json"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let slots = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        #expect(slots.count == 2)
+        #expect(slots.map { $0["accessGroups"] as? [String] } == [nil, [Self.groupA]])
+        // The scoped password finds A's item, not B's: naming B is refused, not answered "not found".
+        #expect(try sandbox.run(["find-generic-password", "-a", "a", "-w"], stdin: scoped).stdout == "secret of a\n")
+        let named = try sandbox.run(["find-generic-password", "-a", "b", "--access-group", Self.groupB, "-w"], stdin: scoped)
+        #expect(named.status == 30 && named.stdout.isEmpty, "\(named.stdout)\(named.stderr)")
+        #expect(try sandbox.run(["find-generic-password", "-a", "b", "-w"], stdin: scoped).status == 44)
+        // Adds: to A, yes; to B, or to the default group it does not reach, no.
+        let toA = try sandbox.run(["add-generic-password", "-a", "a2", "-s", "svc", "--access-group", Self.groupA, "-w"], stdin: scoped + "x\n")
+        #expect(toA.status == 0, "\(toA.stderr)")
+        #expect(try sandbox.run(["add-generic-password", "-a", "b2", "-s", "svc", "--access-group", Self.groupB, "-w"], stdin: scoped + "x\n").status == 30)
+        #expect(try sandbox.run(["add-generic-password", "-a", "d", "-s", "svc", "-w"], stdin: scoped + "x\n").status == 30)
+        #expect(try sandbox.run(["delete-generic-password", "-a", "b", "--access-group", Self.groupB], stdin: scoped).status == 30)
+        // A change of the whole keychain is refused too.
+        #expect(try sandbox.run(["add-credential", "--insecure-iterations", "1000"], stdin: scoped + "another\nanother\n").status == 30)
+        // The full password sees all three items, B's unchanged.
+        #expect(try sandbox.unlocked(["find-generic-password", "-a", "b", "-w"]).stdout == "secret of b\n")
+        #expect(try sandbox.unlocked(["find-generic-password", "-a", "a2", "-w"]).stdout == "x\n")
+    }
+
+    @Test("add-credential --groups on a version 2 keychain is refused, naming the format, and adds nothing")
+    func versionTwoRefuses() throws {
+        let sandbox = try KcfSandbox()
+        try sandbox.createKeychain(formatVersion: 2)
+        let before = try sandbox.keychainBytes()
+        let added = try sandbox.unlocked(["add-credential", "--insecure-iterations", "1000", "--groups", "x"], then: [Self.scopedPassword])
+        #expect(added.status == 206, "\(added.stdout)\(added.stderr)")
+        #expect(try sandbox.keychainBytes() == before)
+    }
+}
