@@ -32,6 +32,8 @@ struct ReplayV2 {
         var groups: [UInt8: GroupChainV3] = [:]
         /// Version 3: the key id of the group whose page holds each tombstone (a rewrite writes it back there).
         var tombstoneGroups: [ItemID: UInt8] = [:]
+        /// Version 3, a scoped holder: how far the groups it does not follow have come (``OpaqueChainV3``).
+        var others: [UInt8: OpaqueChainV3] = [:]
         /// Version 3: the heads of the last commit applied, every group's (`nil` before the first): what a writer's
         /// next commit starts from, carrying the heads of groups it does not follow as they are.
         var heads: HeadsV3? = nil
@@ -93,6 +95,7 @@ struct ReplayV2 {
         var head = outcome.head
         // Version 3's group chains move with each record; the outcome keeps the last commit's.
         var groups = outcome.groups
+        var others = outcome.others
         // A transaction's records go into the index as each verifies, all or nothing: what its parts put in is
         // taken out again if it does not commit (``ItemIndex/applyPiece(_:digests:ofRecordOf:to:)``), so that
         // a transaction of any size is never held whole beside the index.
@@ -110,11 +113,11 @@ struct ReplayV2 {
             while position < committedEnd {
                 let record: ReplayedRecordV2
                 do {
-                    record = try readRecordForReplay(at: position, after: head, limit: committedEnd, groups: &groups)
+                    record = try readRecordForReplay(at: position, after: head, limit: committedEnd, groups: &groups, others: &others)
                 } catch {
                     // Read and repaired once more, if parity proposes anything new for where the record may lie.
                     if case .corrupted = error, try proposeRepairs(from: position),
-                       let repaired = try? readRecordForReplay(at: position, after: head, limit: committedEnd, groups: &groups) {
+                       let repaired = try? readRecordForReplay(at: position, after: head, limit: committedEnd, groups: &groups, others: &others) {
                         record = repaired
                     } else {
                         index.abandonApplying(&application)
@@ -158,6 +161,7 @@ struct ReplayV2 {
                     touched.removeAll(keepingCapacity: true)
                     nextPart = nil
                     outcome.groups = groups
+                    outcome.others = others
                     if let heads = record.heads { outcome.heads = heads }
                     outcome.head = head
                     outcome.end = position
@@ -242,11 +246,12 @@ struct ReplayV2 {
     ///
     /// - Parameter groups: version 3: the group chains before the record, moved past it when it verifies.
     mutating func readRecordForReplay(
-        at position: Int, after head: Head, limit: Int, groups: inout [UInt8: GroupChainV3]
+        at position: Int, after head: Head, limit: Int, groups: inout [UInt8: GroupChainV3], others: inout [UInt8: OpaqueChainV3]
     ) throws(KeychainError) -> ReplayedRecordV2 {
         try loadRecord(at: position, limit: limit)
         let record: ReplayedRecordV2
         var moved = groups
+        var movedOthers = others
         switch keys {
         case .version2(let keys):
             record = try inLog { () throws(KeychainError) in
@@ -256,12 +261,13 @@ struct ReplayV2 {
             record = try inLog { () throws(KeychainError) in
                 try RecordV3ReplayDecoder.decode(
                     window, at: position - windowStart, previousChain: head.chainValue, keys: keys, groupNames: names,
-                    followsEveryGroup: followsEveryGroup, groups: &moved)
+                    followsEveryGroup: followsEveryGroup, groups: &moved, others: &movedOthers)
             }
         }
         try checkSequence(record.sequence, at: position, after: head)
         // The chains move only past a record that is the next one.
         groups = moved
+        others = movedOthers
         return record
     }
 

@@ -20,13 +20,15 @@ enum RecordV3ReplayDecoder {
     ///     holder, which keeps other groups' segments as their bytes (§2.3).
     ///   - groups: the chains of the groups followed, before this record; moved past it when it verifies,
     ///     unchanged when this throws.
+    ///   - others: a scoped holder's count of each other group's segments and their last page tag, checked against
+    ///     each commit's heads (§2.6); moved past this record when it verifies. A full holder's stays empty.
     /// - Throws: what ``RecordV3Decoder/decode(_:at:previousChain:keys:groups:)`` throws, its offsets made offsets in
     ///   `bytes`; `.corrupted` for a segment or a head of a group the reader does not follow. A put whose access
     ///   group is not its page's is the record's ``ReplayedRecordV2/violation``: it authenticated, so no damage made
     ///   it, and the replay refuses it wherever it lies rather than setting it aside as a torn commit.
     static func decode(
         _ bytes: [UInt8], at offset: Int, previousChain: [UInt8], keys: RecordKeysV3, groupNames: [UInt8: String],
-        followsEveryGroup: Bool = true, groups: inout [UInt8: GroupChainV3]
+        followsEveryGroup: Bool = true, groups: inout [UInt8: GroupChainV3], others: inout [UInt8: OpaqueChainV3]
     ) throws(KeychainError) -> ReplayedRecordV2 {
         var chains = groups
         let decoded: DecodedRecordV3
@@ -73,7 +75,32 @@ enum RecordV3ReplayDecoder {
                 }
             }
         }
+        if !followsEveryGroup {
+            others = try Self.others(after: decoded, at: offset, followed: chains, others: others)
+        }
         groups = chains
         return record
+    }
+
+    /// A scoped holder's count of the other groups' segments moved past `record`, checked at a commit against its
+    /// heads: every head of a group the holder does not follow, and every such group with segments.
+    private static func others(
+        after record: DecodedRecordV3, at offset: Int, followed: [UInt8: GroupChainV3], others: [UInt8: OpaqueChainV3]
+    ) throws(KeychainError) -> [UInt8: OpaqueChainV3] {
+        var moved = others
+        for case .opaque(let opaque) in record.segments {
+            moved[opaque.keyID, default: OpaqueChainV3(keyID: opaque.keyID)].advance(pageTag: opaque.bytes[opaque.segment.pageTag])
+        }
+        if let heads = record.heads {
+            let named = Set(heads.groups.map(\.keyID)).union(moved.keys).filter { followed[$0] == nil }
+            for keyID in named.sorted() {
+                do {
+                    try (moved[keyID] ?? OpaqueChainV3(keyID: keyID)).check(against: heads, at: 0)
+                } catch .corrupted(_, let reason) {
+                    throw .corrupted(offset: offset, reason: "record \(record.sequence): \(reason)")
+                }
+            }
+        }
+        return moved
     }
 }

@@ -114,7 +114,7 @@ struct KeychainV3ScopedWriteTests {
         #expect(try V3Keychain.open(path, credential: Self.scopedB).count == 5)
     }
 
-    @Test("A commit without another group's head, or with a head naming a page that group does not have, is refused by that group's holders; A's holder cannot tell", arguments: [0, 1])
+    @Test("A commit without another group's head, or with a head naming a page that group does not have, is refused by that group's holders, and by A's holder, which counts B's segments", arguments: [0, 1])
     func droppedHeadCaught(kind: Int) throws {
         let directory = TemporaryDirectory()
         let (full, path) = try Self.keychain(in: directory)
@@ -142,7 +142,13 @@ struct KeychainV3ScopedWriteTests {
             record.bytes, committedEnd: log.state.log.writtenEnd + record.bytes.count, headSequence: head.sequence + 1, headChain: record.chainTag)
         // The record is the newest commit: a holder that finds it wrong sets it aside as possibly acknowledged;
         // one more commit by the full holder would make it acknowledged and the file refused, so look at both.
-        #expect(try V3Keychain.open(path, credential: Self.scopedA).count == 5, "A's holder cannot check B's head (§2.5), and should not")
+        // A's holder cannot open B's pages, but counts them and reads their tags (§2.6): the head does not match.
+        let againA = try V3Keychain.open(path, credential: Self.scopedA)
+        #expect(againA.tornTail?.mayHoldAcknowledgedData == true, "A's holder took the commit without B's head")
+        #expect(againA.count == 4)
+        #expect(throws: KeychainError.corrupted(offset: 0, reason: "")) {
+            try againA.add(GenericPassword(service: "svc", account: "on top", password: "x", accessGroup: Self.groupA))
+        }
         let fullView = try V3Keychain.open(path)
         #expect(fullView.tornTail?.mayHoldAcknowledgedData == true, "a full holder took the commit without B's head")
         #expect(fullView.count == 12)

@@ -1,0 +1,46 @@
+/// How far a scoped reader has seen the chain of a group it does not follow (Docs/FormatVersion3.md §2.6): how many
+/// segments of that key id the file holds so far, and the page tag of the last — what a head names, readable without
+/// the group's key. Within one file a group's chain is whole (§2.5), so a head naming another count or tag means pages
+/// of the group were dropped, added or replaced: its holders would refuse the file, and a scoped holder must not
+/// write on top of it.
+///
+/// ```swift
+/// var chain = OpaqueChainV3(keyID: 3)
+/// chain.advance(pageTag: segmentBytes[segment.pageTag])
+/// try chain.check(against: heads, at: offset)
+/// ```
+struct OpaqueChainV3: Sendable, Equatable {
+    let keyID: UInt8
+    /// The number of the group's segments seen: its last page's group sequence.
+    private(set) var sequence: UInt64 = 0
+    private(set) var lastTag: [UInt8] = []
+
+    init(keyID: UInt8) {
+        self.keyID = keyID
+    }
+
+    /// Counts one more segment of the group, whose page box ends with `pageTag`.
+    mutating func advance(pageTag: ArraySlice<UInt8>) {
+        sequence &+= 1
+        lastTag = Array(pageTag)
+    }
+
+    /// Checks what a commit's heads say of the group against the segments seen.
+    ///
+    /// - Throws: `.corrupted` at `offset` (the heads segment's) when the heads name the group without a segment of it
+    ///   in the file, name none for a group that has segments, or name another count or last tag.
+    func check(against heads: HeadsV3, at offset: Int) throws(KeychainError) {
+        let head = heads[keyID]
+        guard sequence > 0 else {
+            if let head {
+                throw .corrupted(offset: offset, reason: "record: the heads name page \(head.groupSequence) of group \(keyID), which has no segment in the file")
+            }
+            return
+        }
+        guard let head else { throw .corrupted(offset: offset, reason: "record: group \(keyID) has \(sequence) segments but the heads name none") }
+        guard head.groupSequence == sequence, ChainTagV3.matches(head.lastTag, lastTag) else {
+            throw .corrupted(
+                offset: offset, reason: "record: group \(keyID) has \(sequence) segments in the file, its head names page \(head.groupSequence) with another tag: pages of the group were dropped, added or replaced")
+        }
+    }
+}
