@@ -76,7 +76,8 @@ public struct Batch: ~Copyable {
     ///   - secret: The secret value, at most 1 MiB.
     /// - Returns: The new item's persistent reference.
     /// - Throws: `KeychainError.duplicateItem` if an item with the same primary key exists;
-    ///   `.invalidParameter` for a date attribute (the keychain keeps them) or a secret over the limit.
+    ///   `.invalidParameter` for a date attribute (the keychain keeps them) or a secret over the limit;
+    ///   `.missingEntitlement` for an access group the keychain's scoped credential does not reach.
     @discardableResult
     public mutating func add(_ attributes: ItemAttributes, secret: [UInt8]) throws(KeychainError) -> PersistentReference {
         guard attributes[.creationDate] == nil, attributes[.modificationDate] == nil else {
@@ -114,7 +115,8 @@ public struct Batch: ~Copyable {
     ///
     /// - Returns: The number of items changed (at least 1).
     /// - Throws: `KeychainError.itemNotFound` if nothing matches; `.duplicateItem` if a change would give two
-    ///   items the same primary key; `.invalidParameter` for attributes not allowed in the class.
+    ///   items the same primary key; `.invalidParameter` for attributes not allowed in the class;
+    ///   `.missingEntitlement` when the query, or the access group set, is one a scoped credential does not reach.
     @discardableResult
     public mutating func update(
         _ query: Query, setting changes: [Attribute: AttributeValue], secret: [UInt8]? = nil
@@ -158,7 +160,8 @@ public struct Batch: ~Copyable {
     /// Deletes every item the query matches (for an identity: its certificate and its private key).
     ///
     /// - Returns: The number of items deleted (at least 1).
-    /// - Throws: `KeychainError.itemNotFound` if nothing matches.
+    /// - Throws: `KeychainError.itemNotFound` if nothing matches; `.missingEntitlement` when the query names an
+    ///   access group a scoped credential does not reach.
     @discardableResult
     public mutating func delete(_ query: Query) throws(KeychainError) -> Int {
         let count = try deleteIfPresent(query)
@@ -178,7 +181,8 @@ public struct Batch: ~Copyable {
     /// ```
     ///
     /// - Returns: The number of items deleted; 0 if nothing matched (and nothing is written for it).
-    /// - Throws: `KeychainError.invalidParameter` for a query that is not valid.
+    /// - Throws: `KeychainError.invalidParameter` for a query that is not valid; `.missingEntitlement` when it
+    ///   names an access group a scoped credential does not reach.
     @discardableResult
     public mutating func deleteIfPresent(_ query: Query) throws(KeychainError) -> Int {
         try Keychain.checkScope(query, within: scope, operation: "deleting items")

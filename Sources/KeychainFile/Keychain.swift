@@ -519,7 +519,8 @@ public final class Keychain: @unchecked Sendable {
     ///   - attributes: The item's class and attributes.
     ///   - secret: Its secret value.
     /// - Returns: The item's persistent reference.
-    /// - Throws: `KeychainError.duplicateItem` if an item with the same primary key exists.
+    /// - Throws: `KeychainError.duplicateItem` if an item with the same primary key exists;
+    ///   `.missingEntitlement` for an access group a scoped credential does not reach (``scope``).
     @discardableResult
     public func add(_ attributes: ItemAttributes, secret: [UInt8]) throws(KeychainError) -> PersistentReference {
         try batch { (batch) throws(KeychainError) in try batch.add(attributes, secret: secret) }
@@ -529,7 +530,8 @@ public final class Keychain: @unchecked Sendable {
     ///
     /// - Returns: How many items changed.
     /// - Throws: `KeychainError.itemNotFound` if nothing matches; `.duplicateItem` if the change would make two
-    ///   items share a primary key.
+    ///   items share a primary key; `.missingEntitlement` when the query, or the access group set, is one a scoped
+    ///   credential does not reach (``scope``).
     @discardableResult
     public func update(
         _ query: Query, setting changes: [Attribute: AttributeValue], secret: [UInt8]? = nil
@@ -540,7 +542,8 @@ public final class Keychain: @unchecked Sendable {
     /// Deletes every item the query matches, as one record.
     ///
     /// - Returns: How many items were deleted.
-    /// - Throws: `KeychainError.itemNotFound` if nothing matches.
+    /// - Throws: `KeychainError.itemNotFound` if nothing matches; `.missingEntitlement` when the query names an
+    ///   access group a scoped credential does not reach (``scope``).
     @discardableResult
     public func delete(_ query: Query) throws(KeychainError) -> Int {
         try batch { (batch) throws(KeychainError) in try batch.delete(query) }
@@ -571,7 +574,9 @@ public final class Keychain: @unchecked Sendable {
     ///   - query: The class, attributes to match, and match limit.
     ///   - returning: What to return; overrides `query.returning` when given.
     /// - Returns: One result (limit `.one`) or all, in the order the items were added; never empty.
-    /// - Throws: `KeychainError.itemNotFound` if nothing matches — never an empty result.
+    /// - Throws: `KeychainError.itemNotFound` if nothing matches — never an empty result; `.missingEntitlement`
+    ///   when the query names an access group a scoped credential does not reach (``scope``): its items are
+    ///   neither found nor said to be absent.
     public func search(_ query: Query, returning: ReturnOptions? = nil) throws(KeychainError) -> [SearchResult] {
         try withRead { () throws(KeychainError) -> [SearchResult] in
             try Self.checkScope(query, within: log.accessScope, operation: "finding items")
