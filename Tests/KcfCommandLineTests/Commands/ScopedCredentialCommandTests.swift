@@ -10,23 +10,26 @@ struct ScopedCredentialCommandTests {
     static let groupB = "com.example.b"
     static let scopedPassword = "scoped to group a"
 
-    /// A version 3 keychain at the sandbox's path with an item in A and one in B, made with the library: kcf does not
-    /// create version 3 files while the version is being built.
-    static func sandbox() throws -> KcfSandbox {
+    /// A version 3 keychain at the sandbox's path holding `items` (generic passwords of service "svc"), made with the
+    /// library: kcf does not create version 3 files while the version is being built.
+    static func sandbox(
+        items: [(group: String, account: String, secret: String)] = [(groupA, "a", "secret of a"), (groupB, "b", "secret of b")]
+    ) throws -> (sandbox: KcfSandbox, keychain: Keychain) {
         let sandbox = try KcfSandbox()
         var options = Keychain.CreationOptions(passwordIterations: .insecureForTesting(1_000))
         options.formatVersion = 3
         let keychain = try Keychain.$createsUnfinishedVersion3.withValue(true) {
             try Keychain.create(at: sandbox.keychain, credential: .password(KcfSandbox.password), options: options)
         }
-        try keychain.add(GenericPassword(service: "svc", account: "a", password: "secret of a", accessGroup: groupA))
-        try keychain.add(GenericPassword(service: "svc", account: "b", password: "secret of b", accessGroup: groupB))
-        return sandbox
+        for item in items {
+            try keychain.add(GenericPassword(service: "svc", account: item.account, password: item.secret, accessGroup: item.group))
+        }
+        return (sandbox, keychain)
     }
 
     @Test("add-credential --groups adds a password that reaches group A only; list-credentials shows it; outside A kcf exits 30")
     func scopedPassword() throws {
-        let sandbox = try Self.sandbox()
+        let sandbox = try Self.sandbox().sandbox
         let added = try sandbox.unlocked(["add-credential", "--insecure-iterations", "1000", "--groups", Self.groupA], then: [Self.scopedPassword])
         #expect(added.status == 0 && added.stdout.contains("access groups: \(Self.groupA)"), "\(added.stdout)\(added.stderr)")
         let scoped = Self.scopedPassword + "\n"

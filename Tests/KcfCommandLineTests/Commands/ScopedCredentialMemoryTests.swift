@@ -11,8 +11,8 @@ import Glibc
 /// full password finds B's account: the search finds what is there.
 @Suite("A process holding a credential scoped to one access group has nothing of another group's items in its memory", .enabled(if: ProcessMemory.readable))
 struct ScopedCredentialMemoryTests {
-    static let groupA = "com.example.a"
-    static let groupB = "com.example.b"
+    static let groupA = ScopedCredentialCommandTests.groupA
+    static let groupB = ScopedCredentialCommandTests.groupB
     static let scopedPassword = "scoped to group a"
     static let secretOfA = "A-secret-0c44e1b9-read-by-the-run"
     static let secretOfB = "B-secret-7f3a9c21-never-decrypted-by-a"
@@ -20,14 +20,7 @@ struct ScopedCredentialMemoryTests {
 
     /// A version 3 keychain with an item in A and one in B, and a password scoped to A.
     static func sandbox() throws -> KcfSandbox {
-        let sandbox = try KcfSandbox()
-        var options = Keychain.CreationOptions(passwordIterations: .insecureForTesting(1_000))
-        options.formatVersion = 3
-        let keychain = try Keychain.$createsUnfinishedVersion3.withValue(true) {
-            try Keychain.create(at: sandbox.keychain, credential: .password(KcfSandbox.password), options: options)
-        }
-        try keychain.add(GenericPassword(service: "svc", account: "a", password: secretOfA, accessGroup: groupA))
-        try keychain.add(GenericPassword(service: "svc", account: accountOfB, password: secretOfB, accessGroup: groupB))
+        let (sandbox, keychain) = try ScopedCredentialCommandTests.sandbox(items: [(groupA, "a", secretOfA), (groupB, accountOfB, secretOfB)])
         try keychain.addCredential(.password(scopedPassword), scope: .groups([groupA]), keyDerivation: .pbkdf2(.insecureForTesting(1_000)))
         return sandbox
     }

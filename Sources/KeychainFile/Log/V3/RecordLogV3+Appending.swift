@@ -87,7 +87,7 @@ extension RecordLogV3 {
         let groups = state.groups
         let time = RecordLogV2.milliseconds(clock())
         defer { for case .put(_, let attributes, .inReservedBlock) in entries { attributes.encoded.storage.wipeReserved() } }
-        let parts = RecordLogV2.partRanges(of: entries)
+        let parts = Self.partRanges(of: entries)
         let replayedBefore = state.replayed
         var heads = try headsToCarry
         var secrets: [SealedSecret] = []
@@ -166,6 +166,19 @@ extension RecordLogV3 {
         }
         state.size = (try? file.size()) ?? state.size
         return AppendedSecrets(count: secrets.count) { secrets[$0] }
+    }
+
+    /// At most this many entries go in one part. A part's entries may alternate between groups, each change starting a
+    /// segment, and a move seals two entries (§2.11), while a record holds at most 65,535 segments, the heads one of
+    /// them; and each segment adds about 40 bytes (its header, its page box's nonce, tag and page header) that version
+    /// 2's estimate of a part's bytes leaves out, which the 1 MiB between that estimate's limit and a record's must hold.
+    static let maximumEntriesPerPart = 8_192
+
+    /// Version 2's parts of `entries` (cut by their bytes), each cut again to at most ``maximumEntriesPerPart`` entries.
+    static func partRanges<Entries: RandomAccessCollection<LogEntry>>(of entries: Entries) -> [Range<Int>] where Entries.Index == Int {
+        RecordLogV2.partRanges(of: entries).flatMap { (range) -> [Range<Int>] in
+            stride(from: range.lowerBound, to: range.upperBound, by: maximumEntriesPerPart).map { $0..<min($0 + maximumEntriesPerPart, range.upperBound) }
+        }
     }
 
     /// The segments of `entries` in order: each run of consecutive entries of one group as that group's pages, so that
