@@ -114,15 +114,23 @@ class ChainV3(bytes):
     `groups` holds the chains of the groups whose keys the reader holds, as their pages verified. `others` (a scoped
     credential only, §2.3) holds the heads of every other group as the last commit at or before this record stated
     them, in the same form: a scoped writer copies them unchanged into its next commit's heads (§2.5 "A writer
-    scoped to A updates A's head and copies the others"), since it cannot check or make them."""
+    scoped to A updates A's head and copies the others"), since it cannot check or make them.
+
+    `opaque` (a scoped credential only, §2.6 "Decided and built (session 47)") holds, for each key id whose key the
+    reader does not hold, what it can see of that group's chain in the file up to this record: (the number of its
+    segments, the last one's page tag). Within one file a group's chain is whole (§2.5), so at a commit that group's
+    head must name exactly that many pages and that tag."""
 
     groups: dict
     others: dict
+    opaque: dict
 
-    def __new__(cls, tag: bytes, groups: Optional[dict] = None, others: Optional[dict] = None):
+    def __new__(cls, tag: bytes, groups: Optional[dict] = None, others: Optional[dict] = None,
+                opaque: Optional[dict] = None):
         value = super().__new__(cls, bytes(tag))
         value.groups = dict(groups or {})
         value.others = dict(others or {})
+        value.opaque = dict(opaque or {})
         return value
 
 
@@ -208,6 +216,7 @@ class _ScanV3(V2._Scan):
             raise V2._Bad(f"{e.reason} (record byte {e.offset})") from None
         except R.Unsupported as e:
             raise V2._Unsupported(e.reason) from None
+        seen = None
         if not keys.scoped:
             # §2.10 (decided in session 45): a full credential holds every group of the key table, and the table
             # names every group there is, so a segment or a head of a key id it does not hold is corrupted (only a
@@ -224,14 +233,12 @@ class _ScanV3(V2._Scan):
             # tell another group's key id from one that does not exist (it has no key table), so it refuses
             # neither a segment nor a head of a key id it does not hold. What it checks of them is what K_log
             # covers, and decode_record did it: the frame, the chain tag (binding each segment's key id, lengths
-            # and page tag), the heads box, and that every segment of a commit has a head. Whether another group's
-            # chain ends at its head only that group's holders can tell (§2.5).
-            # SPEC-GAP: the page tags are in the clear and bound by the chain tag, and the n-th segment of key id k
-            # is page n of k's chain (§2.5), so a scoped reader could check other groups' heads structurally (their
-            # sequence and last tag against their segments) and catch a head omitted, stepped back or altered; §2.5.1
-            # checks only the holder's groups, and so does this reader (README: "scoped credentials", point 1).
+            # and page tag), the heads box, and that every segment of a commit has a head. Then (§2.6, session 47)
+            # every other group's head against what it can see: that group's segments in the file so far and the
+            # last one's page tag. Whether those pages authenticate only that group's holders can tell (§2.5).
             self.opaque[frame.offset] = [(s["keyID"], bytes.fromhex(s["opaque"])) for s in out["segments"]
                                          if "opaque" in s]
+            seen = _check_other_heads(keys, chain.opaque, self.opaque[frame.offset], out["heads"])
         entries = []
         for s in out["segments"]:
             for e in s.get("entries", ()):                   # an opaque segment (scoped) has none to apply
@@ -247,7 +254,7 @@ class _ScanV3(V2._Scan):
         else:
             others = {h["keyID"]: (h["startEpoch"], h["groupSequence"], bytes.fromhex(h["lastTag"]))
                       for h in out["heads"] if h["keyID"] not in keys.groups}
-        return entries, ChainV3(bytes.fromhex(out["chainTag"]), after, others)
+        return entries, ChainV3(bytes.fromhex(out["chainTag"]), after, others, seen)
 
 
     def check_transaction(self, state: K.State, entries: list, end: int):
@@ -290,6 +297,41 @@ class _ScanV3(V2._Scan):
                 tombs[iid] = k
         self.tomb_groups = tombs
         self.tomb_snapshots[end] = dict(tombs)
+
+
+def page_tag(segment: bytes) -> bytes:
+    """A segment's page tag: the last 16 bytes of its page box (§2.5.1), readable without the group's key."""
+    end = R.SEGMENT_HEADER + R.rd32(segment, 5)
+    return segment[end - 16:end]
+
+
+def _check_other_heads(keys: KeysV3, before: dict, segments: list, heads) -> dict:
+    """§2.6 "Decided and built (session 47)": a scoped reader's check of the heads of the groups it does not hold.
+    `before`: {key id: (segments so far, last page tag)} for those groups up to the record before; `segments`: this
+    record's segments of those groups, [(key id, bytes)] in order; `heads`: the record's heads (None for a part).
+    Returns the counts after the record. At a commit, for every head of such a group and every such group that has
+    segments: the head must exist, its group sequence must be the number of the group's segments in the file so far
+    (within one file a group's chain is whole, §2.5) and its last tag the last one's page tag; otherwise the record
+    does not verify (V2._Bad: set aside when it is the newest commit's last write, corrupted when acknowledged, as a
+    head that does not match a followed group's chain). It cannot tell that a page authenticates: only K_g's holders
+    can."""
+    seen = dict(before)
+    for k, segment in segments:
+        seen[k] = (seen.get(k, (0, b""))[0] + 1, page_tag(segment))
+    if heads is None:
+        return seen
+    named = {h["keyID"]: h for h in heads if h["keyID"] not in keys.groups}
+    for k in sorted(set(named) | set(seen)):
+        head, (count, last) = named.get(k), seen.get(k, (0, b""))
+        if head is None:
+            raise V2._Bad(f"group {k} has {count} segments in the file but no head")
+        if count == 0:
+            raise V2._Bad(f"the heads name {head['groupSequence']} pages of group {k}, which has no segment in the "
+                          f"file")
+        if head["groupSequence"] != count or bytes.fromhex(head["lastTag"]) != last:
+            raise V2._Bad(f"group {k}'s head (group sequence {head['groupSequence']}) is not at its last segment "
+                          f"in the file (segment {count} and its page tag)")
+    return seen
 
 
 def group_of(item) -> str:
@@ -818,7 +860,7 @@ class WriterV3(V2.Writer):
             record = self.tamper(record, bytes(chain), keys)
         if not R.MIN_BODY <= len(record) - 8 <= R.MAX_BODY:
             raise ValueError(f"record body of {len(record) - 8} bytes is outside {R.MIN_BODY} … {R.MAX_BODY}")
-        return record, ChainV3(record[-16:], states, chain.others)
+        return record, ChainV3(record[-16:], states, chain.others, chain.opaque)
 
 
 class MissingEntitlement(KCFError):

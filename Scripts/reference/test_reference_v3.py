@@ -731,8 +731,10 @@ def test_a_scoped_credential_opens_only_its_groups():
 
 @pytest.mark.parametrize("damage", ["A's page dropped", "a put in A's page naming B"])
 def test_a_scoped_holder_checks_its_own_groups_pages(damage):
-    """A scoped holder checks its own group's chain against each commit's heads and §2.11's checks on its pages;
-    B's holder, which cannot open A's pages, opens the same file (§2.5: only K_A's holders can tell)."""
+    """A scoped holder checks its own group's chain against each commit's heads and §2.11's checks on its pages.
+    B's holder, which cannot open A's pages, opens the file with the forged put (§2.5: only K_A's holders can
+    tell), but refuses the one with A's page dropped: A's head then names more pages than A has segments in the file
+    (§2.6, "Decided and built (session 47)")."""
     w, _ = scoped_file()
     offset = w.written_end
     if damage == "A's page dropped":
@@ -753,7 +755,12 @@ def test_a_scoped_holder_checks_its_own_groups_pages(damage):
         with pytest.raises(V3.CorruptedRecord) as e:
             reopen(w.data, credential)
         assert e.value.offset == offset and reason in e.value.reason, e.value.reason
-    assert reopen(w.data, HOLDER_B).items
+    if damage == "A's page dropped":
+        with pytest.raises(V3.CorruptedRecord) as e:
+            reopen(w.data, HOLDER_B)
+        assert e.value.offset == offset and "group 2's head" in e.value.reason, e.value.reason
+    else:
+        assert reopen(w.data, HOLDER_B).items
 
 
 def test_a_scoped_append_then_a_full_open_sees_every_group_intact():
@@ -845,10 +852,22 @@ def test_a_scoped_append_that_forges_another_groups_head_is_refused_by_its_holde
         with pytest.raises(V3.CorruptedRecord) as e:
             reopen(a.data, credential)
         assert e.value.offset == offset and reason in e.value.reason, e.value.reason
-    # Expected: A's holder opens the file. It holds no K_B, so it cannot tell B's head from a forgery (§2.5: only
-    # K_B's holders can tell, and §2.5.1 checks at a commit only the chains of the groups whose keys the reader holds).
-    kc = reopen(a.data, HOLDER_A)
-    assert len(kc.items) == len([g for g in items.values() if g == GA]) + 2
+    # A's holder, which holds no K_B, catches them too (§2.6, "Decided and built (session 47)"): B's head must name
+    # as many pages as B has segments in the file so far, and the last one's page tag, both readable with K_log.
+    with pytest.raises(V3.CorruptedRecord) as e:
+        reopen(a.data, HOLDER_A)
+    count = last_heads(reopen(w.data))[3][1]                    # B's segments in the file, all before the forgery
+    reason = f"group 3 has {count} segments in the file but no head" if change is omit else \
+        f"group 3's head (group sequence {count - (change is step_back)}) is not at its last segment in the file " \
+        f"(segment {count} and its page tag)"
+    assert e.value.offset == offset and reason in e.value.reason, e.value.reason
+    # As the newest commit (nothing acknowledges it), the forged record is set aside for A's holder, as for B's.
+    newest = scoped_writer(w.data, HOLDER_A)
+    tampering(newest, forge_heads(change))
+    newest.add(K.GENERIC_PASSWORD, {"account": "forged", "service": "s", "accessGroup": GA}, b"f")
+    for credential in (HOLDER_A, HOLDER_B):
+        kc = reopen(newest.data, credential)
+        assert kc.set_aside is not None and kc.set_aside[0] == offset and kc.committed_end == offset
     # The same appends made honestly open for everyone.
     honest = scoped_writer(w.data, HOLDER_A)
     honest.add(K.GENERIC_PASSWORD, {"account": "forged", "service": "s", "accessGroup": GA}, b"f")
@@ -947,18 +966,21 @@ def test_a_segment_and_head_of_an_unknown_key_id_refused_by_a_full_holder_kept_b
         segments = [record[s["start"]:s["secrets"][1]] for s in frame["segments"]]
         heads = R.open_heads(segments[-1][R.SEGMENT_HEADER:], 0, keys.k_heads, keys.file_id, keys.epoch,
                              frame["sequence"])
-        heads[9] = {"startEpoch": keys.epoch, "groupSequence": 1, "lastTag": segments[0][-16:]}
+        # its head as far as K_log shows: one segment, that segment's page tag (a scoped reader's check, §2.6)
+        heads[9] = {"startEpoch": keys.epoch, "groupSequence": 1, "lastTag": V3.page_tag(segments[0])}
         box = R.seal(keys.k_heads, R.heads_plaintext(heads), R.heads_aad(keys.file_id, keys.epoch, frame["sequence"]),
                      random.Random(1))
         segments = segments[:-1] + [bytes([9]) + segments[0][1:], R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box]
         return R.assemble(frame["kind"], frame["sequence"], frame["part"], segments, previous, keys.k_chain)
     tampering(w, add_key_id_9)
     put(w, "x", GA)
-    put(w, "after", GA)
+    # acknowledged by A's holder, whose commit carries key id 9's head on (a full writer's would drop it)
+    a = scoped_writer(w.data, HOLDER_A)
+    a.add(K.GENERIC_PASSWORD, {"account": "after", "service": "s", "accessGroup": GA}, b"s")
     with pytest.raises(V3.CorruptedRecord) as e:
-        reopen(w.data)
+        reopen(a.data)
     assert e.value.offset == offset and "key id 9" in e.value.reason, e.value.reason
-    kc = reopen(w.data, HOLDER_A)
+    kc = reopen(a.data, HOLDER_A)
     assert len(kc.items) == len([g for g in items.values() if g == GA]) + 2
     forged = next(r for r in kc.records if r.offset == offset)
     assert [k for o, k, _ in kc.opaque_segments if o == offset] == [9] and 9 in forged.chain.others
