@@ -917,8 +917,6 @@ def test_a_scoped_writer_gets_missing_entitlement_outside_its_groups():
     with pytest.raises(V3.MissingEntitlement):
         with a.transaction() as t:
             t.delete(theirs)
-    with pytest.raises(V3.ScopedRewriteUnsupported):                        # compaction: not built
-        a.compact()
     assert a.data == data                                                   # nothing written
     assert set(reopen(a.data).items) == set(items)
     a.update(mine, {"label": "inside"})                                      # its own group still writes
@@ -1009,3 +1007,202 @@ def test_damaged_files_raise_only_typed_errors_to_a_scoped_holder():
         except K.KCFError as e:
             outcomes.add(type(e).__name__)
     assert "opened" in outcomes and outcomes - {"opened"}, outcomes
+
+
+# ------------------------------------------------------------------------------------------------
+# Scoped rewrite (Docs/FormatVersion3.md §2.6 "Scoped rewrite", decided in session 47): chain starts in the header
+# ------------------------------------------------------------------------------------------------
+
+def segments_of(kc, key_id):
+    """Every segment of key_id in kc's log, in log order, as bytes (read with records_v3.split)."""
+    out = []
+    for r in kc.records:
+        record = kc.log[r.offset:r.offset + r.length]
+        out += [record[s["start"]:s["secrets"][1]] for s in R.split(record)["segments"] if s["keyID"] == key_id]
+    return out
+
+
+def chain_starts_of(data):
+    """(count at offset 109, [(key id, start epoch)]) of run A's header, read from its bytes (§2.6)."""
+    raw = data[:V2.rd32(data, 12)]
+    at = H.FIXED + V2.rd16(raw, 110)
+    return raw[109], [(raw[at + 9 * i], V2.rd64(raw, at + 9 * i + 1)) for i in range(raw[109])]
+
+
+def a_compacted():
+    """scoped_file, then A's holder deletes two of A's items (each added by its own commit) and compacts."""
+    w, items = scoped_file()
+    before = reopen(w.data)
+    a = scoped_writer(w.data, HOLDER_A)
+    gone = [i for i, g in items.items() if g == GA][:2]
+    for i in gone:
+        a.delete(i)
+    old = a.data
+    a.compact()
+    return w, items, gone, old, a
+
+
+def test_a_scoped_compaction_copies_the_other_groups_and_rewrites_its_own():
+    w, items, gone, old, a = a_compacted()
+    old_full, new_full = reopen(old), reopen(a.data)
+    # The header: epoch 2, two chain starts (the default group and B, which began at epoch 1), A not listed.
+    assert new_full.epoch == 2 and chain_starts_of(a.data) == (2, [(1, 1), (3, 1)])
+    assert H.parse_header(new_full.header.raw)["chainStarts"] == [(1, 1), (3, 1)]
+    # The slots and the sealed key table byte for byte, the header MAC under the new epoch's K_header (it opened).
+    old_raw, new_raw = old_full.header.raw, new_full.header.raw
+    table = V2.rd16(old_raw, 110)
+    assert new_raw[H.FIXED:H.FIXED + table] == old_raw[H.FIXED:H.FIXED + table]
+    assert V3._slots_of(new_raw) == V3._slots_of(old_raw) and new_full.header.epoch_salt != old_full.header.epoch_salt
+    # Every item as before, A's deleted ones gone; B's and the default group's segments byte for byte, in order,
+    # dead ones included (B's deleted item's put and its deletion), and their heads where the old file had them.
+    rest = set(items) - set(gone)
+    assert set(new_full.items) == rest and same_items(new_full.items, old_full.items, rest)
+    for k in (1, 3):
+        assert segments_of(new_full, k) == segments_of(old_full, k) and len(segments_of(new_full, k)) >= 3
+        assert last_heads(new_full)[k] == last_heads(old_full)[k]
+    b = reopen(a.data, HOLDER_B)
+    assert set(b.items) == {i for i, g in items.items() if g == GB} and same_items(b.items, old_full.items, b.items)
+    assert set(reopen(a.data, HOLDER_A).items) == {i for i, g in items.items() if g == GA} - set(gone)
+    # A's chain begins anew at epoch 2: its live items, then its tombstones (the two deletions), in key id 2's pages.
+    assert last_heads(new_full)[2][0] == 2 and set(new_full.tombstones) >= set(gone)
+    assert all(new_full.tombstone_groups[i] == 2 for i in gone)
+    # Smaller by at least what A's deleted items took: their puts' records and the two deletions' records.
+    took = sum(r.length for r in old_full.records if any(("put", i) in r.entries for i in gone) and
+               segment_key_ids(old_full, r) == [2, 0])
+    took += sum(r.length for r in old_full.records if any(("delete", i) in r.entries for i in gone))
+    assert took > 0 and len(old) - len(a.data) >= took, (len(old), len(a.data), took)
+    # The compacting writer goes on appending, and every holder follows.
+    a.add(K.GENERIC_PASSWORD, {"account": "after", "service": "s", "accessGroup": GA}, b"after")
+    assert len(reopen(a.data).items) == len(rest) + 1 and len(reopen(a.data, HOLDER_B).items) == len(b.items)
+
+
+def test_a_second_scoped_compaction_by_b_then_a_full_one():
+    w, items, gone, old, a = a_compacted()
+    after_a = reopen(a.data)
+    b = scoped_writer(a.data, HOLDER_B, seed=8)
+    b.delete(next(i for i, g in items.items() if g == GB))
+    b.compact()
+    # Epoch 3: A's group is now a copied one, with its older start epoch 2; the default group still from epoch 1.
+    assert chain_starts_of(b.data) == (2, [(1, 1), (2, 2)])
+    after_b = reopen(b.data)
+    assert segments_of(after_b, 2) == segments_of(after_a, 2) and segments_of(after_b, 1) == segments_of(after_a, 1)
+    assert last_heads(after_b)[2] == last_heads(after_a)[2] and last_heads(after_b)[3][0] == 3
+    assert set(after_b.items) == set(after_a.items) - set(b.tombstones)
+    assert set(reopen(b.data, HOLDER_A).items) == {i for i in after_a.items if after_a.item_groups[i] == 2}
+    # A full compaction afterwards writes every group anew: c = 0, every chain starting at epoch 4.
+    fw = V3.WriterV3.open(b.data, PW, rng=random.Random(5), clock=clock())
+    fw.path = None
+    fw.compact()
+    assert chain_starts_of(fw.data) == (0, []) and reopen(fw.data).epoch == 4
+    assert {h[0] for h in last_heads(reopen(fw.data)).values()} == {4}
+    assert set(reopen(fw.data).items) == set(after_b.items)
+    assert len(reopen(fw.data, HOLDER_A).items) == len(reopen(b.data, HOLDER_A).items)
+
+
+def with_header(data, change_starts):
+    """data with both runs' header rebuilt by a K_log holder: its chain starts replaced by change_starts(starts), the
+    MAC and checksum made right (header_v3.build_header, which checks nothing)."""
+    kc = reopen(data)
+    raw = kc.header.raw
+    ph = H.parse_header(raw)
+    header = H.build_header(ph["fileID"], ph["epoch"], ph["salt"], ph["rewriteEnd"], V2.rd64(raw, 80),
+                            ph["headChain"], V2.rd32(raw, 104), ph["table"], [b for _, b, _ in ph["slots"]],
+                            kc.keys.log_key, change_starts(list(ph["chainStarts"])))
+    assert H.page_count(len(header)) == H.page_count(len(raw))
+    run = H.run_of(header)
+    out = bytearray(data)
+    out[0:len(run)] = run
+    out[H.run_b_offset(1):H.run_b_offset(1) + len(run)] = run
+    return bytes(out)
+
+
+def test_a_chain_start_naming_a_wrong_epoch():
+    w, items, gone, old, a = a_compacted()
+    # Header only: B's start epoch 1 -> 0 (still before the header's epoch 2). B's page 1 no longer authenticates
+    # for B's holders and the full holder (corrupted at the first record, naming key id 3).
+    forged = with_header(a.data, lambda starts: [(k, 0 if k == 3 else e) for k, e in starts])
+    for credential in (HOLDER_B, PW):
+        with pytest.raises(V3.CorruptedRecord) as e:
+            reopen(forged, credential)
+        assert e.value.offset == 0 and "group 3's page does not authenticate as page 1" in e.value.reason, \
+            e.value.reason
+    # A's holder cannot open B's pages, but it reads the heads: they start B's chain at epoch 1, the header at 0.
+    with pytest.raises(V3.CorruptedRecord) as e:
+        reopen(forged, HOLDER_A)
+    assert e.value.offset == 0 and "group 3's head starts its chain at epoch 1, the header at epoch 0" in \
+        e.value.reason, e.value.reason
+    # Header and heads forged alike (a scoped rewrite by a K_log holder that lies about B's start): A's holder
+    # opens — nothing it can read disagrees; only K_B tells a start value — while B's holder and the full one refuse.
+    w2, _ = scoped_file()
+    liar = scoped_writer(w2.data, HOLDER_A)
+    for i in gone:
+        liar.delete(i)
+    liar.head[1].others[3] = (0,) + liar.head[1].others[3][1:]
+    liar.compact()
+    assert chain_starts_of(liar.data) == (2, [(1, 1), (3, 0)])
+    assert set(reopen(liar.data, HOLDER_A).items) == set(reopen(a.data, HOLDER_A).items)
+    for credential in (HOLDER_B, PW):
+        with pytest.raises(V3.CorruptedRecord) as e:
+            reopen(liar.data, credential)
+        assert "group 3's page does not authenticate as page 1" in e.value.reason, e.value.reason
+
+
+@pytest.mark.parametrize("starts", [[(3, 1), (1, 1)], [(1, 1), (1, 1)], [(0, 1), (3, 1)], [(1, 1), (3, 2)],
+                                    [(1, 2), (3, 1)], [(1, 1), (3, 1 << 40)]])
+def test_chain_starts_out_of_order_or_not_before_the_epoch_are_corrupted(starts):
+    w, items, gone, old, a = a_compacted()
+    forged = with_header(a.data, lambda _: starts)
+    for credential in (PW, HOLDER_A, HOLDER_B):
+        with pytest.raises(K.Corrupted) as e:
+            reopen(forged, credential)
+        assert e.value.offset == 0 and "chain start of key id" in e.value.reason, e.value.reason
+    assert reopen(with_header(a.data, lambda s: s), HOLDER_B).items     # the same header rebuilt as it was opens
+
+
+def test_a_full_holder_refuses_a_chain_start_of_a_key_id_the_table_lacks():
+    w, items, gone, old, a = a_compacted()
+    forged = with_header(a.data, lambda s: s + [(9, 1)])
+    with pytest.raises(K.Corrupted) as e:
+        reopen(forged)
+    assert "a chain start of key id 9" in e.value.reason, e.value.reason
+    assert set(reopen(forged, HOLDER_B).items) == set(reopen(a.data, HOLDER_B).items)   # it cannot tell
+
+
+def test_a_scoped_compaction_refuses_a_file_it_cannot_verify(tmp_path):
+    w, items = scoped_file()
+    kc = reopen(w.data)
+    # B's last page, in the newest commit: one byte of its ciphertext flipped (its tag, which the chain covers, left).
+    r = kc.records[-1]
+    record = kc.log[r.offset:r.offset + r.length]
+    seg = next(s for s in R.split(record)["segments"] if s["keyID"] == 3)
+    damaged = bytearray(w.data)
+    damaged[kc.layout.physical(r.offset + seg["page"][0] + 14)] ^= 0x40
+    damaged = bytes(damaged)
+    path = tmp_path / "damaged.kcf"
+    path.write_bytes(damaged)
+    a = V3.WriterV3.open(str(path), HOLDER_A, rng=random.Random(3), clock=clock())   # it cannot see B's ciphertext
+    assert set(a.state.items) == {i for i, g in items.items() if g == GA}
+    with pytest.raises(V3.ScopedRepairRefused) as e:
+        a.compact()
+    assert "do not match the newest commit slot's parity" in str(e.value) and path.read_bytes() == damaged
+    with pytest.raises(V3.ScopedRepairRefused):       # nor does it append
+        a.add(K.GENERIC_PASSWORD, {"account": "x", "service": "s", "accessGroup": GA}, b"x")
+    assert path.read_bytes() == damaged
+    # A full holder repairs it (parity, then B's page verifies) and writes; then A compacts.
+    fw = V3.WriterV3.open(damaged, PW, rng=random.Random(5), clock=clock())
+    fw.path = None
+    fw.add(K.GENERIC_PASSWORD, {"account": "y", "service": "s"}, b"y")
+    a = scoped_writer(fw.data, HOLDER_A)
+    a.compact()
+    assert len(reopen(a.data).items) == len(items) + 1
+    # A newest commit cut short (a torn tail that may hold acknowledged data) is refused too.
+    outcomes = []
+    for cut in (1, 40, r.length - 1):                 # within the newest commit: its last write
+        try:
+            scoped_writer(w.data[:-cut], HOLDER_A).compact()
+            outcomes.append("compacted")
+        except (V2.SetAsideRefusal, V3.ScopedRepairRefused) as e:
+            outcomes.append(type(e).__name__)
+    # Each cut is rebuilt from the newest seal's parity (the bytes missing are erasures), which A cannot verify for
+    # B's ciphertext: refused (a cut past what parity rebuilds is set aside, which every writer refuses).
+    assert outcomes == ["ScopedRepairRefused"] * 3, outcomes
