@@ -55,7 +55,7 @@ CLI (JSON on stdout, the exit status says how it went; errors as JSON on stderr)
 
     kcf_reference_v3.py dump FILE (--password P | --key HEX)          ("open" is the same command)
         the shape of kcf_reference_v2.py's dump ("formatVersion": 3), plus "page_count", "groups" ([{"keyID",
-        "name"}]), "tombstones" ([{"id", "time", "keyID"}]) and "records"; each item also has "group" (its group's
+        "name"}]), "chain_starts" ([{"keyID", "startEpoch"}], §2.6), "tombstones" ([{"id", "time", "keyID"}]) and "records"; each item also has "group" (its group's
         name, "" the default group) and "keyID". With a scoped credential: the same shape, holding only its
         groups' items, tombstones and groups.
     kcf_reference_v3.py append FILE (--password P | --key HEX) [--seed N] [--transaction] --items JSON
@@ -63,6 +63,11 @@ CLI (JSON on stdout, the exit status says how it went; errors as JSON on stderr)
         commit (one transaction with --transaction), with a full or a scoped credential; an item outside a scoped
         credential's groups: exit 9 (missingEntitlement), nothing written. Prints
         {"file_id", "scoped", "items": [id HEX, …], "head": {"sequence", "chain"}}.
+    kcf_reference_v3.py compact FILE (--password P | --key HEX) [--seed N]
+        rewrites the file into the next epoch: with a full credential every group anew (no chain starts), with a
+        scoped one its groups anew and every other group's segments copied (§2.6). Prints {"file_id", "scoped",
+        "epoch", "chain_starts": [{"keyID", "startEpoch"}], "head"}; a file a scoped credential cannot verify: exit 1
+        (ScopedRepairRefused), nothing written.
     kcf_reference_v3.py make FILE --password P [--iterations N] [--seed N] [--transaction] --items JSON
         JSON: [{"class": "genericPassword" | 1 …, "attributes": {name: value}, "secret": HEX}, …] (bytes-typed
         attributes in hex, dates in ms; an "accessGroup" the file lacks adds that group first, §2.11); each item
@@ -481,6 +486,7 @@ def to_json(kc: V2.KeychainV2) -> dict:
         "slots": [slot(s) for s in kc.header.slots],
         "slot_used": kc.slot_used,
         "groups": [{"keyID": k, "name": kc.keys.names[k]} for k in sorted(kc.keys.groups)],
+        "chain_starts": [{"keyID": k, "startEpoch": e} for k, e in sorted((kc.keys.chain_starts or {}).items())],
         "rewrite_end": kc.header.rewrite_end,
         "committed_end": kc.committed_end,
         "written_end": kc.written_end,
@@ -1082,6 +1088,12 @@ def main(argv=None) -> int:
     a.add_argument("--seed", type=int)
     a.add_argument("--transaction", action="store_true", help="all items in one transaction")
     a.add_argument("--items", required=True, metavar="JSON")
+    c = sub.add_parser("compact", help="rewrite the file into the next epoch, with a full or a scoped credential "
+                                       "(a scoped one copies the other groups' segments as bytes, §2.6)")
+    c.add_argument("file")
+    c.add_argument("--password")
+    c.add_argument("--key", metavar="HEX")
+    c.add_argument("--seed", type=int)
     m = sub.add_parser("make", help="write a new version 3 file holding the given items")
     m.add_argument("file")
     m.add_argument("--password", required=True)
@@ -1094,7 +1106,7 @@ def main(argv=None) -> int:
         args = ap.parse_args(argv)
     except SystemExit as e:
         return EXIT_USAGE if e.code else EXIT_OK
-    if args.command not in ("dump", "open", "make", "append", "append-scoped"):
+    if args.command not in ("dump", "open", "make", "append", "append-scoped", "compact"):
         ap.print_usage(sys.stderr)
         return EXIT_USAGE
     try:
@@ -1115,6 +1127,14 @@ def main(argv=None) -> int:
                   file=sys.stderr)
             return EXIT_USAGE
         cred = {"password": args.password} if args.password is not None else {"key": bytes.fromhex(args.key)}
+        if args.command == "compact":
+            w = WriterV3.open(args.file, cred, random.Random(args.seed) if args.seed is not None else None)
+            w.compact()
+            print(json.dumps({"file_id": w.keys.file_id.hex(), "scoped": w.keys.scoped, "epoch": w.keys.epoch,
+                              "chain_starts": [{"keyID": k, "startEpoch": e}
+                                               for k, e in sorted(w.keys.chain_starts.items())],
+                              "head": {"sequence": w.head[0], "chain": w.head[1].hex()}}))
+            return EXIT_OK
         if args.command in ("append", "append-scoped"):
             items = [item_from_json(j) for j in json.loads(args.items)]
             rng = random.Random(args.seed) if args.seed is not None else None

@@ -1206,3 +1206,21 @@ def test_a_scoped_compaction_refuses_a_file_it_cannot_verify(tmp_path):
     # Each cut is rebuilt from the newest seal's parity (the bytes missing are erasures), which A cannot verify for
     # B's ciphertext: refused (a cut past what parity rebuilds is set aside, which every writer refuses).
     assert outcomes == ["ScopedRepairRefused"] * 3, outcomes
+
+
+def test_cli_compact_with_a_scoped_then_a_full_password(tmp_path):
+    w, items = scoped_file()
+    path = tmp_path / "compact.kcf"
+    path.write_bytes(w.data)
+    before = json.loads(run("dump", str(path), "--password", PASSWORD).stdout)
+    out = run("compact", str(path), "--password", HOLDER_A["password"], "--seed", "4")
+    assert out.returncode == 0, out.stderr
+    made = json.loads(out.stdout)
+    assert made["scoped"] is True and made["epoch"] == 2
+    assert made["chain_starts"] == [{"keyID": 1, "startEpoch": 1}, {"keyID": 3, "startEpoch": 1}]
+    after = json.loads(run("dump", str(path), "--password", PASSWORD).stdout)
+    assert after["chain_starts"] == made["chain_starts"] and after["head"] == made["head"]
+    assert after["items"] == before["items"] and after["epoch"] == 2
+    out = run("compact", str(path), "--password", PASSWORD)
+    assert out.returncode == 0 and json.loads(out.stdout)["chain_starts"] == [], out.stderr
+    assert json.loads(run("dump", str(path), "--password", PASSWORD).stdout)["items"] == before["items"]
