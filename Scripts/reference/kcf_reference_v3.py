@@ -744,6 +744,14 @@ class WriterV3(V2.Writer):
         the old root, that holds 32 grants, whose scope names a key id the table lacks, or that would pass 8,192
         bytes stops the rewrite before anything is written (§2.2 "A rotation that cannot reach a slot is refused").
 
+        A scoped writer (§2.6 "Scoped rewrite", decided in session 47): the key table and slots copied byte for
+        byte; first every segment of every group it does not hold, byte for byte in log order from page 1 of its
+        chain in this file, dead ones included, in commits whose heads follow the copied groups (_append_copied);
+        the header lists each copied group's start epoch (its chain start entry, from the last commit's heads);
+        then its own groups' live items and tombstones as above, their chains starting at the new epoch. A file
+        whose log does not match its parity is refused first (ScopedRepairRefused). A full rewrite lists no chain
+        starts (c = 0).
+
         The file at `path` is replaced at once (a temporary file renamed over it); this writer then continues on the
         new file."""
         keys: KeysV3 = self.keys
