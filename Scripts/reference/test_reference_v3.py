@@ -1224,3 +1224,31 @@ def test_cli_compact_with_a_scoped_then_a_full_password(tmp_path):
     out = run("compact", str(path), "--password", PASSWORD)
     assert out.returncode == 0 and json.loads(out.stdout)["chain_starts"] == [], out.stderr
     assert json.loads(run("dump", str(path), "--password", PASSWORD).stdout)["items"] == before["items"]
+
+
+def test_a_scoped_holder_refuses_a_head_of_a_group_without_segments():
+    """§2.6's check of other groups' heads: a head naming pages of a key id that has no segment in the file (added by
+    a K_log holder, the chain tag made right) is refused by A's holder, which cannot tell key id 9 from another
+    group but can count its segments: none. (The full holder refuses it as a key id its table lacks.)"""
+    w, items = scoped_file()
+    offset = w.written_end
+
+    def head_of_9(record, previous, keys):
+        frame = R.split(record)
+        segments = [record[s["start"]:s["secrets"][1]] for s in frame["segments"]]
+        heads = R.open_heads(segments[-1][R.SEGMENT_HEADER:], 0, keys.k_heads, keys.file_id, keys.epoch,
+                             frame["sequence"])
+        heads[9] = {"startEpoch": keys.epoch, "groupSequence": 1, "lastTag": V3.page_tag(segments[0])}
+        box = R.seal(keys.k_heads, R.heads_plaintext(heads), R.heads_aad(keys.file_id, keys.epoch, frame["sequence"]),
+                     random.Random(1))
+        segments[-1] = R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box
+        return R.assemble(frame["kind"], frame["sequence"], frame["part"], segments, previous, keys.k_chain)
+    a = scoped_writer(w.data, HOLDER_A)
+    tampering(a, head_of_9)
+    a.add(K.GENERIC_PASSWORD, {"account": "x", "service": "s", "accessGroup": GA}, b"x")
+    a.add(K.GENERIC_PASSWORD, {"account": "after", "service": "s", "accessGroup": GA}, b"y")
+    for credential, reason in ((HOLDER_A, "the heads name 1 pages of group 9, which has no segment in the file"),
+                               (PW, "a head of key id 9")):
+        with pytest.raises(V3.CorruptedRecord) as e:
+            reopen(a.data, credential)
+        assert e.value.offset == offset and reason in e.value.reason, e.value.reason
