@@ -5,7 +5,10 @@ Written from the design document's tables (header bytes, key table, keys of an e
 Python's `cryptography` for HKDF, HMAC and AES-GCM, the version 2 reference's header-page parity (kcf_reference_v2.py)
 and the version 3 slots (slots_v3.py): the second implementation the Swift header is checked against
 (Tests/KeychainFileTests/Format/V3/HeaderV3ReferenceTests.swift). Version 3 is a design still; this reads and writes
-a file's prefix (both runs of header pages and the commit slots, zero), not records.
+a file's prefix (both runs of header pages and the commit slots, zero), not records. Since session 47 (§2.6) the
+byte at offset 109 is the chain start count c, and c entries of 9 bytes (u8 key id ‖ u64 start epoch, key ids
+strictly increasing, each epoch before the header's) follow the sealed key table, before the slots: parse_header
+returns them as "chainStarts" and refuses them out of order or not before the epoch; build_header writes them.
 
 CLI, for the Swift tests:
 
@@ -27,6 +30,7 @@ import json
 import random
 import struct
 import sys
+from typing import Optional
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
@@ -35,6 +39,7 @@ import slots_v3 as S
 
 MAGIC = bytes([0x89, 0x4B, 0x43, 0x46, 0x0D, 0x0A, 0x1A, 0x0A])
 FIXED, TRAILER = 112, 48
+CHAIN_START = 9                 # a chain start entry: u8 key id ‖ u64 start epoch (§2.6, after the key table)
 MIN_TABLE = 30
 MIN_SLOT = 192
 MIN_HEADER = FIXED + MIN_TABLE + MIN_SLOT + TRAILER
@@ -126,9 +131,9 @@ def parse_header(h: bytes) -> dict:
     file_id, epoch, salt = h[16:32], struct.unpack(">Q", h[32:40])[0], h[40:72]
     rewrite_end, head_seq = struct.unpack(">QQ", h[72:88])
     head_chain, horizon = h[88:104], struct.unpack(">I", h[104:108])[0]
-    slot_count, reserved, table_length = h[108], h[109], struct.unpack(">H", h[110:112])[0]
-    if not (1 <= slot_count <= 16) or reserved != 0 or not (1 <= horizon <= 36525):
-        raise Corrupted("slot count, reserved byte or horizon")
+    slot_count, start_count, table_length = h[108], h[109], struct.unpack(">H", h[110:112])[0]
+    if not (1 <= slot_count <= 16) or not (1 <= horizon <= 36525):
+        raise Corrupted("slot count or horizon")
     if rewrite_end > (1 << 62) - 1 or (rewrite_end == 0) != (head_seq == 0):
         raise Corrupted("rewrite end and head")
     if table_length < MIN_TABLE:
@@ -136,6 +141,21 @@ def parse_header(h: bytes) -> dict:
     body_end = length - TRAILER
     table = h[FIXED:FIXED + table_length]
     at = FIXED + table_length
+    # §2.6 (decided in session 47): the chain start count c at offset 109 and c entries of 9 bytes after the sealed
+    # key table — u8 key id ‖ u64 start epoch, key ids strictly increasing, each start epoch before the header's epoch.
+    if at + CHAIN_START * start_count > body_end:
+        raise Corrupted("chain starts past the MAC")
+    chain_starts, previous = [], 0
+    for _ in range(start_count):
+        key_id, start = h[at], struct.unpack(">Q", h[at + 1:at + 9])[0]
+        if not previous < key_id:
+            raise Corrupted(f"chain start of key id {key_id}: key ids not strictly increasing (or 0)")
+        if start >= epoch:
+            raise Corrupted(f"chain start of key id {key_id}: start epoch {start}, not before the header's epoch "
+                            f"{epoch}")
+        chain_starts.append((key_id, start))
+        previous = key_id
+        at += CHAIN_START
     slots, iterations, argon = [], 0, 0
     for _ in range(slot_count):
         if at + 4 > body_end:
@@ -159,10 +179,12 @@ def parse_header(h: bytes) -> dict:
     if iterations > MAX_ITERATIONS_TOTAL or argon > MAX_ARGON_WORK:
         raise Corrupted("key derivation work")
     return {"fileID": file_id, "epoch": epoch, "salt": salt, "rewriteEnd": rewrite_end, "headChain": head_chain,
-            "table": table, "slots": slots, "bytes": h}
+            "table": table, "chainStarts": chain_starts, "slots": slots, "bytes": h}
 
 
-def header_in(data: bytes, n: int):
+def header_in(data: bytes, n: int, reasons: Optional[list] = None):
+    """The header at the start of data, if it is one of n pages whose structure and checksum verify; else None,
+    with the reason its structure was refused (a checksum that verified) appended to `reasons`."""
     if len(data) < 16 or data[:8] != MAGIC or data[8:12] != b"\x00\x03\x00\x00":
         return None
     length = struct.unpack(">I", data[12:16])[0]
@@ -170,11 +192,14 @@ def header_in(data: bytes, n: int):
         return None
     try:
         return parse_header(data[:length])
-    except (Corrupted, S.Corrupted):
+    except (Corrupted, S.Corrupted) as e:
+        if reasons is not None and len(data) >= length and \
+                hashlib.sha256(data[:length - 16]).digest()[:16] == data[length - 16:length]:
+            reasons.append(str(e))
         return None
 
 
-def read_run(prefix: bytes, offset: int, n: int):
+def read_run(prefix: bytes, offset: int, n: int, reasons: Optional[list] = None):
     """(parsed header or None, "intact" | "repaired" | "unusable")."""
     run = prefix[offset:offset + n * PAGE]
     run += bytes(n * PAGE - len(run))
@@ -186,10 +211,10 @@ def read_run(prefix: bytes, offset: int, n: int):
         repaired += block
         if changed or failed or any(page[PAGE_DATA + 512:]) or V2.page_parity(page[:PAGE_DATA]) != page[PAGE_DATA:PAGE_DATA + 512]:
             clean = False
-    h = header_in(as_read, n)
+    h = header_in(as_read, n, reasons)
     if h is not None:
         return h, "intact" if clean else "repaired"
-    h = header_in(repaired, n)
+    h = header_in(repaired, n, reasons)
     return (h, "repaired") if h is not None else (None, "unusable")
 
 
@@ -209,11 +234,12 @@ def declared_pages(prefix: bytes, offset: int) -> list:
 
 def open_prefix(prefix: bytes, cred: dict) -> dict:
     runs = []   # (name, offset, n, header or None, how)
+    reasons: list = []    # why a run whose checksum verified was refused for its structure
     counts_a = declared_pages(prefix, 0)
     for na in counts_a:
-        runs.append(("A", 0, na) + read_run(prefix, 0, na))
+        runs.append(("A", 0, na) + read_run(prefix, 0, na, reasons))
     for na in counts_a:
-        runs.append(("B", run_b_offset(na), na) + read_run(prefix, run_b_offset(na), na))
+        runs.append(("B", run_b_offset(na), na) + read_run(prefix, run_b_offset(na), na, reasons))
     if all(run[3] is None for run in runs if run[0] == "B"):
         for n in range(1, MAX_PAGES + 1):
             if n not in counts_a and n in declared_pages(prefix, run_b_offset(n)):
@@ -225,7 +251,7 @@ def open_prefix(prefix: bytes, cred: dict) -> dict:
         if run[3] is not None and all(run[3]["bytes"] != c[3]["bytes"] for c in candidates):
             candidates.append(run)
     if not candidates:
-        raise Corrupted("neither run holds a header")
+        raise Corrupted("neither run holds a header" + (f" ({reasons[0]})" if reasons else ""))
     if len({c[3]["fileID"] for c in candidates}) > 1:
         raise Corrupted("the two runs hold headers of different keychains")
     # §2.9 with §20.3: each copy's slots (run A's first), each copy's MAC under every log key a slot gave (its own
@@ -284,15 +310,18 @@ def open_prefix(prefix: bytes, cred: dict) -> dict:
 
 
 def build_header(file_id: bytes, epoch: int, salt: bytes, rewrite_end: int, head_sequence: int, head_chain: bytes,
-                 horizon_days: int, table: bytes, slots: list, log_key: bytes) -> bytes:
+                 horizon_days: int, table: bytes, slots: list, log_key: bytes, chain_starts: tuple = ()) -> bytes:
     """One copy of a header (§2.9's table), its MAC under the epoch's K_header and its checksum: what a rewrite
-    writes (make_prefix below writes a new keychain's the same way)."""
+    writes (make_prefix below writes a new keychain's the same way). chain_starts: [(key id, start epoch)] of the
+    groups whose chains in this file began before `epoch` (§2.6, a scoped rewrite's copied groups), in increasing
+    key id; empty for a file written whole."""
     keys = epoch_keys(log_key, file_id, epoch, salt)
     body_slots = b"".join(slots)
-    length = FIXED + len(table) + len(body_slots) + TRAILER
+    starts = b"".join(bytes([k]) + struct.pack(">Q", e) for k, e in chain_starts)
+    length = FIXED + len(table) + len(starts) + len(body_slots) + TRAILER
     h = (MAGIC + struct.pack(">HHI", 3, 0, length) + file_id + struct.pack(">Q", epoch) + salt
          + struct.pack(">QQ", rewrite_end, head_sequence) + head_chain + struct.pack(">I", horizon_days)
-         + bytes([len(slots), 0]) + struct.pack(">H", len(table)) + table + body_slots)
+         + bytes([len(slots), len(chain_starts)]) + struct.pack(">H", len(table)) + table + starts + body_slots)
     h += _hmac.new(keys["header"], h, hashlib.sha256).digest()
     return h + hashlib.sha256(h).digest()[:16]
 

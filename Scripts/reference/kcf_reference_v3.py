@@ -17,15 +17,19 @@ with the three changes of §2.10: the prefix follows the header's page count n (
 log key, and the records are §2.5.1's with their chain tag as the chain value. Items are in their groups (§2.11,
 plan step 3): each put, deletion and tombstone is an entry of its group's pages, checked by the reader against the
 page's group; a writer adds a group the key table lacks by a rewrite under a new root; a group's chain starts at
-the header's epoch.
+its start epoch — the header's chain start entry for it (§2.6, after a scoped rewrite), else the header's epoch.
 
-Scoped credentials (plan step 4, §2.3, §2.5, §2.6 "Scoped append"): a credential scoped to access groups opens the
-file with K_log and its groups' keys. It verifies every record's frame, chain tag and heads, opens only its groups'
-pages (checked against their chains at every commit's heads, and by §2.11's checks), keeps every other group's
-segments as their bytes and refuses no segment or head of a key id it does not hold (a full credential still does),
-and yields only its groups' items. A writer opened with it appends commits and transactions in parts with segments
-of its groups only and heads that carry every other group's head of the last commit unchanged; a write outside its
-groups raises MissingEntitlement, and a rewrite (compaction: §2.6's scoped rewrite) ScopedRewriteUnsupported.
+Scoped credentials (plan step 4, §2.3, §2.5, §2.6): a credential scoped to access groups opens the file with K_log
+and its groups' keys. It verifies every record's frame, chain tag and heads, opens only its groups' pages (checked
+against their chains at every commit's heads, and by §2.11's checks), keeps every other group's segments as their
+bytes and refuses no segment or head of a key id it does not hold (a full credential still does), checks every other
+group's head against what K_log shows of that group (its segments in the file so far, the last one's page tag, its
+start epoch), and yields only its groups' items. A writer opened with it appends commits and transactions in parts
+with segments of its groups only and heads that carry every other group's head of the last commit unchanged, and
+compacts (§2.6 "Scoped rewrite": every other group's segments copied byte for byte into commits whose heads follow
+them, their start epochs in the header's chain starts, its own groups written anew); a write outside its groups
+raises MissingEntitlement, and a write to a file whose log does not match its parity (a repair it cannot verify)
+ScopedRepairRefused.
 
 Module use:
 
@@ -44,12 +48,14 @@ Module use:
     kc = open_keychain("file.kcf", {"password": "scoped"})  # a scoped credential: its groups' items only
     kc.scoped, kc.opaque_segments                           # True; [(record offset, key id, bytes)] of other groups
     w = WriterV3.open("file.kcf", {"password": "scoped"})   # appends in its groups; else MissingEntitlement
+    w.compact()                                             # a scoped rewrite: the other groups copied as bytes
+    kc.keys.chain_starts                                    # key id -> start epoch of a chain begun earlier
 
 CLI (JSON on stdout, the exit status says how it went; errors as JSON on stderr):
 
     kcf_reference_v3.py dump FILE (--password P | --key HEX)          ("open" is the same command)
         the shape of kcf_reference_v2.py's dump ("formatVersion": 3), plus "page_count", "groups" ([{"keyID",
-        "name"}]), "tombstones" ([{"id", "time", "keyID"}]) and "records"; each item also has "group" (its group's
+        "name"}]), "chain_starts" ([{"keyID", "startEpoch"}], §2.6), "tombstones" ([{"id", "time", "keyID"}]) and "records"; each item also has "group" (its group's
         name, "" the default group) and "keyID". With a scoped credential: the same shape, holding only its
         groups' items, tombstones and groups.
     kcf_reference_v3.py append FILE (--password P | --key HEX) [--seed N] [--transaction] --items JSON
@@ -57,6 +63,11 @@ CLI (JSON on stdout, the exit status says how it went; errors as JSON on stderr)
         commit (one transaction with --transaction), with a full or a scoped credential; an item outside a scoped
         credential's groups: exit 9 (missingEntitlement), nothing written. Prints
         {"file_id", "scoped", "items": [id HEX, …], "head": {"sequence", "chain"}}.
+    kcf_reference_v3.py compact FILE (--password P | --key HEX) [--seed N]
+        rewrites the file into the next epoch: with a full credential every group anew (no chain starts), with a
+        scoped one its groups anew and every other group's segments copied (§2.6). Prints {"file_id", "scoped",
+        "epoch", "chain_starts": [{"keyID", "startEpoch"}], "head"}; a file a scoped credential cannot verify: exit 1
+        (ScopedRepairRefused), nothing written.
     kcf_reference_v3.py make FILE --password P [--iterations N] [--seed N] [--transaction] --items JSON
         JSON: [{"class": "genericPassword" | 1 …, "attributes": {name: value}, "secret": HEX}, …] (bytes-typed
         attributes in hex, dates in ms; an "accessGroup" the file lacks adds that group first, §2.11); each item
@@ -64,7 +75,7 @@ CLI (JSON on stdout, the exit status says how it went; errors as JSON on stderr)
         {"file_id", "items": [id HEX, …], "head": {"sequence", "chain"}}.
 
 Exit codes as version 2's: 0 success, 1 I/O or other error, 2 usage, 3 notAKeychain, 4 unsupportedVersion,
-5 wrongCredentials, 6 corrupted, 7 unsupportedFeature (a scoped rewrite included), 9 missingEntitlement (its JSON
+5 wrongCredentials, 6 corrupted, 7 unsupportedFeature, 9 missingEntitlement (its JSON
 on stderr with "group", null when the writer cannot name it, and "osStatus": -34018).
 
 Where §2.10 or §2.5.1 leave a choice open, this module decides as version 2 does and marks it "SPEC-GAP" (listed in
@@ -114,15 +125,23 @@ class ChainV3(bytes):
     `groups` holds the chains of the groups whose keys the reader holds, as their pages verified. `others` (a scoped
     credential only, §2.3) holds the heads of every other group as the last commit at or before this record stated
     them, in the same form: a scoped writer copies them unchanged into its next commit's heads (§2.5 "A writer
-    scoped to A updates A's head and copies the others"), since it cannot check or make them."""
+    scoped to A updates A's head and copies the others"), since it cannot check or make them.
+
+    `opaque` (a scoped credential only, §2.6 "Decided and built (session 47)") holds, for each key id whose key the
+    reader does not hold, what it can see of that group's chain in the file up to this record: (the number of its
+    segments, the last one's page tag). Within one file a group's chain is whole (§2.5), so at a commit that group's
+    head must name exactly that many pages and that tag."""
 
     groups: dict
     others: dict
+    opaque: dict
 
-    def __new__(cls, tag: bytes, groups: Optional[dict] = None, others: Optional[dict] = None):
+    def __new__(cls, tag: bytes, groups: Optional[dict] = None, others: Optional[dict] = None,
+                opaque: Optional[dict] = None):
         value = super().__new__(cls, bytes(tag))
         value.groups = dict(groups or {})
         value.others = dict(others or {})
+        value.opaque = dict(opaque or {})
         return value
 
 
@@ -140,6 +159,7 @@ class KeysV3:
     log_key: bytes = b""
     root: Optional[bytes] = None         # R, for a full credential
     last_assigned: int = 0               # the key table's last key id assigned (§2.4), for a full credential
+    chain_starts: dict = None            # key id -> start epoch of a chain begun before this epoch (§2.6)
 
     @property
     def scoped(self) -> bool:
@@ -150,15 +170,19 @@ class KeysV3:
         """The key id of the group named `name` (§2.11: found by name in the key table), or None."""
         return next((k for k, n in self.names.items() if n == name), None)
 
+    def start_epoch(self, key_id: int) -> int:
+        """Where key_id's chain in this file begins (§2.6, decided in session 47): the header's chain start entry
+        for it, else the header's epoch (every group of a file written whole, every group a rewriter reached)."""
+        return (self.chain_starts or {}).get(key_id, self.epoch)
+
     def group_chain(self, chain: ChainV3, key_id: int) -> tuple:
         """(start epoch, group sequence, previous page tag) for the next page of key_id after `chain`. A group
-        without a page yet starts at the header's epoch (§2.10: a file written whole). SPEC-GAP: after a scoped
-        rewrite (§2.6, not built here) a copied group's chain would start in an older epoch; the doc does not say
-        where a reader then finds it before page 1."""
+        without a page yet starts at its start epoch (start_epoch): page 1 follows startValue(k, that epoch)."""
         state = chain.groups.get(key_id)
         if state is not None:
             return state
-        return self.epoch, 0, R.GroupKeys(self.groups[key_id], self.file_id, key_id).start_value(self.epoch)
+        start = self.start_epoch(key_id)
+        return start, 0, R.GroupKeys(self.groups[key_id], self.file_id, key_id).start_value(start)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -208,6 +232,7 @@ class _ScanV3(V2._Scan):
             raise V2._Bad(f"{e.reason} (record byte {e.offset})") from None
         except R.Unsupported as e:
             raise V2._Unsupported(e.reason) from None
+        seen = None
         if not keys.scoped:
             # §2.10 (decided in session 45): a full credential holds every group of the key table, and the table
             # names every group there is, so a segment or a head of a key id it does not hold is corrupted (only a
@@ -224,14 +249,12 @@ class _ScanV3(V2._Scan):
             # tell another group's key id from one that does not exist (it has no key table), so it refuses
             # neither a segment nor a head of a key id it does not hold. What it checks of them is what K_log
             # covers, and decode_record did it: the frame, the chain tag (binding each segment's key id, lengths
-            # and page tag), the heads box, and that every segment of a commit has a head. Whether another group's
-            # chain ends at its head only that group's holders can tell (§2.5).
-            # SPEC-GAP: the page tags are in the clear and bound by the chain tag, and the n-th segment of key id k
-            # is page n of k's chain (§2.5), so a scoped reader could check other groups' heads structurally (their
-            # sequence and last tag against their segments) and catch a head omitted, stepped back or altered; §2.5.1
-            # checks only the holder's groups, and so does this reader (README: "scoped credentials", point 1).
+            # and page tag), the heads box, and that every segment of a commit has a head. Then (§2.6, session 47)
+            # every other group's head against what it can see: that group's segments in the file so far and the
+            # last one's page tag. Whether those pages authenticate only that group's holders can tell (§2.5).
             self.opaque[frame.offset] = [(s["keyID"], bytes.fromhex(s["opaque"])) for s in out["segments"]
                                          if "opaque" in s]
+            seen = _check_other_heads(keys, chain.opaque, self.opaque[frame.offset], out["heads"])
         entries = []
         for s in out["segments"]:
             for e in s.get("entries", ()):                   # an opaque segment (scoped) has none to apply
@@ -247,7 +270,7 @@ class _ScanV3(V2._Scan):
         else:
             others = {h["keyID"]: (h["startEpoch"], h["groupSequence"], bytes.fromhex(h["lastTag"]))
                       for h in out["heads"] if h["keyID"] not in keys.groups}
-        return entries, ChainV3(bytes.fromhex(out["chainTag"]), after, others)
+        return entries, ChainV3(bytes.fromhex(out["chainTag"]), after, others, seen)
 
 
     def check_transaction(self, state: K.State, entries: list, end: int):
@@ -290,6 +313,46 @@ class _ScanV3(V2._Scan):
                 tombs[iid] = k
         self.tomb_groups = tombs
         self.tomb_snapshots[end] = dict(tombs)
+
+
+def page_tag(segment: bytes) -> bytes:
+    """A segment's page tag: the last 16 bytes of its page box (§2.5.1), readable without the group's key."""
+    end = R.SEGMENT_HEADER + R.rd32(segment, 5)
+    return segment[end - 16:end]
+
+
+def _check_other_heads(keys: KeysV3, before: dict, segments: list, heads) -> dict:
+    """§2.6 "Decided and built (session 47)": a scoped reader's check of the heads of the groups it does not hold.
+    `before`: {key id: (segments so far, last page tag)} for those groups up to the record before; `segments`: this
+    record's segments of those groups, [(key id, bytes)] in order; `heads`: the record's heads (None for a part).
+    Returns the counts after the record. At a commit, for every head of such a group and every such group that has
+    segments: the head must exist, its group sequence must be the number of the group's segments in the file so far
+    (within one file a group's chain is whole, §2.5) and its last tag the last one's page tag; otherwise the record
+    does not verify (V2._Bad: set aside when it is the newest commit's last write, corrupted when acknowledged, as a
+    head that does not match a followed group's chain). It cannot tell that a page authenticates: only K_g's holders
+    can."""
+    seen = dict(before)
+    for k, segment in segments:
+        seen[k] = (seen.get(k, (0, b""))[0] + 1, page_tag(segment))
+    if heads is None:
+        return seen
+    named = {h["keyID"]: h for h in heads if h["keyID"] not in keys.groups}
+    for k in sorted(set(named) | set(seen)):
+        head, (count, last) = named.get(k), seen.get(k, (0, b""))
+        if head is None:
+            raise V2._Bad(f"group {k} has {count} segments in the file but no head")
+        if count == 0:
+            raise V2._Bad(f"the heads name {head['groupSequence']} pages of group {k}, which has no segment in the "
+                          f"file")
+        if head["groupSequence"] != count or bytes.fromhex(head["lastTag"]) != last:
+            raise V2._Bad(f"group {k}'s head (group sequence {head['groupSequence']}) is not at its last segment "
+                          f"in the file (segment {count} and its page tag)")
+        # SPEC-GAP (decided here): the head's start epoch must be where the header says k's chain starts (its chain
+        # start entry, else the header's epoch), as a holder of K_g finds it; both are readable with K_log alone.
+        if head["startEpoch"] != keys.start_epoch(k):
+            raise V2._Bad(f"group {k}'s head starts its chain at epoch {head['startEpoch']}, the header at epoch "
+                          f"{keys.start_epoch(k)}")
+    return seen
 
 
 def group_of(item) -> str:
@@ -358,10 +421,16 @@ def open_keychain(path_or_bytes, credential: dict, *, decrypt_secrets: bool = Tr
     groups = {g["keyID"]: bytes.fromhex(g["key"]) for g in opened["groups"]}
     root = bytes.fromhex(opened["root"]) if opened["root"] else None
     last = H.open_table(ph["table"], root, file_id)[0] if root is not None else 0
+    chain_starts = dict(ph["chainStarts"])
+    if root is not None:
+        # As a segment or head of a key id the table lacks (§2.10): the table names every group there is.
+        for k in chain_starts:
+            if k not in groups:
+                raise Corrupted(109, f"header: a chain start of key id {k}, a group the key table does not hold")
     keys = KeysV3(file_id=file_id, epoch=epoch, k_header=ek["header"], k_chain=ek["chain"], k_heads=ek["heads"],
                   c0=ChainV3(bytes.fromhex(opened["c0"])), groups=groups,
                   names={g["keyID"]: g["name"] for g in opened["groups"]}, log_key=log_key, root=root,
-                  last_assigned=last)
+                  last_assigned=last, chain_starts=chain_starts)
     repairs, to_rewrite = [], []
     for name, how in zip(("A", "B"), opened["runs"]):
         if how != "intact":
@@ -417,6 +486,7 @@ def to_json(kc: V2.KeychainV2) -> dict:
         "slots": [slot(s) for s in kc.header.slots],
         "slot_used": kc.slot_used,
         "groups": [{"keyID": k, "name": kc.keys.names[k]} for k in sorted(kc.keys.groups)],
+        "chain_starts": [{"keyID": k, "startEpoch": e} for k, e in sorted((kc.keys.chain_starts or {}).items())],
         "rewrite_end": kc.header.rewrite_end,
         "committed_end": kc.committed_end,
         "written_end": kc.written_end,
@@ -460,6 +530,8 @@ class WriterV3(V2.Writer):
         super().__init__(path=path, data=data, kc=kc, rng=rng, clock=clock, part_limit=part_limit, layout=kc.layout)
         # §2.11: the file's tombstones with the key id of the page that held each (a rewrite writes them back there).
         self.tombstones = {iid: (t, kc.tombstone_groups[iid]) for iid, t in kc.tombstones.items()}
+        # §2.6: what a scoped writer would have to repair without being able to verify it (None: nothing).
+        self._unverifiable = _unverifiable_repair(data, kc) if kc.keys.scoped else None
 
     @classmethod
     def create(cls, path, password: str, iterations: int = 600_000, rng: Optional[random.Random] = None, *,
@@ -559,6 +631,8 @@ class WriterV3(V2.Writer):
                 name = group_of(e)
                 if self.keys.key_id_of(name) is None and name not in missing:
                     missing.append(name)
+        if self.keys.scoped:
+            self._refuse_unverifiable_repair("append to")
         if missing and self.keys.scoped:
             # §2.8, §2.11: a scoped holder writing outside its groups — a group of the file it does not hold, or
             # one the file lacks (it cannot tell the two apart: it has no key table, and only a full holder adds
@@ -670,17 +744,31 @@ class WriterV3(V2.Writer):
         the old root, that holds 32 grants, whose scope names a key id the table lacks, or that would pass 8,192
         bytes stops the rewrite before anything is written (§2.2 "A rotation that cannot reach a slot is refused").
 
+        A scoped writer (§2.6 "Scoped rewrite", decided in session 47): the key table and slots copied byte for
+        byte; first every segment of every group it does not hold, byte for byte in log order from page 1 of its
+        chain in this file, dead ones included, in commits whose heads follow the copied groups (_append_copied);
+        the header lists each copied group's start epoch (its chain start entry, from the last commit's heads);
+        then its own groups' live items and tombstones as above, their chains starting at the new epoch. A file
+        whose log does not match its parity is refused first (ScopedRepairRefused). A full rewrite lists no chain
+        starts (c = 0).
+
         The file at `path` is replaced at once (a temporary file renamed over it); this writer then continues on the
         new file."""
         keys: KeysV3 = self.keys
-        if keys.scoped:
-            # §2.6 "Scoped rewrite" (the holder's groups anew, every other group's segments copied byte for byte
-            # with their heads) is not built in this reference yet: refused before anything is written.
-            raise ScopedRewriteUnsupported("a scoped credential cannot rewrite (compact) the file in this reference: "
-                                           "scoped rewrites (Docs/FormatVersion3.md §2.6) are not implemented; "
-                                           "compact with a full credential")
         if self.kc.set_aside is not None:
             raise V2.SetAsideRefusal("records set aside as possibly acknowledged: a rewrite is refused")
+        copied, chain_starts = [], []
+        if keys.scoped:
+            # §2.6 "Scoped rewrite": the holder's groups anew; every other group's segments copied byte for byte,
+            # in log order, dead ones included, from page 1 of its chain in this file (kc.opaque_segments: the
+            # whole log of this file, in which each group's chain is whole, §2.5); each copied group's chain keeps
+            # the start epoch the last commit's heads give it, and the new header lists it (chain starts).
+            if new_groups:
+                raise MissingEntitlement(None, "only a full credential adds a group")
+            self._refuse_unverifiable_repair("rewrite (compact)")
+            copied = [(k, b) for _, k, b in self.kc.opaque_segments]
+            others = self.head[1].others
+            chain_starts = sorted((k, others[k][0]) for k in {k for k, _ in copied})
         rng = self.rng if self.rng is not None else random.SystemRandom()
         raw = self.header.raw
         file_id, epoch = keys.file_id, keys.epoch + 1
@@ -752,7 +840,7 @@ class WriterV3(V2.Writer):
         ek = H.epoch_keys(keys.log_key, file_id, epoch, salt)
         c0 = H.c0(ek["header"], file_id, epoch, salt)
         horizon_days = self.header.horizon_days
-        first = H.build_header(file_id, epoch, salt, 0, 0, c0, horizon_days, table, slots, keys.log_key)
+        first = H.build_header(file_id, epoch, salt, 0, 0, c0, horizon_days, table, slots, keys.log_key, chain_starts)
         n = H.page_count(len(first))
         if n > H.MAX_PAGES:
             raise LimitReached(f"the header would take {n} pages (at most {H.MAX_PAGES}): remove credentials or groups")
@@ -761,24 +849,28 @@ class WriterV3(V2.Writer):
         buf = bytearray(run + bytes(2 * H.SLOT_STRIDE) + run)
         new_keys = KeysV3(file_id=file_id, epoch=epoch, k_header=ek["header"], k_chain=ek["chain"],
                           k_heads=ek["heads"], c0=ChainV3(c0), groups=groups, names=names, log_key=keys.log_key,
-                          root=root, last_assigned=last)
+                          root=root, last_assigned=last, chain_starts=dict(chain_starts))
         header = _header_of(first)
         kc = V2.KeychainV2(header=header, keys=new_keys, master_key=b"", slot_used=self.kc.slot_used, items={},
                            head=(0, ChainV3(c0)), records=[], committed_end=0, written_end=0, newest=None,
                            older=None, remnant=None, set_aside=None, undone=None, repairs=[], repaired_log={},
                            pages_to_rewrite=[], tombstones={}, file_length=len(buf), log=b"")
         kc.layout, kc.page_count, kc.item_groups, kc.tombstone_groups = layout, n, {}, {}
+        kc.scoped, kc.opaque_segments = keys.scoped, []
         w = WriterV3(path=None, data=bytes(buf), kc=kc, rng=self.rng, clock=self.clock, part_limit=self.part_limit)
+        w.tamper = self.tamper
         w.counter = 0                                          # §23.3: an epoch's first seal has counter 1
+        if copied:
+            w._append_copied(copied)
         for at in range(0, len(entries), 4096):
             w.append(entries[at:at + 4096])
-        if not entries:                                        # §26.6: no records: the seal of counter 1 in slot 1
+        if w.counter == 0:                                     # §26.6: no records: the seal of counter 1 in slot 1
             seal = V2.build_seal(epoch, 1, 0, 0, (0, c0), ek["header"])
             at = layout.slot_offsets[1]
             w.buf[at:at + V2.SLOT_BYTES] = seal + bytes(V2.CHUNK_PARITY) + seal
             w.counter = 1
         final = H.build_header(file_id, epoch, salt, w.written_end, w.head[0], bytes(w.head[1]), horizon_days, table,
-                               slots, keys.log_key)
+                               slots, keys.log_key, chain_starts)
         assert len(final) == len(first)
         run = H.run_of(final)
         w.buf[0:len(run)] = run
@@ -789,6 +881,62 @@ class WriterV3(V2.Writer):
         path = self.path
         self.__dict__.update(w.__dict__)
         self.path = path
+
+    def _append_copied(self, copied: list):
+        """§2.6 "Scoped rewrite", the copied part: the segments [(key id, bytes)] of the groups this writer does not
+        hold, byte for byte and in log order, packed into commits (kind 1) of at most part_limit body bytes (and
+        65,534 segments), each commit's heads naming each copied group as far as copied: its start epoch (the
+        header's chain start entry), the number of its segments copied so far, the last one's page tag — all
+        readable without K_g. Each commit gets its own seal, as a rewrite's commits do."""
+        keys: KeysV3 = self.keys
+        rng = self.rng if self.rng is not None else random.SystemRandom()
+        heads: dict = {}                                   # key id -> (start epoch, segments copied, last page tag)
+        batch: list = []
+
+        def body(extra_segments: list, head_count: int) -> int:
+            return R.FIXED - 8 + sum(len(b) for b in extra_segments) + R.SEGMENT_HEADER + 28 + \
+                R.HEAD_SIZE * head_count + 16
+
+        def commit():
+            sequence = self.head[0] + 1
+            plain = R.heads_plaintext({k: {"startEpoch": h[0], "groupSequence": h[1], "lastTag": h[2]}
+                                       for k, h in heads.items()})
+            box = R.seal(keys.k_heads, plain, R.heads_aad(keys.file_id, keys.epoch, sequence), rng)
+            segments = batch + [R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box]
+            previous = self.head[1]
+            record = R.assemble(V2.KIND_COMMIT, sequence, 0, segments, bytes(previous), keys.k_chain)
+            if self.tamper is not None:
+                record = self.tamper(record, bytes(previous), keys)
+            chain = ChainV3(record[-16:], previous.groups, heads,
+                            {k: (h[1], h[2]) for k, h in heads.items()})
+            start = self.written_end
+            self._write_record(record, commit=True, head=(sequence, chain))
+            self.head = (sequence, chain)
+            self.kc.opaque_segments.extend((start, b[0], b) for b in batch)
+            batch.clear()
+
+        for k, segment in copied:
+            after = {**heads, k: None}
+            if batch and (body(batch + [segment], len(after)) > self.part_limit or len(batch) >= 65_534):
+                commit()
+            if body([segment], len(after)) > R.MAX_BODY:
+                raise LimitReached(f"a copied segment of key id {k} ({len(segment)} bytes) does not fit in a record")
+            batch.append(segment)
+            count = heads.get(k, (0, 0, b""))[1] + 1
+            heads[k] = (keys.start_epoch(k), count, page_tag(segment))
+        if batch:
+            commit()
+        self._flush()
+
+    def _refuse_unverifiable_repair(self, what: str):
+        """§2.6: a scoped holder does not write to a file that needs a repair it cannot verify (the chain covers
+        each segment's page tag, not other groups' ciphertext and secret boxes): a log chunk, up to the committed
+        end, whose bytes as read do not match their parity (a complete chunk's own, the newest seal's for the last
+        one, a last write missing), or bytes that verified only as repaired. Parity computed from such bytes would
+        make damage to another group permanent (SPEC §19: parity only from verified data)."""
+        if self._unverifiable is not None:
+            raise ScopedRepairRefused(f"a scoped credential cannot {what} this file: {self._unverifiable}; a holder "
+                                      f"of the whole keychain must open it once, which repairs it, then write again")
 
     def _encode_record(self, entries: list, *, sequence: int, kind: int, part: int, chain: bytes) -> tuple:
         keys: KeysV3 = self.keys
@@ -818,7 +966,7 @@ class WriterV3(V2.Writer):
             record = self.tamper(record, bytes(chain), keys)
         if not R.MIN_BODY <= len(record) - 8 <= R.MAX_BODY:
             raise ValueError(f"record body of {len(record) - 8} bytes is outside {R.MIN_BODY} … {R.MAX_BODY}")
-        return record, ChainV3(record[-16:], states, chain.others)
+        return record, ChainV3(record[-16:], states, chain.others, chain.opaque)
 
 
 class MissingEntitlement(KCFError):
@@ -831,11 +979,33 @@ class MissingEntitlement(KCFError):
         self.group = group
 
 
-class ScopedRewriteUnsupported(UnsupportedFeature):
-    """A rewrite (compaction) asked of a scoped writer: §2.6's scoped rewrite is not built in this reference."""
+class ScopedRepairRefused(KCFError):
+    """§2.6: a scoped holder asked to write (append or rewrite) a file that needs a repair it cannot verify; Swift
+    throws io (EIO). A holder of the whole keychain opens it once, which repairs it."""
 
-    def __init__(self, reason: str):
-        super().__init__(0, reason)
+
+def _unverifiable_repair(data: bytes, kc) -> Optional[str]:
+    """Why a scoped writer must not write this file (§2.6), or None: a chunk up to the committed end whose bytes as
+    read do not match their parity — a complete chunk's own (complete: the newest seal's written end reaches its
+    end), the newest seal's for the chunk it ends in (a last write missing reads short and does not match). Log
+    bytes that verified only as repaired are such bytes: parity proposed a change because they did not match it."""
+    end, newest = kc.committed_end, kc.newest
+    if end == 0 or newest is None:
+        return None
+    log = V2._Log(data, kc.layout)
+    written = newest.written_end
+    for c in range(-(-end // V2.CHUNK)):
+        lo = c * V2.CHUNK
+        if lo + V2.CHUNK <= written:
+            hi, stored, whose = lo + V2.CHUNK, log.complete_parity(c), f"log chunk {c}'s parity"
+        elif c == written // V2.CHUNK:
+            hi, stored, whose = written, newest.parity, f"the newest commit slot's parity (counter {newest.counter})"
+        else:
+            return f"log chunk {c} has no parity"
+        got = bytes(log.bytes[lo:hi])
+        if stored is None or len(got) < hi - lo or V2.chunk_parity(got) != stored:
+            return f"log bytes {lo} ..< {hi} do not match {whose}"
+    return None
 
 
 class BatchV3(V2.Batch):
@@ -926,6 +1096,12 @@ def main(argv=None) -> int:
     a.add_argument("--seed", type=int)
     a.add_argument("--transaction", action="store_true", help="all items in one transaction")
     a.add_argument("--items", required=True, metavar="JSON")
+    c = sub.add_parser("compact", help="rewrite the file into the next epoch, with a full or a scoped credential "
+                                       "(a scoped one copies the other groups' segments as bytes, §2.6)")
+    c.add_argument("file")
+    c.add_argument("--password")
+    c.add_argument("--key", metavar="HEX")
+    c.add_argument("--seed", type=int)
     m = sub.add_parser("make", help="write a new version 3 file holding the given items")
     m.add_argument("file")
     m.add_argument("--password", required=True)
@@ -938,7 +1114,7 @@ def main(argv=None) -> int:
         args = ap.parse_args(argv)
     except SystemExit as e:
         return EXIT_USAGE if e.code else EXIT_OK
-    if args.command not in ("dump", "open", "make", "append", "append-scoped"):
+    if args.command not in ("dump", "open", "make", "append", "append-scoped", "compact"):
         ap.print_usage(sys.stderr)
         return EXIT_USAGE
     try:
@@ -959,6 +1135,14 @@ def main(argv=None) -> int:
                   file=sys.stderr)
             return EXIT_USAGE
         cred = {"password": args.password} if args.password is not None else {"key": bytes.fromhex(args.key)}
+        if args.command == "compact":
+            w = WriterV3.open(args.file, cred, random.Random(args.seed) if args.seed is not None else None)
+            w.compact()
+            print(json.dumps({"file_id": w.keys.file_id.hex(), "scoped": w.keys.scoped, "epoch": w.keys.epoch,
+                              "chain_starts": [{"keyID": k, "startEpoch": e}
+                                               for k, e in sorted(w.keys.chain_starts.items())],
+                              "head": {"sequence": w.head[0], "chain": w.head[1].hex()}}))
+            return EXIT_OK
         if args.command in ("append", "append-scoped"):
             items = [item_from_json(j) for j in json.loads(args.items)]
             rng = random.Random(args.seed) if args.seed is not None else None

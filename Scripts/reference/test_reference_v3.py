@@ -731,8 +731,10 @@ def test_a_scoped_credential_opens_only_its_groups():
 
 @pytest.mark.parametrize("damage", ["A's page dropped", "a put in A's page naming B"])
 def test_a_scoped_holder_checks_its_own_groups_pages(damage):
-    """A scoped holder checks its own group's chain against each commit's heads and §2.11's checks on its pages;
-    B's holder, which cannot open A's pages, opens the same file (§2.5: only K_A's holders can tell)."""
+    """A scoped holder checks its own group's chain against each commit's heads and §2.11's checks on its pages.
+    B's holder, which cannot open A's pages, opens the file with the forged put (§2.5: only K_A's holders can
+    tell), but refuses the one with A's page dropped: A's head then names more pages than A has segments in the file
+    (§2.6, "Decided and built (session 47)")."""
     w, _ = scoped_file()
     offset = w.written_end
     if damage == "A's page dropped":
@@ -753,7 +755,12 @@ def test_a_scoped_holder_checks_its_own_groups_pages(damage):
         with pytest.raises(V3.CorruptedRecord) as e:
             reopen(w.data, credential)
         assert e.value.offset == offset and reason in e.value.reason, e.value.reason
-    assert reopen(w.data, HOLDER_B).items
+    if damage == "A's page dropped":
+        with pytest.raises(V3.CorruptedRecord) as e:
+            reopen(w.data, HOLDER_B)
+        assert e.value.offset == offset and "group 2's head" in e.value.reason, e.value.reason
+    else:
+        assert reopen(w.data, HOLDER_B).items
 
 
 def test_a_scoped_append_then_a_full_open_sees_every_group_intact():
@@ -845,10 +852,22 @@ def test_a_scoped_append_that_forges_another_groups_head_is_refused_by_its_holde
         with pytest.raises(V3.CorruptedRecord) as e:
             reopen(a.data, credential)
         assert e.value.offset == offset and reason in e.value.reason, e.value.reason
-    # Expected: A's holder opens the file. It holds no K_B, so it cannot tell B's head from a forgery (§2.5: only
-    # K_B's holders can tell, and §2.5.1 checks at a commit only the chains of the groups whose keys the reader holds).
-    kc = reopen(a.data, HOLDER_A)
-    assert len(kc.items) == len([g for g in items.values() if g == GA]) + 2
+    # A's holder, which holds no K_B, catches them too (§2.6, "Decided and built (session 47)"): B's head must name
+    # as many pages as B has segments in the file so far, and the last one's page tag, both readable with K_log.
+    with pytest.raises(V3.CorruptedRecord) as e:
+        reopen(a.data, HOLDER_A)
+    count = last_heads(reopen(w.data))[3][1]                    # B's segments in the file, all before the forgery
+    reason = f"group 3 has {count} segments in the file but no head" if change is omit else \
+        f"group 3's head (group sequence {count - (change is step_back)}) is not at its last segment in the file " \
+        f"(segment {count} and its page tag)"
+    assert e.value.offset == offset and reason in e.value.reason, e.value.reason
+    # As the newest commit (nothing acknowledges it), the forged record is set aside for A's holder, as for B's.
+    newest = scoped_writer(w.data, HOLDER_A)
+    tampering(newest, forge_heads(change))
+    newest.add(K.GENERIC_PASSWORD, {"account": "forged", "service": "s", "accessGroup": GA}, b"f")
+    for credential in (HOLDER_A, HOLDER_B):
+        kc = reopen(newest.data, credential)
+        assert kc.set_aside is not None and kc.set_aside[0] == offset and kc.committed_end == offset
     # The same appends made honestly open for everyone.
     honest = scoped_writer(w.data, HOLDER_A)
     honest.add(K.GENERIC_PASSWORD, {"account": "forged", "service": "s", "accessGroup": GA}, b"f")
@@ -898,8 +917,6 @@ def test_a_scoped_writer_gets_missing_entitlement_outside_its_groups():
     with pytest.raises(V3.MissingEntitlement):
         with a.transaction() as t:
             t.delete(theirs)
-    with pytest.raises(V3.ScopedRewriteUnsupported):                        # compaction: not built
-        a.compact()
     assert a.data == data                                                   # nothing written
     assert set(reopen(a.data).items) == set(items)
     a.update(mine, {"label": "inside"})                                      # its own group still writes
@@ -947,18 +964,21 @@ def test_a_segment_and_head_of_an_unknown_key_id_refused_by_a_full_holder_kept_b
         segments = [record[s["start"]:s["secrets"][1]] for s in frame["segments"]]
         heads = R.open_heads(segments[-1][R.SEGMENT_HEADER:], 0, keys.k_heads, keys.file_id, keys.epoch,
                              frame["sequence"])
-        heads[9] = {"startEpoch": keys.epoch, "groupSequence": 1, "lastTag": segments[0][-16:]}
+        # its head as far as K_log shows: one segment, that segment's page tag (a scoped reader's check, §2.6)
+        heads[9] = {"startEpoch": keys.epoch, "groupSequence": 1, "lastTag": V3.page_tag(segments[0])}
         box = R.seal(keys.k_heads, R.heads_plaintext(heads), R.heads_aad(keys.file_id, keys.epoch, frame["sequence"]),
                      random.Random(1))
         segments = segments[:-1] + [bytes([9]) + segments[0][1:], R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box]
         return R.assemble(frame["kind"], frame["sequence"], frame["part"], segments, previous, keys.k_chain)
     tampering(w, add_key_id_9)
     put(w, "x", GA)
-    put(w, "after", GA)
+    # acknowledged by A's holder, whose commit carries key id 9's head on (a full writer's would drop it)
+    a = scoped_writer(w.data, HOLDER_A)
+    a.add(K.GENERIC_PASSWORD, {"account": "after", "service": "s", "accessGroup": GA}, b"s")
     with pytest.raises(V3.CorruptedRecord) as e:
-        reopen(w.data)
+        reopen(a.data)
     assert e.value.offset == offset and "key id 9" in e.value.reason, e.value.reason
-    kc = reopen(w.data, HOLDER_A)
+    kc = reopen(a.data, HOLDER_A)
     assert len(kc.items) == len([g for g in items.values() if g == GA]) + 2
     forged = next(r for r in kc.records if r.offset == offset)
     assert [k for o, k, _ in kc.opaque_segments if o == offset] == [9] and 9 in forged.chain.others
@@ -987,3 +1007,248 @@ def test_damaged_files_raise_only_typed_errors_to_a_scoped_holder():
         except K.KCFError as e:
             outcomes.add(type(e).__name__)
     assert "opened" in outcomes and outcomes - {"opened"}, outcomes
+
+
+# ------------------------------------------------------------------------------------------------
+# Scoped rewrite (Docs/FormatVersion3.md §2.6 "Scoped rewrite", decided in session 47): chain starts in the header
+# ------------------------------------------------------------------------------------------------
+
+def segments_of(kc, key_id):
+    """Every segment of key_id in kc's log, in log order, as bytes (read with records_v3.split)."""
+    out = []
+    for r in kc.records:
+        record = kc.log[r.offset:r.offset + r.length]
+        out += [record[s["start"]:s["secrets"][1]] for s in R.split(record)["segments"] if s["keyID"] == key_id]
+    return out
+
+
+def chain_starts_of(data):
+    """(count at offset 109, [(key id, start epoch)]) of run A's header, read from its bytes (§2.6)."""
+    raw = data[:V2.rd32(data, 12)]
+    at = H.FIXED + V2.rd16(raw, 110)
+    return raw[109], [(raw[at + 9 * i], V2.rd64(raw, at + 9 * i + 1)) for i in range(raw[109])]
+
+
+def a_compacted():
+    """scoped_file, then A's holder deletes two of A's items (each added by its own commit) and compacts."""
+    w, items = scoped_file()
+    before = reopen(w.data)
+    a = scoped_writer(w.data, HOLDER_A)
+    gone = [i for i, g in items.items() if g == GA][:2]
+    for i in gone:
+        a.delete(i)
+    old = a.data
+    a.compact()
+    return w, items, gone, old, a
+
+
+def test_a_scoped_compaction_copies_the_other_groups_and_rewrites_its_own():
+    w, items, gone, old, a = a_compacted()
+    old_full, new_full = reopen(old), reopen(a.data)
+    # The header: epoch 2, two chain starts (the default group and B, which began at epoch 1), A not listed.
+    assert new_full.epoch == 2 and chain_starts_of(a.data) == (2, [(1, 1), (3, 1)])
+    assert H.parse_header(new_full.header.raw)["chainStarts"] == [(1, 1), (3, 1)]
+    # The slots and the sealed key table byte for byte, the header MAC under the new epoch's K_header (it opened).
+    old_raw, new_raw = old_full.header.raw, new_full.header.raw
+    table = V2.rd16(old_raw, 110)
+    assert new_raw[H.FIXED:H.FIXED + table] == old_raw[H.FIXED:H.FIXED + table]
+    assert V3._slots_of(new_raw) == V3._slots_of(old_raw) and new_full.header.epoch_salt != old_full.header.epoch_salt
+    # Every item as before, A's deleted ones gone; B's and the default group's segments byte for byte, in order,
+    # dead ones included (B's deleted item's put and its deletion), and their heads where the old file had them.
+    rest = set(items) - set(gone)
+    assert set(new_full.items) == rest and same_items(new_full.items, old_full.items, rest)
+    for k in (1, 3):
+        assert segments_of(new_full, k) == segments_of(old_full, k) and len(segments_of(new_full, k)) >= 3
+        assert last_heads(new_full)[k] == last_heads(old_full)[k]
+    b = reopen(a.data, HOLDER_B)
+    assert set(b.items) == {i for i, g in items.items() if g == GB} and same_items(b.items, old_full.items, b.items)
+    assert set(reopen(a.data, HOLDER_A).items) == {i for i, g in items.items() if g == GA} - set(gone)
+    # A's chain begins anew at epoch 2: its live items, then its tombstones (the two deletions), in key id 2's pages.
+    assert last_heads(new_full)[2][0] == 2 and set(new_full.tombstones) >= set(gone)
+    assert all(new_full.tombstone_groups[i] == 2 for i in gone)
+    # Smaller by at least what A's deleted items took: their puts' records and the two deletions' records.
+    took = sum(r.length for r in old_full.records if any(("put", i) in r.entries for i in gone) and
+               segment_key_ids(old_full, r) == [2, 0])
+    took += sum(r.length for r in old_full.records if any(("delete", i) in r.entries for i in gone))
+    assert took > 0 and len(old) - len(a.data) >= took, (len(old), len(a.data), took)
+    # The compacting writer goes on appending, and every holder follows.
+    a.add(K.GENERIC_PASSWORD, {"account": "after", "service": "s", "accessGroup": GA}, b"after")
+    assert len(reopen(a.data).items) == len(rest) + 1 and len(reopen(a.data, HOLDER_B).items) == len(b.items)
+
+
+def test_a_second_scoped_compaction_by_b_then_a_full_one():
+    w, items, gone, old, a = a_compacted()
+    after_a = reopen(a.data)
+    b = scoped_writer(a.data, HOLDER_B, seed=8)
+    b.delete(next(i for i, g in items.items() if g == GB))
+    b.compact()
+    # Epoch 3: A's group is now a copied one, with its older start epoch 2; the default group still from epoch 1.
+    assert chain_starts_of(b.data) == (2, [(1, 1), (2, 2)])
+    after_b = reopen(b.data)
+    assert segments_of(after_b, 2) == segments_of(after_a, 2) and segments_of(after_b, 1) == segments_of(after_a, 1)
+    assert last_heads(after_b)[2] == last_heads(after_a)[2] and last_heads(after_b)[3][0] == 3
+    assert set(after_b.items) == set(after_a.items) - set(b.tombstones)
+    assert set(reopen(b.data, HOLDER_A).items) == {i for i in after_a.items if after_a.item_groups[i] == 2}
+    # A full compaction afterwards writes every group anew: c = 0, every chain starting at epoch 4.
+    fw = V3.WriterV3.open(b.data, PW, rng=random.Random(5), clock=clock())
+    fw.path = None
+    fw.compact()
+    assert chain_starts_of(fw.data) == (0, []) and reopen(fw.data).epoch == 4
+    assert {h[0] for h in last_heads(reopen(fw.data)).values()} == {4}
+    assert set(reopen(fw.data).items) == set(after_b.items)
+    assert len(reopen(fw.data, HOLDER_A).items) == len(reopen(b.data, HOLDER_A).items)
+
+
+def with_header(data, change_starts):
+    """data with both runs' header rebuilt by a K_log holder: its chain starts replaced by change_starts(starts), the
+    MAC and checksum made right (header_v3.build_header, which checks nothing)."""
+    kc = reopen(data)
+    raw = kc.header.raw
+    ph = H.parse_header(raw)
+    header = H.build_header(ph["fileID"], ph["epoch"], ph["salt"], ph["rewriteEnd"], V2.rd64(raw, 80),
+                            ph["headChain"], V2.rd32(raw, 104), ph["table"], [b for _, b, _ in ph["slots"]],
+                            kc.keys.log_key, change_starts(list(ph["chainStarts"])))
+    assert H.page_count(len(header)) == H.page_count(len(raw))
+    run = H.run_of(header)
+    out = bytearray(data)
+    out[0:len(run)] = run
+    out[H.run_b_offset(1):H.run_b_offset(1) + len(run)] = run
+    return bytes(out)
+
+
+def test_a_chain_start_naming_a_wrong_epoch():
+    w, items, gone, old, a = a_compacted()
+    # Header only: B's start epoch 1 -> 0 (still before the header's epoch 2). B's page 1 no longer authenticates
+    # for B's holders and the full holder (corrupted at the first record, naming key id 3).
+    forged = with_header(a.data, lambda starts: [(k, 0 if k == 3 else e) for k, e in starts])
+    for credential in (HOLDER_B, PW):
+        with pytest.raises(V3.CorruptedRecord) as e:
+            reopen(forged, credential)
+        assert e.value.offset == 0 and "group 3's page does not authenticate as page 1" in e.value.reason, \
+            e.value.reason
+    # A's holder cannot open B's pages, but it reads the heads: they start B's chain at epoch 1, the header at 0.
+    with pytest.raises(V3.CorruptedRecord) as e:
+        reopen(forged, HOLDER_A)
+    assert e.value.offset == 0 and "group 3's head starts its chain at epoch 1, the header at epoch 0" in \
+        e.value.reason, e.value.reason
+    # Header and heads forged alike (a scoped rewrite by a K_log holder that lies about B's start): A's holder
+    # opens — nothing it can read disagrees; only K_B tells a start value — while B's holder and the full one refuse.
+    w2, _ = scoped_file()
+    liar = scoped_writer(w2.data, HOLDER_A)
+    for i in gone:
+        liar.delete(i)
+    liar.head[1].others[3] = (0,) + liar.head[1].others[3][1:]
+    liar.compact()
+    assert chain_starts_of(liar.data) == (2, [(1, 1), (3, 0)])
+    assert set(reopen(liar.data, HOLDER_A).items) == set(reopen(a.data, HOLDER_A).items)
+    for credential in (HOLDER_B, PW):
+        with pytest.raises(V3.CorruptedRecord) as e:
+            reopen(liar.data, credential)
+        assert "group 3's page does not authenticate as page 1" in e.value.reason, e.value.reason
+
+
+@pytest.mark.parametrize("starts", [[(3, 1), (1, 1)], [(1, 1), (1, 1)], [(0, 1), (3, 1)], [(1, 1), (3, 2)],
+                                    [(1, 2), (3, 1)], [(1, 1), (3, 1 << 40)]])
+def test_chain_starts_out_of_order_or_not_before_the_epoch_are_corrupted(starts):
+    w, items, gone, old, a = a_compacted()
+    forged = with_header(a.data, lambda _: starts)
+    for credential in (PW, HOLDER_A, HOLDER_B):
+        with pytest.raises(K.Corrupted) as e:
+            reopen(forged, credential)
+        assert e.value.offset == 0 and "chain start of key id" in e.value.reason, e.value.reason
+    assert reopen(with_header(a.data, lambda s: s), HOLDER_B).items     # the same header rebuilt as it was opens
+
+
+def test_a_full_holder_refuses_a_chain_start_of_a_key_id_the_table_lacks():
+    w, items, gone, old, a = a_compacted()
+    forged = with_header(a.data, lambda s: s + [(9, 1)])
+    with pytest.raises(K.Corrupted) as e:
+        reopen(forged)
+    assert "a chain start of key id 9" in e.value.reason, e.value.reason
+    assert set(reopen(forged, HOLDER_B).items) == set(reopen(a.data, HOLDER_B).items)   # it cannot tell
+
+
+def test_a_scoped_compaction_refuses_a_file_it_cannot_verify(tmp_path):
+    w, items = scoped_file()
+    kc = reopen(w.data)
+    # B's last page, in the newest commit: one byte of its ciphertext flipped (its tag, which the chain covers, left).
+    r = kc.records[-1]
+    record = kc.log[r.offset:r.offset + r.length]
+    seg = next(s for s in R.split(record)["segments"] if s["keyID"] == 3)
+    damaged = bytearray(w.data)
+    damaged[kc.layout.physical(r.offset + seg["page"][0] + 14)] ^= 0x40
+    damaged = bytes(damaged)
+    path = tmp_path / "damaged.kcf"
+    path.write_bytes(damaged)
+    a = V3.WriterV3.open(str(path), HOLDER_A, rng=random.Random(3), clock=clock())   # it cannot see B's ciphertext
+    assert set(a.state.items) == {i for i, g in items.items() if g == GA}
+    with pytest.raises(V3.ScopedRepairRefused) as e:
+        a.compact()
+    assert "do not match the newest commit slot's parity" in str(e.value) and path.read_bytes() == damaged
+    with pytest.raises(V3.ScopedRepairRefused):       # nor does it append
+        a.add(K.GENERIC_PASSWORD, {"account": "x", "service": "s", "accessGroup": GA}, b"x")
+    assert path.read_bytes() == damaged
+    # A full holder repairs it (parity, then B's page verifies) and writes; then A compacts.
+    fw = V3.WriterV3.open(damaged, PW, rng=random.Random(5), clock=clock())
+    fw.path = None
+    fw.add(K.GENERIC_PASSWORD, {"account": "y", "service": "s"}, b"y")
+    a = scoped_writer(fw.data, HOLDER_A)
+    a.compact()
+    assert len(reopen(a.data).items) == len(items) + 1
+    # A newest commit cut short (a torn tail that may hold acknowledged data) is refused too.
+    outcomes = []
+    for cut in (1, 40, r.length - 1):                 # within the newest commit: its last write
+        try:
+            scoped_writer(w.data[:-cut], HOLDER_A).compact()
+            outcomes.append("compacted")
+        except (V2.SetAsideRefusal, V3.ScopedRepairRefused) as e:
+            outcomes.append(type(e).__name__)
+    # Each cut is rebuilt from the newest seal's parity (the bytes missing are erasures), which A cannot verify for
+    # B's ciphertext: refused (a cut past what parity rebuilds is set aside, which every writer refuses).
+    assert outcomes == ["ScopedRepairRefused"] * 3, outcomes
+
+
+def test_cli_compact_with_a_scoped_then_a_full_password(tmp_path):
+    w, items = scoped_file()
+    path = tmp_path / "compact.kcf"
+    path.write_bytes(w.data)
+    before = json.loads(run("dump", str(path), "--password", PASSWORD).stdout)
+    out = run("compact", str(path), "--password", HOLDER_A["password"], "--seed", "4")
+    assert out.returncode == 0, out.stderr
+    made = json.loads(out.stdout)
+    assert made["scoped"] is True and made["epoch"] == 2
+    assert made["chain_starts"] == [{"keyID": 1, "startEpoch": 1}, {"keyID": 3, "startEpoch": 1}]
+    after = json.loads(run("dump", str(path), "--password", PASSWORD).stdout)
+    assert after["chain_starts"] == made["chain_starts"] and after["head"] == made["head"]
+    assert after["items"] == before["items"] and after["epoch"] == 2
+    out = run("compact", str(path), "--password", PASSWORD)
+    assert out.returncode == 0 and json.loads(out.stdout)["chain_starts"] == [], out.stderr
+    assert json.loads(run("dump", str(path), "--password", PASSWORD).stdout)["items"] == before["items"]
+
+
+def test_a_scoped_holder_refuses_a_head_of_a_group_without_segments():
+    """§2.6's check of other groups' heads: a head naming pages of a key id that has no segment in the file (added by
+    a K_log holder, the chain tag made right) is refused by A's holder, which cannot tell key id 9 from another
+    group but can count its segments: none. (The full holder refuses it as a key id its table lacks.)"""
+    w, items = scoped_file()
+    offset = w.written_end
+
+    def head_of_9(record, previous, keys):
+        frame = R.split(record)
+        segments = [record[s["start"]:s["secrets"][1]] for s in frame["segments"]]
+        heads = R.open_heads(segments[-1][R.SEGMENT_HEADER:], 0, keys.k_heads, keys.file_id, keys.epoch,
+                             frame["sequence"])
+        heads[9] = {"startEpoch": keys.epoch, "groupSequence": 1, "lastTag": V3.page_tag(segments[0])}
+        box = R.seal(keys.k_heads, R.heads_plaintext(heads), R.heads_aad(keys.file_id, keys.epoch, frame["sequence"]),
+                     random.Random(1))
+        segments[-1] = R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box
+        return R.assemble(frame["kind"], frame["sequence"], frame["part"], segments, previous, keys.k_chain)
+    a = scoped_writer(w.data, HOLDER_A)
+    tampering(a, head_of_9)
+    a.add(K.GENERIC_PASSWORD, {"account": "x", "service": "s", "accessGroup": GA}, b"x")
+    a.add(K.GENERIC_PASSWORD, {"account": "after", "service": "s", "accessGroup": GA}, b"y")
+    for credential, reason in ((HOLDER_A, "the heads name 1 pages of group 9, which has no segment in the file"),
+                               (PW, "a head of key id 9")):
+        with pytest.raises(V3.CorruptedRecord) as e:
+            reopen(a.data, credential)
+        assert e.value.offset == offset and reason in e.value.reason, e.value.reason
