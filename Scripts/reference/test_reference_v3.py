@@ -953,6 +953,19 @@ def test_cli_open_and_append_with_a_scoped_password(tmp_path):
     assert json.loads(refused.stderr)["error"] == "MissingEntitlement" and path.read_bytes() == before
 
 
+def _with_head_of_key_id_9(record, keys):
+    """A commit's frame, its segments, and its heads segment sealed again with a head for key id 9 as far as K_log
+    shows it — one segment, whose page tag is the record's first segment's (a scoped reader's check, §2.6): what a
+    writer holding K_log alone can make."""
+    frame = R.split(record)
+    segments = [record[s["start"]:s["secrets"][1]] for s in frame["segments"]]
+    heads = R.open_heads(segments[-1][R.SEGMENT_HEADER:], 0, keys.k_heads, keys.file_id, keys.epoch, frame["sequence"])
+    heads[9] = {"startEpoch": keys.epoch, "groupSequence": 1, "lastTag": V3.page_tag(segments[0])}
+    box = R.seal(keys.k_heads, R.heads_plaintext(heads), R.heads_aad(keys.file_id, keys.epoch, frame["sequence"]),
+                 random.Random(1))
+    return frame, segments, R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box
+
+
 def test_a_segment_and_head_of_an_unknown_key_id_refused_by_a_full_holder_kept_by_a_scoped_one():
     """§2.10: a full holder refuses a segment or head of a key id its key table lacks; a scoped holder, which has no
     key table and cannot tell another group from none, keeps it as bytes and opens (§2.5.1)."""
@@ -960,15 +973,8 @@ def test_a_segment_and_head_of_an_unknown_key_id_refused_by_a_full_holder_kept_b
     offset = w.written_end
 
     def add_key_id_9(record, previous, keys):
-        frame = R.split(record)
-        segments = [record[s["start"]:s["secrets"][1]] for s in frame["segments"]]
-        heads = R.open_heads(segments[-1][R.SEGMENT_HEADER:], 0, keys.k_heads, keys.file_id, keys.epoch,
-                             frame["sequence"])
-        # its head as far as K_log shows: one segment, that segment's page tag (a scoped reader's check, §2.6)
-        heads[9] = {"startEpoch": keys.epoch, "groupSequence": 1, "lastTag": V3.page_tag(segments[0])}
-        box = R.seal(keys.k_heads, R.heads_plaintext(heads), R.heads_aad(keys.file_id, keys.epoch, frame["sequence"]),
-                     random.Random(1))
-        segments = segments[:-1] + [bytes([9]) + segments[0][1:], R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box]
+        frame, segments, heads = _with_head_of_key_id_9(record, keys)
+        segments = segments[:-1] + [bytes([9]) + segments[0][1:], heads]
         return R.assemble(frame["kind"], frame["sequence"], frame["part"], segments, previous, keys.k_chain)
     tampering(w, add_key_id_9)
     put(w, "x", GA)
@@ -1234,14 +1240,8 @@ def test_a_scoped_holder_refuses_a_head_of_a_group_without_segments():
     offset = w.written_end
 
     def head_of_9(record, previous, keys):
-        frame = R.split(record)
-        segments = [record[s["start"]:s["secrets"][1]] for s in frame["segments"]]
-        heads = R.open_heads(segments[-1][R.SEGMENT_HEADER:], 0, keys.k_heads, keys.file_id, keys.epoch,
-                             frame["sequence"])
-        heads[9] = {"startEpoch": keys.epoch, "groupSequence": 1, "lastTag": V3.page_tag(segments[0])}
-        box = R.seal(keys.k_heads, R.heads_plaintext(heads), R.heads_aad(keys.file_id, keys.epoch, frame["sequence"]),
-                     random.Random(1))
-        segments[-1] = R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box
+        frame, segments, heads = _with_head_of_key_id_9(record, keys)
+        segments[-1] = heads
         return R.assemble(frame["kind"], frame["sequence"], frame["part"], segments, previous, keys.k_chain)
     a = scoped_writer(w.data, HOLDER_A)
     tampering(a, head_of_9)
