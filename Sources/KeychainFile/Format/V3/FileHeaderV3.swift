@@ -7,8 +7,8 @@
 ///
 /// Layout, big-endian: magic (8) ‖ version u16 (3) ‖ flags u16 (0) ‖ header length u32 ‖ file id (16) ‖ epoch u64 ‖
 /// epoch salt (32) ‖ rewrite end u64 ‖ rewrite head sequence u64 ‖ rewrite head chain value (16) ‖ tombstone
-/// horizon in days u32 ‖ slot count u8 (1 … 16) ‖ reserved u8 (0) ‖ key table length u16 ‖ sealed key table
-/// (``KeyTableV3``) ‖ slots (``KeySlotV3``) ‖ HMAC-SHA256(K_header, everything before) (32) ‖ checksum (the first 16
+/// horizon in days u32 ‖ slot count u8 (1 … 16) ‖ chain start count u8 ‖ key table length u16 ‖ sealed key table
+/// (``KeyTableV3``) ‖ chain start entries (``ChainStartV3``, 9 bytes each) ‖ slots (``KeySlotV3``) ‖ HMAC-SHA256(K_header, everything before) (32) ‖ checksum (the first 16
 /// bytes of SHA-256 of everything before, MAC included).
 struct FileHeaderV3: Sendable, Equatable {
     let fileID: [UInt8]
@@ -23,6 +23,9 @@ struct FileHeaderV3: Sendable, Equatable {
     /// The key table as sealed: only a holder of the root key opens it; everyone else copies it.
     let sealedKeyTable: [UInt8]
     let slots: [KeySlotV3]
+    /// The groups whose chains in this file began before ``epoch`` (a scoped rewrite's copied groups, §2.6), in
+    /// strictly increasing key id; empty for a file written whole.
+    var chainStarts: [ChainStartV3] = []
 
     static let version: UInt16 = 3
     static let fixedLength = 112
@@ -34,21 +37,35 @@ struct FileHeaderV3: Sendable, Equatable {
     static let maximumLength = HeaderRunV3.maximumPages * HeaderPage.blockLength
 
     /// The encoded size.
-    var length: Int { Self.fixedLength + sealedKeyTable.count + slots.reduce(0) { $0 + $1.byteCount } + Self.trailerLength }
+    var length: Int {
+        Self.fixedLength + sealedKeyTable.count + chainStarts.count * ChainStartV3.byteCount + slots.reduce(0) { $0 + $1.byteCount }
+            + Self.trailerLength
+    }
+
+    /// The epoch in which group `keyID`'s chain in this file began: its chain start entry's, else this header's.
+    func startEpoch(of keyID: UInt8) -> UInt64 {
+        chainStarts.first { $0.keyID == keyID }?.startEpoch ?? epoch
+    }
 
     /// This header with `slots` in place of its key slots, every other field kept.
     func replacingSlots(_ slots: [KeySlotV3]) -> FileHeaderV3 {
         FileHeaderV3(
             fileID: fileID, epoch: epoch, epochSalt: epochSalt, rewriteEnd: rewriteEnd, rewriteHeadSequence: rewriteHeadSequence,
-            rewriteHeadChain: rewriteHeadChain, tombstoneHorizonDays: tombstoneHorizonDays, sealedKeyTable: sealedKeyTable, slots: slots)
+            rewriteHeadChain: rewriteHeadChain, tombstoneHorizonDays: tombstoneHorizonDays, sealedKeyTable: sealedKeyTable, slots: slots,
+            chainStarts: chainStarts)
     }
 
     /// The header's bytes with MAC and checksum, authenticated under `headerKey`.
     ///
     /// - Throws: `.limitReached` when the header would not fit sixteen header pages, or the key table 65,535 bytes;
-    ///   `.invalidParameter` for a slot count outside 1 … 16.
+    ///   `.invalidParameter` for a slot count outside 1 … 16, or chain start entries out of key id order, of key id 0,
+    ///   or not before the epoch.
     func encode(headerKey: SymmetricKey) throws(KeychainError) -> [UInt8] {
         guard (1...Format.maximumSlots).contains(slots.count) else { throw .invalidParameter("a header holds 1 … 16 key slots, not \(slots.count)") }
+        guard chainStarts.first.map({ $0.keyID > 0 }) ?? true, zip(chainStarts, chainStarts.dropFirst()).allSatisfy({ $0.keyID < $1.keyID }),
+              chainStarts.allSatisfy({ $0.startEpoch < epoch }) else {
+            throw .invalidParameter("internal error: chain start entries name key ids 1 … 255 in increasing order, each begun before epoch \(epoch)")
+        }
         guard sealedKeyTable.count <= Int(UInt16.max), length <= Self.maximumLength else {
             throw .limitReached("the header would be \(length) bytes; sixteen header pages hold \(Self.maximumLength): remove a credential or an access group")
         }
@@ -65,9 +82,13 @@ struct FileHeaderV3: Sendable, Equatable {
         writer.writeBytes(rewriteHeadChain)
         writer.writeUInt32(tombstoneHorizonDays)
         writer.writeUInt8(UInt8(slots.count))
-        writer.writeUInt8(0)
+        writer.writeUInt8(UInt8(chainStarts.count))
         writer.writeUInt16(UInt16(sealedKeyTable.count))
         writer.writeBytes(sealedKeyTable)
+        for start in chainStarts {
+            writer.writeUInt8(start.keyID)
+            writer.writeUInt64(start.startEpoch)
+        }
         for slot in slots { slot.encode(into: &writer) }
         writer.writeBytes(HMAC<SHA256>.authenticationCode(for: writer.bytes, using: headerKey))
         writer.writeBytes(SHA256.hash(data: writer.bytes).prefix(16))
@@ -108,9 +129,7 @@ struct FileHeaderV3: Sendable, Equatable {
             guard (1...Format.maximumSlots).contains(slotCount) else {
                 throw KeychainError.corrupted(offset: fileOffset + 108, reason: "slot count \(slotCount) is outside 1 … 16")
             }
-            guard try reader.readUInt8("reserved") == 0 else {
-                throw KeychainError.corrupted(offset: fileOffset + 109, reason: "the reserved header byte is not zero")
-            }
+            let startCount = Int(try reader.readUInt8("chain start count"))
             guard rewriteEnd <= UInt64(Int.max / 2) else {
                 throw KeychainError.corrupted(offset: fileOffset + 72, reason: "rewrite end \(rewriteEnd) is beyond any file")
             }
@@ -127,6 +146,20 @@ struct FileHeaderV3: Sendable, Equatable {
                 throw KeychainError.corrupted(offset: fileOffset + 110, reason: "the key table's length \(tableLength) is less than \(minimumKeyTableLength)")
             }
             let sealedKeyTable = try reader.readBytes(tableLength, "key table")
+            // §2.6: the groups whose chains began before this epoch, in strictly increasing key id.
+            var chainStarts: [ChainStartV3] = []
+            for _ in 0..<startCount {
+                let at = fileOffset + reader.offset
+                let start = ChainStartV3(keyID: try reader.readUInt8("chain start key id"), startEpoch: try reader.readUInt64("chain start epoch"))
+                guard start.keyID > (chainStarts.last?.keyID ?? 0) else {
+                    throw KeychainError.corrupted(offset: at, reason: "chain start of key id \(start.keyID): key ids are not 1 … 255 in strictly increasing order")
+                }
+                guard start.startEpoch < epoch else {
+                    throw KeychainError.corrupted(
+                        offset: at, reason: "chain start of key id \(start.keyID): start epoch \(start.startEpoch) is not before the header's epoch \(epoch)")
+                }
+                chainStarts.append(start)
+            }
             var slots: [KeySlotV3] = []
             for _ in 0..<slotCount {
                 let slot = try KeySlotV3.parse(body, at: reader.offset, fileOffset: fileOffset)
@@ -136,19 +169,21 @@ struct FileHeaderV3: Sendable, Equatable {
             guard reader.isAtEnd else {
                 throw KeychainError.corrupted(offset: fileOffset + reader.offset, reason: "header length does not match its key table and key slots")
             }
+            let slotsOffset = fixedLength + tableLength + startCount * ChainStartV3.byteCount
             guard Set(slots.map(\.slotID)).count == slots.count else {
-                throw KeychainError.corrupted(offset: fileOffset + fixedLength + tableLength, reason: "two key slots have the same id")
+                throw KeychainError.corrupted(offset: fileOffset + slotsOffset, reason: "two key slots have the same id")
             }
             let work = slots.reduce((iterations: UInt64(0), argon2KiB: UInt64(0))) { ($0.iterations + $1.kdf.work.iterations, $0.argon2KiB + $1.kdf.work.argon2KiB) }
             guard work.iterations <= Format.maximumTotalIterations else {
-                throw KeychainError.corrupted(offset: fileOffset + fixedLength + tableLength, reason: "the password slots ask for \(work.iterations) PBKDF2 iterations together; the limit is 20,000,000")
+                throw KeychainError.corrupted(offset: fileOffset + slotsOffset, reason: "the password slots ask for \(work.iterations) PBKDF2 iterations together; the limit is 20,000,000")
             }
             guard work.argon2KiB <= UInt64(KDF.Argon2.maximumWorkKiB) else {
-                throw KeychainError.corrupted(offset: fileOffset + fixedLength + tableLength, reason: "the Argon2id slots ask for \(work.argon2KiB) KiB × passes together; the limit is \(KDF.Argon2.maximumWorkKiB)")
+                throw KeychainError.corrupted(offset: fileOffset + slotsOffset, reason: "the Argon2id slots ask for \(work.argon2KiB) KiB × passes together; the limit is \(KDF.Argon2.maximumWorkKiB)")
             }
             return FileHeaderV3(
                 fileID: fileID, epoch: epoch, epochSalt: epochSalt, rewriteEnd: rewriteEnd, rewriteHeadSequence: rewriteHeadSequence,
-                rewriteHeadChain: rewriteHeadChain, tombstoneHorizonDays: horizon, sealedKeyTable: sealedKeyTable, slots: slots)
+                rewriteHeadChain: rewriteHeadChain, tombstoneHorizonDays: horizon, sealedKeyTable: sealedKeyTable, slots: slots,
+                chainStarts: chainStarts)
         } catch let error as KeychainError {
             throw error
         } catch let underflow as ByteReader.Underflow {
@@ -160,7 +195,7 @@ struct FileHeaderV3: Sendable, Equatable {
 
     /// Where slot `index` starts within the header.
     func slotOffset(_ index: Int) -> Int {
-        Self.fixedLength + sealedKeyTable.count + slots[..<index].reduce(0) { $0 + $1.byteCount }
+        Self.fixedLength + sealedKeyTable.count + chainStarts.count * ChainStartV3.byteCount + slots[..<index].reduce(0) { $0 + $1.byteCount }
     }
 
     /// Whether the MAC before the checksum at the end of `bytes` verifies under `headerKey`.

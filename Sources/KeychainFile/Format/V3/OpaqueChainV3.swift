@@ -1,34 +1,40 @@
 /// How far a scoped reader has seen the chain of a group it does not follow (Docs/FormatVersion3.md §2.6): how many
 /// segments of that key id the file holds so far, and the page tag of the last — what a head names, readable without
-/// the group's key. Within one file a group's chain is whole (§2.5), so a head naming another count or tag means pages
+/// the group's key — with the epoch the header says its chain began in. Within one file a group's chain is whole (§2.5), so a head naming another count or tag means pages
 /// of the group were dropped, added or replaced: its holders would refuse the file, and a scoped holder must not
 /// write on top of it.
 ///
 /// ```swift
-/// var chain = OpaqueChainV3(keyID: 3)
-/// chain.advance(pageTag: segmentBytes[segment.pageTag])
+/// var chain = OpaqueChainV3(keyID: 3, startEpoch: header.startEpoch(of: 3))
+/// chain.advance(pageTag: segmentBytes[segment.pageTag], byteCount: segmentBytes.count)
 /// try chain.check(against: heads, at: offset)
 /// ```
 struct OpaqueChainV3: Sendable, Equatable {
     let keyID: UInt8
+    /// Where the header says the group's chain in this file began (its chain start entry, else the header's epoch).
+    let startEpoch: UInt64
     /// The number of the group's segments seen: its last page's group sequence.
     private(set) var sequence: UInt64 = 0
     private(set) var lastTag: [UInt8] = []
+    /// The bytes of those segments, headers included: what a scoped rewrite copies.
+    private(set) var byteCount = 0
 
-    init(keyID: UInt8) {
+    init(keyID: UInt8, startEpoch: UInt64) {
         self.keyID = keyID
+        self.startEpoch = startEpoch
     }
 
-    /// Counts one more segment of the group, whose page box ends with `pageTag`.
-    mutating func advance(pageTag: ArraySlice<UInt8>) {
+    /// Counts one more segment of the group, `byteCount` bytes long, whose page box ends with `pageTag`.
+    mutating func advance(pageTag: ArraySlice<UInt8>, byteCount: Int) {
         sequence &+= 1
         lastTag = Array(pageTag)
+        self.byteCount += byteCount
     }
 
     /// Checks what a commit's heads say of the group against the segments seen.
     ///
     /// - Throws: `.corrupted` at `offset` (the heads segment's) when the heads name the group without a segment of it
-    ///   in the file, name none for a group that has segments, or name another count or last tag.
+    ///   in the file, name none for a group that has segments, or name another count, last tag or start epoch.
     func check(against heads: HeadsV3, at offset: Int) throws(KeychainError) {
         let head = heads[keyID]
         guard sequence > 0 else {
@@ -38,6 +44,10 @@ struct OpaqueChainV3: Sendable, Equatable {
             return
         }
         guard let head else { throw .corrupted(offset: offset, reason: "record: group \(keyID) has \(sequence) segments but the heads name none") }
+        guard head.startEpoch == startEpoch else {
+            throw .corrupted(
+                offset: offset, reason: "record: the heads say group \(keyID)'s chain began in epoch \(head.startEpoch), the header says \(startEpoch)")
+        }
         guard head.groupSequence == sequence, ChainTagV3.matches(head.lastTag, lastTag) else {
             throw .corrupted(
                 offset: offset, reason: "record: group \(keyID) has \(sequence) segments in the file, its head names page \(head.groupSequence) with another tag: pages of the group were dropped, added or replaced")

@@ -20,7 +20,8 @@ enum RecordV3Encoder {
     ///   - heads: every group's head before this record (the last commit's heads, moved past any parts of this
     ///     transaction written since). Pages sealed here move their group's head; copied segments leave theirs as
     ///     given, so a writer that copies a group's segments passes its head unchanged. A writer that starts a
-    ///     group's chain anew (a full rewrite, or its own groups in a scoped one) passes heads without it.
+    ///     group's chain anew (a full rewrite, or its own groups in a scoped one) passes heads without it: its chain
+    ///     then begins at the group's start epoch in `keys` (the record's epoch unless a chain start entry names one).
     ///   - keys: the file id, epoch, chain key and heads key.
     /// - Returns: the record, its chain tag and the heads after it.
     /// - Throws: `.invalidParameter` for a previous chain tag other than 16 bytes, a part without segments, group keys
@@ -43,10 +44,10 @@ enum RecordV3Encoder {
                 let head = heads[group.keyID]
                 let next = head.map { $0.groupSequence.addingReportingOverflow(1) } ?? (partialValue: 1, overflow: false)
                 guard !next.overflow else { throw .limitReached("group \(group.keyID)'s chain has 2^64 − 1 pages") }
-                let previous = head?.lastTag ?? group.startValue(epoch: keys.epoch)
+                let startEpoch = head?.startEpoch ?? keys.startEpoch(of: group.keyID)
+                let previous = head?.lastTag ?? group.startValue(epoch: startEpoch)
                 let sealed = try GroupPageV3.seal(entries, keys: group, groupSequence: next.partialValue, previousTag: previous, using: &generator)
-                heads = heads.setting(GroupHeadV3(
-                    keyID: group.keyID, startEpoch: head?.startEpoch ?? keys.epoch, groupSequence: next.partialValue, lastTag: sealed.tag))
+                heads = heads.setting(GroupHeadV3(keyID: group.keyID, startEpoch: startEpoch, groupSequence: next.partialValue, lastTag: sealed.tag))
                 written.append(sealed.segment)
             case .copy(let segment):
                 guard heads[segment.keyID] != nil else {

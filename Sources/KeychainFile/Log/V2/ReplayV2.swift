@@ -37,12 +37,18 @@ struct ReplayV2 {
         /// Version 3: the heads of the last commit applied, every group's (`nil` before the first): what a writer's
         /// next commit starts from, carrying the heads of groups it does not follow as they are.
         var heads: HeadsV3? = nil
+        /// Version 3, a scoped holder's replay for a scoped rewrite (``collectsOpaqueSegments``): the segments of the
+        /// groups it does not follow, in log order, of the commits applied.
+        var opaqueSegments: [OpaqueSegmentV3] = []
     }
 
     let log: HealingLog
     let keys: ReplayKeys
     var index: ItemIndex
     var outcome: Outcome
+    /// Whether the outcome keeps the bytes of other groups' segments (``Outcome/opaqueSegments``), which a scoped
+    /// rewrite copies; a replay that only reads counts them.
+    var collectsOpaqueSegments = false
     /// The head the header says the last rewrite's records end with.
     private let rewriteHead: Head?
     private let watchedSequence: UInt64?
@@ -102,6 +108,7 @@ struct ReplayV2 {
         var application = ItemIndex.PiecewiseApplication()
         var deletions: [(ItemID, Int64)] = []
         var deletionGroups: [UInt8] = []
+        var opaqueSegments: [OpaqueSegmentV3] = []
         // Version 3: the group of each item the transaction touched so far (0: deleted by it), and each group's key id by name.
         var touched: [ItemID: UInt8] = [:]
         let keyIDs: [String: UInt8]
@@ -136,6 +143,7 @@ struct ReplayV2 {
                 if nextPart == nil { transactionStart = position }
                 index.applyPiece(record.entries, digests: record.digests, ofRecordOf: record.entries.count, to: &application)
                 deletions += record.deletionTimes
+                if collectsOpaqueSegments { opaqueSegments += record.opaque }
                 // Version 3: the key id of each deletion's and tombstone's page, in the order of `deletionTimes`.
                 deletionGroups += record.placements.lazy.filter { $0.kind != .put }.map(\.keyID)
                 head = Head(epoch: head.epoch, sequence: record.sequence, chainValue: record.chain)
@@ -158,6 +166,8 @@ struct ReplayV2 {
                     }
                     deletions.removeAll(keepingCapacity: true)
                     deletionGroups.removeAll(keepingCapacity: true)
+                    outcome.opaqueSegments += opaqueSegments
+                    opaqueSegments.removeAll()
                     touched.removeAll(keepingCapacity: true)
                     nextPart = nil
                     outcome.groups = groups

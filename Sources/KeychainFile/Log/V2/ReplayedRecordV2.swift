@@ -21,6 +21,8 @@ struct ReplayedRecordV2 {
     /// Version 3: a commit's heads, every group's — those the reader does not follow too, which a scoped writer
     /// carries into its own commits (Docs/FormatVersion3.md §2.6).
     var heads: HeadsV3? = nil
+    /// Version 3, a scoped holder: the segments of groups it does not follow, in record order, as their bytes.
+    var opaque: [OpaqueSegmentV3] = []
 
     /// What a version 3 entry does to its item's place in a group.
     enum Placement {

@@ -27,7 +27,7 @@ extension RecordLogV3 {
     func prepareForWrite() throws(KeychainError) {
         try checkTailMayBeDropped()
         let log = state.log
-        if state.groups.isScoped { try checkNothingToRepair(log) }
+        if state.groups.isScoped { try checkNothingToRepair(log, writing: "appending") }
         try log.checkSlotsUnchanged()
         // One run at a time, so that a crash while writing it leaves the other.
         for (run, intact) in state.runsIntact.enumerated() where !intact {
@@ -54,7 +54,7 @@ extension RecordLogV3 {
     /// holder cannot verify those bytes: parity computed from them could make damage to another group's items
     /// permanent (SPEC.md §19: parity only from verified data). A full holder repairs the file, then scoped
     /// holders write again.
-    func checkNothingToRepair(_ log: HealingLog) throws(KeychainError) {
+    func checkNothingToRepair(_ log: HealingLog, writing operation: String) throws(KeychainError) {
         let unverified: String?
         if !state.replayed.repairs.isEmpty {
             unverified = "chunks repaired from parity are to be written back"
@@ -67,7 +67,7 @@ extension RecordLogV3 {
         }
         guard let unverified else { return }
         throw .io(
-            operation: "appending with a credential scoped to access groups (\(unverified), over other groups' records, which this "
+            operation: "\(operation) with a credential scoped to access groups (\(unverified), over other groups' records, which this "
                 + "credential cannot verify: open the keychain once with a credential that reaches the whole keychain, which repairs it)",
             errno: EIO, path: path)
     }

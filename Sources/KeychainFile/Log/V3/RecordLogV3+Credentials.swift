@@ -26,7 +26,7 @@ extension RecordLogV3 {
     func fileKeys(
         after change: SlotChange, using generator: inout RandomSource
     ) throws(KeychainError) -> (keys: FileKeys, added: KeySlotInfo?) {
-        if state.groups.isScoped { try Self.refuseScoped(change) }
+        if state.groups.isScoped { return (try scopedFileKeys(after: change, using: &generator), nil) }
         let header = state.header
         func keys(_ rotated: RotatedKeysV3, extraSlots: [KeySlotV3] = []) throws(KeychainError) -> FileKeys {
             return FileKeys(
@@ -126,19 +126,43 @@ extension RecordLogV3 {
         }
     }
 
-    /// Refuses a change asked by a scoped holder: what takes the root key (adding, removing or rotating credentials) is
-    /// outside its scope; its own password change and compaction are scoped rewrites (§2.6, §2.7), not built yet.
-    static func refuseScoped(_ change: SlotChange) throws(KeychainError) {
-        let operation: String
+    /// The keys and slots of a scoped holder's rewrite (§2.6, §2.7): the key table and every slot as they are — the
+    /// holder has no root key to seal or attest anything new — but for a slot whose credential changes, re-made for the
+    /// new one (``KeySlotV3/changingCredential(to:kdf:opened:fileID:using:)``: its public identity and attestation
+    /// kept, so that root holders go on granting to it).
+    ///
+    /// - Throws: `.missingEntitlement` for what takes the root key (adding, removing a credential, rotating keys);
+    ///   `.invalidParameter` for a change that would renew keys (``SlotChange/replaceRotating(openedBy:with:keyDerivation:)``),
+    ///   which a scoped holder cannot give the other credentials, naming the two ways on; what opening the changed
+    ///   slot throws.
+    func scopedFileKeys(after change: SlotChange, using generator: inout RandomSource) throws(KeychainError) -> FileKeys {
+        let header = state.header
+        var slots = header.slots
         switch change {
-        case .keep, .replace, .replaceRotating:
-            throw .unsupportedFeature(
-                offset: 0, reason: "compacting, or changing the password of, a keychain opened with a credential scoped to access groups is not built yet (a scoped rewrite copies the other groups' records as they are, Docs/FormatVersion3.md §2.6); a credential that reaches the whole keychain can do it")
-        case .add, .addScoped: operation = "adding a credential"
-        case .remove, .removeID: operation = "removing a credential"
-        case .rotate: operation = "rotating the keychain's keys"
+        case .keep:
+            break
+        case .replace(let old, let new, let keyDerivation):
+            let opened = try openedHeader(with: old)
+            try refuseOpening(new)
+            slots[opened.slotIndex] = try slots[opened.slotIndex].changingCredential(
+                to: new, kdf: RecordLogV2.slotKDF(for: new, keyDerivation), opened: opened.slot, fileID: fileID, using: &generator)
+        case .replaceRotating:
+            throw .invalidParameter(
+                "a credential scoped to access groups cannot renew its groups' keys: the other credentials would lose them. "
+                    + "changeCredentialKeepingKeys(from:to:) (kcf change-password --keep-keys) re-makes this credential's slot alone — "
+                    + "an old copy of the file with the old password then still reads its groups' items written before the keys are "
+                    + "next renewed — while a password change, or rotateMasterKey(credentials:), by a credential that reaches the "
+                    + "whole keychain renews every key")
+        case .add, .addScoped:
+            throw .missingEntitlement(group: nil, operation: "adding a credential")
+        case .remove, .removeID:
+            throw .missingEntitlement(group: nil, operation: "removing a credential")
+        case .rotate:
+            throw .missingEntitlement(group: nil, operation: "rotating the keychain's keys")
         }
-        throw .missingEntitlement(group: nil, operation: operation)
+        return FileKeys(
+            fileID: fileID, logKey: state.logKey, root: nil, groups: state.groups, sealedKeyTable: header.sealedKeyTable, slots: slots,
+            tombstoneHorizonDays: header.tombstoneHorizonDays)
     }
 
     /// Throws when `credential` opens the keychain already: a second slot for it is not added.

@@ -11,8 +11,8 @@ extension RecordLogV3 {
     struct FileKeys {
         let fileID: [UInt8]
         let logKey: SymmetricKey
-        /// The root key, which the log keeps to open a file another process compacts.
-        let root: SymmetricKey
+        /// The root key, which the log keeps to open a file another process compacts; `nil` for a scoped holder.
+        let root: SymmetricKey?
         /// Every group's key id, name and keys (they name the file id, not the epoch).
         let groups: AccessGroupsV3
         /// The key table as sealed under the root key: it names no epoch, so a rewrite keeps its bytes.
@@ -57,11 +57,27 @@ extension RecordLogV3 {
     /// Replaces the file with one in the next epoch under `keys`, holding the index's live items in the order they
     /// were added (each group's in its own pages) and the tombstones younger than the header's horizon, every secret
     /// sealed anew; the log opens it with `newCredential` from then on.
+    ///
+    /// A scoped holder's rewrite (§2.6) first copies every segment of the groups it does not hold, byte for byte and in
+    /// log order, dead ones included (it cannot tell them apart), and keeps the epoch each of their chains began in;
+    /// it refuses, as its appends do, a file that needs a repair it cannot verify.
     func rewrite(
         under keys: FileKeys, index: inout ItemIndex, credential newCredential: Credential, using generator: inout RandomSource
     ) throws(KeychainError) {
         try checkTailMayBeDropped()
         guard epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
+        var copied: [OpaqueSegmentV3] = []
+        var chainStarts: [ChainStartV3] = []
+        if state.groups.isScoped {
+            try checkNothingToRepair(state.log, writing: "rewriting")
+            copied = try opaqueSegmentsToCopy()
+            for keyID in Set(copied.map(\.keyID)).sorted() {
+                guard let head = state.replayed.heads?[keyID] else {
+                    throw .corrupted(offset: end, reason: "the last commit's heads name no head for group \(keyID), which has segments in the file")
+                }
+                chainStarts.append(ChainStartV3(keyID: keyID, startEpoch: head.startEpoch))
+            }
+        }
         let header = state.header
         let horizon = RecordLogV2.milliseconds(clock()) - Int64(header.tombstoneHorizonDays) * 86_400_000
         let tombstones = state.replayed.tombstones.filter { $0.value >= horizon && index.position(of: $0.key) == nil }
@@ -76,22 +92,55 @@ extension RecordLogV3 {
             at: path, replacing: true, keys: keys, epoch: epoch + 1, itemCount: order.count,
             item: { index.item(atPosition: Int(order[$0])) },
             decryptSecret: { (item) throws(KeychainError) in try self.decryptSecret(of: item) }, tombstones: tombstones,
-            tombstoneGroups: state.replayed.tombstoneGroups, fileSystem: fileSystem, using: &generator,
-            afterRename: { (written) in
+            tombstoneGroups: state.replayed.tombstoneGroups, copied: copied, chainStarts: chainStarts, fileSystem: fileSystem,
+            using: &generator, afterRename: { (written) in
                 self.adopt(written.state)
                 self.credential = newCredential
                 placed = written.secrets
             })
     }
 
+    /// The most bytes of copied segments one commit of a scoped rewrite holds (a segment larger goes alone): commits of
+    /// a few MiB keep what a reader holds at once small, as version 2's parts do.
+    static let copiedBytesPerCommit = 4 << 20
+    /// The most copied segments one commit holds, well inside a record's 65,535 segments.
+    static let copiedSegmentsPerCommit = 16_384
+
+    /// The segments of the groups a scoped holder does not follow, in log order, as the records up to its head hold
+    /// them: what a scoped rewrite copies (§2.6). The log is replayed again from its start, keeping their bytes (a
+    /// replay that only reads counts them), and must end where this log's state does.
+    ///
+    /// - Throws: what a replay throws; `.corrupted` when the records no longer end at this log's head.
+    func opaqueSegmentsToCopy() throws(KeychainError) -> [OpaqueSegmentV3] {
+        let header = state.header
+        let log = try HealingLog(opening: state.logFile, headerKey: state.logKeys.header, epoch: epoch, rewriteEnd: Int(header.rewriteEnd))
+        var replay = ReplayV2(
+            log: log, keys: .version3(state.keys, groupNames: state.groups.names, followsEveryGroup: false),
+            start: Head(epoch: epoch, sequence: 0, chainValue: header.initialChainValue(headerKey: state.logKeys.header)),
+            groups: Self.initialChains(of: state.groups, keys: state.keys),
+            rewriteHead: Head(epoch: epoch, sequence: header.rewriteHeadSequence, chainValue: header.rewriteHeadChain))
+        replay.collectsOpaqueSegments = true
+        try replay.run()
+        guard replay.outcome.head == head, replay.outcome.end == end else {
+            throw .corrupted(
+                offset: replay.outcome.end,
+                reason: "the records read again end at sequence \(replay.outcome.head.sequence), not \(head.sequence) as when the keychain was opened: open it again")
+        }
+        return replay.outcome.opaqueSegments
+    }
+
     /// Writes a whole version 3 file — the items as commit records through a healing log, then the two header
     /// runs naming the records' end and head — under a temporary name, makes it durable and puts it at `path`
-    /// (``StagedFile``). `afterRename` runs once it is in place. Every group's chain starts at `epoch`; each item is in
-    /// its group's pages, each tombstone in the group `tombstoneGroups` names (§2.11).
+    /// (``StagedFile``). `afterRename` runs once it is in place. Each item is in its group's pages, each tombstone in
+    /// the group `tombstoneGroups` names (§2.11), every such group's chain starting at `epoch`.
+    ///
+    /// A scoped rewrite (§2.6) passes the other groups' segments as `copied`, in log order: they are written first,
+    /// byte for byte, in commits whose heads name each copied group as far as copied, and `chainStarts` (in the
+    /// header) says in which epoch each copied group's chain began.
     static func writeFile<Generator: RandomNumberGenerator>(
         at path: String, replacing: Bool, keys fileKeys: FileKeys, epoch: UInt64, itemCount: Int, item: (Int) -> StoredItem,
         decryptSecret: (StoredItem) throws(KeychainError) -> [UInt8], tombstones: [ItemID: Int64], tombstoneGroups: [ItemID: UInt8],
-        fileSystem: any FileSystem,
+        copied: [OpaqueSegmentV3] = [], chainStarts: [ChainStartV3] = [], fileSystem: any FileSystem,
         using generator: inout Generator, afterRename: ((state: FileState, secrets: [SealedSecret])) -> Void = { _ in }
     ) throws(KeychainError) -> (state: FileState, secrets: [SealedSecret]) {
         let fileID = fileKeys.fileID
@@ -100,14 +149,14 @@ extension RecordLogV3 {
         let draft = FileHeaderV3(
             fileID: fileID, epoch: epoch, epochSalt: epochSalt, rewriteEnd: 0, rewriteHeadSequence: 0,
             rewriteHeadChain: [UInt8](repeating: 0, count: 16), tombstoneHorizonDays: fileKeys.tombstoneHorizonDays,
-            sealedKeyTable: fileKeys.sealedKeyTable, slots: fileKeys.slots)
+            sealedKeyTable: fileKeys.sealedKeyTable, slots: fileKeys.slots, chainStarts: chainStarts)
         guard draft.length <= FileHeaderV3.maximumLength else {
             throw .limitReached(
                 "the key slots and key table take \(draft.length) bytes, more than sixteen header pages (\(FileHeaderV3.maximumLength)): remove a credential")
         }
         let pageCount = HeaderRunV3.pageCount(forLength: draft.length)
         let initialChain = draft.initialChainValue(headerKey: logKeys.header)
-        let keys = try RecordKeysV3(fileID: fileID, epoch: epoch, chainKey: logKeys.chain, headsKey: logKeys.heads)
+        let keys = try RecordKeysV3(fileID: fileID, epoch: epoch, chainKey: logKeys.chain, headsKey: logKeys.heads, chainStarts: chainStarts)
         let groups = fileKeys.groups
         func keyID(of entry: EntryV2) throws(KeychainError) -> UInt8 {
             switch entry {
@@ -122,7 +171,7 @@ extension RecordLogV3 {
         var loaded: (state: FileState, secrets: [SealedSecret])? = nil
         _ = try StagedFile.write(
             at: path, temporary: StagedFile.temporaryName(for: path, using: &generator), replacing: replacing, fileSystem: fileSystem,
-            body: { (staging) throws(KeychainError) -> (header: FileHeaderV3, bytes: [UInt8], log: HealingLog, head: Head, heads: HeadsV3, secrets: [SealedSecret]) in
+            body: { (staging) throws(KeychainError) -> (header: FileHeaderV3, bytes: [UInt8], log: HealingLog, head: Head, heads: HeadsV3, others: [UInt8: OpaqueChainV3], secrets: [SealedSecret]) in
                 // The prefix is zeros — two empty commit slots — until the header runs are written last.
                 try staging.truncate(to: HeaderRunV3.logStart(pageCount: pageCount))
                 let log = HealingLog(
@@ -131,6 +180,34 @@ extension RecordLogV3 {
                 var heads = HeadsV3()
                 var secrets: [SealedSecret] = []
                 secrets.reserveCapacity(itemCount)
+                // A scoped rewrite's copies first (§2.6): in log order, packed into commits, each commit's heads naming
+                // every copied group at its last segment copied so far — all a head holds is readable without the
+                // group's key — with the start epoch the header's chain start entry gives it.
+                var others: [UInt8: OpaqueChainV3] = [:]
+                var batch: [SegmentInputV3] = []
+                var batchBytes = 0
+                func commitCopied() throws(KeychainError) {
+                    guard !batch.isEmpty else { return }
+                    let record = try RecordV3Encoder.encode(
+                        kind: .commit, sequence: head.sequence + 1, part: 0, previousChain: head.chainValue, segments: batch, heads: heads,
+                        keys: keys, using: &generator)
+                    head = Head(epoch: epoch, sequence: head.sequence + 1, chainValue: record.chainTag)
+                    try log.append(record.bytes, committedEnd: log.writtenEnd + record.bytes.count, headSequence: head.sequence, headChain: head.chainValue)
+                    batch.removeAll()
+                    batchBytes = 0
+                }
+                for segment in copied {
+                    if batchBytes + segment.bytes.count > Self.copiedBytesPerCommit || batch.count == Self.copiedSegmentsPerCommit {
+                        try commitCopied()
+                    }
+                    var chain = others[segment.keyID] ?? OpaqueChainV3(keyID: segment.keyID, startEpoch: keys.startEpoch(of: segment.keyID))
+                    chain.advance(pageTag: segment.bytes[segment.segment.pageTag], byteCount: segment.bytes.count)
+                    others[segment.keyID] = chain
+                    heads = heads.setting(GroupHeadV3(keyID: chain.keyID, startEpoch: chain.startEpoch, groupSequence: chain.sequence, lastTag: chain.lastTag))
+                    batch.append(.copy(segment))
+                    batchBytes += segment.bytes.count
+                }
+                try commitCopied()
                 func commit(_ entries: inout [EntryV2]) throws(KeychainError) {
                     // Each group's entries in its own pages, the groups in increasing key id (§2.11); the secrets are
                     // handed back in the order of `entries`.
@@ -182,7 +259,7 @@ extension RecordLogV3 {
                 let header = FileHeaderV3(
                     fileID: fileID, epoch: epoch, epochSalt: epochSalt, rewriteEnd: UInt64(log.writtenEnd), rewriteHeadSequence: head.sequence,
                     rewriteHeadChain: head.chainValue, tombstoneHorizonDays: fileKeys.tombstoneHorizonDays,
-                    sealedKeyTable: fileKeys.sealedKeyTable, slots: fileKeys.slots)
+                    sealedKeyTable: fileKeys.sealedKeyTable, slots: fileKeys.slots, chainStarts: chainStarts)
                 let headerBytes = try header.encode(headerKey: logKeys.header)
                 guard HeaderRunV3.pageCount(forLength: headerBytes.count) == pageCount else {
                     throw KeychainError.invalidParameter("internal error: the header's length changed while the file was written")
@@ -191,10 +268,10 @@ extension RecordLogV3 {
                 for offset in [0, HeaderRunV3.runBOffset(pageCount: pageCount)] {
                     try run.withBytes { (raw) throws(KeychainError) in try staging.writeAll(raw, at: offset) }
                 }
-                return (header, headerBytes, log, head, heads, secrets)
+                return (header, headerBytes, log, head, heads, others, secrets)
             },
             afterPlacing: { (written, staging, identity) in
-                var chains = groups.byKeyID.mapValues { GroupChainV3(keys: $0, startEpoch: epoch) }
+                var chains = groups.byKeyID.mapValues { GroupChainV3(keys: $0, startEpoch: keys.startEpoch(of: $0.keyID)) }
                 for head in written.heads.groups {
                     if let keys = groups.byKeyID[head.keyID] { chains[head.keyID] = GroupChainV3(keys: keys, at: head) }
                 }
@@ -203,7 +280,8 @@ extension RecordLogV3 {
                     root: fileKeys.root, logKeys: logKeys, keys: keys, groups: groups, log: written.log, runsIntact: [true, true],
                     replayed: ReplayV2.Outcome(
                         head: written.head, end: written.log.writtenEnd, tornTail: nil, tombstones: tombstones, repairs: [], groups: chains,
-                        tombstoneGroups: tombstoneGroups.filter { tombstones[$0.key] != nil }, heads: written.head.sequence > 0 ? written.heads : nil),
+                        tombstoneGroups: tombstoneGroups.filter { tombstones[$0.key] != nil }, others: written.others,
+                        heads: written.head.sequence > 0 ? written.heads : nil),
                     size: (try? staging.size())
                         ?? HeaderRunShiftedFileHandle.physical(HealingLayout.physicalEnd(ofLog: written.log.writtenEnd), pageCount: pageCount))
                 loaded = (state, written.secrets)

@@ -172,17 +172,21 @@ final class RecordLogV3 {
             opened = try OpenedHeaderV3(read: read, credential: credential, budget: KeyDerivationBudget(memoryLimitKiB: memoryLimitKiB)).verified
         }
         let header = opened.header
-        let keys = try RecordKeysV3(fileID: header.fileID, epoch: header.epoch, chainKey: opened.logKeys.chain, headsKey: opened.logKeys.heads)
+        let keys = try RecordKeysV3(
+            fileID: header.fileID, epoch: header.epoch, chainKey: opened.logKeys.chain, headsKey: opened.logKeys.heads, chainStarts: header.chainStarts)
         let accessGroups: AccessGroupsV3
         if let table = opened.keyTable {
             accessGroups = try AccessGroupsV3(table: table, fileID: header.fileID)
+            // The table names every group there is: a chain start of another key id is not this keychain's.
+            for start in header.chainStarts where accessGroups.byKeyID[start.keyID] == nil {
+                throw .corrupted(offset: 109, reason: "the header names where group \(start.keyID)'s chain began, a group the key table does not hold")
+            }
         } else if let scope = opened.scope {
             accessGroups = try AccessGroupsV3(scope: scope, fileID: header.fileID)
         } else {
             throw .invalidParameter("internal error: a header opened with neither a key table nor a scope")
         }
-        // A file written whole starts every group's chain at its own epoch (§2.10).
-        let groups = accessGroups.byKeyID.mapValues { GroupChainV3(keys: $0, startEpoch: header.epoch) }
+        let groups = initialChains(of: accessGroups, keys: keys)
         let logFile = HeaderRunShiftedFileHandle.logFile(file, pageCount: opened.pageCount)
         let log = try HealingLog(opening: logFile, headerKey: opened.logKeys.header, epoch: header.epoch, rewriteEnd: Int(header.rewriteEnd))
         var replay = ReplayV2(
@@ -198,6 +202,12 @@ final class RecordLogV3 {
             root: opened.root, logKeys: opened.logKeys, keys: keys, groups: accessGroups, log: log, runsIntact: runsIntact,
             replayed: replay.outcome, size: try file.size())
         return (state, replay.index)
+    }
+
+    /// The chains of `groups` before their first page in the file: each begins at its start epoch — the header's
+    /// epoch, or the epoch its chain start entry names for a group a scoped rewrite copied (§2.6).
+    static func initialChains(of groups: AccessGroupsV3, keys: RecordKeysV3) -> [UInt8: GroupChainV3] {
+        groups.byKeyID.mapValues { GroupChainV3(keys: $0, startEpoch: keys.startEpoch(of: $0.keyID)) }
     }
 
     /// Whether `file` has the layout of a version 3 file. The first 16 bytes decide when they declare a version (SPEC.md
@@ -310,7 +320,11 @@ final class RecordLogV3 {
 
     func statistics(of index: ItemIndex) -> KeychainStatistics {
         let tombstoneBytes = state.replayed.tombstones.count * EntryV2.deletionByteCount
-        let live = HeaderRunShiftedFileHandle.physical(HealingLayout.physicalEnd(ofLog: index.liveEntryBytes + tombstoneBytes), pageCount: state.pageCount)
+        // A scoped holder counts the other groups' segments as live: it cannot tell their dead bytes, and a rewrite of
+        // its own keeps them all (§2.6).
+        let others = state.replayed.others.values.reduce(0) { $0 + $1.byteCount }
+        let live = HeaderRunShiftedFileHandle.physical(
+            HealingLayout.physicalEnd(ofLog: index.liveEntryBytes + tombstoneBytes + others), pageCount: state.pageCount)
         return KeychainStatistics(
             itemCount: index.count, liveBytes: live, deadBytes: max(0, state.size - live), fileSize: state.size, epoch: epoch)
     }

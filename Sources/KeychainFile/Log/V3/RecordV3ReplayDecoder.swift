@@ -76,7 +76,8 @@ enum RecordV3ReplayDecoder {
             }
         }
         if !followsEveryGroup {
-            others = try Self.others(after: decoded, at: offset, followed: chains, others: others)
+            others = try Self.others(after: decoded, at: offset, followed: chains, others: others, keys: keys)
+            record.opaque = decoded.segments.compactMap { if case .opaque(let opaque) = $0 { return opaque } else { return nil } }
         }
         groups = chains
         return record
@@ -85,17 +86,18 @@ enum RecordV3ReplayDecoder {
     /// A scoped holder's count of the other groups' segments moved past `record`, checked at a commit against its
     /// heads: every head of a group the holder does not follow, and every such group with segments.
     private static func others(
-        after record: DecodedRecordV3, at offset: Int, followed: [UInt8: GroupChainV3], others: [UInt8: OpaqueChainV3]
+        after record: DecodedRecordV3, at offset: Int, followed: [UInt8: GroupChainV3], others: [UInt8: OpaqueChainV3], keys: RecordKeysV3
     ) throws(KeychainError) -> [UInt8: OpaqueChainV3] {
         var moved = others
         for case .opaque(let opaque) in record.segments {
-            moved[opaque.keyID, default: OpaqueChainV3(keyID: opaque.keyID)].advance(pageTag: opaque.bytes[opaque.segment.pageTag])
+            moved[opaque.keyID, default: OpaqueChainV3(keyID: opaque.keyID, startEpoch: keys.startEpoch(of: opaque.keyID))]
+                .advance(pageTag: opaque.bytes[opaque.segment.pageTag], byteCount: opaque.bytes.count)
         }
         if let heads = record.heads {
             let named = Set(heads.groups.map(\.keyID)).union(moved.keys).filter { followed[$0] == nil }
             for keyID in named.sorted() {
                 do {
-                    try (moved[keyID] ?? OpaqueChainV3(keyID: keyID)).check(against: heads, at: 0)
+                    try (moved[keyID] ?? OpaqueChainV3(keyID: keyID, startEpoch: keys.startEpoch(of: keyID))).check(against: heads, at: 0)
                 } catch .corrupted(_, let reason) {
                     throw .corrupted(offset: offset, reason: "record \(record.sequence): \(reason)")
                 }

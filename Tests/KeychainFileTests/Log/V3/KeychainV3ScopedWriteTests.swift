@@ -207,11 +207,14 @@ struct KeychainV3ScopedWriteTests {
             == messages["add to a group no one made"]?.replacingOccurrences(of: "com.example.never-made", with: "G"))
         #expect(messages["find in B"]?.replacingOccurrences(of: Self.groupB, with: "G")
             == messages["find in a group no one made"]?.replacingOccurrences(of: "com.example.never-made", with: "G"))
-        // Compaction and a password change are scoped rewrites, not built yet: refused as such, not as out of scope.
-        #expect(throws: KeychainError.unsupportedFeature(offset: 0, reason: "")) { _ = try viewA.compact() }
-        #expect(throws: KeychainError.unsupportedFeature(offset: 0, reason: "")) {
-            try viewA.changePassword(from: "scoped to group a", to: "new")
+        // A password change that renews keys: a scoped holder cannot give new keys to the other credentials, and says
+        // which change it can make (its slot alone) and who can renew them.
+        let rotating = #expect(throws: KeychainError.self) { try viewA.changePassword(from: "scoped to group a", to: "new") }
+        guard case .invalidParameter(let reason)? = rotating else {
+            Issue.record("a rotating password change by a scoped holder: \(String(describing: rotating))")
+            return
         }
+        #expect(reason.contains("changeCredentialKeepingKeys") && reason.contains("reaches the whole keychain"))
         #expect(try fileBytes(path) == before)
         #expect(viewA.count == 4)
     }
