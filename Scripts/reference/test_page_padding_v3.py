@@ -188,3 +188,24 @@ def test_a_file_after_a_scoped_compaction_is_padded_and_read_back_whole():
     extra = T.put(fw, "after", T.GB)
     assert extra in T.reopen(fw.data, T.HOLDER_B).items
     assert_padded(T.reopen(fw.data))
+
+
+def test_a_transaction_is_cut_into_records_within_the_part_limit_counting_padding():
+    """The writer cuts a batch into records of at most part_limit body bytes (a single entry too large alone
+    excepted); it must count pages as padded: two entries of 150 bytes share a page of 512 bytes, not 306."""
+    w, _ = T.scoped_file()
+    limit = 2500
+    w.part_limit = limit
+    before = T.reopen(w.data).committed_end
+    rng = random.Random(8)
+    with w.transaction() as t:
+        for n in range(40):
+            group = [T.GA, T.GB, ""][n // 5 % 3]           # runs of five entries of one group
+            t.add(K.GENERIC_PASSWORD, {"account": f"c{n}", "service": "s", "accessGroup": group,
+                                       "label": "l" * rng.choice([20, 90, 150, 230, 480, 1000, 1500])}, b"v")
+    kc = T.reopen(w.data)
+    records = [r for r in kc.records if r.offset >= before]
+    assert len(records) >= 3
+    for r in records:
+        assert r.length - 8 <= limit, (r.sequence, r.length - 8)
+    assert_padded(kc)
