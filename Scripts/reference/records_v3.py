@@ -29,6 +29,9 @@ CLI (hex and JSON in, JSON out), for the Swift tests:
     ENTRY: {"put": {"id", "class", "attributes": {name: value}, "secret"}} | {"delete": {"id", "time"}}
            | {"tombstone": {"id", "time"}}          (ids and secrets in hex; dates in ms)
 
+Group pages are padded with zeros to their size class (§2.5.1 "Page", padded_page_length); a page of any other
+length, or with a non-zero padding byte, is refused as corrupted.
+
 Exit status 6 with {"result": "corrupted", "offset", "reason"} when the record is refused (offset in the record,
 or in the segment for verify-group); 7 with {"result": "unsupported", ...} for a kind or page encoding of a newer
 writer.
