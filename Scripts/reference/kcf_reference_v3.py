@@ -579,19 +579,29 @@ class WriterV3(V2.Writer):
             self.buf[base:base + len(run)] = run
 
     def _split(self, entries: list) -> list:
-        """Cuts a batch into records of at most part_limit body bytes, counting each entry as its own page
-        (segment header, page box overhead, page header) and a commit's heads."""
+        """Cuts a batch into records of at most part_limit body bytes (a single entry larger than that alone),
+        with a commit's heads. Pages are counted as _runs and _pages will cut them and as padded (§2.5.1 "Page"):
+        an entry that fits the record's last page (same group, ≤ PAGE_LIMIT bytes) costs what it grows that page's
+        padded size by, any other one a new segment (header, page box overhead, its padded page)."""
         heads = len(self.keys.groups) + len(getattr(self.head[1], "others", {}))    # a scoped commit copies the others
         base = 19 + 16 + R.SEGMENT_HEADER + 28 + R.HEAD_SIZE * heads
-        groups, current, size = [], [], base
+        groups, current, size, page = [], [], base, None    # page: (key id, U) of the current record's last page
         for e in entries:
-            n = R.SEGMENT_HEADER + 28 + 3 + len(V2.entry_bytes(e, bytes(16))) + \
-                (28 + len(e.secret) if isinstance(e, K.Put) else 0)
+            length = len(V2.entry_bytes(e, bytes(16)))
+            box = 28 + len(e.secret) if isinstance(e, K.Put) else 0
+            alone = R.SEGMENT_HEADER + 28 + R.padded_page_length(3 + length) + box
+            if current and page[0] == e.key_id and page[1] + length <= R.PAGE_LIMIT:
+                n, grown = R.padded_page_length(page[1] + length) - R.padded_page_length(page[1]) + box, \
+                    (e.key_id, page[1] + length)
+            else:
+                n, grown = alone, (e.key_id, 3 + length)
             if current and size + n > self.part_limit:
                 groups.append(current)
                 current, size = [], base
+                n, grown = alone, (e.key_id, 3 + length)
             current.append(e)
             size += n
+            page = grown
         groups.append(current)
         return groups
 

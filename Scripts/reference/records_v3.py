@@ -29,6 +29,9 @@ CLI (hex and JSON in, JSON out), for the Swift tests:
     ENTRY: {"put": {"id", "class", "attributes": {name: value}, "secret"}} | {"delete": {"id", "time"}}
            | {"tombstone": {"id", "time"}}          (ids and secrets in hex; dates in ms)
 
+Group pages are padded with zeros to their size class (§2.5.1 "Page", padded_page_length); a page of any other
+length, or with a non-zero padding byte, is refused as corrupted.
+
 Exit status 6 with {"result": "corrupted", "offset", "reason"} when the record is refused (offset in the record,
 or in the segment for verify-group); 7 with {"result": "unsupported", ...} for a kind or page encoding of a newer
 writer.
@@ -62,6 +65,8 @@ MIN_SEGMENT = SEGMENT_HEADER + 28
 MAX_SECRET = 1 << 20
 PAGE_ENCODING = 1
 PAGE_LIMIT = 8192
+PAGE_PAD_MIN = 256              # a group page's plaintext is padded to at least this (§2.5.1 "Page")
+PAGE_PAD_STEP = 8192            # … to a power of two up to this, then to a multiple of it
 HEAD_SIZE = 33
 
 
@@ -138,6 +143,18 @@ def heads_aad(file_id: bytes, epoch: int, sequence: int) -> bytes:
     return b"KCF3 heads" + file_id + u64(epoch) + u64(sequence)
 
 
+def padded_page_length(used: int) -> int:
+    """§2.5.1 "Page": the plaintext length T of a group page whose entries end at `used` (U = 3 + the entries'
+    bytes): 256 up to 256; the smallest power of two ≥ U up to 8,192; past that the smallest multiple of 8,192 ≥ U.
+    So a page's size tells a holder of K_log only its size class, not how many deletions it holds (review finding
+    2). The writer pads to it; the reader refuses a page of any other length."""
+    if used <= PAGE_PAD_MIN:
+        return PAGE_PAD_MIN
+    if used <= PAGE_PAD_STEP:
+        return 1 << (used - 1).bit_length()
+    return -(-used // PAGE_PAD_STEP) * PAGE_PAD_STEP
+
+
 # --- writing ----------------------------------------------------------------------------------------------
 
 def entry_bytes(entry: dict, file_id: bytes, keys: GroupKeys, rng: random.Random) -> tuple:
@@ -159,6 +176,7 @@ def group_segment(keys: GroupKeys, entries: list, group_sequence: int, previous_
         encoded, box = entry_bytes(entry, keys.file_id, keys, rng)
         plain += encoded
         boxes += box
+    plain += bytes(padded_page_length(len(plain)) - len(plain))       # zeros up to the page's size class
     page = seal(keys.page, plain, page_aad(keys.file_id, keys.key_id, group_sequence, previous_tag), rng)
     return u8(keys.key_id) + u32(len(page) + len(boxes)) + u32(len(page)) + page + boxes
 
@@ -314,8 +332,12 @@ def open_page(data: bytes, seg: dict, keys: GroupKeys, group_sequence: int, prev
             pos += 25
         else:
             raise Corrupted(p0, f"{where}: entry kind {kind}")
-    if pos != len(plain):
-        raise Corrupted(p0, f"{where}: bytes after the last entry")
+    # §2.5.1: zeros from the end of the last entry (U = pos) up to exactly padded(U) bytes.
+    if len(plain) != padded_page_length(pos):
+        raise Corrupted(p0, f"{where}: a page of {len(plain)} bytes whose entries end at {pos}: its padding is not "
+                            f"the {padded_page_length(pos) - pos} zero bytes up to {padded_page_length(pos)}")
+    if any(plain[pos:]):
+        raise Corrupted(p0, f"{where}: a page whose padding after its entries holds a byte other than zero")
     if box_at != s1:
         raise Corrupted(box_at, f"{where}: {s1 - box_at} bytes of secret boxes no put names")
     return entries, data[p1 - 16:p1]
