@@ -18,6 +18,7 @@ import kcf_reference as K  # noqa: E402
 import kcf_reference_v2 as V2  # noqa: E402
 import kcf_reference_v3 as V3  # noqa: E402
 import records_v3 as R  # noqa: E402
+import slots_v3 as S  # noqa: E402
 
 PASSWORD = "correct horse battery staple"
 PW = {"password": PASSWORD}
@@ -1252,3 +1253,50 @@ def test_a_scoped_holder_refuses_a_head_of_a_group_without_segments():
         with pytest.raises(V3.CorruptedRecord) as e:
             reopen(a.data, credential)
         assert e.value.offset == offset and reason in e.value.reason, e.value.reason
+
+
+# ------------------------------------------------------------------------------------------------
+# Review §42 (Docs/SpecVersion3Draft.md): where the reference followed the Swift engine
+# ------------------------------------------------------------------------------------------------
+
+def with_slots(data, extra):
+    """data with both runs' header rebuilt by a K_log holder with the slots `extra` after its own (their bytes as
+    given: never derived), the MAC and checksum made right."""
+    kc = reopen(data)
+    raw = kc.header.raw
+    ph = H.parse_header(raw)
+    header = H.build_header(ph["fileID"], ph["epoch"], ph["salt"], ph["rewriteEnd"], V2.rd64(raw, 80),
+                            ph["headChain"], V2.rd32(raw, 104), ph["table"], [b for _, b, _ in ph["slots"]] + extra,
+                            kc.keys.log_key, ph["chainStarts"])
+    assert H.page_count(len(header)) == H.page_count(len(raw))
+    run = H.run_of(header)
+    out = bytearray(data)
+    out[0:len(run)] = run
+    out[H.run_b_offset(1):H.run_b_offset(1) + len(run)] = run
+    return bytes(out)
+
+
+def argon_slot_like(slot, memory, passes, lanes=1, seed=0):
+    """The password slot `slot` made an Argon2id slot of these parameters and another slot id: structurally a slot
+    (§2.2), never opened (its commitment and anchor are the PBKDF2 slot's)."""
+    rng = random.Random(seed)
+    return slot[:1] + bytes([3]) + slot[2:4] + rng.randbytes(16) + V2.u32(memory) + V2.u32(passes) + \
+        bytes([lanes]) + bytes(3) + slot[32:]
+
+
+@pytest.mark.parametrize("memory, passes", [((1 << 22) + 8, 1), (1 << 23, 8), (8, (1 << 20) + 1)])
+def test_d7_an_argon2id_slot_past_specs_bounds_is_corrupted_before_any_derivation(memory, passes):
+    """§42 D7, SPEC §21.1 (Swift SlotKDF.parse): a version 3 slot's Argon2id memory is at most 2²² KiB and its
+    passes at most 2²⁰, each on its own, not only memory × passes ≤ 2²⁶. The hostile slot comes after the file's
+    own password slot, which opens first: a reader that did not bound it would open the file (and never derive it)."""
+    w, _ = writer()
+    own = H.parse_header(reopen(w.data).header.raw)["slots"][0][1]
+    hostile = with_slots(w.data, [argon_slot_like(own, memory, passes, seed=1)])
+    with pytest.raises(K.Corrupted) as e:
+        reopen(hostile)
+    assert e.value.offset == 0 and "argon2id parameters" in e.value.reason, e.value.reason
+    with pytest.raises(S.Corrupted):
+        S.parse_slot(argon_slot_like(own, memory, passes))
+    # At the bounds: opens (the Argon2id slot is not derived: the password slot before it opens).
+    for m, p in ((1 << 22, 16), (8, 1 << 20)):
+        assert reopen(with_slots(w.data, [argon_slot_like(own, m, p, seed=2)])).items == reopen(w.data).items
