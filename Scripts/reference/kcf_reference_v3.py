@@ -107,6 +107,10 @@ from kcf_reference_v2 import UnsupportedFeature, CorruptedRecord  # noqa: E402,F
 
 VERSION = 3
 DEFAULT_GROUP = 1                        # §2.4: a new keychain's table holds the default group ("") as key id 1
+# At most this many of a batch's entries (as the caller gave them: a move's deletion goes with its put) in one part,
+# as the Swift engine's RecordLogV3.maximumEntriesPerPart: entries alternating between groups start a segment each and
+# a move makes two, while a record holds at most 65,535 segments (records_v3.MAX_SEGMENTS), the heads one of them.
+MAX_ENTRIES_PER_PART = 8_192
 
 
 def layout_for(n: int) -> V2.Layout:
@@ -580,17 +584,27 @@ class WriterV3(V2.Writer):
 
     def _split(self, entries: list) -> list:
         """Cuts a batch into records of at most part_limit body bytes, counting each entry as its own page
-        (segment header, page box overhead, page header) and a commit's heads."""
+        (segment header, page box overhead, page header) and a commit's heads, and of at most MAX_ENTRIES_PER_PART
+        of the batch's entries, as the Swift engine cuts them (RecordLogV3.partRanges): a move's deletion, which
+        _place added before its put, is not counted and stays in its put's part. A part of 8,192 entries is at most
+        16,384 sealed entries, so at most 16,385 segments with the heads, whatever the groups."""
         heads = len(self.keys.groups) + len(getattr(self.head[1], "others", {}))    # a scoped commit copies the others
         base = 19 + 16 + R.SEGMENT_HEADER + 28 + R.HEAD_SIZE * heads
-        groups, current, size = [], [], base
+        units = []                           # the caller's entries, each with the move's deletion before it if any
         for e in entries:
-            n = R.SEGMENT_HEADER + 28 + 3 + len(V2.entry_bytes(e, bytes(16))) + \
-                (28 + len(e.secret) if isinstance(e, K.Put) else 0)
-            if current and size + n > self.part_limit:
+            if units and getattr(units[-1][-1], "move", False):
+                units[-1].append(e)
+            else:
+                units.append([e])
+        groups, current, count, size = [], [], 0, base
+        for unit in units:
+            n = sum(R.SEGMENT_HEADER + 28 + 3 + len(V2.entry_bytes(e, bytes(16))) +
+                    (28 + len(e.secret) if isinstance(e, K.Put) else 0) for e in unit)
+            if current and (size + n > self.part_limit or count >= MAX_ENTRIES_PER_PART):
                 groups.append(current)
-                current, size = [], base
-            current.append(e)
+                current, count, size = [], 0, base
+            current += unit
+            count += 1
             size += n
         groups.append(current)
         return groups
@@ -676,7 +690,7 @@ class WriterV3(V2.Writer):
                 old = live.get(e.item_id)
                 if old is not None and old != k:                 # a move: the deletion in the old group first
                     d = K.Delete(e.item_id)
-                    d.time, d.key_id = now, old
+                    d.time, d.key_id, d.move = now, old, True   # _split keeps it with its put
                     out.append(d)
                 e.key_id = k
                 out.append(e)

@@ -1300,3 +1300,46 @@ def test_d7_an_argon2id_slot_past_specs_bounds_is_corrupted_before_any_derivatio
     # At the bounds: opens (the Argon2id slot is not derived: the password slot before it opens).
     for m, p in ((1 << 22, 16), (8, 1 << 20)):
         assert reopen(with_slots(w.data, [argon_slot_like(own, m, p, seed=2)])).items == reopen(w.data).items
+
+
+def test_d5_a_batch_of_65536_entries_alternating_between_groups_is_written_in_parts_of_8192():
+    """§42 D5 (Swift RecordLogV3.maximumEntriesPerPart, partRanges): a part holds at most 8,192 of the batch's entries,
+    so that entries alternating between groups (each change of group a segment) never make a record pass 65,535
+    segments. 65,536 alternating entries fit one record by their bytes; they are written as 8 records of 8,192
+    entries (7 parts, then the commit), 8,192 group segments each, and read back in their groups."""
+    w = V3.WriterV3.create(None, PASSWORD, iterations=1000, rng=random.Random(21), clock=clock(), extra_groups=1)
+    n = 65_536
+    batch = [w.make_put(K.GENERIC_PASSWORD, {"account": f"x{i}", "service": "s",
+                                             "accessGroup": "group-0" if i % 2 else ""}, b"s") for i in range(n)]
+    w.append(batch)
+    kc = reopen(w.data)
+    assert [(r.kind, r.part, len(r.entries)) for r in kc.records] == \
+        [(V2.KIND_PART, p, 8192) for p in range(7)] + [(V2.KIND_COMMIT, 7, 8192)]
+    # The frame's segment count (u16 at byte 21 of the record): 8,192 pages, and the heads in the commit.
+    assert [V2.rd16(kc.log, r.offset + 21) for r in kc.records] == [8192] * 7 + [8193]
+    assert len(kc.items) == n and all(kc.item_groups[p.item_id] == 1 + i % 2 for i, p in enumerate(batch))
+
+
+def test_d5_a_move_stays_in_the_part_of_its_put():
+    """§42 D5: parts are cut by the batch's entries as the caller gave them (Swift cuts `entries` before it adds a
+    move's deletion), so a move's deletion in the old group's page is in the same part as its put; the cut made
+    small here to see it."""
+    w, _ = writer(items=0)
+    a = [put(w, f"a{i}", "A") for i in range(3)]
+    limit = V3.MAX_ENTRIES_PER_PART
+    V3.MAX_ENTRIES_PER_PART = 2
+    try:
+        with w.transaction() as t:                           # put, move, move, put, move: 5 entries, 8 sealed
+            t.add(K.GENERIC_PASSWORD, {"account": "n0", "service": "s"}, b"x")
+            t.update(a[0], {"accessGroup": ""})
+            t.update(a[1], {"accessGroup": ""})
+            t.add(K.GENERIC_PASSWORD, {"account": "n1", "service": "s", "accessGroup": "A"}, b"y")
+            t.update(a[2], {"accessGroup": ""})
+    finally:
+        V3.MAX_ENTRIES_PER_PART = limit
+    kc = reopen(w.data)
+    last = [r for r in kc.records if r.sequence > kc.records[-1].sequence - 3]
+    assert [(r.kind, [kind for kind, _ in r.entries]) for r in last] == \
+        [(V2.KIND_PART, ["put", "delete", "put"]), (V2.KIND_PART, ["delete", "put", "put"]),
+         (V2.KIND_COMMIT, ["delete", "put"])]
+    assert all(kc.item_groups[i] == 1 for i in a) and not set(a) & set(kc.tombstones)
