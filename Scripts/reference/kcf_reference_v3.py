@@ -378,20 +378,48 @@ def _entry(e: dict, decrypt: bool) -> V2.Entry:
     return V2.Entry(kind, bytes.fromhex(d["id"]), time=d["time"])
 
 
-def _declares_v3(data: bytes) -> bool:
-    """Does run A, or run B at any of its sixteen places, declare a version 3 header (as read or repaired)?"""
-    if H.declared_pages(data, 0):
-        return True
-    return any(n in H.declared_pages(data, H.run_b_offset(n)) for n in range(1, H.MAX_PAGES + 1))
+def _declared_length_v3(first: bytes):
+    """The length the first 16 bytes declare for a version 3 header (magic, version 3, flags 0, a length in range;
+    Swift: FileHeaderV3.declaredLength), else None."""
+    if len(first) < 16 or first[:8] != H.MAGIC or first[8:12] != b"\x00\x03\x00\x00":
+        return None
+    length = V2.rd32(first, 12)
+    return length if H.MIN_HEADER <= length <= H.MAX_HEADER else None
+
+
+def _has_version_2_layout(data: bytes) -> bool:
+    """Swift's RecordLogV2.isVersion2 past the first 16 bytes: page B declares a version 2 header, or either
+    page's parity yields one (checksum and structure verified)."""
+    if len(data) > V2.HEADER_B:
+        page_b = data[V2.HEADER_B:V2.HEADER_B + 16]
+        if V2.declares_v2(page_b + bytes(16 - len(page_b))):
+            return True
+    return any(header is not None for _, _, header, _, _ in V2.read_header_copies(data, []))
 
 
 def _tell_version(data: bytes):
-    """SPEC-GAP: §2.10 does not say how a version 3 reader answers a file that is not version 3. As version 2's
+    """Decides from the file alone whether it is version 3, in the Swift engine's order (RecordLogV3.isVersion3,
+    §42 D3): the first 16 bytes when they declare a version (3: version 3; 2 or 1: that version's), then run A's
+    first page as its parity repairs it, then whether the file has version 2's layout (its page B, or either page's
+    parity), and only then a run B at each of the sixteen places — fifteen of which lie in a version 2 file's log,
+    whose bytes must not override its own header.
+
+    SPEC-GAP: §2.10 does not say how a version 3 reader answers a file that is not version 3. As version 2's
     §20.4 step 6 answers (version 1's answers): fewer than 16 bytes or another magic is notAKeychain, another
     version unsupportedVersion(v); a file that says version 3 but whose runs do not read is corrupted."""
     if len(data) < 16:
         raise NotAKeychain()
-    if _declares_v3(data):
+    if _declared_length_v3(data[:16]) is not None:
+        return
+    if V2.declares_v2(data[:16]):
+        raise UnsupportedVersion(2)
+    if data[:8] == V2.MAGIC and V2.rd16(data, 8) == 1:
+        raise UnsupportedVersion(1)
+    if H.declared_pages(data, 0):                                    # run A's first page as its parity repairs it
+        return
+    if _has_version_2_layout(data):
+        raise UnsupportedVersion(2)
+    if any(n in H.declared_pages(data, H.run_b_offset(n)) for n in range(1, H.MAX_PAGES + 1)):
         return
     if data[:8] != V2.MAGIC:
         raise NotAKeychain()

@@ -1343,3 +1343,47 @@ def test_d5_a_move_stays_in_the_part_of_its_put():
         [(V2.KIND_PART, ["put", "delete", "put"]), (V2.KIND_PART, ["delete", "put", "put"]),
          (V2.KIND_COMMIT, ["delete", "put"])]
     assert all(kc.item_groups[i] == 1 for i in a) and not set(a) & set(kc.tombstones)
+
+
+def v3_declaration(pages):
+    """16 bytes that declare a version 3 header of `pages` pages: magic, version 3, flags 0, a length of that many
+    pages (as the Swift test V3DetectionOverridesVersion2HeaderTests builds them)."""
+    return H.MAGIC + bytes([0, 3, 0, 0]) + V2.u32((pages - 1) * H.PAGE_DATA + 100)
+
+
+@pytest.fixture(scope="module")
+def version_2_file():
+    """A version 2 file with more than a chunk of records, so that the sixteen places of a run B (28,672 … 90,112)
+    lie in its header page B (n = 1), its log's chunk 0 (n = 2 … 15) and that chunk's parity (n = 16)."""
+    w = V2.Writer.create(None, [PW], iterations=1000, rng=random.Random(31), clock=clock())
+    for batch in range(8):
+        with w.transaction() as t:
+            for n in range(10):
+                t.add(K.GENERIC_PASSWORD, {"account": f"a{batch}-{n}", "service": "s"}, bytes([n]) * 1000)
+    assert len(w.data) > H.run_b_offset(16) + H.PAGE
+    return w.data, V2.open_keychain(w.data, PW).items
+
+
+@pytest.mark.parametrize("pages", [2, 3, 9, 15])
+def test_d3_a_version_2_file_with_its_first_16_bytes_damaged_is_not_taken_for_version_3(version_2_file, pages):
+    """§42 D3 (Swift RecordLogV3.isVersion3): the first 16 bytes (version 3, 2, 1), then run A's first page as parity
+    repairs it, then version 2's layout (its page B, or either page's parity), and only then a run B at each of the
+    sixteen places, fifteen of which lie in a version 2 file's log. A version 2 file whose first 16 bytes are damaged
+    and whose record bytes where a run B of `pages` pages would stand declare a version 3 header (damage parity
+    repairs) is version 2: unsupportedVersion(2) to this reader, not a damaged version 3 file; version 2's reader
+    opens it whole."""
+    data, items = version_2_file
+    damaged = bytearray(data)
+    damaged[0:16] = bytes(16)                                       # page A's first 16 bytes: parity repairs them
+    at = H.run_b_offset(pages)
+    damaged[at:at + 16] = v3_declaration(pages)                     # 16 bytes of a record in chunk 0
+    assert pages in H.declared_pages(bytes(damaged), at)
+    with pytest.raises(K.UnsupportedVersion) as e:
+        reopen(damaged)
+    assert e.value.version == 2
+    assert V2.open_keychain(bytes(damaged), PW).items == items
+    # The first 16 bytes intact: version 2 already (they decide, before any run B).
+    damaged[0:16] = data[0:16]
+    with pytest.raises(K.UnsupportedVersion) as e:
+        reopen(damaged)
+    assert e.value.version == 2
