@@ -613,8 +613,9 @@ class WriterV3(V2.Writer):
     def _split(self, entries: list) -> list:
         """Cuts a batch into records of at most part_limit body bytes, counting each entry as its own page
         (segment header, page box overhead, page header) and a commit's heads, and of at most MAX_ENTRIES_PER_PART
-        of the batch's entries, as the Swift engine cuts them (RecordLogV3.partRanges): a move's deletion, which
-        _place added before its put, is not counted and stays in its put's part. A part of 8,192 entries is at most
+        of the batch's entries, as the Swift engine cuts them (RecordLogV3.partRanges: the parts by bytes, each cut
+        again every MAX_ENTRIES_PER_PART entries from its start): a move's deletion, which _place added before its
+        put, is not counted and stays in its put's part. A part of 8,192 entries is at most
         16,384 sealed entries, so at most 16,385 segments with the heads, whatever the groups."""
         heads = len(self.keys.groups) + len(getattr(self.head[1], "others", {}))    # a scoped commit copies the others
         base = 19 + 16 + R.SEGMENT_HEADER + 28 + R.HEAD_SIZE * heads
@@ -624,18 +625,18 @@ class WriterV3(V2.Writer):
                 units[-1].append(e)
             else:
                 units.append([e])
-        groups, current, count, size = [], [], 0, base
+        by_bytes, current, size = [], [], base          # first by bytes, then each such part by entries (as Swift)
         for unit in units:
             n = sum(R.SEGMENT_HEADER + 28 + 3 + len(V2.entry_bytes(e, bytes(16))) +
                     (28 + len(e.secret) if isinstance(e, K.Put) else 0) for e in unit)
-            if current and (size + n > self.part_limit or count >= MAX_ENTRIES_PER_PART):
-                groups.append(current)
-                current, count, size = [], 0, base
-            current += unit
-            count += 1
+            if current and size + n > self.part_limit:
+                by_bytes.append(current)
+                current, size = [], base
+            current.append(unit)
             size += n
-        groups.append(current)
-        return groups
+        by_bytes.append(current)
+        return [[e for unit in part[i:i + MAX_ENTRIES_PER_PART] for e in unit]
+                for part in by_bytes for i in range(0, len(part), MAX_ENTRIES_PER_PART)] or [[]]
 
     def _pages(self, entries: list) -> list:
         """Pages of at most PAGE_LIMIT plaintext bytes, each at least one entry (as version 2's encode_record)."""

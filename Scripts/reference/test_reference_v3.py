@@ -1387,3 +1387,22 @@ def test_d3_a_version_2_file_with_its_first_16_bytes_damaged_is_not_taken_for_ve
     with pytest.raises(K.UnsupportedVersion) as e:
         reopen(damaged)
     assert e.value.version == 2
+
+
+def test_d5_parts_are_cut_by_bytes_then_each_every_8192_entries():
+    """§42 D5: as Swift's partRanges, the batch is cut into parts by bytes first, and each such part again every
+    MAX_ENTRIES_PER_PART entries from its start (not one greedy cut that starts counting bytes anew at each entry
+    cut). Six entries of one size, a byte limit that fits three, and the entry cut made 2: parts of 2, 1, 2, 1."""
+    w, _ = writer(items=0)
+    placed = w._place([w.make_put(K.GENERIC_PASSWORD, {"account": f"x{i}", "service": "s"}, b"s") for i in range(6)])
+
+    def parts(limit):
+        w.part_limit = limit
+        return [len(p) for p in w._split(placed)]
+    assert any(parts(limit) == [3, 3] for limit in range(100, 10_000, 10))   # stops at the first such limit
+    limit = V3.MAX_ENTRIES_PER_PART
+    V3.MAX_ENTRIES_PER_PART = 2
+    try:
+        assert [len(p) for p in w._split(placed)] == [2, 1, 2, 1]
+    finally:
+        V3.MAX_ENTRIES_PER_PART = limit
