@@ -107,6 +107,10 @@ from kcf_reference_v2 import UnsupportedFeature, CorruptedRecord  # noqa: E402,F
 
 VERSION = 3
 DEFAULT_GROUP = 1                        # §2.4: a new keychain's table holds the default group ("") as key id 1
+# At most this many of a batch's entries (as the caller gave them: a move's deletion goes with its put) in one part,
+# as the Swift engine's RecordLogV3.maximumEntriesPerPart: entries alternating between groups start a segment each and
+# a move makes two, while a record holds at most 65,535 segments (records_v3.MAX_SEGMENTS), the heads one of them.
+MAX_ENTRIES_PER_PART = 8_192
 
 
 def layout_for(n: int) -> V2.Layout:
@@ -374,20 +378,48 @@ def _entry(e: dict, decrypt: bool) -> V2.Entry:
     return V2.Entry(kind, bytes.fromhex(d["id"]), time=d["time"])
 
 
-def _declares_v3(data: bytes) -> bool:
-    """Does run A, or run B at any of its sixteen places, declare a version 3 header (as read or repaired)?"""
-    if H.declared_pages(data, 0):
-        return True
-    return any(n in H.declared_pages(data, H.run_b_offset(n)) for n in range(1, H.MAX_PAGES + 1))
+def _declared_length_v3(first: bytes):
+    """The length the first 16 bytes declare for a version 3 header (magic, version 3, flags 0, a length in range;
+    Swift: FileHeaderV3.declaredLength), else None."""
+    if len(first) < 16 or first[:8] != H.MAGIC or first[8:12] != b"\x00\x03\x00\x00":
+        return None
+    length = V2.rd32(first, 12)
+    return length if H.MIN_HEADER <= length <= H.MAX_HEADER else None
+
+
+def _has_version_2_layout(data: bytes) -> bool:
+    """Swift's RecordLogV2.isVersion2 past the first 16 bytes: page B declares a version 2 header, or either
+    page's parity yields one (checksum and structure verified)."""
+    if len(data) > V2.HEADER_B:
+        page_b = data[V2.HEADER_B:V2.HEADER_B + 16]
+        if V2.declares_v2(page_b + bytes(16 - len(page_b))):
+            return True
+    return any(header is not None for _, _, header, _, _ in V2.read_header_copies(data, []))
 
 
 def _tell_version(data: bytes):
-    """SPEC-GAP: §2.10 does not say how a version 3 reader answers a file that is not version 3. As version 2's
+    """Decides from the file alone whether it is version 3, in the Swift engine's order (RecordLogV3.isVersion3,
+    §42 D3): the first 16 bytes when they declare a version (3: version 3; 2 or 1: that version's), then run A's
+    first page as its parity repairs it, then whether the file has version 2's layout (its page B, or either page's
+    parity), and only then a run B at each of the sixteen places — fifteen of which lie in a version 2 file's log,
+    whose bytes must not override its own header.
+
+    SPEC-GAP: §2.10 does not say how a version 3 reader answers a file that is not version 3. As version 2's
     §20.4 step 6 answers (version 1's answers): fewer than 16 bytes or another magic is notAKeychain, another
     version unsupportedVersion(v); a file that says version 3 but whose runs do not read is corrupted."""
     if len(data) < 16:
         raise NotAKeychain()
-    if _declares_v3(data):
+    if _declared_length_v3(data[:16]) is not None:
+        return
+    if V2.declares_v2(data[:16]):
+        raise UnsupportedVersion(2)
+    if data[:8] == V2.MAGIC and V2.rd16(data, 8) == 1:
+        raise UnsupportedVersion(1)
+    if H.declared_pages(data, 0):                                    # run A's first page as its parity repairs it
+        return
+    if _has_version_2_layout(data):
+        raise UnsupportedVersion(2)
+    if any(n in H.declared_pages(data, H.run_b_offset(n)) for n in range(1, H.MAX_PAGES + 1)):
         return
     if data[:8] != V2.MAGIC:
         raise NotAKeychain()
@@ -579,31 +611,50 @@ class WriterV3(V2.Writer):
             self.buf[base:base + len(run)] = run
 
     def _split(self, entries: list) -> list:
-        """Cuts a batch into records of at most part_limit body bytes (a single entry larger than that alone),
-        with a commit's heads. Pages are counted as _runs and _pages will cut them and as padded (§2.5.1 "Page"):
-        an entry that fits the record's last page (same group, ≤ PAGE_LIMIT bytes) costs what it grows that page's
-        padded size by, any other one a new segment (header, page box overhead, its padded page)."""
+        """Cuts a batch into records of at most part_limit body bytes (a single unit larger than that alone), with a
+        commit's heads, and of at most MAX_ENTRIES_PER_PART of the batch's entries, as the Swift engine cuts them
+        (RecordLogV3.partRanges: the parts by bytes, each cut again every MAX_ENTRIES_PER_PART entries from its
+        start): a move's deletion, which _place added before its put, is not counted and stays in its put's part. A
+        part of 8,192 entries is at most 16,384 sealed entries, so at most 16,385 segments with the heads, whatever
+        the groups. Pages are counted as _runs and _pages will cut them and as padded (§2.5.1 "Page"): an entry that
+        fits the record's last page (same group, ≤ PAGE_LIMIT bytes) costs what it grows that page's padded size
+        by, any other one a new segment (header, page box overhead, its padded page)."""
         heads = len(self.keys.groups) + len(getattr(self.head[1], "others", {}))    # a scoped commit copies the others
         base = 19 + 16 + R.SEGMENT_HEADER + 28 + R.HEAD_SIZE * heads
-        groups, current, size, page = [], [], base, None    # page: (key id, U) of the current record's last page
+        units = []                           # the caller's entries, each with the move's deletion before it if any
         for e in entries:
-            length = len(V2.entry_bytes(e, bytes(16)))
-            box = 28 + len(e.secret) if isinstance(e, K.Put) else 0
-            alone = R.SEGMENT_HEADER + 28 + R.padded_page_length(3 + length) + box
-            if current and page[0] == e.key_id and page[1] + length <= R.PAGE_LIMIT:
-                n, grown = R.padded_page_length(page[1] + length) - R.padded_page_length(page[1]) + box, \
-                    (e.key_id, page[1] + length)
+            if units and getattr(units[-1][-1], "move", False):
+                units[-1].append(e)
             else:
-                n, grown = alone, (e.key_id, 3 + length)
+                units.append([e])
+
+        def cost(unit: list, page) -> tuple:
+            """What `unit` adds to a record whose last page is `page` ((key id, U) or None), and the last page after."""
+            n = 0
+            for e in unit:
+                length = len(V2.entry_bytes(e, bytes(16)))
+                box = 28 + len(e.secret) if isinstance(e, K.Put) else 0
+                if page is not None and page[0] == e.key_id and page[1] + length <= R.PAGE_LIMIT:
+                    n += R.padded_page_length(page[1] + length) - R.padded_page_length(page[1]) + box
+                    page = (e.key_id, page[1] + length)
+                else:
+                    n += R.SEGMENT_HEADER + 28 + R.padded_page_length(3 + length) + box
+                    page = (e.key_id, 3 + length)
+            return n, page
+
+        by_bytes, current, size, page = [], [], base, None   # first by bytes, then each such part by entries (as Swift)
+        for unit in units:
+            n, grown = cost(unit, page)
             if current and size + n > self.part_limit:
-                groups.append(current)
+                by_bytes.append(current)
                 current, size = [], base
-                n, grown = alone, (e.key_id, 3 + length)
-            current.append(e)
+                n, grown = cost(unit, None)
+            current.append(unit)
             size += n
             page = grown
-        groups.append(current)
-        return groups
+        by_bytes.append(current)
+        return [[e for unit in part[i:i + MAX_ENTRIES_PER_PART] for e in unit]
+                for part in by_bytes for i in range(0, len(part), MAX_ENTRIES_PER_PART)] or [[]]
 
     def _pages(self, entries: list) -> list:
         """Pages of at most PAGE_LIMIT plaintext bytes, each at least one entry (as version 2's encode_record)."""
@@ -686,7 +737,7 @@ class WriterV3(V2.Writer):
                 old = live.get(e.item_id)
                 if old is not None and old != k:                 # a move: the deletion in the old group first
                     d = K.Delete(e.item_id)
-                    d.time, d.key_id = now, old
+                    d.time, d.key_id, d.move = now, old, True   # _split keeps it with its put
                     out.append(d)
                 e.key_id = k
                 out.append(e)

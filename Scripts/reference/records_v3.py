@@ -61,6 +61,7 @@ KIND_COMMIT, KIND_PART = 1, 3
 MIN_BODY, MAX_BODY = 72, 16 * 1024 * 1024
 FIXED = 27                      # frame: length, check, kind, sequence, part, count, frame check
 SEGMENT_HEADER = 9              # key id, segment length, page box length
+MAX_SEGMENTS = 65_535           # the frame's u16 segment count
 MIN_SEGMENT = SEGMENT_HEADER + 28
 MAX_SECRET = 1 << 20
 PAGE_ENCODING = 1
@@ -188,6 +189,8 @@ def heads_plaintext(heads: dict) -> bytes:
 
 def assemble(kind: int, sequence: int, part: int, segments: list, previous_chain: bytes, chain_key: bytes) -> bytes:
     """The record around `segments` (each: key id ‖ S ‖ P ‖ body): frame, frame check, chain tag."""
+    if len(segments) > MAX_SEGMENTS:          # the frame's u16 count (§2.5.1); writers cut parts well below it
+        raise ValueError(f"a record holds at most {MAX_SEGMENTS} segments, not {len(segments)}")
     body = FIXED - 8 + sum(len(s) for s in segments) + 16
     head = u32(body) + u32(body ^ 0xFFFFFFFF) + u8(kind) + u64(sequence) + u32(part) + u16(len(segments))
     frame = head + hashlib.sha256(head + b"".join(s[:SEGMENT_HEADER] for s in segments)).digest()[:4]

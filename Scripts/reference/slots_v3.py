@@ -41,6 +41,9 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.kdf.pbkdf2 import PBKDF2HMAC
 
 MIN_LENGTH, MAX_LENGTH, MAX_GRANTS = 192, 8192, 32
+# SPEC §21.1's Argon2id bounds for one slot (Swift: KDF.Argon2's maximumParallelism, maximumMemoryKiB,
+# maximumIterations, maximumWorkKiB)
+MAX_ARGON_LANES, MAX_ARGON_MEMORY_KIB, MAX_ARGON_PASSES, MAX_ARGON_WORK = 16, 1 << 22, 1 << 20, 1 << 26
 
 
 class Corrupted(Exception):
@@ -138,9 +141,14 @@ def _parse_slot(b: bytes) -> dict:
             raise Corrupted("pbkdf2 parameters")
     elif kdf_id == 3:
         memory, passes, lanes = struct.unpack(">IIB", params[:9])
-        # SPEC §21.1's bounds (this module does not apply a reader's memory cap: it is a test tool)
-        if not (1 <= lanes <= 16) or memory < 8 * lanes or passes < 1 or memory * passes > 1 << 26 or any(params[9:]):
-            raise Corrupted("argon2id parameters")
+        # SPEC §21.1's bounds, each on its own as the Swift engine's SlotKDF.parse checks them (lanes 1 … 16, memory
+        # 8 × lanes … 2²² KiB, passes 1 … 2²⁰, memory × passes ≤ 2²⁶ KiB), so that a hostile slot is refused
+        # before any derivation; the header adds the sum over its slots (header_v3.parse_header). This module does
+        # not apply a reader's own memory cap: it is a test tool.
+        if (not 1 <= lanes <= MAX_ARGON_LANES or not 8 * lanes <= memory <= MAX_ARGON_MEMORY_KIB
+                or not 1 <= passes <= MAX_ARGON_PASSES or memory * passes > MAX_ARGON_WORK or any(params[9:])):
+            raise Corrupted(f"argon2id parameters (memory {memory} KiB, passes {passes}, lanes {lanes}) outside "
+                            f"SPEC §21.1's bounds")
     elif any(params):
         raise Corrupted("hkdf parameters")
     i = 128

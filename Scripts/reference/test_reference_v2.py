@@ -758,3 +758,11 @@ def test_open_point_8_argon2id_total_over_all_slots():
     with pytest.raises(K.Corrupted) as e:
         reopen(with_slots([argon_slot(1 << 22, 16, seed=1), argon_slot(1 << 22, 16, seed=2)]), {"key": key})
     assert e.value.offset == V.HEADER_FIXED
+    # §42 D7 (Docs/SpecVersion3Draft.md), checked here for version 2 too: each slot's memory ≤ 2²² KiB and passes
+    # ≤ 2²⁰ on their own (SPEC §21.1), though memory × passes is within 2²⁶; at the slot's parameters' offset.
+    for memory, passes in (((1 << 22) + 8, 1), (1 << 23, 8), (8, (1 << 20) + 1)):
+        with pytest.raises(K.Corrupted) as e:
+            reopen(with_slots([argon_slot(memory, passes, seed=1)]), {"key": key})
+        assert e.value.offset == V.HEADER_FIXED + len(h.slots[0].raw) + 20 and "Argon2id parameters" in \
+            e.value.reason, e.value.reason
+    assert reopen(with_slots([argon_slot(8, 1 << 20, seed=1)]), {"key": key}).items == kc.items

@@ -18,6 +18,7 @@ import kcf_reference as K  # noqa: E402
 import kcf_reference_v2 as V2  # noqa: E402
 import kcf_reference_v3 as V3  # noqa: E402
 import records_v3 as R  # noqa: E402
+import slots_v3 as S  # noqa: E402
 
 PASSWORD = "correct horse battery staple"
 PW = {"password": PASSWORD}
@@ -1252,3 +1253,158 @@ def test_a_scoped_holder_refuses_a_head_of_a_group_without_segments():
         with pytest.raises(V3.CorruptedRecord) as e:
             reopen(a.data, credential)
         assert e.value.offset == offset and reason in e.value.reason, e.value.reason
+
+
+# ------------------------------------------------------------------------------------------------
+# Review §42 (Docs/SpecVersion3Draft.md): where the reference followed the Swift engine
+# ------------------------------------------------------------------------------------------------
+
+def with_slots(data, extra):
+    """data with both runs' header rebuilt by a K_log holder with the slots `extra` after its own (their bytes as
+    given: never derived), the MAC and checksum made right."""
+    kc = reopen(data)
+    raw = kc.header.raw
+    ph = H.parse_header(raw)
+    header = H.build_header(ph["fileID"], ph["epoch"], ph["salt"], ph["rewriteEnd"], V2.rd64(raw, 80),
+                            ph["headChain"], V2.rd32(raw, 104), ph["table"], [b for _, b, _ in ph["slots"]] + extra,
+                            kc.keys.log_key, ph["chainStarts"])
+    assert H.page_count(len(header)) == H.page_count(len(raw))
+    run = H.run_of(header)
+    out = bytearray(data)
+    out[0:len(run)] = run
+    out[H.run_b_offset(1):H.run_b_offset(1) + len(run)] = run
+    return bytes(out)
+
+
+def argon_slot_like(slot, memory, passes, lanes=1, seed=0):
+    """The password slot `slot` made an Argon2id slot of these parameters and another slot id: structurally a slot
+    (§2.2), never opened (its commitment and anchor are the PBKDF2 slot's)."""
+    rng = random.Random(seed)
+    return slot[:1] + bytes([3]) + slot[2:4] + rng.randbytes(16) + V2.u32(memory) + V2.u32(passes) + \
+        bytes([lanes]) + bytes(3) + slot[32:]
+
+
+@pytest.mark.parametrize("memory, passes", [((1 << 22) + 8, 1), (1 << 23, 8), (8, (1 << 20) + 1)])
+def test_d7_an_argon2id_slot_past_specs_bounds_is_corrupted_before_any_derivation(memory, passes):
+    """§42 D7, SPEC §21.1 (Swift SlotKDF.parse): a version 3 slot's Argon2id memory is at most 2²² KiB and its
+    passes at most 2²⁰, each on its own, not only memory × passes ≤ 2²⁶. The hostile slot comes after the file's
+    own password slot, which opens first: a reader that did not bound it would open the file (and never derive it)."""
+    w, _ = writer()
+    own = H.parse_header(reopen(w.data).header.raw)["slots"][0][1]
+    hostile = with_slots(w.data, [argon_slot_like(own, memory, passes, seed=1)])
+    with pytest.raises(K.Corrupted) as e:
+        reopen(hostile)
+    assert e.value.offset == 0 and "argon2id parameters" in e.value.reason, e.value.reason
+    with pytest.raises(S.Corrupted):
+        S.parse_slot(argon_slot_like(own, memory, passes))
+    # At the bounds: opens (the Argon2id slot is not derived: the password slot before it opens).
+    for m, p in ((1 << 22, 16), (8, 1 << 20)):
+        assert reopen(with_slots(w.data, [argon_slot_like(own, m, p, seed=2)])).items == reopen(w.data).items
+
+
+def test_d5_a_batch_of_65536_entries_alternating_between_groups_is_written_in_parts_of_8192():
+    """§42 D5 (Swift RecordLogV3.maximumEntriesPerPart, partRanges): a part holds at most 8,192 of the batch's entries,
+    so that entries alternating between groups (each change of group a segment) never make a record pass 65,535
+    segments. The part limit is raised so that the bytes never cut (with pages padded to 256 bytes, 65,536
+    one-entry pages pass the default limit): they are written as 8 records of 8,192 entries (7 parts, then the
+    commit), 8,192 group segments each, and read back in their groups."""
+    w = V3.WriterV3.create(None, PASSWORD, iterations=1000, rng=random.Random(21), clock=clock(), extra_groups=1)
+    w.part_limit = 1 << 30
+    n = 65_536
+    batch = [w.make_put(K.GENERIC_PASSWORD, {"account": f"x{i}", "service": "s",
+                                             "accessGroup": "group-0" if i % 2 else ""}, b"s") for i in range(n)]
+    w.append(batch)
+    kc = reopen(w.data)
+    assert [(r.kind, r.part, len(r.entries)) for r in kc.records] == \
+        [(V2.KIND_PART, p, 8192) for p in range(7)] + [(V2.KIND_COMMIT, 7, 8192)]
+    # The frame's segment count (u16 at byte 21 of the record): 8,192 pages, and the heads in the commit.
+    assert [V2.rd16(kc.log, r.offset + 21) for r in kc.records] == [8192] * 7 + [8193]
+    assert len(kc.items) == n and all(kc.item_groups[p.item_id] == 1 + i % 2 for i, p in enumerate(batch))
+
+
+def test_d5_a_move_stays_in_the_part_of_its_put():
+    """§42 D5: parts are cut by the batch's entries as the caller gave them (Swift cuts `entries` before it adds a
+    move's deletion), so a move's deletion in the old group's page is in the same part as its put; the cut made
+    small here to see it."""
+    w, _ = writer(items=0)
+    a = [put(w, f"a{i}", "A") for i in range(3)]
+    limit = V3.MAX_ENTRIES_PER_PART
+    V3.MAX_ENTRIES_PER_PART = 2
+    try:
+        with w.transaction() as t:                           # put, move, move, put, move: 5 entries, 8 sealed
+            t.add(K.GENERIC_PASSWORD, {"account": "n0", "service": "s"}, b"x")
+            t.update(a[0], {"accessGroup": ""})
+            t.update(a[1], {"accessGroup": ""})
+            t.add(K.GENERIC_PASSWORD, {"account": "n1", "service": "s", "accessGroup": "A"}, b"y")
+            t.update(a[2], {"accessGroup": ""})
+    finally:
+        V3.MAX_ENTRIES_PER_PART = limit
+    kc = reopen(w.data)
+    last = [r for r in kc.records if r.sequence > kc.records[-1].sequence - 3]
+    assert [(r.kind, [kind for kind, _ in r.entries]) for r in last] == \
+        [(V2.KIND_PART, ["put", "delete", "put"]), (V2.KIND_PART, ["delete", "put", "put"]),
+         (V2.KIND_COMMIT, ["delete", "put"])]
+    assert all(kc.item_groups[i] == 1 for i in a) and not set(a) & set(kc.tombstones)
+
+
+def v3_declaration(pages):
+    """16 bytes that declare a version 3 header of `pages` pages: magic, version 3, flags 0, a length of that many
+    pages (as the Swift test V3DetectionOverridesVersion2HeaderTests builds them)."""
+    return H.MAGIC + bytes([0, 3, 0, 0]) + V2.u32((pages - 1) * H.PAGE_DATA + 100)
+
+
+@pytest.fixture(scope="module")
+def version_2_file():
+    """A version 2 file with more than a chunk of records, so that the sixteen places of a run B (28,672 … 90,112)
+    lie in its header page B (n = 1), its log's chunk 0 (n = 2 … 15) and that chunk's parity (n = 16)."""
+    w = V2.Writer.create(None, [PW], iterations=1000, rng=random.Random(31), clock=clock())
+    for batch in range(8):
+        with w.transaction() as t:
+            for n in range(10):
+                t.add(K.GENERIC_PASSWORD, {"account": f"a{batch}-{n}", "service": "s"}, bytes([n]) * 1000)
+    assert len(w.data) > H.run_b_offset(16) + H.PAGE
+    return w.data, V2.open_keychain(w.data, PW).items
+
+
+@pytest.mark.parametrize("pages", [2, 3, 9, 15])
+def test_d3_a_version_2_file_with_its_first_16_bytes_damaged_is_not_taken_for_version_3(version_2_file, pages):
+    """§42 D3 (Swift RecordLogV3.isVersion3): the first 16 bytes (version 3, 2, 1), then run A's first page as parity
+    repairs it, then version 2's layout (its page B, or either page's parity), and only then a run B at each of the
+    sixteen places, fifteen of which lie in a version 2 file's log. A version 2 file whose first 16 bytes are damaged
+    and whose record bytes where a run B of `pages` pages would stand declare a version 3 header (damage parity
+    repairs) is version 2: unsupportedVersion(2) to this reader, not a damaged version 3 file; version 2's reader
+    opens it whole."""
+    data, items = version_2_file
+    damaged = bytearray(data)
+    damaged[0:16] = bytes(16)                                       # page A's first 16 bytes: parity repairs them
+    at = H.run_b_offset(pages)
+    damaged[at:at + 16] = v3_declaration(pages)                     # 16 bytes of a record in chunk 0
+    assert pages in H.declared_pages(bytes(damaged), at)
+    with pytest.raises(K.UnsupportedVersion) as e:
+        reopen(damaged)
+    assert e.value.version == 2
+    assert V2.open_keychain(bytes(damaged), PW).items == items
+    # The first 16 bytes intact: version 2 already (they decide, before any run B).
+    damaged[0:16] = data[0:16]
+    with pytest.raises(K.UnsupportedVersion) as e:
+        reopen(damaged)
+    assert e.value.version == 2
+
+
+def test_d5_parts_are_cut_by_bytes_then_each_every_8192_entries():
+    """§42 D5: as Swift's partRanges, the batch is cut into parts by bytes first, and each such part again every
+    MAX_ENTRIES_PER_PART entries from its start (not one greedy cut that starts counting bytes anew at each entry
+    cut). Six entries of one size, a byte limit that fits three, and the entry cut made 2: parts of 2, 1, 2, 1."""
+    w, _ = writer(items=0)
+    placed = w._place([w.make_put(K.GENERIC_PASSWORD, {"account": f"x{i}", "service": "s"}, b"s") for i in range(6)])
+
+    def parts(limit):
+        w.part_limit = limit
+        return [len(p) for p in w._split(placed)]
+    assert any(parts(limit) == [3, 3] for limit in range(100, 10_000, 10))   # stops at the first such limit
+    limit = V3.MAX_ENTRIES_PER_PART
+    V3.MAX_ENTRIES_PER_PART = 2
+    try:
+        assert [len(p) for p in w._split(placed)] == [2, 1, 2, 1]
+    finally:
+        V3.MAX_ENTRIES_PER_PART = limit
