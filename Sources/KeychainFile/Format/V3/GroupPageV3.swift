@@ -6,7 +6,9 @@
 /// The page's plaintext is version 2's (SPEC §24.2, encoding version 1, ``EntryV2`` and ``PageEntryV2``'s kinds):
 /// `u8 1 ‖ u16 entry count ‖ entries`, a put naming its attributes, its secret's length and its secret box's
 /// BLAKE2b-128 digest (``RecordV2/secretBoxDigest(_:)``). What differs from version 2 is where the boxes are: after
-/// the page, in its own segment, with no header of their own — so that only the page tells how many there are.
+/// the page, in its own segment, with no header of their own — so that only the page tells how many there are — and
+/// that the plaintext is zero-padded to a size class (``paddedLength(_:)``), so that the page box's length does not
+/// count a page's deletions, or tell one put from a few, to a reader without the group's key.
 ///
 /// ```swift
 /// let (segment, tag) = try GroupPageV3.seal(entries, keys: keysB, groupSequence: 1, previousTag: keysB.startValue(epoch: 1), using: &rng)
@@ -50,6 +52,7 @@ enum GroupPageV3 {
                 plaintext.writeUInt64(UInt64(bitPattern: time))
             }
         }
+        plaintext.writeBytes([UInt8](repeating: 0, count: paddedLength(plaintext.count) - plaintext.count))
         let aad = RecordAADV3.page(fileID: keys.fileID, keyID: keys.keyID, groupSequence: groupSequence, previousTag: previousTag)
         let page = try sealBox(plaintext.bytes, key: keys.pageKey, aad: aad, using: &generator)
         let length = page.count + secrets.count
@@ -141,7 +144,10 @@ enum GroupPageV3 {
                     throw corrupted("unknown entry kind \(kind)")
                 }
             }
-            guard reader.isAtEnd else { throw corrupted("\(reader.remaining) bytes after the last entry") }
+            let used = reader.offset
+            guard plaintext.count == paddedLength(used), plaintext[used...].allSatisfy({ $0 == 0 }) else {
+                throw corrupted("the page's padding: \(plaintext.count - used) bytes after entries that end at byte \(used), where \(paddedLength(used) - used) zero bytes are due")
+            }
             guard nextBox == segment.secrets.upperBound else {
                 throw corrupted("\(segment.secrets.upperBound - nextBox) bytes of secret boxes that no put names")
             }
@@ -153,6 +159,14 @@ enum GroupPageV3 {
             throw corrupted("\(error)")
         }
         return entries
+    }
+
+    /// The length a page's plaintext of `unpadded` bytes is zero-padded to: 256 bytes at least, then the next power of
+    /// two up to 8 KiB (version 2's page limit), then the next multiple of 8 KiB (a page of one large entry).
+    static func paddedLength(_ unpadded: Int) -> Int {
+        if unpadded <= 256 { return 256 }
+        if unpadded <= 8_192 { return 1 << (Int.bitWidth - (unpadded - 1).leadingZeroBitCount) }
+        return (unpadded + 8_191) / 8_192 * 8_192
     }
 
     /// Decrypts a put's secret from its box `bytes[box]`, checking its tag for item `id`.

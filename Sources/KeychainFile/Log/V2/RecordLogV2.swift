@@ -408,8 +408,12 @@ final class RecordLogV2 {
     }
 
     /// The entries of each record of a commit: as many as fit a record's 15 MiB (below the format's 16, for the
-    /// pages' overhead), at least one each.
-    static func partRanges<Entries: RandomAccessCollection<LogEntry>>(of entries: Entries) -> [Range<Int>] where Entries.Index == Int {
+    /// pages' overhead), at least one each. With `paddedPages` (version 3, whose pages are padded to size classes,
+    /// ``GroupPageV3/paddedLength(_:)``), each entry's page bytes count as at most padding makes them: twice, and 256
+    /// at least (a page of one entry).
+    static func partRanges<Entries: RandomAccessCollection<LogEntry>>(
+        of entries: Entries, paddedPages: Bool = false
+    ) -> [Range<Int>] where Entries.Index == Int {
         var parts: [Range<Int>] = []
         var start = entries.startIndex
         var bytes = 0
@@ -419,9 +423,10 @@ final class RecordLogV2 {
             case .put(_, let attributes, let secret):
                 // The page entry, the secret box and its field, and a share of a page's box for every 8 KiB.
                 let entry = 1 + 4 + AttributeCoding.encodedByteCount(attributes) + 4 + 16
-                size = entry + entry / 128 + RecordV2.boxFieldHeaderSize + secret.count + 28
+                let page = paddedPages ? max(256, 2 * entry) : entry
+                size = page + entry / 128 + RecordV2.boxFieldHeaderSize + secret.count + 28
             case .delete:
-                size = 26
+                size = paddedPages ? 256 : 26
             }
             if index > start, bytes + size > partLimit {
                 parts.append(start..<index)

@@ -174,9 +174,10 @@ extension RecordLogV3 {
     /// 2's estimate of a part's bytes leaves out, which the 1 MiB between that estimate's limit and a record's must hold.
     static let maximumEntriesPerPart = 8_192
 
-    /// Version 2's parts of `entries` (cut by their bytes), each cut again to at most ``maximumEntriesPerPart`` entries.
+    /// Version 2's parts of `entries` (cut by their bytes, its pages counted as padded), each cut again to at most
+    /// ``maximumEntriesPerPart`` entries.
     static func partRanges<Entries: RandomAccessCollection<LogEntry>>(of entries: Entries) -> [Range<Int>] where Entries.Index == Int {
-        RecordLogV2.partRanges(of: entries).flatMap { (range) -> [Range<Int>] in
+        RecordLogV2.partRanges(of: entries, paddedPages: true).flatMap { (range) -> [Range<Int>] in
             stride(from: range.lowerBound, to: range.upperBound, by: maximumEntriesPerPart).map { $0..<min($0 + maximumEntriesPerPart, range.upperBound) }
         }
     }

@@ -189,21 +189,43 @@ struct KeychainV3ScopedRewriteTests {
         try full.refresh()
         let log = try V3Keychain.log(full)
         let keyB = try #require(log.state.groups.keyID(named: Scoped.groupB))
+        let starts = log.state.header.chainStarts.map { $0.keyID == keyB ? ChainStartV3(keyID: keyB, startEpoch: 0) : $0 }
+        #expect(starts != log.state.header.chainStarts)
+        try Self.rewriteHeader(of: log, at: path, chainStarts: starts)
+        for (name, credential) in [("full", TestKeychain.password), ("B's", Scoped.scopedB), ("A's", Scoped.scopedA)] {
+            #expect(throws: KeychainError.corrupted(offset: 0, reason: ""), "\(name) holder") { _ = try V3Keychain.open(path, credential: credential) }
+        }
+    }
+
+    @Test("A chain start of a key id the key table does not hold is corrupted for a full reader, which knows every group")
+    func chainStartOfUnknownGroup() throws {
+        let directory = TemporaryDirectory()
+        let (full, path) = try Self.churned(in: directory)
+        try V3Keychain.open(path, credential: Scoped.scopedA).compact()
+        try full.refresh()
+        let log = try V3Keychain.log(full)
+        #expect(log.state.groups.byKeyID[200] == nil)
+        try Self.rewriteHeader(of: log, at: path, chainStarts: log.state.header.chainStarts + [ChainStartV3(keyID: 200, startEpoch: 1)])
+        #expect(throws: KeychainError.corrupted(offset: 0, reason: "")) { _ = try V3Keychain.open(path) }
+        // B's holder cannot tell a group it does not know from one that has no segment: it reads B as it was.
+        #expect(try V3Keychain.open(path, credential: Scoped.scopedB).count == 4)
+    }
+
+    /// Writes `log`'s header again into both runs of the file at `path` with `chainStarts`, under its MAC: what any
+    /// holder of the log key can do.
+    static func rewriteHeader(of log: RecordLogV3, at path: String, chainStarts: [ChainStartV3]) throws {
         let header = log.state.header
-        let starts = header.chainStarts.map { $0.keyID == keyB ? ChainStartV3(keyID: keyB, startEpoch: 0) : $0 }
-        #expect(starts != header.chainStarts)
         let forged = FileHeaderV3(
             fileID: header.fileID, epoch: header.epoch, epochSalt: header.epochSalt, rewriteEnd: header.rewriteEnd,
             rewriteHeadSequence: header.rewriteHeadSequence, rewriteHeadChain: header.rewriteHeadChain,
-            tombstoneHorizonDays: header.tombstoneHorizonDays, sealedKeyTable: header.sealedKeyTable, slots: header.slots, chainStarts: starts)
-        let run = HeaderRunV3.encode(try forged.encode(headerKey: log.state.logKeys.header))
+            tombstoneHorizonDays: header.tombstoneHorizonDays, sealedKeyTable: header.sealedKeyTable, slots: header.slots, chainStarts: chainStarts)
+        let encoded = try forged.encode(headerKey: log.state.logKeys.header)
+        #expect(HeaderRunV3.pageCount(forLength: encoded.count) == log.state.pageCount)
+        let run = HeaderRunV3.encode(encoded)
         var bytes = try fileBytes(path)
         for offset in [0, HeaderRunV3.runBOffset(pageCount: log.state.pageCount)] {
             bytes.replaceSubrange(offset..<(offset + run.count), with: run)
         }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        for (name, credential) in [("full", TestKeychain.password), ("B's", Scoped.scopedB), ("A's", Scoped.scopedA)] {
-            #expect(throws: KeychainError.corrupted(offset: 0, reason: ""), "\(name) holder") { _ = try V3Keychain.open(path, credential: credential) }
-        }
     }
 }
