@@ -59,11 +59,14 @@ enum KeychainPasswordCommands {
             """, """
             The keychain gets a new master key and every item is sealed anew, so that an old copy of the file (a
             backup, a synced or stolen copy) with the old password reads nothing added after the change; other
-            processes that opened the keychain with the old password can no longer read it. The new key can be
-            given only to the new password: a keychain with other credentials (add-credential) is refused, and
-            left as it was, unless --keep-keys is given. Either run change-password --keep-keys, or remove the
-            other credentials (list-credentials, remove-credential ID), change the password, and add them again
-            (add-credential adds passwords; a raw-key credential only the library can add again).
+            processes that opened the keychain with the old password can no longer read it. In format versions 1
+            and 2 the new key can be given only to the new password: a keychain with other credentials
+            (add-credential) is refused, and left as it was, unless --keep-keys is given. Either run change-password
+            --keep-keys, or remove the other credentials (list-credentials, remove-credential ID), change the
+            password, and add them again (add-credential adds passwords; a raw-key credential only the library can
+            add again). In format version 3 every other credential is given the new keys; a password that reaches
+            only some access groups (add-credential --groups) cannot give them, and is refused unless --keep-keys
+            is given.
             --keep-keys replaces the password's key slot alone and keeps the master key: cheaper, and the other
             credentials stay, but it does not protect against an old copy of the file and the old password, which
             still open everything written after the change. Either way the file is rewritten beside itself: a keychain
@@ -100,13 +103,16 @@ enum KeychainPasswordCommands {
         // other credentials are counted: neither change could write it (both rewrite the file beside it), so advice
         // to use --keep-keys would only lead to a second failure.
         try keychainCall { () throws(KeychainError) in try keychain.checkWritable(rewriting: true) }
+        // Format version 3 gives the new keys to every other credential by a grant; versions 1 and 2 cannot.
+        let grantsKeys = keychain.fileFormatVersion >= 3
         if !keepKeys {
             // Refused before the new password is asked for; the library refuses too, if a slot is added meanwhile.
+            if keychain.scope != .full { throw .failed(scopedRefusal) }
             let others = try keychainCall { () throws(KeychainError) in try keychain.keySlots().count } - 1
-            if others > 0 { throw .failed(otherCredentialsRefusal(others)) }
+            if others > 0, !grantsKeys { throw .failed(otherCredentialsRefusal(others)) }
         }
         let new = try context.secrets.newKeychainPassword(prompt: "new password for \(keychain.path): ", useEnvironment: false)
-        if !keepKeys, let others = try? keychain.keySlots().count - 1, others > 0 {
+        if !keepKeys, !grantsKeys, let others = try? keychain.keySlots().count - 1, others > 0 {
             // A credential was added since the check above: refuse as it does, not with the library's wording.
             throw .failed(otherCredentialsRefusal(others))
         }
@@ -120,6 +126,14 @@ enum KeychainPasswordCommands {
         Output.line("password changed for \(SecurityText.quoted(Array(keychain.path.utf8)))")
         return .success
     }
+
+    /// Why change-password without --keep-keys refuses a password scoped to access groups: it cannot give new keys
+    /// to the other credentials.
+    private static let scopedRefusal =
+        "this password reaches only some access groups, so it cannot give new keys to the keychain's other credentials; "
+        + "nothing was changed. Run change-password --keep-keys to replace this password's key slot alone (a copy of the "
+        + "file kept from before, with the old password, still reads what its groups held until the keys are renewed), "
+        + "and change-password with a password that reaches the whole keychain to renew every key"
 
     /// Why change-password without --keep-keys refuses a keychain with `others` credentials besides the password,
     /// and the two ways out.

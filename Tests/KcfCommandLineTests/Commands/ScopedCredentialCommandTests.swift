@@ -66,4 +66,44 @@ struct ScopedCredentialCommandTests {
         #expect(added.status == 206, "\(added.stdout)\(added.stderr)")
         #expect(try sandbox.keychainBytes() == before)
     }
+
+    @Test("change-password: a full password of a version 3 keychain renews every key and the scoped password still opens; the scoped password is refused without --keep-keys, and with it changes its slot alone")
+    func passwordChanges() throws {
+        let (sandbox, keychain) = try Self.sandbox()
+        try keychain.addCredential(
+            .password(Self.scopedPassword), scope: .groups([Self.groupA]), keyDerivation: .pbkdf2(.insecureForTesting(1_000)))
+        let scoped = Self.scopedPassword + "\n"
+        // The full password, without --keep-keys: the scoped slot is granted the new keys, not a reason to refuse.
+        let renewed = try sandbox.run(["change-password", "--insecure-iterations", "1000"], stdin: KcfSandbox.password + "\nrenewed full\n")
+        #expect(renewed.status == 0, "\(renewed.stdout)\(renewed.stderr)")
+        #expect(try sandbox.run(["find-generic-password", "-a", "b", "-w"], stdin: "renewed full\n").stdout == "secret of b\n")
+        #expect(try sandbox.run(["find-generic-password", "-a", "a", "-w"], stdin: scoped).stdout == "secret of a\n")
+        // The scoped password without --keep-keys: refused before the new password is read, the file as it was.
+        let before = try sandbox.keychainBytes()
+        let refused = try sandbox.run(["change-password", "--insecure-iterations", "1000"], stdin: scoped + "new scoped\n")
+        #expect(refused.status != 0 && refused.stderr.contains("--keep-keys"), "\(refused.stdout)\(refused.stderr)")
+        #expect(try sandbox.keychainBytes() == before)
+        // With --keep-keys: its slot alone; the old scoped password stops opening, the new one reaches A alone.
+        let kept = try sandbox.run(["change-password", "--keep-keys", "--insecure-iterations", "1000"], stdin: scoped + "new scoped\n")
+        #expect(kept.status == 0, "\(kept.stdout)\(kept.stderr)")
+        #expect(try sandbox.run(["find-generic-password", "-a", "a", "-w"], stdin: scoped).status != 0)
+        #expect(try sandbox.run(["find-generic-password", "-a", "a", "-w"], stdin: "new scoped\n").stdout == "secret of a\n")
+        #expect(try sandbox.run(["find-generic-password", "-a", "b", "--access-group", Self.groupB, "-w"], stdin: "new scoped\n").status == 30)
+        #expect(try sandbox.run(["find-generic-password", "-a", "b", "-w"], stdin: "renewed full\n").stdout == "secret of b\n")
+    }
+
+    @Test("compact with a scoped password rewrites its groups and keeps B's items, which the full password then finds")
+    func scopedCompact() throws {
+        let (sandbox, keychain) = try Self.sandbox()
+        try keychain.addCredential(
+            .password(Self.scopedPassword), scope: .groups([Self.groupA]), keyDerivation: .pbkdf2(.insecureForTesting(1_000)))
+        for round in 0..<3 {
+            try keychain.update(.genericPassword(service: "svc", account: "a"), setting: [:], secret: Array("a, round \(round)".utf8))
+        }
+        let compacted = try sandbox.run(["compact"], stdin: Self.scopedPassword + "\n")
+        #expect(compacted.status == 0, "\(compacted.stdout)\(compacted.stderr)")
+        #expect(try sandbox.unlocked(["find-generic-password", "-a", "b", "-w"]).stdout == "secret of b\n")
+        #expect(try sandbox.unlocked(["find-generic-password", "-a", "a", "-w"]).stdout == "a, round 2\n")
+        #expect(try sandbox.run(["find-generic-password", "-a", "a", "-w"], stdin: Self.scopedPassword + "\n").stdout == "a, round 2\n")
+    }
 }
