@@ -1106,15 +1106,17 @@ def test_a_second_scoped_compaction_by_b_then_a_full_one():
     assert len(reopen(fw.data, HOLDER_A).items) == len(reopen(b.data, HOLDER_A).items)
 
 
-def with_header(data, change_starts):
-    """data with both runs' header rebuilt by a K_log holder: its chain starts replaced by change_starts(starts), the
-    MAC and checksum made right (header_v3.build_header, which checks nothing)."""
+def with_header(data, change_starts=lambda starts: starts, extra_slots=()):
+    """data with both runs' header rebuilt by a K_log holder: its chain starts replaced by change_starts(starts) and
+    the slots `extra_slots` after its own (their bytes as given: never derived), the MAC and checksum made right
+    (header_v3.build_header, which checks nothing)."""
     kc = reopen(data)
     raw = kc.header.raw
     ph = H.parse_header(raw)
     header = H.build_header(ph["fileID"], ph["epoch"], ph["salt"], ph["rewriteEnd"], V2.rd64(raw, 80),
-                            ph["headChain"], V2.rd32(raw, 104), ph["table"], [b for _, b, _ in ph["slots"]],
-                            kc.keys.log_key, change_starts(list(ph["chainStarts"])))
+                            ph["headChain"], V2.rd32(raw, 104), ph["table"],
+                            [b for _, b, _ in ph["slots"]] + list(extra_slots), kc.keys.log_key,
+                            change_starts(list(ph["chainStarts"])))
     assert H.page_count(len(header)) == H.page_count(len(raw))
     run = H.run_of(header)
     out = bytearray(data)
@@ -1260,20 +1262,8 @@ def test_a_scoped_holder_refuses_a_head_of_a_group_without_segments():
 # ------------------------------------------------------------------------------------------------
 
 def with_slots(data, extra):
-    """data with both runs' header rebuilt by a K_log holder with the slots `extra` after its own (their bytes as
-    given: never derived), the MAC and checksum made right."""
-    kc = reopen(data)
-    raw = kc.header.raw
-    ph = H.parse_header(raw)
-    header = H.build_header(ph["fileID"], ph["epoch"], ph["salt"], ph["rewriteEnd"], V2.rd64(raw, 80),
-                            ph["headChain"], V2.rd32(raw, 104), ph["table"], [b for _, b, _ in ph["slots"]] + extra,
-                            kc.keys.log_key, ph["chainStarts"])
-    assert H.page_count(len(header)) == H.page_count(len(raw))
-    run = H.run_of(header)
-    out = bytearray(data)
-    out[0:len(run)] = run
-    out[H.run_b_offset(1):H.run_b_offset(1) + len(run)] = run
-    return bytes(out)
+    """data with both runs' header rebuilt by a K_log holder with the slots `extra` after its own (with_header)."""
+    return with_header(data, extra_slots=extra)
 
 
 def argon_slot_like(slot, memory, passes, lanes=1, seed=0):
