@@ -228,4 +228,38 @@ struct KeychainV3ScopedRewriteTests {
         }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
+
+    @Test("Slots that hold 32 grants stop group additions, naming the way on; a scoped credential's keeping-keys change and a full password change empty them, and groups are added again")
+    func grantsEmptiedByCredentialChanges() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("v3.kcf")
+        let full = try V3Keychain.create(in: directory)
+        try full.addCredential(Scoped.scopedA, scope: .groups([""]), keyDerivation: KeychainV3CredentialTests.cheap)
+        func addGroup(_ number: Int) throws(KeychainError) {
+            try full.add(GenericPassword(service: "svc", account: "g\(number)", password: "x", accessGroup: "com.example.g\(number)"))
+        }
+        // Each group added grants to both slots, the adding holder's own included (§2.11).
+        for number in 0..<32 { try addGroup(number) }
+        let refusal = #expect(throws: KeychainError.self) { try addGroup(32) }
+        guard case .limitReached(let reason)? = refusal else {
+            Issue.record("the 33rd group: \(String(describing: refusal))")
+            return
+        }
+        #expect(reason.contains("32 grants") && reason.contains("--keep-keys"), "\(reason)")
+        // A full password change rotates, and grants to the scoped slot: refused too while that slot holds 32.
+        #expect(throws: KeychainError.limitReached("")) {
+            try full.changePassword(from: "correct horse battery staple", to: "full, renewed", keyDerivation: KeychainV3CredentialTests.cheap)
+        }
+        // The scoped holder's keeping-keys change re-anchors its slot; then the full change re-anchors the full one.
+        try V3Keychain.open(path, credential: Scoped.scopedA)
+            .changePasswordKeepingKeys(from: "scoped to group a", to: "scoped, renewed", keyDerivation: KeychainV3CredentialTests.cheap)
+        try full.refresh()
+        try full.changePassword(from: "correct horse battery staple", to: "full, renewed", keyDerivation: KeychainV3CredentialTests.cheap)
+        try addGroup(32)
+        #expect(try V3Keychain.open(path, credential: .password("full, renewed")).count == 33)
+        let scoped = try V3Keychain.open(path, credential: .password("scoped, renewed"))
+        #expect(scoped.scope == .groups([""]) && scoped.count == 0)
+        try scoped.add(GenericPassword(service: "svc", account: "scoped", password: "y"))
+        #expect(try V3Keychain.open(path, credential: .password("full, renewed")).count == 34)
+    }
 }
