@@ -139,14 +139,7 @@ struct KeychainV3ScopedRewriteTests {
     func scopedCompactionRefusesUnverifiedRepair() throws {
         let directory = TemporaryDirectory()
         let (full, path) = try Scoped.keychain(in: directory)
-        let log = try V3Keychain.log(full)
-        let start = log.end
-        try KeychainV3GroupTests.add(full, group: Scoped.groupB, count: 1, from: 40)
-        // A byte of B's page ciphertext in the tail chunk (as KeychainV3ScopedWriteTests' append case).
-        let damaged = HeaderRunShiftedFileHandle.physical(HealingLayout.physical(start + 27 + 9 + 12 + 5), pageCount: log.state.pageCount)
-        var bytes = try fileBytes(path)
-        bytes[damaged] ^= 0x40
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let bytes = try Scoped.damageBInTailChunk(full, at: path).bytes
         let viewA = try V3Keychain.open(path, credential: Scoped.scopedA)
         let error = #expect(throws: KeychainError.self) { _ = try viewA.compact() }
         guard case .io(_, let errno, _)? = error else {
@@ -184,10 +177,7 @@ struct KeychainV3ScopedRewriteTests {
     @Test("A false chain start, written by a holder of the log key, makes the group's chain fail for every reader: corrupted, never an empty group")
     func forgedChainStart() throws {
         let directory = TemporaryDirectory()
-        let (full, path) = try Self.churned(in: directory)
-        try V3Keychain.open(path, credential: Scoped.scopedA).compact()
-        try full.refresh()
-        let log = try V3Keychain.log(full)
+        let (log, path) = try Self.compactedByA(in: directory)
         let keyB = try #require(log.state.groups.keyID(named: Scoped.groupB))
         let starts = log.state.header.chainStarts.map { $0.keyID == keyB ? ChainStartV3(keyID: keyB, startEpoch: 0) : $0 }
         #expect(starts != log.state.header.chainStarts)
@@ -200,15 +190,20 @@ struct KeychainV3ScopedRewriteTests {
     @Test("A chain start of a key id the key table does not hold is corrupted for a full reader, which knows every group")
     func chainStartOfUnknownGroup() throws {
         let directory = TemporaryDirectory()
-        let (full, path) = try Self.churned(in: directory)
-        try V3Keychain.open(path, credential: Scoped.scopedA).compact()
-        try full.refresh()
-        let log = try V3Keychain.log(full)
+        let (log, path) = try Self.compactedByA(in: directory)
         #expect(log.state.groups.byKeyID[200] == nil)
         try Self.rewriteHeader(of: log, at: path, chainStarts: log.state.header.chainStarts + [ChainStartV3(keyID: 200, startEpoch: 1)])
         #expect(throws: KeychainError.corrupted(offset: 0, reason: "")) { _ = try V3Keychain.open(path) }
         // B's holder cannot tell a group it does not know from one that has no segment: it reads B as it was.
         #expect(try V3Keychain.open(path, credential: Scoped.scopedB).count == 4)
+    }
+
+    /// ``churned(in:)``'s keychain compacted by A's holder, and the log of a full holder that caught up with it.
+    static func compactedByA(in directory: TemporaryDirectory) throws -> (log: RecordLogV3, path: String) {
+        let (full, path) = try churned(in: directory)
+        try V3Keychain.open(path, credential: Scoped.scopedA).compact()
+        try full.refresh()
+        return (try V3Keychain.log(full), path)
     }
 
     /// Writes `log`'s header again into both runs of the file at `path` with `chainStarts`, under its MAC: what any

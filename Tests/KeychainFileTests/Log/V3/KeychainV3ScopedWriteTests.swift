@@ -219,21 +219,28 @@ struct KeychainV3ScopedWriteTests {
         #expect(viewA.count == 4)
     }
 
-    @Test("A scoped holder does not append over damage it cannot check: B's bytes in the last chunk, which the full holder then repairs")
-    func noParityFromUncheckedBytes() throws {
-        let directory = TemporaryDirectory()
-        let (full, path) = try Self.keychain(in: directory)
+    /// Adds an item of B and one of the default group with the full holder, then flips a bit of B's page ciphertext in
+    /// the file's tail chunk (after the frame, the segment's header and the page box's nonce): the chain tag covers the
+    /// page's tag, not its ciphertext, so A's holder cannot see it; the tail chunk's parity can repair it. Returns the
+    /// file's bytes as damaged and every item as the full holder had them.
+    static func damageBInTailChunk(_ full: Keychain, at path: String) throws -> (bytes: [UInt8], items: [String]) {
         let log = try V3Keychain.log(full)
         let start = log.end
-        try KeychainV3GroupTests.add(full, group: Self.groupB, count: 1, from: 40)
+        try KeychainV3GroupTests.add(full, group: groupB, count: 1, from: 40)
         try KeychainV3GroupTests.add(full, group: "", count: 1, from: 40)
-        let expected = try Self.snapshot(full)
-        // A byte of B's page ciphertext (after the frame, the segment's header and the page box's nonce): the chain tag
-        // covers the page's tag, not its ciphertext, so A's holder cannot see it; the tail chunk's parity can repair it.
+        let items = try snapshot(full)
         let damaged = HeaderRunShiftedFileHandle.physical(HealingLayout.physical(start + 27 + 9 + 12 + 5), pageCount: log.state.pageCount)
         var bytes = try fileBytes(path)
         bytes[damaged] ^= 0x40
         try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return (bytes, items)
+    }
+
+    @Test("A scoped holder does not append over damage it cannot check: B's bytes in the last chunk, which the full holder then repairs")
+    func noParityFromUncheckedBytes() throws {
+        let directory = TemporaryDirectory()
+        let (full, path) = try Self.keychain(in: directory)
+        let (bytes, expected) = try Self.damageBInTailChunk(full, at: path)
         let viewA = try V3Keychain.open(path, credential: Self.scopedA)
         #expect(viewA.count == 4)
         let error = #expect(throws: KeychainError.self) {
