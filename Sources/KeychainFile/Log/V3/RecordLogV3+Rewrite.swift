@@ -70,6 +70,7 @@ extension RecordLogV3 {
         var chainStarts: [ChainStartV3] = []
         if state.groups.isScoped {
             try checkNothingToRepair(state.log, writing: "rewriting")
+            try checkCompleteChunksMatchParity()
             copied = try opaqueSegmentsToCopy()
             for keyID in Set(copied.map(\.keyID)).sorted() {
                 guard let head = state.replayed.heads?[keyID] else {
@@ -105,6 +106,27 @@ extension RecordLogV3 {
     static let copiedBytesPerCommit = 4 << 20
     /// The most copied segments one commit holds, well inside a record's 65,535 segments.
     static let copiedSegmentsPerCommit = 16_384
+
+    /// Refuses a scoped rewrite of a file whose complete log chunks do not all match their parity. The rewrite copies
+    /// other groups' bytes, which the scoped holder cannot verify (the chain covers their page tags, not their
+    /// ciphertext), into a new file with new parity: damage there would be copied, and the old parity that could repair
+    /// it would go with the old file. An append leaves those chunks and their parity as they are, so only a rewrite
+    /// asks this of them.
+    ///
+    /// - Throws: `.io` (EIO) naming the first chunk that does not match, and the remedy.
+    func checkCompleteChunksMatchParity() throws(KeychainError) {
+        let log = state.log
+        for chunk in 0..<(end / ChunkParity.dataLength) {
+            let data = try log.read(at: chunk * ChunkParity.dataLength, count: ChunkParity.dataLength)
+            guard log.compareParity(ofChunk: chunk, verifiedData: data).differing.isEmpty else {
+                throw .io(
+                    operation: "rewriting with a credential scoped to access groups (log chunk \(chunk) does not match its parity, and "
+                        + "this credential cannot tell whether other groups' records or the parity are damaged: compact the keychain "
+                        + "once with a credential that reaches the whole keychain, which repairs or rewrites it)",
+                    errno: EIO, path: path)
+            }
+        }
+    }
 
     /// The segments of the groups a scoped holder does not follow, in log order, as the records up to its head hold
     /// them: what a scoped rewrite copies (§2.6). The log is replayed again from its start, keeping their bytes (a

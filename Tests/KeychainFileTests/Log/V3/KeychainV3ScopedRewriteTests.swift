@@ -257,4 +257,42 @@ struct KeychainV3ScopedRewriteTests {
         try scoped.add(GenericPassword(service: "svc", account: "scoped", password: "y"))
         #expect(try V3Keychain.open(path, credential: .password("full, renewed")).count == 34)
     }
+
+    @Test("A scoped compaction refuses a file whose older, complete chunk does not match its parity (B's ciphertext damaged): nothing is written, and a full compaction repairs it")
+    func scopedCompactionRefusesDamagedCompleteChunk() throws {
+        let directory = TemporaryDirectory()
+        let (full, path) = try Self.churned(in: directory)
+        let log = try V3Keychain.log(full)
+        #expect(log.end > ChunkParity.dataLength, "the log should hold a complete chunk")
+        // B's first segment stands in chunk 0, complete: flip a byte of its page ciphertext. A's holder cannot see it.
+        let segmentB = try #require(try Self.copiedSegments(path).first { $0[0] == (try #require(log.state.groups.keyID(named: Scoped.groupB))) })
+        var bytes = try fileBytes(path)
+        let at = try #require(Self.offset(of: segmentB, in: bytes))
+        #expect(at < HeaderRunShiftedFileHandle.physical(HealingLayout.physical(ChunkParity.dataLength), pageCount: log.state.pageCount))
+        bytes[at + 9 + 12 + 5] ^= 0x20
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let viewA = try V3Keychain.open(path, credential: Scoped.scopedA)
+        let error = #expect(throws: KeychainError.self) { _ = try viewA.compact() }
+        guard case .io(let operation, let errno, _)? = error else {
+            Issue.record("a scoped compaction over a damaged complete chunk: \(String(describing: error))")
+            return
+        }
+        #expect(errno == EIO && operation.contains("chunk 0"), "\(operation)")
+        #expect(try fileBytes(path) == bytes)
+        // The full holder reads B's page repaired from the chunk's parity and rewrites the file; then A compacts.
+        let repairing = try V3Keychain.open(path)
+        let everything = try Scoped.snapshot(repairing)
+        try repairing.compact()
+        try viewA.refresh()
+        try viewA.compact()
+        #expect(try Scoped.snapshot(V3Keychain.open(path)) == everything)
+    }
+
+    /// Where `needle` first stands in `haystack`.
+    static func offset(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard needle.count <= haystack.count else { return nil }
+        return (0...(haystack.count - needle.count)).first { start in
+            haystack[start] == needle[0] && haystack[start..<(start + needle.count)].elementsEqual(needle)
+        }
+    }
 }
