@@ -265,7 +265,8 @@ struct KeychainV3ScopedRewriteTests {
         let log = try V3Keychain.log(full)
         #expect(log.end > ChunkParity.dataLength, "the log should hold a complete chunk")
         // B's first segment stands in chunk 0, complete: flip a byte of its page ciphertext. A's holder cannot see it.
-        let segmentB = try #require(try Self.copiedSegments(path).first { $0[0] == (try #require(log.state.groups.keyID(named: Scoped.groupB))) })
+        let keyB = try #require(log.state.groups.keyID(named: Scoped.groupB))
+        let segmentB = try #require(try Self.copiedSegments(path).first { $0[0] == keyB })
         var bytes = try fileBytes(path)
         let at = try #require(Self.offset(of: segmentB, in: bytes))
         #expect(at < HeaderRunShiftedFileHandle.physical(HealingLayout.physical(ChunkParity.dataLength), pageCount: log.state.pageCount))
