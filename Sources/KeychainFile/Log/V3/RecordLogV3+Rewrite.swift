@@ -3,6 +3,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 @_spi(KeychainFileInternals) import KeychainCrypto
 
 // Writing a whole version 3 file (Docs/FormatVersion3.md §2.10): a new keychain, compaction and credential changes.
