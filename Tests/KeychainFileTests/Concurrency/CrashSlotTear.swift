@@ -23,6 +23,16 @@ enum CrashSlotTear {
         return nil
     }
 
+    /// The epoch and the physical end of the last verified record of the format version 2 file at `path`,
+    /// opened with `password` — past the file's size when the newest commit's missing bytes were repaired from
+    /// its parity; `nil` if it is not of version 2 or does not open.
+    static func verifiedEnd(_ path: String, password: String) -> (epoch: UInt64, end: Int)? {
+        guard let keychain = try? Keychain.open(at: path, credential: .password(password)),
+              let log = keychain.withLock({ keychain.log as? RecordLogV2 })
+        else { return nil }
+        return (log.epoch, HealingLayout.physicalEnd(ofLog: log.end))
+    }
+
     /// Overwrites the commit slot at `place` with zeros: read as no slot, as if its write had not reached the disk.
     static func erase(_ path: String, slot place: Int) -> Bool {
         guard let handle = FileHandle(forUpdatingAtPath: path) else { return false }

@@ -156,6 +156,11 @@ struct CrashTrial {
             return nil
         }
         tally.segments += 1
+        // Where the verified log ends before the worker starts. A file that a tear left short of its newest
+        // commit's records, repaired from that commit's parity, reads whole but is shorter than that: the worker
+        // reports its size as the end until its first write puts the repaired bytes back. That commit is in the
+        // model, so no tear may cut below this end or take its commit slot for the step in flight's.
+        let startEnd = CrashSlotTear.verifiedEnd(path, password: Self.password(model.password))
         let outcome: ChaosWorkerProcess.Outcome
         do {
             let worker = try ChaosWorkerProcess(
@@ -241,8 +246,9 @@ struct CrashTrial {
         guard let reported = transcript.acknowledged.last?.end ?? transcript.opening?.end, observed.epoch == acknowledged.epoch,
               random.next() % 2 == 0, let size = Self.fileSize(path)
         else { return .next(resolved) }
-        let end = max(reported, Self.lockFileAcknowledgedEnd(path, epoch: observed.epoch) ?? reported)
-        let pendingDurable = end > reported
+        let lockEnd = Self.lockFileAcknowledgedEnd(path, epoch: observed.epoch) ?? reported
+        let pendingDurable = lockEnd > reported
+        let end = max(reported, lockEnd, startEnd.flatMap { $0.epoch == observed.epoch ? $0.end : nil } ?? 0)
         guard size > end else { return .next(resolved) }
         // Format version 2 says what is committed in its commit slots, not in the lock file. If the step in flight
         // wrote its slot, a power loss may have lost that slot too (it is erased: the step must not apply), or
