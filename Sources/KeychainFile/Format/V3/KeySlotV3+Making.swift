@@ -12,6 +12,15 @@ extension KeySlotV3 {
         for credential: Credential, kdf: SlotKDF, keys: KeySetV3, fileID: [UInt8], attestingWith root: SymmetricKey,
         using generator: inout Generator
     ) throws(KeychainError) -> KeySlotV3 {
+        try makeOpened(for: credential, kdf: kdf, keys: keys, fileID: fileID, attestingWith: root, using: &generator).slot
+    }
+
+    /// ``make(for:kdf:keys:fileID:attestingWith:using:)``, with the slot's opening as its credential would open it:
+    /// for the log that creates a file, which keeps it to re-anchor the slot later (``OwnSlotV3``).
+    static func makeOpened<Generator: RandomNumberGenerator>(
+        for credential: Credential, kdf: SlotKDF, keys: KeySetV3, fileID: [UInt8], attestingWith root: SymmetricKey,
+        using generator: inout Generator
+    ) throws(KeychainError) -> OwnSlotV3 {
         try check(keys, fileID: fileID)
         guard try keys.rootAgreementPublicKey == SlotKeysV3.rootAgreementPublicKey(root: root, fileID: fileID) else {
             throw .invalidParameter("the keys are not of the root key that attests the slot")
@@ -24,8 +33,8 @@ extension KeySlotV3 {
             scope: keys.scope, attestation: [UInt8](repeating: 0, count: 32),
             anchor: SlotBoxV3(nonce: [], ciphertext: [], tag: []), grants: [])
         let opened = OpenedSlotV3(keys: keys, anchorKey: SymmetricKey(size: .bits256), agreementKey: agreementKey, slotID: slotID, grantsOpened: 0)
-        return try draft.changingCredential(to: credential, kdf: kdf, opened: opened, fileID: fileID, using: &generator)
-            .attested(by: root, fileID: fileID)
+        let made = try draft.changingCredentialOpened(to: credential, kdf: kdf, opened: opened, fileID: fileID, using: &generator)
+        return OwnSlotV3(slot: try made.slot.attested(by: root, fileID: fileID), opened: made.opened)
     }
 
     /// The slot opened by a new credential (a password change): new salt, KDF and commitment, and the anchor sealed
@@ -37,6 +46,13 @@ extension KeySlotV3 {
     func changingCredential<Generator: RandomNumberGenerator>(
         to credential: Credential, kdf: SlotKDF, opened: OpenedSlotV3, fileID: [UInt8], using generator: inout Generator
     ) throws(KeychainError) -> KeySlotV3 {
+        try changingCredentialOpened(to: credential, kdf: kdf, opened: opened, fileID: fileID, using: &generator).slot
+    }
+
+    /// ``changingCredential(to:kdf:opened:fileID:using:)``, with the slot's opening by the new credential.
+    func changingCredentialOpened<Generator: RandomNumberGenerator>(
+        to credential: Credential, kdf: SlotKDF, opened: OpenedSlotV3, fileID: [UInt8], using generator: inout Generator
+    ) throws(KeychainError) -> OwnSlotV3 {
         try checkCurrent(opened)
         let salt = randomBytes(32, using: &generator)
         let kek = try Self.keyEncryptionKey(for: credential, kdf: kdf, salt: salt, fileID: fileID)
@@ -47,7 +63,9 @@ extension KeySlotV3 {
         let reopened = OpenedSlotV3(
             keys: opened.keys, anchorKey: try SlotKeysV3.anchorKey(kek: kek, fileID: fileID, slotID: slotID),
             agreementKey: opened.agreementKey, slotID: slotID, grantsOpened: grants.count)
-        return try changed.reanchored(reopened, fileID: fileID, using: &generator)
+        let written = try changed.reanchored(reopened, fileID: fileID, using: &generator)
+        return OwnSlotV3(slot: written, opened: OpenedSlotV3(
+            keys: reopened.keys, anchorKey: reopened.anchorKey, agreementKey: reopened.agreementKey, slotID: slotID, grantsOpened: 0))
     }
 
     /// The key-encryption key of `credential` under `kdf` and `salt`: the KDF over a password's NFC UTF-8, or HKDF

@@ -17,6 +17,8 @@ struct NewHeaderV3: Sendable {
     let logKey: SymmetricKey
     let root: SymmetricKey
     let keyTable: KeyTableV3
+    /// The one slot, with its opening by `credential` (``OwnSlotV3``).
+    let ownSlot: OwnSlotV3
 
     /// - Throws: `.invalidParameter` when `kdf` does not fit the credential (see ``KeySlotV3/make(for:kdf:keys:fileID:attestingWith:using:)``);
     ///   `.limitReached` from Argon2id's memory.
@@ -32,9 +34,10 @@ struct NewHeaderV3: Sendable {
         logKey = SymmetricKey(size: .bits256, using: &generator)
         root = SymmetricKey(size: .bits256, using: &generator)
         keyTable = KeyTableV3(lastKeyID: 1, groups: [KeySetV3.Group(keyID: 1, name: KeyTableV3.defaultGroupName, key: SymmetricKey(size: .bits256, using: &generator))])
-        let slot = try KeySlotV3.make(
+        ownSlot = try KeySlotV3.makeOpened(
             for: credential, kdf: kdf, keys: try KeySetV3.full(logKey: logKey, root: root, fileID: fileID), fileID: fileID,
             attestingWith: root, using: &generator)
+        let slot = ownSlot.slot
         let keys = try LogKeysV3(logKey: logKey, fileID: fileID, epoch: 1, epochSalt: epochSalt)
         let draft = FileHeaderV3(
             fileID: fileID, epoch: 1, epochSalt: epochSalt, rewriteEnd: 0, rewriteHeadSequence: 0,

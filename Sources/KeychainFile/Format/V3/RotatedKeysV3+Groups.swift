@@ -4,10 +4,11 @@
 extension RotatedKeysV3 {
     /// The keys of the next epoch when groups are added: the log key and every group key kept, the new groups under
     /// the next key ids with random keys, and a **new root key** sealing the table, so that an older table — sealed
-    /// under an older root — never opens again. Every slot, the holder's own included, receives a grant of its keys
-    /// (a full slot `K_log` and the new root; a scoped slot `K_log` and its groups' keys, with the new root's `ρ`)
-    /// from the current root, and is attested under the new one: no credential is needed, and scoped holders follow
-    /// with the keys they hold.
+    /// under an older root — never opens again. Every other slot receives a grant of its keys (a full slot `K_log`
+    /// and the new root; a scoped slot `K_log` and its groups' keys, with the new root's `ρ`) from the current root,
+    /// and is attested under the new one: no credential is needed, and scoped holders follow with the keys they hold.
+    /// The holder's own slot, when `own` is its current opening, is re-anchored on its new keys instead (its grants
+    /// cut), so that adding groups never fills it with grants; without one it is granted to like the others.
     ///
     /// - Parameters:
     ///   - header: the header in place, whose slots are granted to.
@@ -15,12 +16,13 @@ extension RotatedKeysV3 {
     ///   - root: the current root key, which every slot's attestation must verify under.
     ///   - keyTable: the current key table, opened under `root`.
     ///   - names: the groups to add, none of which the table has.
+    ///   - own: the writer's own slot and its opening, if the log has one that is current.
     /// - Throws: `.invalidParameter` for a name the table has, twice, or longer than 255 bytes, or a slot that
     ///   cannot be granted to (``KeySlotV3/granting(_:previousRoot:fileID:using:)``); `.limitReached` past 255 key
     ///   ids, or for a slot that holds 32 grants.
     init<Generator: RandomNumberGenerator>(
         renewingRootOf header: FileHeaderV3, logKey: SymmetricKey, root oldRoot: SymmetricKey, keyTable oldTable: KeyTableV3,
-        adding names: [String], using generator: inout Generator
+        adding names: [String], reanchoring own: OwnSlotV3? = nil, using generator: inout Generator
     ) throws(KeychainError) {
         let fileID = header.fileID
         var groups = oldTable.groups
@@ -44,10 +46,19 @@ extension RotatedKeysV3 {
         sealedKeyTable = try keyTable.seal(root: root, fileID: fileID, using: &generator)
         let rho = try SlotKeysV3.rootAgreementPublicKey(root: root, fileID: fileID)
         var slots: [KeySlotV3] = []
+        var reanchored: OwnSlotV3? = nil
         for slot in header.slots {
             let keys = try Self.keys(for: slot, logKey: logKey, root: root, rootAgreementPublicKey: rho, keyTable: keyTable, fileID: fileID)
-            slots.append(try slot.granting(keys, previousRoot: oldRoot, fileID: fileID, using: &generator).attested(by: root, fileID: fileID))
+            if let own, slot == own.slot {
+                let written = try own.reanchored(on: keys, fileID: fileID, using: &generator)
+                let attested = try written.slot.attested(by: root, fileID: fileID)
+                reanchored = OwnSlotV3(slot: attested, opened: written.opened)
+                slots.append(attested)
+            } else {
+                slots.append(try slot.granting(keys, previousRoot: oldRoot, fileID: fileID, using: &generator).attested(by: root, fileID: fileID))
+            }
         }
         self.slots = slots
+        ownSlot = reanchored
     }
 }

@@ -20,6 +20,8 @@ struct RotatedKeysV3: Sendable {
     let sealedKeyTable: [UInt8]
     /// In the header's order.
     let slots: [KeySlotV3]
+    /// The writer's own slot when it was re-anchored on its new keys rather than granted them, with its opening.
+    var ownSlot: OwnSlotV3? = nil
 
     /// - Parameters:
     ///   - opened: the header as a full credential opened it.
@@ -51,19 +53,23 @@ struct RotatedKeysV3: Sendable {
         sealedKeyTable = try keyTable.seal(root: root, fileID: fileID, using: &generator)
         let rho = try SlotKeysV3.rootAgreementPublicKey(root: root, fileID: fileID)
         var slots: [KeySlotV3] = []
+        var own: OwnSlotV3? = nil
         for (index, slot) in opened.header.slots.enumerated() where !dropping.contains(index) {
             let keys = try Self.keys(for: slot, logKey: logKey, root: root, rootAgreementPublicKey: rho, keyTable: keyTable, fileID: fileID)
             if index == opened.slotIndex {
                 let reopened = OpenedSlotV3(
                     keys: keys, anchorKey: opened.slot.anchorKey, agreementKey: opened.slot.agreementKey, slotID: slot.slotID,
                     grantsOpened: opened.slot.grantsOpened)
-                slots.append(try slot.changingCredential(to: credential, kdf: kdf, opened: reopened, fileID: fileID, using: &generator)
-                    .attested(by: root, fileID: fileID))
+                let changed = try slot.changingCredentialOpened(to: credential, kdf: kdf, opened: reopened, fileID: fileID, using: &generator)
+                let attested = try changed.slot.attested(by: root, fileID: fileID)
+                own = OwnSlotV3(slot: attested, opened: changed.opened)
+                slots.append(attested)
             } else {
                 slots.append(try slot.granting(keys, previousRoot: oldRoot, fileID: fileID, using: &generator).attested(by: root, fileID: fileID))
             }
         }
         self.slots = slots
+        ownSlot = own
     }
 
     /// The keys of a new generation that `slot` is given: a full slot the log key and the root key; a scoped slot the

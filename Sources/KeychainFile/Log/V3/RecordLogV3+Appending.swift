@@ -202,7 +202,8 @@ extension RecordLogV3 {
     }
 
     /// Adds the groups that the puts of `entries` name and the key table lacks (§2.11): the file rewritten into the
-    /// next epoch under a new root key, its table holding them, every slot granted its keys anew. The items are read
+    /// next epoch under a new root key, its table holding them, every slot granted its keys anew (this log's own slot
+    /// re-anchored on them instead, when its opening is current: ``OwnSlotV3``). The items are read
     /// again from the file — the caller's index is mid-batch — and, the group keys being kept, the caller's sealed
     /// secrets still open.
     func addGroups<Entries: RandomAccessCollection<LogEntry>>(
@@ -219,14 +220,16 @@ extension RecordLogV3 {
             throw .missingEntitlement(group: missing[0], operation: "writing an item of access group \"\(missing[0])\"")
         }
         let rotated = try RotatedKeysV3(
-            renewingRootOf: state.header, logKey: state.logKey, root: root, keyTable: table, adding: missing, using: &generator)
+            renewingRootOf: state.header, logKey: state.logKey, root: root, keyTable: table, adding: missing, reanchoring: ownSlot,
+            using: &generator)
         var index = try Self.load(
             file: state.file, credential: credential, held: state.heldKeys, pin: head,
             memoryLimitKiB: keyDerivationMemoryLimitKiB).index
         try rewrite(
             under: FileKeys(
                 fileID: fileID, logKey: rotated.logKey, root: rotated.root, groups: try AccessGroupsV3(table: rotated.keyTable, fileID: fileID),
-                sealedKeyTable: rotated.sealedKeyTable, slots: rotated.slots, tombstoneHorizonDays: state.header.tombstoneHorizonDays),
+                sealedKeyTable: rotated.sealedKeyTable, slots: rotated.slots, tombstoneHorizonDays: state.header.tombstoneHorizonDays,
+                ownSlot: rotated.ownSlot),
             index: &index, credential: credential, using: &generator)
         removeStrayTemporaryFiles()
     }

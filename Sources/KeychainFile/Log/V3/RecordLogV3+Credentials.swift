@@ -31,7 +31,8 @@ extension RecordLogV3 {
         func keys(_ rotated: RotatedKeysV3, extraSlots: [KeySlotV3] = []) throws(KeychainError) -> FileKeys {
             return FileKeys(
                 fileID: fileID, logKey: rotated.logKey, root: rotated.root, groups: try AccessGroupsV3(table: rotated.keyTable, fileID: fileID),
-                sealedKeyTable: rotated.sealedKeyTable, slots: rotated.slots + extraSlots, tombstoneHorizonDays: header.tombstoneHorizonDays)
+                sealedKeyTable: rotated.sealedKeyTable, slots: rotated.slots + extraSlots, tombstoneHorizonDays: header.tombstoneHorizonDays,
+                ownSlot: rotated.ownSlot)
         }
         func keeping(slots: [KeySlotV3]) throws(KeychainError) -> FileKeys {
             guard let root = state.root else {

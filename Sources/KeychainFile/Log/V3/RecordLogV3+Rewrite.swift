@@ -24,8 +24,10 @@ extension RecordLogV3 {
         let groups: AccessGroupsV3
         /// The key table as sealed under the root key: it names no epoch, so a rewrite keeps its bytes.
         let sealedKeyTable: [UInt8]
-        let slots: [KeySlotV3]
+        var slots: [KeySlotV3]
         let tombstoneHorizonDays: UInt32
+        /// The writer's own slot in `slots` with its opening, when the change re-anchored it (``OwnSlotV3``).
+        var ownSlot: OwnSlotV3? = nil
     }
 
     /// Creates a new version 3 keychain file holding no items, with one full slot for `credential`: written under a
@@ -44,7 +46,9 @@ extension RecordLogV3 {
         let state = try writeFile(
             at: path, replacing: false, keys: keys, epoch: 1, itemCount: 0, item: { _ in preconditionFailure("a new keychain has no items") },
             decryptSecret: { _ throws(KeychainError) in [] }, tombstones: [:], tombstoneGroups: [:], fileSystem: fileSystem, using: &generator).state
-        return (RecordLogV3(path: path, fileSystem: fileSystem, credential: credential, clock: clock, state: state), ItemIndex())
+        let log = RecordLogV3(path: path, fileSystem: fileSystem, credential: credential, clock: clock, state: state)
+        log.ownSlot = new.ownSlot
+        return (log, ItemIndex())
     }
 
     /// Replaces the file with one in the next epoch holding the index's live items in the order they were added and
@@ -68,11 +72,21 @@ extension RecordLogV3 {
     /// A scoped holder's rewrite (§2.6) first copies every segment of the groups it does not hold, byte for byte and in
     /// log order, dead ones included (it cannot tell them apart), and keeps the epoch each of their chains began in;
     /// it refuses, as its appends do, a file that needs a repair it cannot verify.
+    ///
+    /// The writer's own slot, when the change leaves it as this log opened it and it holds grants, is re-anchored on
+    /// the keys they gave (``OwnSlotV3``): every rewrite a holder makes empties its slot of the grants others' rotations
+    /// and added groups left there (Docs/FormatVersion3.md §2.2).
     func rewrite(
-        under keys: FileKeys, index: inout ItemIndex, credential newCredential: Credential, using generator: inout RandomSource
+        under fileKeys: FileKeys, index: inout ItemIndex, credential newCredential: Credential, using generator: inout RandomSource
     ) throws(KeychainError) {
         try checkTailMayBeDropped()
         guard epoch < UInt64.max else { throw .limitReached("the epoch counter is exhausted") }
+        var keys = fileKeys
+        if keys.ownSlot == nil, let own = ownSlot, let place = keys.slots.firstIndex(where: { $0.slotID == own.slot.slotID }),
+           let reanchored = try own.reanchoring(keys.slots[place], logKey: keys.logKey, root: keys.root, fileID: fileID, using: &generator) {
+            keys.slots[place] = reanchored.slot
+            keys.ownSlot = reanchored
+        }
         var copied: [OpaqueSegmentV3] = []
         var chainStarts: [ChainStartV3] = []
         if state.groups.isScoped {
@@ -104,6 +118,7 @@ extension RecordLogV3 {
             using: &generator, afterRename: { (written) in
                 self.adopt(written.state)
                 self.credential = newCredential
+                if let reanchored = keys.ownSlot { self.ownSlot = reanchored }
                 placed = written.secrets
             })
     }

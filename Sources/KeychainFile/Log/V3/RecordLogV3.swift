@@ -41,6 +41,9 @@ final class RecordLogV3 {
     /// The header runs of a file at the path that neither the keys this log holds nor its credential opened: a
     /// catch-up that finds them again refuses them at once, without deriving the credential's key again (SPEC.md §16).
     var headerRefusingCredential: [UInt8]? = nil
+    /// The slot `credential` opened, with its opening, kept to re-anchor it in this log's rewrites (``OwnSlotV3``);
+    /// `nil` before a rewrite that keeps it when the log opened the file with held keys alone.
+    var ownSlot: OwnSlotV3? = nil
 
     /// One open, verified file.
     struct FileState {
@@ -117,6 +120,7 @@ final class RecordLogV3 {
             let loaded = try load(file: file, credential: credential, held: nil, pin: expectedHead, memoryLimitKiB: keyDerivationMemoryLimitKiB)
             let log = RecordLogV3(path: path, fileSystem: fileSystem, credential: credential, clock: clock, state: loaded.state)
             log.keyDerivationMemoryLimitKiB = keyDerivationMemoryLimitKiB
+            log.ownSlot = loaded.ownSlot
             return (log, loaded.index)
         } catch {
             file.close()
@@ -138,7 +142,7 @@ final class RecordLogV3 {
     /// become `refused`.
     static func load(
         file: any KeychainFileHandle, credential: Credential, held: HeldKeys?, pin: Head?, memoryLimitKiB: Int, refused: inout [UInt8]?
-    ) throws(KeychainError) -> (state: FileState, index: ItemIndex) {
+    ) throws(KeychainError) -> (state: FileState, index: ItemIndex, ownSlot: OwnSlotV3?) {
         let runs = headerRunBytes(file)
         if refused == runs { throw .wrongCredentials }
         do throws(KeychainError) {
@@ -160,16 +164,19 @@ final class RecordLogV3 {
     }
 
     /// Reads the header runs of `file`, opens them with `held` (keys this process holds) or else `credential`, opens
-    /// the log and replays it.
+    /// the log and replays it; with the slot the credential opened, if it was asked.
     static func load(
         file: any KeychainFileHandle, credential: Credential, held: HeldKeys?, pin: Head?, memoryLimitKiB: Int
-    ) throws(KeychainError) -> (state: FileState, index: ItemIndex) {
+    ) throws(KeychainError) -> (state: FileState, index: ItemIndex, ownSlot: OwnSlotV3?) {
         let read = { (offset: Int, count: Int) throws(KeychainError) -> [UInt8] in HealingLog.readTolerating(file, count: count, at: offset).bytes }
         let opened: VerifiedHeaderV3
+        var ownSlot: OwnSlotV3? = nil
         if let held, let again = try? VerifiedHeaderV3(read: read, logKey: held.logKey, root: held.root, scope: held.scope) {
             opened = again
         } else {
-            opened = try OpenedHeaderV3(read: read, credential: credential, budget: KeyDerivationBudget(memoryLimitKiB: memoryLimitKiB)).verified
+            let unlocked = try OpenedHeaderV3(read: read, credential: credential, budget: KeyDerivationBudget(memoryLimitKiB: memoryLimitKiB))
+            opened = unlocked.verified
+            ownSlot = OwnSlotV3(slot: unlocked.header.slots[unlocked.slotIndex], opened: unlocked.slot)
         }
         let header = opened.header
         let keys = try RecordKeysV3(
@@ -201,7 +208,7 @@ final class RecordLogV3 {
             file: file, pageCount: opened.pageCount, logFile: logFile, identity: try file.identity(), header: header, headerBytes: opened.headerBytes, logKey: opened.logKey,
             root: opened.root, logKeys: opened.logKeys, keys: keys, groups: accessGroups, log: log, runsIntact: runsIntact,
             replayed: replay.outcome, size: try file.size())
-        return (state, replay.index)
+        return (state, replay.index, ownSlot)
     }
 
     /// The chains of `groups` before their first page in the file: each begins at its start epoch — the header's
@@ -291,6 +298,7 @@ final class RecordLogV3 {
                 throw KeychainError.corrupted(offset: 16, reason: "another keychain (a different file id) was put at \(path)")
             }
             adopt(loaded.state)
+            if let opened = loaded.ownSlot { ownSlot = opened }
             index = loaded.index
         } catch {
             newFile.close()
