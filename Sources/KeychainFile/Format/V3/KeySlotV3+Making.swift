@@ -151,7 +151,7 @@ extension KeySlotV3 {
         try Self.check(keys, fileID: fileID)
         guard keys.scope == scope else { throw .invalidParameter("the keys do not fit the slot's scope") }
         guard grants.count < Self.maximumGrants else {
-            throw .limitReached("key slot \(HexText.lowercase(slotID)) holds \(Self.maximumGrants) grants, as many as a slot takes: change that credential (a password change, or a new raw key; for a credential scoped to access groups, a change keeping keys: changeCredentialKeepingKeys, kcf change-password --keep-keys), which re-anchors the slot and empties its grants, before keys can be granted to it again")
+            throw .limitReached("key slot \(HexText.lowercase(slotID)) holds \(Self.maximumGrants) grants, as many as a slot takes: compact the keychain once opened with that credential (kcf compact), or change it (a password change, or a new raw key; for a credential scoped to access groups, a change keeping keys: changeCredentialKeepingKeys, kcf change-password --keep-keys) — either re-anchors the slot and empties its grants — before keys can be granted to it again")
         }
         let number = UInt8(grants.count + 1)
         let ephemeral = SymmetricKey(size: .bits256, using: &generator)

@@ -92,5 +92,9 @@ struct KeychainV3ReanchoringTests {
         #expect(try Self.grantCounts(path) == [0, 2])
         #expect(try V3Keychain.open(path, credential: Scoped.scopedA).count == 1)
         #expect(try V3Keychain.open(path).count == 3)
+        // The slot still trusts the newest root: the next group added grants to it, and it opens through that grant.
+        try full.refresh()
+        try Self.addGroup(full, 2)
+        #expect(try V3Keychain.open(path, credential: Scoped.scopedA).count == 1)
     }
 }

@@ -233,7 +233,7 @@ struct KeychainV3ScopedRewriteTests {
         func addGroup(_ number: Int) throws(KeychainError) {
             try full.add(GenericPassword(service: "svc", account: "g\(number)", password: "x", accessGroup: "com.example.g\(number)"))
         }
-        // Each group added grants to both slots, the adding holder's own included (§2.11).
+        // Each group added grants to the scoped slot; the adding holder's own is re-anchored on its new keys.
         for number in 0..<32 { try addGroup(number) }
         let refusal = #expect(throws: KeychainError.self) { try addGroup(32) }
         guard case .limitReached(let reason)? = refusal else {
