@@ -7,6 +7,8 @@
 #                                                       (Fuzz/HealingLog; --target also goes before --reproduce)
 #   Scripts/fuzz.sh --target open-v2 SECONDS ...        opening and replaying format version 2 files
 #                                                       through Keychain (Fuzz/OpenV2)
+#   Scripts/fuzz.sh --target open-v3 SECONDS ...        opening format version 3 files (access groups, scoped
+#                                                       credentials) with every credential (Fuzz/OpenV3)
 #   Scripts/fuzz.sh --reproduce FILE...                 runs the target once on each FILE (a crash artifact);
 #                                                       FUZZ_TRACE=1 prints what each open did;
 #                                                       FUZZ_WRITE_KEYCHAIN=PATH saves the file a structured
@@ -23,11 +25,11 @@ cd "$(dirname "$0")/.."
 root=$PWD
 work=.build-fuzz
 objects=$work/obj
-# The target: open-replay (Fuzz/OpenReplay, the default), healing-log (Fuzz/HealingLog) or open-v2
-# (Fuzz/OpenV2). All link the same instrumented libraries; each has its own harness build, binary and corpus.
+# The target: open-replay (Fuzz/OpenReplay, the default), healing-log (Fuzz/HealingLog), open-v2 (Fuzz/OpenV2) or
+# open-v3 (Fuzz/OpenV3). All link the same instrumented libraries; each has its own harness build, binary and corpus.
 target=open-replay
 if [[ ${1:-} == --target ]]; then
-  target=${2:?usage: Scripts/fuzz.sh --target open-replay|healing-log|open-v2 ...}
+  target=${2:?usage: Scripts/fuzz.sh --target open-replay|healing-log|open-v2|open-v3 ...}
   shift 2
 fi
 # max_len: open-replay's fixtures are under 2 KB but one (256 KB), and longer inputs only slow the fuzzer; a
@@ -42,7 +44,10 @@ case $target in
                harness_step=harness-healing-log ;;
   open-v2) harness_dirs=(Fuzz/OpenV2 Fuzz/Shared Fuzz/Shared/Keychain); module=OpenV2Fuzzer; corpus=$work/corpus-open-v2
            harness_step=harness-open-v2; max_len=65536 ;;
-  *) echo "fuzz.sh: unknown target $target (open-replay, healing-log or open-v2)" >&2; exit 2 ;;
+  # open-v3: a version 3 file of four groups and four credentials is under 40 KiB (header runs, commit slots, log).
+  open-v3) harness_dirs=(Fuzz/OpenV3 Fuzz/Shared Fuzz/Shared/Keychain); module=OpenV3Fuzzer; corpus=$work/corpus-open-v3
+           harness_step=harness-open-v3; max_len=65536 ;;
+  *) echo "fuzz.sh: unknown target $target (open-replay, healing-log, open-v2 or open-v3)" >&2; exit 2 ;;
 esac
 binary=$work/$target-fuzzer
 artifacts=$work/artifacts
@@ -118,17 +123,19 @@ case $target in
   open-replay) seeds=(Fixtures/v1/*.kcf Fixtures/fuzz-regressions/*.kcf Fuzz/OpenReplay/seeds/*.bin) ;;
   healing-log) seeds=(Fuzz/HealingLog/seeds/*.bin) ;;
   open-v2) seeds=(Fuzz/OpenV2/seeds/*.bin) ;;
+  open-v3) seeds=(Fuzz/OpenV3/seeds/*.bin) ;;
 esac
 for seed in "${seeds[@]}"; do
   [[ -f $seed ]] && cp -n "$seed" "$corpus/seed-$(basename "$seed")"
 done
-if [[ $target == open-v2 ]]; then
-  # Whole version 2 files, written by the harness from the structured seeds (FUZZ_WRITE_KEYCHAIN): the library's
-  # own layout to mutate — header pages, commit slots, parity, a rewrite's records.
-  for seed in Fuzz/OpenV2/seeds/*.bin; do
+if [[ $target == open-v2 || $target == open-v3 ]]; then
+  # Whole version 2 or 3 files, written by the harness from the structured seeds (FUZZ_WRITE_KEYCHAIN): the
+  # library's own layout to mutate — header pages, commit slots, parity, a rewrite's records; in version 3 also
+  # key slots scoped to groups, the key table and each group's pages.
+  for seed in "${harness_dirs[0]}"/seeds/*.bin; do
     file=$corpus/seed-file-$(basename "$seed" .bin)
     [[ -f $file ]] || FUZZ_WRITE_KEYCHAIN=$file "$binary" "${options[@]}" -runs=1 "$seed" > /dev/null 2>&1 \
-      || { echo "fuzz.sh: the seed $seed fails: Scripts/fuzz.sh --target open-v2 --reproduce $seed" >&2; exit 1; }
+      || { echo "fuzz.sh: the seed $seed fails: Scripts/fuzz.sh --target $target --reproduce $seed" >&2; exit 1; }
   done
 fi
 

@@ -18,6 +18,11 @@ struct KeychainContents: Equatable {
     /// Live items in the order they were first added.
     let items: [Item]
 
+    /// The live items by id, for formats whose rewrite does not keep the added order.
+    var itemsByID: [String: Item] {
+        Dictionary(items.map { ("\($0.id)", $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// Every item with its secret read. The replay verified each secret box, so reading it must succeed, and
     /// `Version` checks what the read itself does not (``FormatChecks/checkSecret(_:of:in:)``): an item that
     /// opened and does not read back, or reads other bytes than its verified box holds, is a finding.

@@ -262,7 +262,10 @@ final class RecordLogV3 {
         }
         guard size != state.size || !state.log.slotsAsPlaced() else { return }
         let log = try HealingLog(opening: state.logFile, headerKey: state.logKeys.header, epoch: epoch, rewriteEnd: Int(state.header.rewriteEnd))
-        guard log.committedEnd >= end else {
+        // No commit slot of this epoch reads where this log read one: the file was rewritten in place (another epoch's
+        // slots — a copy put back over it, byte for byte), and its own header says where its log is. Without the
+        // slots the log would seem to end at this header's rewrite end, and a log that ends there would seem caught up.
+        guard log.committedEnd >= end, log.newest != nil || state.log.newest == nil else {
             try reload(&index)
             return
         }
