@@ -16,6 +16,8 @@ struct OpenedEpoch {
     let initialChain: [UInt8]
     /// The lock file's acknowledgement, if it authenticates for this file and epoch.
     let acknowledged: Acknowledgement?
+    /// The header's first sector, as read: what shows another header written over it in place.
+    let headerSeen: HeaderFingerprint
 
     /// Derives the epoch's keys from `masterKey` and verifies the header MAC.
     ///
@@ -37,6 +39,7 @@ struct OpenedEpoch {
         self.keys = keys
         context = RecordContext(fileID: header.fileID, epoch: header.epoch, recordKey: keys.record)
         initialChain = FileHeader.initialChainValue(of: headerBytes)
+        headerSeen = HeaderFingerprint(copies: [headerBytes], at: [0])
         acknowledged = acknowledgement.flatMap {
             Acknowledgement.read($0, fileID: header.fileID, epoch: header.epoch, headerKey: keys.header)
         }
@@ -52,6 +55,6 @@ struct OpenedEpoch {
     func fileState(file: any KeychainFileHandle, end: Int, head: Head, tornTail: TornTail?, boxCount: UInt64) throws(KeychainError) -> RecordLog.FileState {
         RecordLog.FileState(
             file: file, identity: try file.identity(), header: header, headerLength: headerLength, context: context,
-            masterKey: masterKey, headerKey: keys.header, end: end, head: head, tornTail: tornTail, boxesSealed: boxCount)
+            masterKey: masterKey, headerKey: keys.header, headerSeen: headerSeen, end: end, head: head, tornTail: tornTail, boxesSealed: boxCount)
     }
 }

@@ -147,7 +147,8 @@ extension RecordLog {
                 let file = WrittenFile(
                     state: FileState(
                         file: staging, identity: identity, header: header, headerLength: headerBytes.count,
-                        context: context, masterKey: masterKey, headerKey: keys.header, end: written.end, head: written.head,
+                        context: context, masterKey: masterKey, headerKey: keys.header,
+                        headerSeen: HeaderFingerprint(written: headerBytes, at: [0]), end: written.end, head: written.head,
                         tornTail: nil, boxesSealed: written.boxes),
                     secrets: written.secrets)
                 loaded = file

@@ -74,6 +74,8 @@ final class RecordLog {
         let masterKey: SymmetricKey
         /// The epoch's header key, which also authenticates the lock file's acknowledgement (SPEC.md §16.1).
         let headerKey: SymmetricKey
+        /// The header's first sector as read or written: what shows another header written over it in place.
+        let headerSeen: HeaderFingerprint
         var end: Int
         var head: Head
         var tornTail: TornTail?
@@ -232,14 +234,15 @@ final class RecordLog {
     var pathCheckInterval: UInt64 = 10_000_000
 
     /// Whether the file changed since this log last read it: another file at the path (renamed over it, or
-    /// the path itself moved), or a size other than the end of the last verified record. One stat(2) of the
-    /// path, which gives both; reads call it unless ``isKnownCurrent(counter:now:)``. (A check of the open
-    /// file alone, with fstat, could not see a directory above it renamed or the file moved away.)
+    /// the path itself moved), a size other than the end of the last verified record, or another header written
+    /// over this one in place (``HeaderFingerprint``). One stat(2) of the path, which gives the first two, and a
+    /// read of the header's first sector; reads call it unless ``isKnownCurrent(counter:now:)``. (A check of the
+    /// open file alone, with fstat, could not see a directory above it renamed or the file moved away.)
     func hasChanged() throws(KeychainError) -> Bool {
         if isRecoveryView { return false }
         if mustReload { return true }
         guard let current = try fileSystem.identityAndSize(of: path) else { return true }
-        return current.identity != state.identity || current.size != end
+        return current.identity != state.identity || current.size != end || !state.headerSeen.matches(file)
     }
 
     /// Catches up with the file (SPEC.md §16): replays records appended after `end`, or — if another file
@@ -254,9 +257,11 @@ final class RecordLog {
             throw .io(operation: "stat (the keychain file is gone)", errno: ENOENT, path: path)
         }
         let size = try file.size()
-        // Another file at the path, or this one cut below records already verified (which no writer following
-        // SPEC.md §16 does): read it again from the start, checking that it still contains this head.
-        if mustReload || current != state.identity || size < end {
+        // Another file at the path, this one cut below records already verified (which no writer following
+        // SPEC.md §16 does), or another header written over this one in place (a copy put back with `cp`, whose
+        // records this epoch's keys do not open): read it again from the start, checking that it still contains
+        // this head.
+        if mustReload || current != state.identity || size < end || !state.headerSeen.matches(file) {
             try reload(&index, acknowledgement: acknowledgement)
             mustReload = false
             return

@@ -170,7 +170,8 @@ extension RecordLogV2 {
                     file: staging, identity: identity, header: written.header, headerBytes: written.bytes, masterKey: masterKey, headerKey: epochKeys.header,
                     keys: keys, initialChain: initialChain, log: written.log, pagesIntact: [true, true],
                     replayed: ReplayV2.Outcome(head: written.head, end: written.log.writtenEnd, tornTail: nil, tombstones: tombstones, repairs: []),
-                    size: (try? staging.size()) ?? HealingLayout.physicalEnd(ofLog: written.log.writtenEnd))
+                    size: (try? staging.size()) ?? HealingLayout.physicalEnd(ofLog: written.log.writtenEnd),
+                    headerSeen: HeaderFingerprint(written: HeaderPage.encode(written.bytes), at: OpenedHeaderV2.pageOffsets))
                 let file = WrittenFile(state: state, secrets: written.secrets)
                 loaded = file
                 afterRename(file)

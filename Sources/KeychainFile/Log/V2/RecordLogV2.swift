@@ -63,6 +63,8 @@ final class RecordLogV2 {
         var replayed: ReplayV2.Outcome
         /// The file's size when this state last matched it.
         var size: Int
+        /// The first sector of each header page as this state read or wrote it: what shows the file written over in place.
+        var headerSeen: HeaderFingerprint
         /// The position of the key slot the credential opened, when this state came from opening with it: a
         /// legacy slot there becomes a committed one at the next rewrite.
         var openedSlot: Int? = nil
@@ -195,31 +197,36 @@ final class RecordLogV2 {
         let state = FileState(
             file: file, identity: try file.identity(), header: header, headerBytes: opened.headerBytes, masterKey: opened.masterKey, headerKey: opened.keys.header,
             keys: keys, initialChain: opened.initialChain, log: log, pagesIntact: opened.pages.map(\.isIntact),
-            replayed: replay.outcome, size: try file.size(), openedSlot: heldKey == nil ? opened.slotIndex : nil)
+            replayed: replay.outcome, size: try file.size(), headerSeen: HeaderFingerprint(copies: [pageA, pageB], at: OpenedHeaderV2.pageOffsets),
+            openedSlot: heldKey == nil ? opened.slotIndex : nil)
         return (state, replay.index, replay.damage)
     }
 
     // MARK: Catching up with other processes (SPEC.md §16)
 
-    /// Whether another file is at the path, or this one's size is not what this log last saw: every append, cut
-    /// and repair of a version 2 file that changes what it holds changes its size or its identity.
+    /// Whether another file is at the path, or this one's size or header is not what this log last saw: every
+    /// append, cut and repair of a version 2 file that changes what it holds changes its size or its identity, and
+    /// a copy written over it in place changes its header (``HeaderFingerprint``).
     func hasChanged() throws(KeychainError) -> Bool {
         if isRecoveryView { return false }
         if mustReload { return true }
         guard let current = try fileSystem.identityAndSize(of: path) else { return true }
-        return current.identity != state.identity || current.size != state.size
+        return current.identity != state.identity || current.size != state.size || !state.headerSeen.matches(state.file)
     }
 
     /// Catches up: replays the commits appended after this log's end, or reads the file again from its header
     /// when another file was put at the path (it must be the same keychain at this head or later), when its
-    /// commits no longer reach this log's end, or after a failed write.
+    /// commits no longer reach this log's end, when another header was written over this one in place, or after a
+    /// failed write.
     func refresh(_ index: inout ItemIndex, acknowledgement: [UInt8]?) throws(KeychainError) {
         guard !isRecoveryView else { return }
         guard let current = try fileSystem.identity(of: path) else {
             throw .io(operation: "stat (the keychain file is gone)", errno: ENOENT, path: path)
         }
         let size = try file.size()
-        if mustReload || current != state.identity {
+        // A copy written over this file in place (same identity, often the same size, another epoch's header and
+        // slots) is read again from its header: its slots cannot be compared with this epoch's.
+        if mustReload || current != state.identity || !state.headerSeen.matches(file) {
             try reload(&index)
             mustReload = false
             return
@@ -242,7 +249,8 @@ final class RecordLogV2 {
             state = FileState(
                 file: state.file, identity: state.identity, header: state.header, headerBytes: state.headerBytes, masterKey: state.masterKey,
                 headerKey: state.headerKey, keys: state.keys, initialChain: state.initialChain, log: log,
-                pagesIntact: state.pagesIntact, replayed: replay.outcome, size: caughtUp ? size : state.size, openedSlot: state.openedSlot)
+                pagesIntact: state.pagesIntact, replayed: replay.outcome, size: caughtUp ? size : state.size, headerSeen: state.headerSeen,
+                openedSlot: state.openedSlot)
         }
         try replay.run()
         try replay.checkHeads()
@@ -315,11 +323,13 @@ final class RecordLogV2 {
         // A header page that does not hold the verified copy is written again, one page at a time, so that a
         // crash while writing it leaves the other.
         for (page, intact) in state.pagesIntact.enumerated() where !intact {
-            try HeaderPage.encode(state.headerBytes).withBytes { (raw) throws(KeychainError) in
+            let written = HeaderPage.encode(state.headerBytes)
+            try written.withBytes { (raw) throws(KeychainError) in
                 try file.writeAll(raw, at: OpenedHeaderV2.pageOffsets[page])
             }
             try file.sync()
             state.pagesIntact[page] = true
+            state.headerSeen = state.headerSeen.replacing(at: OpenedHeaderV2.pageOffsets[page], with: written)
         }
         // Parity a short file lost, of complete chunks whose records verified as they read, goes back before any
         // write-back extends the file over it (SPEC §26.5).

@@ -31,11 +31,12 @@ extension RecordLogV3 {
         try log.checkSlotsUnchanged()
         // One run at a time, so that a crash while writing it leaves the other.
         for (run, intact) in state.runsIntact.enumerated() where !intact {
-            try HeaderRunV3.encode(state.headerBytes).withBytes { (raw) throws(KeychainError) in
-                try file.writeAll(raw, at: run == 0 ? 0 : HeaderRunV3.runBOffset(pageCount: state.pageCount))
-            }
+            let written = HeaderRunV3.encode(state.headerBytes)
+            let offset = run == 0 ? 0 : HeaderRunV3.runBOffset(pageCount: state.pageCount)
+            try written.withBytes { (raw) throws(KeychainError) in try file.writeAll(raw, at: offset) }
             try file.sync()
             state.runsIntact[run] = true
+            state.headerSeen = state.headerSeen.replacing(at: offset, with: written)
         }
         try log.poisoningOnFailure { () throws(KeychainError) in
             try log.restoreParity(ofChunksBelow: end, except: Set(state.replayed.repairs.map(\.chunk)))

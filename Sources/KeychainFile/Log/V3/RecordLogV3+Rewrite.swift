@@ -327,7 +327,9 @@ extension RecordLogV3 {
                         tombstoneGroups: tombstoneGroups.filter { tombstones[$0.key] != nil }, others: written.others,
                         heads: written.head.sequence > 0 ? written.heads : nil),
                     size: (try? staging.size())
-                        ?? HeaderRunShiftedFileHandle.physical(HealingLayout.physicalEnd(ofLog: written.log.writtenEnd), pageCount: pageCount))
+                        ?? HeaderRunShiftedFileHandle.physical(HealingLayout.physicalEnd(ofLog: written.log.writtenEnd), pageCount: pageCount),
+                    headerSeen: HeaderFingerprint(
+                        written: HeaderRunV3.encode(written.bytes), at: [0, HeaderRunV3.runBOffset(pageCount: pageCount)]))
                 loaded = (state, written.secrets)
                 afterRename((state, written.secrets))
             })

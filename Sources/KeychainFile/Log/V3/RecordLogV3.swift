@@ -74,6 +74,8 @@ final class RecordLogV3 {
         var replayed: ReplayV2.Outcome
         /// The file's size when this state last matched it.
         var size: Int
+        /// The first sector of each header run as this state read or wrote it: what shows the file written over in place.
+        var headerSeen: HeaderFingerprint
     }
 
     /// The key id of the default group, which every new keychain has.
@@ -168,6 +170,9 @@ final class RecordLogV3 {
     static func load(
         file: any KeychainFileHandle, credential: Credential, held: HeldKeys?, pin: Head?, memoryLimitKiB: Int
     ) throws(KeychainError) -> (state: FileState, index: ItemIndex, ownSlot: OwnSlotV3?) {
+        // Run A's first sector is taken before the header is opened, so that a change in between shows (run B's
+        // place is known only once the header says how many pages a run has).
+        let seenBefore = HeaderFingerprint(reading: file, at: [0])
         let read = { (offset: Int, count: Int) throws(KeychainError) -> [UInt8] in HealingLog.readTolerating(file, count: count, at: offset).bytes }
         let opened: VerifiedHeaderV3
         var ownSlot: OwnSlotV3? = nil
@@ -207,7 +212,8 @@ final class RecordLogV3 {
         let state = FileState(
             file: file, pageCount: opened.pageCount, logFile: logFile, identity: try file.identity(), header: header, headerBytes: opened.headerBytes, logKey: opened.logKey,
             root: opened.root, logKeys: opened.logKeys, keys: keys, groups: accessGroups, log: log, runsIntact: runsIntact,
-            replayed: replay.outcome, size: try file.size())
+            replayed: replay.outcome, size: try file.size(),
+            headerSeen: seenBefore.adding(readFrom: file, at: HeaderRunV3.runBOffset(pageCount: opened.pageCount)))
         return (state, replay.index, ownSlot)
     }
 
@@ -240,11 +246,12 @@ final class RecordLogV3 {
 
     // MARK: Catching up with other processes (SPEC.md §16)
 
-    /// Whether another file is at the path, or this one's size is not what this log last saw.
+    /// Whether another file is at the path, or this one's size or header is not what this log last saw (a copy
+    /// written over it in place changes its header: ``HeaderFingerprint``).
     func hasChanged() throws(KeychainError) -> Bool {
         if mustReload { return true }
         guard let current = try fileSystem.identityAndSize(of: path) else { return true }
-        return current.identity != state.identity || current.size != state.size
+        return current.identity != state.identity || current.size != state.size || !state.headerSeen.matches(state.file)
     }
 
     /// Catches up: replays the commits appended after this log's end, or reads the file again from its header
@@ -255,7 +262,9 @@ final class RecordLogV3 {
             throw .io(operation: "stat (the keychain file is gone)", errno: ENOENT, path: path)
         }
         let size = try file.size()
-        if mustReload || current != state.identity {
+        // A copy written over this file in place (same identity, often the same size, another epoch's header and
+        // slots) is read again from its header: its slots cannot be compared with this epoch's.
+        if mustReload || current != state.identity || !state.headerSeen.matches(state.file) {
             try reload(&index)
             mustReload = false
             return
@@ -279,7 +288,7 @@ final class RecordLogV3 {
             state = FileState(
                 file: state.file, pageCount: state.pageCount, logFile: state.logFile, identity: state.identity, header: state.header, headerBytes: state.headerBytes, logKey: state.logKey,
                 root: state.root, logKeys: state.logKeys, keys: state.keys, groups: state.groups, log: log, runsIntact: state.runsIntact,
-                replayed: replay.outcome, size: caughtUp ? size : state.size)
+                replayed: replay.outcome, size: caughtUp ? size : state.size, headerSeen: state.headerSeen)
         }
         try replay.run()
         try replay.checkHeads()
