@@ -63,9 +63,7 @@ extension KeySlotV3 {
         let reopened = OpenedSlotV3(
             keys: opened.keys, anchorKey: try SlotKeysV3.anchorKey(kek: kek, fileID: fileID, slotID: slotID),
             agreementKey: opened.agreementKey, slotID: slotID, grantsOpened: grants.count)
-        let written = try changed.reanchored(reopened, fileID: fileID, using: &generator)
-        return OwnSlotV3(slot: written, opened: OpenedSlotV3(
-            keys: reopened.keys, anchorKey: reopened.anchorKey, agreementKey: reopened.agreementKey, slotID: slotID, grantsOpened: 0))
+        return try OwnSlotV3(slot: changed, opened: reopened).reanchored(on: reopened.keys, fileID: fileID, using: &generator)
     }
 
     /// The key-encryption key of `credential` under `kdf` and `salt`: the KDF over a password's NFC UTF-8, or HKDF

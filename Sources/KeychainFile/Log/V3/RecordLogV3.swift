@@ -41,8 +41,10 @@ final class RecordLogV3 {
     /// The header runs of a file at the path that neither the keys this log holds nor its credential opened: a
     /// catch-up that finds them again refuses them at once, without deriving the credential's key again (SPEC.md §16).
     var headerRefusingCredential: [UInt8]? = nil
-    /// The slot `credential` opened, with its opening, kept to re-anchor it in this log's rewrites (``OwnSlotV3``);
-    /// `nil` before a rewrite that keeps it when the log opened the file with held keys alone.
+    /// The slot `credential` opened, with its opening, kept to re-anchor it in this log's rewrites (``OwnSlotV3``).
+    /// Set by an open with the credential, by the file's creation, and by this log's own rotations and
+    /// re-anchorings; a catch-up that opens the file with held keys alone keeps it (a rewrite uses it only while
+    /// the header holds those very slot bytes); `nil` when no open of this log asked the credential.
     var ownSlot: OwnSlotV3? = nil
 
     /// One open, verified file.

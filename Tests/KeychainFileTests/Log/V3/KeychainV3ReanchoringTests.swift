@@ -20,6 +20,14 @@ struct KeychainV3ReanchoringTests {
         try keychain.add(GenericPassword(service: "svc", account: "g\(number)", password: "secret \(number)", accessGroup: "com.example.g\(number)"))
     }
 
+    /// A new keychain with one item in the default group and a second credential, ``Scoped/scopedA``, scoped to it.
+    static func fullWithScopedCredential(in directory: TemporaryDirectory) throws -> Keychain {
+        let full = try V3Keychain.create(in: directory)
+        try full.add(GenericPassword(service: "svc", account: "default-0", password: "d0"))
+        try full.addCredential(Scoped.scopedA, scope: .groups([""]), keyDerivation: Self.cheap)
+        return full
+    }
+
     @Test("One credential adds 40 groups: its own slot is re-anchored each time, never granted to, and 40 groups fit")
     func addingGroupsKeepsOwnSlotEmpty() throws {
         let directory = TemporaryDirectory()
@@ -38,9 +46,7 @@ struct KeychainV3ReanchoringTests {
     func scopedCompactionReanchors() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("v3.kcf")
-        let full = try V3Keychain.create(in: directory)
-        try full.add(GenericPassword(service: "svc", account: "default-0", password: "d0"))
-        try full.addCredential(Scoped.scopedA, scope: .groups([""]), keyDerivation: Self.cheap)
+        let full = try Self.fullWithScopedCredential(in: directory)
         for number in 0..<3 { try Self.addGroup(full, number) }
         #expect(try Self.grantCounts(path) == [0, 3])
         let scoped = try V3Keychain.open(path, credential: Scoped.scopedA)
@@ -79,9 +85,7 @@ struct KeychainV3ReanchoringTests {
     func staleOpeningIsNotUsed() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("v3.kcf")
-        let full = try V3Keychain.create(in: directory)
-        try full.add(GenericPassword(service: "svc", account: "default-0", password: "d0"))
-        try full.addCredential(Scoped.scopedA, scope: .groups([""]), keyDerivation: Self.cheap)
+        let full = try Self.fullWithScopedCredential(in: directory)
         try Self.addGroup(full, 0)
         let scoped = try V3Keychain.open(path, credential: Scoped.scopedA)
         // Another group added after the scoped log opened: its slot holds a grant that log never read, and the log
