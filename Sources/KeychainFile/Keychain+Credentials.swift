@@ -20,6 +20,20 @@ public struct KeySlotInfo: Sendable, Hashable, CustomStringConvertible {
     /// groups of a version 3 keychain. A group the credential that opened this keychain does not reach is named by
     /// its key id, as "(key id 3)": only its holders know its name.
     public private(set) var scope: CredentialScope = .full
+    /// How many grants the slot holds (format version 3; always 0 before): new keys given to it by other holders'
+    /// key rotations and added groups since its own credential last rewrote the file. A slot holds at most
+    /// ``maximumGrants``, and a rotation or an added group that would give it one more is refused, naming it.
+    public private(set) var grants = 0
+
+    /// The most grants a key slot holds (format version 3, Docs/FormatVersion3.md §2.2).
+    public static let maximumGrants = KeySlotV3.maximumGrants
+    /// From how many grants on ``isNearGrantLimit`` says to empty the slot.
+    public static let grantWarningThreshold = 24
+
+    /// Whether the slot holds ``grantWarningThreshold`` grants or more: its credential should open the keychain
+    /// and compact it soon — every rewrite by a slot's own holder empties it of grants — before a rotation or an
+    /// added group is refused for it.
+    public var isNearGrantLimit: Bool { grants >= Self.grantWarningThreshold }
 
     init(_ slot: KeySlot) {
         id = slot.slotID
@@ -51,6 +65,7 @@ public struct KeySlotInfo: Sendable, Hashable, CustomStringConvertible {
         if case .groups(let keyIDs) = slot.scope {
             scope = .groups(keyIDs.map { names[$0] ?? "(key id \($0))" })
         }
+        grants = slot.grants.count
     }
 
     private init(id: [UInt8], kind: Kind) {
@@ -58,12 +73,18 @@ public struct KeySlotInfo: Sendable, Hashable, CustomStringConvertible {
         self.kind = kind
     }
 
+    /// What to do about a slot near its grant limit, as ``description`` and kcf say it.
+    public var grantWarning: String {
+        "\(grants) of \(Self.maximumGrants) grants: open the keychain with this credential and compact it soon, or key rotations and added groups will be refused for it"
+    }
+
     /// The id in lowercase hexadecimal, as ``description`` and the errors that name a slot write it.
     var hexID: String { HexText.lowercase(id) }
 
     public var description: String {
         let hex = hexID
-        let scoped = scope.accessGroups.map { ", scoped to access groups \($0.map { "\"\($0)\"" }.joined(separator: ", "))" } ?? ""
+        let scoped = (scope.accessGroups.map { ", scoped to access groups \($0.map { "\"\($0)\"" }.joined(separator: ", "))" } ?? "")
+            + (isNearGrantLimit ? "; \(grantWarning)" : "")
         switch kind {
         case .password(let iterations): return "\(hex): password, \(iterations) PBKDF2 iterations\(scoped)"
         case .rawKey: return "\(hex): raw key\(scoped)"

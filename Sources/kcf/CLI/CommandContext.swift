@@ -73,6 +73,7 @@ struct CommandContext {
             throw .keychain(error)
         }
         try DamageNotice.report(keychain, command: command.name)
+        GrantLimitNotice.report(keychain, command: command.name)
         return (keychain, password)
     }
 

@@ -13,16 +13,19 @@ enum KeySlotText {
         }
     }
 
-    /// One line: the slot's id (32 hexadecimal digits, as `remove-credential` takes it), then its kind.
+    /// One line: the slot's id (32 hexadecimal digits, as `remove-credential` takes it), then its kind, the access
+    /// groups it reaches, and what to do when it is near its grant limit (format version 3).
     static func line(_ slot: KeySlotInfo) -> String {
         "\(Hex.lower(slot.id))  \(kind(slot.kind))" + (slot.scope.accessGroups.map { "; access groups: \($0.joined(separator: ", "))" } ?? "")
+            + (slot.isNearGrantLimit ? "; \(slot.grantWarning)" : "")
     }
 
-    /// The slot as a JSON object: id, kind, kdf, the KDF's parameters, and the access groups it reaches (`null`: the
-    /// whole keychain).
+    /// The slot as a JSON object: id, kind, kdf, the KDF's parameters, the access groups it reaches (`null`: the
+    /// whole keychain), and the grants it holds (0 before format version 3).
     static func json(_ slot: KeySlotInfo) -> JSONValue {
         guard case .object(var fields) = kdfJSON(slot) else { return kdfJSON(slot) }
         fields["accessGroups"] = slot.scope.accessGroups.map { .array($0.map(JSONValue.string)) } ?? .null
+        fields["grants"] = .integer(Int64(slot.grants))
         return .object(fields)
     }
 
