@@ -261,12 +261,12 @@ def open_prefix(prefix: bytes, cred: dict) -> dict:
         opened = None
         for index, (_, b, _) in enumerate(h["slots"]):
             try:
-                result = S.open_slot(b, h["fileID"], cred)
+                result = S.open_slot_anchored(b, h["fileID"], cred)
             except S.Corrupted as e:
                 failure = failure or Corrupted(f"slot: {e}")
                 continue
             if result is not None:
-                opened = (index, result[0])
+                opened = (index, result["keys"], b, result)
                 break
         openings.append(opened)
     verified = []
@@ -294,7 +294,7 @@ def open_prefix(prefix: bytes, cred: dict) -> dict:
         raise Corrupted("a run of a later epoch does not verify: the older copy is not opened in its place")
     if openings[i] is None or openings[i][1]["logKey"] != log_key:
         raise Corrupted("the chosen copy has no slot for this credential, but the other copy's opened")
-    index, ks = openings[i]
+    index, ks, own, own_opening = openings[i]
     groups = ks["groups"]
     if ks["root"] is not None:
         _, groups = open_table(h["table"], ks["root"], h["fileID"])
@@ -306,6 +306,9 @@ def open_prefix(prefix: bytes, cred: dict) -> dict:
             "logKey": ks["logKey"].hex(), "root": ks["root"].hex() if ks["root"] else None, "c0": start.hex(),
             "chainKey": keys["chain"].hex(), "headsKey": keys["heads"].hex(),
             "header": h["bytes"].hex(), "runs": statuses,
+            # The opened slot as the header holds it, and what its holder re-anchors it with (§2.2).
+            "ownSlot": {"bytes": own.hex(), "x": own_opening["x"].hex(), "anchorKey": own_opening["anchorKey"].hex(),
+                        "grants": own_opening["grants"], "keySet": S.keyset_to_json(own_opening["keys"])},
             "groups": [{"keyID": g["keyID"], "name": g["name"], "key": g["key"].hex()} for g in groups]}
 
 

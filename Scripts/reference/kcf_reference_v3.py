@@ -481,6 +481,10 @@ def open_keychain(path_or_bytes, credential: dict, *, decrypt_secrets: bool = Tr
         raise
     kc.slot_used, kc.pages_to_rewrite = opened["slotIndex"], to_rewrite
     kc.layout, kc.page_count = layout, n
+    # §2.2 "Writing it again": the slot the credential opened, as the header holds it, with what re-anchoring it takes.
+    own = opened["ownSlot"]
+    kc.own_slot = {"bytes": bytes.fromhex(own["bytes"]), "x": bytes.fromhex(own["x"]),
+                   "anchorKey": bytes.fromhex(own["anchorKey"]), "keys": S.keyset_from_json(own["keySet"], file_id)}
     # §2.11: each live item's group (checked at its put to be its page's), each tombstone's key id as read.
     kc.item_groups = {iid: keys.key_id_of(group_of(item)) for iid, item in kc.items.items()}
     kept = scans[0].tomb_snapshots.get(kc.committed_end, {})
@@ -838,6 +842,18 @@ class WriterV3(V2.Writer):
         table_length = V2.rd16(raw, 110)
         table = raw[H.FIXED:H.FIXED + table_length]
         slots = _slots_of(raw)
+        # §2.2 "Writing it again" (SpecVersion3Draft D11): this writer's own slot, while the header holds the very
+        # bytes its credential opened and its keys are this file's, is re-anchored — its newest keys sealed in a new
+        # anchor, its grants cut — rather than copied with the grants others left, or granted to when groups are
+        # added. A slot changed since (granted to after this writer opened it) is copied as it is.
+        own = getattr(self.kc, "own_slot", None)
+        own_index = None
+        if own is not None and own["keys"]["logKey"] == keys.log_key and own["keys"]["root"] == keys.root:
+            own_index = next((i for i, b in enumerate(slots) if b == own["bytes"]), None)
+        reanchored = None
+        if own_index is not None and not new_groups and S.parse_slot(slots[own_index])["grants"]:
+            slots[own_index] = S.reanchor(slots[own_index], file_id, own["x"], own["anchorKey"], own["keys"], rng)
+            reanchored = {**own, "bytes": slots[own_index]}
         groups, names, last, root = dict(keys.groups), dict(keys.names), keys.last_assigned, keys.root
         if new_groups:
             if root is None:
@@ -862,9 +878,9 @@ class WriterV3(V2.Writer):
                 name = f"slot {index} (id {s['slotID'].hex()})"
                 if not S.is_attested(b, file_id, root):
                     raise RotationRefused(f"{name}: its attestation does not verify under the root key; remove it")
-                if len(s["grants"]) >= S.MAX_GRANTS:
-                    raise RotationRefused(f"{name} holds {S.MAX_GRANTS} grants: have its credential open the "
-                                          f"keychain once, or remove it")
+                if index != own_index and len(s["grants"]) >= S.MAX_GRANTS:
+                    raise RotationRefused(f"{name} holds {S.MAX_GRANTS} grants: have its credential compact the "
+                                          f"keychain once (its holder's rewrite re-anchors it), or remove it")
                 if s["scope"]:
                     if any(k not in groups for k in s["scope"]):
                         raise RotationRefused(f"{name}: its scope names a key id the key table does not hold")
@@ -872,10 +888,16 @@ class WriterV3(V2.Writer):
                           "groups": [{"keyID": k, "name": names[k], "key": groups[k]} for k in s["scope"]]}
                 else:
                     ks = {"logKey": keys.log_key, "rho": rho, "root": new_root, "groups": []}
-                g = S.attest(S.add_grant(b, file_id, ks, root, rng), file_id, new_root)
+                if index == own_index:
+                    g = S.attest(S.reanchor(b, file_id, own["x"], own["anchorKey"], ks, rng), file_id, new_root)
+                    reanchored = {**own, "keys": ks}
+                else:
+                    g = S.attest(S.add_grant(b, file_id, ks, root, rng), file_id, new_root)
                 if len(g) > S.MAX_LENGTH:
                     raise RotationRefused(f"{name} would pass {S.MAX_LENGTH} bytes: remove it, or have its "
-                                          f"credential open the keychain once")
+                                          f"credential compact the keychain once")
+                if index == own_index:
+                    reanchored["bytes"] = g
                 granted.append(g)
             slots, root = granted, new_root
         # The entries: per group, in increasing key id, its live items, then its tombstones within the horizon.
@@ -942,6 +964,7 @@ class WriterV3(V2.Writer):
         path = self.path
         self.__dict__.update(w.__dict__)
         self.path = path
+        self.kc.own_slot = reanchored or own
 
     def _append_copied(self, copied: list):
         """§2.6 "Scoped rewrite", the copied part: the segments [(key id, bytes)] of the groups this writer does not

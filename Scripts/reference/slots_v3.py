@@ -213,6 +213,13 @@ def grant_key(s1: bytes, s2: bytes, e_pub: bytes, p: bytes, file_id: bytes, slot
 
 
 def open_slot(b: bytes, file_id: bytes, cred: dict):
+    """(the newest key set, the number of grants read), or None when cred is not this slot's (§2.2 "Opening")."""
+    opened = open_slot_anchored(b, file_id, cred)
+    return None if opened is None else (opened["keys"], opened["grants"])
+
+
+def open_slot_anchored(b: bytes, file_id: bytes, cred: dict):
+    """open_slot, with what re-anchoring the slot takes: {"keys", "grants", "x" (the agreement key), "anchorKey"}."""
     s = parse_slot(b)
     if ("password" in cred) != (s["type"] == 1):
         return None
@@ -223,7 +230,7 @@ def open_slot(b: bytes, file_id: bytes, cred: dict):
     plain = open_box(s["anchor"], hkdf(k, b"KCF3 slot anchor" + file_id + sid), b"KCF3 slot anchor" + file_id + s["identity"])
     if plain is None or len(plain) < 32:
         raise Corrupted("anchor")
-    x = plain[:32]
+    x, anchor_key = plain[:32], hkdf(k, b"KCF3 slot anchor" + file_id + sid)
     if x25519_public(x) != s["P"]:
         raise Corrupted("public key")
     keys = decode_keyset(plain[32:], s["scope"], file_id)
@@ -238,7 +245,7 @@ def open_slot(b: bytes, file_id: bytes, cred: dict):
         if plain is None:
             raise Corrupted(f"grant {number}")
         keys = decode_keyset(plain, s["scope"], file_id)
-    return keys, len(s["grants"])
+    return {"keys": keys, "grants": len(s["grants"]), "x": x, "anchorKey": anchor_key}
 
 
 def seal_box(plain: bytes, key: bytes, aad: bytes, rng: random.Random) -> bytes:
@@ -279,6 +286,15 @@ def make_slot(file_id: bytes, cred: dict, iterations: int, ks: dict, root: bytes
     anchor = seal_box(x + encode_keyset(ks), hkdf(k, b"KCF3 slot anchor" + file_id + sid),
                       b"KCF3 slot anchor" + file_id + identity, rng)
     return assemble(identity[:2], identity[2:] + attestation + anchor + bytes([0]))
+
+
+def reanchor(b: bytes, file_id: bytes, x: bytes, anchor_key: bytes, ks: dict, rng: random.Random) -> bytes:
+    """The slot written again by its own holder (§2.2 "Writing it again"): the same identity and attestation, a new
+    anchor sealed under its anchor key over x ‖ ks (the newest keys), and no grants. x and anchor_key come from
+    opening this very slot (open_slot_anchored): only a holder that read every grant it holds may cut them."""
+    s = parse_slot(b)
+    anchor = seal_box(x + encode_keyset(ks), anchor_key, b"KCF3 slot anchor" + file_id + s["identity"], rng)
+    return assemble(s["identity"][:2], s["identity"][2:] + s["attestation"] + anchor + bytes([0]))
 
 
 def add_grant(b: bytes, file_id: bytes, ks: dict, previous_root: bytes, rng: random.Random) -> bytes:

@@ -431,14 +431,16 @@ def test_adding_a_group_renews_the_root_and_keeps_the_other_keys():
     assert last == 4 and [(g["keyID"], g["name"]) for g in groups] == \
         [(1, ""), (2, "group-0"), (3, "group-1"), (4, "new group")]
     assert [g["key"].hex() for g in groups[:3]] == [g["key"] for g in old["groups"]]   # group keys unchanged
-    # Every slot: granted from the old root, attested under the new one (not the old); the scoped slot keeps
-    # K_log and its groups' keys and now trusts the new ρ.
+    # Every slot attested under the new root (not the old). The adder's own slot re-anchored on the new keys, no
+    # grant (§2.2 "Writing it again", D11); the other granted from the old root. The scoped slot keeps K_log and its
+    # groups' keys and now trusts the new ρ.
     slots = [b for _, b, _ in H.parse_header(bytes.fromhex(new["header"]))["slots"]]
     assert len(slots) == 2
+    assert [len(S.parse_slot(b)["grants"]) for b in slots] == [0, 1]
     for b in slots:
-        assert len(S.parse_slot(b)["grants"]) == 1
         assert S.is_attested(b, file_id, bytes.fromhex(new["root"]))
         assert not S.is_attested(b, file_id, bytes.fromhex(old["root"]))
+    assert S.open_slot(slots[0], file_id, PW)[0]["root"].hex() == new["root"]
     keys, grants = S.open_slot(slots[1], file_id, SCOPED)
     assert grants == 1 and keys["root"] is None and keys["logKey"].hex() == old["logKey"]
     assert [(g["keyID"], g["key"].hex()) for g in keys["groups"]] == \
@@ -1398,3 +1400,55 @@ def test_d5_parts_are_cut_by_bytes_then_each_every_8192_entries():
         assert [len(p) for p in w._split(placed)] == [2, 1, 2, 1]
     finally:
         V3.MAX_ENTRIES_PER_PART = limit
+
+
+def grant_counts(data: bytes) -> list:
+    """The grants each slot of a file's chosen header holds, in the header's order."""
+    return [len(S.parse_slot(b)["grants"]) for b in V3._slots_of(bytes.fromhex(H.open_prefix(data, PW)["header"]))]
+
+
+def test_d11_one_credential_adds_40_groups_its_own_slot_reanchored_each_time():
+    # §2.2 "Writing it again", SpecVersion3Draft D11: the adder's own slot gets the new keys in a new anchor, not a
+    # grant, so it never fills (the 33rd group added was refused when each one granted to it).
+    w = V3.WriterV3.create(None, PASSWORD, iterations=1000, rng=random.Random(11), clock=clock())
+    added = [put(w, f"g{i}", f"group {i}") for i in range(40)]
+    assert grant_counts(w.data) == [0]
+    kc = reopen(w.data)
+    assert set(kc.items) == set(added) and len(kc.keys.groups) == 41
+
+
+def test_d11_a_scoped_compaction_empties_its_slot_of_the_grants_added_groups_left():
+    w = V3.WriterV3.create(None, PASSWORD, iterations=1000, rng=random.Random(12), clock=clock(), extra_groups=2,
+                           scoped_password=SCOPED["password"])
+    mine = put(w, "mine", "group-0")
+    for i in range(3):
+        put(w, f"n{i}", f"new {i}")
+    assert grant_counts(w.data) == [0, 3]
+    scoped = V3.WriterV3.open(w.data, SCOPED, rng=random.Random(13), clock=clock())
+    scoped.path = None
+    scoped.compact()
+    assert grant_counts(scoped.data) == [0, 0]
+    # The re-anchored slot opens with its credential on the same keys; the full holder reads everything and grants
+    # to the slot again when it adds a group.
+    assert set(reopen(scoped.data, SCOPED).items) == {mine}
+    full = V3.WriterV3.open(scoped.data, PW, rng=random.Random(14), clock=clock())
+    full.path = None
+    assert len(full.state.items) == 4
+    put(full, "later", "new 3")
+    assert grant_counts(full.data) == [0, 1]
+    assert set(reopen(full.data, SCOPED).items) == {mine}
+
+
+def test_d11_a_slot_changed_since_its_holder_opened_it_is_copied_as_it_is():
+    # The opening counts only while the header holds the very bytes it read (a slot granted to since holds a grant
+    # its holder never read, which re-anchoring would cut).
+    w = V3.WriterV3.create(None, PASSWORD, iterations=1000, rng=random.Random(15), clock=clock(), extra_groups=2,
+                           scoped_password=SCOPED["password"])
+    put(w, "mine", "group-0")
+    put(w, "n0", "new 0")
+    scoped = V3.WriterV3.open(w.data, SCOPED, rng=random.Random(16), clock=clock())
+    scoped.path = None
+    slot = V3._slots_of(scoped.header.raw)[1]
+    scoped.kc.own_slot = {**scoped.kc.own_slot, "bytes": slot[:-1] + bytes([slot[-1] ^ 1])}
+    scoped.compact()
+    assert grant_counts(scoped.data) == [0, 1] and V3._slots_of(scoped.header.raw)[1] == slot
