@@ -21,19 +21,22 @@ public struct KeySlotInfo: Sendable, Hashable, CustomStringConvertible {
     /// its key id, as "(key id 3)": only its holders know its name.
     public private(set) var scope: CredentialScope = .full
     /// How many grants the slot holds (format version 3; always 0 before): new keys given to it by other holders'
-    /// key rotations and added groups since its own credential last rewrote the file. A slot holds at most
-    /// ``maximumGrants``, and a rotation or an added group that would give it one more is refused, naming it.
+    /// key rotations and added groups since its own credential last rewrote the file.
     public private(set) var grants = 0
+    /// How many more grants the slot takes: a slot holds at most ``maximumGrants`` and 8,192 bytes, and each grant
+    /// is about as long as its anchor (a slot scoped to many groups with long names fills its bytes first). A
+    /// rotation or an added group that would give it one more than it takes is refused, naming it.
+    public private(set) var grantsLeft = KeySlotInfo.maximumGrants
 
     /// The most grants a key slot holds (format version 3, Docs/FormatVersion3.md §2.2).
     public static let maximumGrants = KeySlotV3.maximumGrants
-    /// From how many grants on ``isNearGrantLimit`` says to empty the slot.
-    public static let grantWarningThreshold = 24
+    /// From how few grants left on ``isNearGrantLimit`` says to empty the slot: 8, as at 24 of 32.
+    public static let grantsLeftWarning = 8
 
-    /// Whether the slot holds ``grantWarningThreshold`` grants or more: its credential should open the keychain
-    /// and compact it soon — every rewrite by a slot's own holder empties it of grants — before a rotation or an
-    /// added group is refused for it.
-    public var isNearGrantLimit: Bool { grants >= Self.grantWarningThreshold }
+    /// Whether the slot takes ``grantsLeftWarning`` more grants or fewer: it should be emptied soon — a rewrite by a
+    /// slot's own holder (a compaction with its credential) empties it of grants — before a rotation or an added
+    /// group is refused for it.
+    public var isNearGrantLimit: Bool { grantsLeft <= Self.grantsLeftWarning }
 
     init(_ slot: KeySlot) {
         id = slot.slotID
@@ -66,6 +69,10 @@ public struct KeySlotInfo: Sendable, Hashable, CustomStringConvertible {
             scope = .groups(keyIDs.map { names[$0] ?? "(key id \($0))" })
         }
         grants = slot.grants.count
+        // A grant holds E (32) and a box over the key set; the anchor a box over x (32) and the same key set.
+        let byGrants = Self.maximumGrants - grants
+        let byBytes = (KeySlotV3.maximumLength - slot.byteCount) / max(1, slot.anchor.byteCount)
+        grantsLeft = max(0, min(byGrants, byBytes))
     }
 
     private init(id: [UInt8], kind: Kind) {
@@ -73,9 +80,12 @@ public struct KeySlotInfo: Sendable, Hashable, CustomStringConvertible {
         self.kind = kind
     }
 
-    /// What to do about a slot near its grant limit, as ``description`` and kcf say it.
-    public var grantWarning: String {
-        "\(grants) of \(Self.maximumGrants) grants: open the keychain with this credential and compact it soon, or key rotations and added groups will be refused for it"
+    /// What to do about a slot near its grant limit (``isNearGrantLimit``), as ``description`` and kcf say it;
+    /// `nil` for any other slot.
+    public var grantWarning: String? {
+        guard isNearGrantLimit else { return nil }
+        return "\(grants) grants, room for \(grantsLeft) more: compact the keychain with this slot's own credential soon, "
+            + "or remove the slot; once it is full, key rotations and added groups are refused"
     }
 
     /// The id in lowercase hexadecimal, as ``description`` and the errors that name a slot write it.
@@ -84,7 +94,7 @@ public struct KeySlotInfo: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         let hex = hexID
         let scoped = (scope.accessGroups.map { ", scoped to access groups \($0.map { "\"\($0)\"" }.joined(separator: ", "))" } ?? "")
-            + (isNearGrantLimit ? "; \(grantWarning)" : "")
+            + (grantWarning.map { "; \($0)" } ?? "")
         switch kind {
         case .password(let iterations): return "\(hex): password, \(iterations) PBKDF2 iterations\(scoped)"
         case .rawKey: return "\(hex): raw key\(scoped)"

@@ -5,8 +5,8 @@
 extension Keychain {
     /// Runs `body` under this object's lock, after catching up with what other processes committed (SPEC.md
     /// §16): with no system call when the lock file's change counter is as it was at a path check less than
-    /// 10 ms ago (unless `checkingPath`), else after one `stat` of the path, and under the lock file, shared,
-    /// when that shows a change.
+    /// 10 ms ago (unless `checkingPath`), else after one `stat` of the path and a read of the header's first
+    /// sectors (``HeaderFingerprint``), and under the lock file, shared, when those show a change.
     func withRead<Result>(
         checkingPath: Bool = false, _ body: () throws(KeychainError) -> Result
     ) throws(KeychainError) -> Result {

@@ -36,7 +36,8 @@ protocol KeychainLog: AnyObject {
     var lastCurrent: (counter: UInt64, at: UInt64)? { get set }
     /// Set when the state may no longer describe the file: the next catch-up reads it again whatever `stat` says.
     var mustReload: Bool { get }
-    /// Whether the file changed since this log last read it (one `stat` of the path).
+    /// Whether the file changed since this log last read it (one `stat` of the path, and a read of the first
+    /// sector of each header copy: ``HeaderFingerprint``).
     func hasChanged() throws(KeychainError) -> Bool
     /// Catches up with the file: records other processes appended, or another file renamed over the path.
     func refresh(_ index: inout ItemIndex, acknowledgement: [UInt8]?) throws(KeychainError)

@@ -39,7 +39,7 @@ struct OpenedEpoch {
         self.keys = keys
         context = RecordContext(fileID: header.fileID, epoch: header.epoch, recordKey: keys.record)
         initialChain = FileHeader.initialChainValue(of: headerBytes)
-        headerSeen = HeaderFingerprint(copies: [headerBytes], at: [0])
+        headerSeen = HeaderFingerprint(reads: [(headerBytes, [])], at: [0])
         acknowledged = acknowledgement.flatMap {
             Acknowledgement.read($0, fileID: header.fileID, epoch: header.epoch, headerKey: keys.header)
         }

@@ -242,7 +242,8 @@ final class RecordLog {
         if isRecoveryView { return false }
         if mustReload { return true }
         guard let current = try fileSystem.identityAndSize(of: path) else { return true }
-        return current.identity != state.identity || current.size != end || !state.headerSeen.matches(file)
+        guard current.identity == state.identity, current.size == end else { return true }
+        return try !state.headerSeen.matches(file, size: current.size)
     }
 
     /// Catches up with the file (SPEC.md §16): replays records appended after `end`, or — if another file
@@ -261,7 +262,9 @@ final class RecordLog {
         // SPEC.md §16 does), or another header written over this one in place (a copy put back with `cp`, whose
         // records this epoch's keys do not open): read it again from the start, checking that it still contains
         // this head.
-        if mustReload || current != state.identity || size < end || !state.headerSeen.matches(file) {
+        var reloading = mustReload || current != state.identity || size < end
+        if !reloading { reloading = try !state.headerSeen.matches(file, size: size) }
+        if reloading {
             try reload(&index, acknowledgement: acknowledgement)
             mustReload = false
             return

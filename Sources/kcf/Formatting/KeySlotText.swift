@@ -17,15 +17,16 @@ enum KeySlotText {
     /// groups it reaches, and what to do when it is near its grant limit (format version 3).
     static func line(_ slot: KeySlotInfo) -> String {
         "\(Hex.lower(slot.id))  \(kind(slot.kind))" + (slot.scope.accessGroups.map { "; access groups: \($0.joined(separator: ", "))" } ?? "")
-            + (slot.isNearGrantLimit ? "; \(slot.grantWarning)" : "")
+            + (slot.grantWarning.map { "; \($0)" } ?? "")
     }
 
     /// The slot as a JSON object: id, kind, kdf, the KDF's parameters, the access groups it reaches (`null`: the
-    /// whole keychain), and the grants it holds (0 before format version 3).
+    /// whole keychain), the grants it holds (0 before format version 3) and how many more it takes.
     static func json(_ slot: KeySlotInfo) -> JSONValue {
         guard case .object(var fields) = kdfJSON(slot) else { return kdfJSON(slot) }
         fields["accessGroups"] = slot.scope.accessGroups.map { .array($0.map(JSONValue.string)) } ?? .null
         fields["grants"] = .integer(Int64(slot.grants))
+        fields["grantsLeft"] = .integer(Int64(slot.grantsLeft))
         return .object(fields)
     }
 

@@ -25,16 +25,17 @@ struct GrantLimitCommandTests {
         let lines = listed.stdout.split(separator: "\n").map(String.init)
         try #require(lines.count == 2)
         let scopedID = String(lines[1].prefix(32))
-        #expect(lines[1].hasSuffix("; 24 of 32 grants: open the keychain with this credential and compact it soon, or key rotations and added groups will be refused for it"))
+        #expect(lines[1].hasSuffix("; 24 grants, room for 8 more: compact the keychain with this slot's own credential soon, or remove the slot; once it is full, key rotations and added groups are refused"))
         #expect(!lines[0].contains("grants"))
-        #expect(listed.stderr.contains("kcf: list-credentials: warning: key slot \(scopedID) holds 24 of 32 grants"))
+        #expect(listed.stderr.contains("kcf: list-credentials: warning: key slot \(scopedID) holds 24 grants, room for 8 more"))
         // Any command that opens the keychain says it, and does its work.
         let found = try sandbox.unlocked(["find-generic-password", "-a", "g3", "-w"])
         #expect(found.status == 0 && found.stdout == "s\n", "\(found.stderr)")
-        #expect(found.stderr.contains("kcf: find-generic-password: warning: key slot \(scopedID) holds 24 of 32 grants"))
+        #expect(found.stderr.contains("kcf: find-generic-password: warning: key slot \(scopedID) holds 24 grants, room for 8 more"))
         let json = try sandbox.unlocked(["list-credentials", "--json"])
         let objects = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         #expect(objects.compactMap { $0["grants"] as? Int } == [0, 24])
+        #expect(objects.compactMap { $0["grantsLeft"] as? Int } == [32, 8])
     }
 
     @Test("23 grants: no warning")

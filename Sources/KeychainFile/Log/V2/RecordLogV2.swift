@@ -170,8 +170,9 @@ final class RecordLogV2 {
         file: any KeychainFileHandle, credential: Credential, heldKey: SymmetricKey?, pin: Head?, recovering: Bool = false,
         memoryLimitKiB: Int = KeyDerivationBudget.standardMemoryLimitKiB
     ) throws(KeychainError) -> (state: FileState, index: ItemIndex, damage: [Damage]) {
-        let pageA = HealingLog.readTolerating(file, count: HealingLayout.headerPageLength, at: 0).bytes
-        let pageB = HealingLog.readTolerating(file, count: HealingLayout.headerPageLength, at: HealingLayout.headerBOffset).bytes
+        let readA = HealingLog.readTolerating(file, count: HealingLayout.headerPageLength, at: 0)
+        let readB = HealingLog.readTolerating(file, count: HealingLayout.headerPageLength, at: HealingLayout.headerBOffset)
+        let (pageA, pageB) = (readA.bytes, readB.bytes)
         let opened: OpenedHeaderV2
         if let heldKey, let held = try? OpenedHeaderV2(pageA: pageA, pageB: pageB, masterKey: heldKey) {
             opened = held
@@ -197,7 +198,7 @@ final class RecordLogV2 {
         let state = FileState(
             file: file, identity: try file.identity(), header: header, headerBytes: opened.headerBytes, masterKey: opened.masterKey, headerKey: opened.keys.header,
             keys: keys, initialChain: opened.initialChain, log: log, pagesIntact: opened.pages.map(\.isIntact),
-            replayed: replay.outcome, size: try file.size(), headerSeen: HeaderFingerprint(copies: [pageA, pageB], at: OpenedHeaderV2.pageOffsets),
+            replayed: replay.outcome, size: try file.size(), headerSeen: HeaderFingerprint(reads: [readA, readB], at: OpenedHeaderV2.pageOffsets),
             openedSlot: heldKey == nil ? opened.slotIndex : nil)
         return (state, replay.index, replay.damage)
     }
@@ -211,7 +212,8 @@ final class RecordLogV2 {
         if isRecoveryView { return false }
         if mustReload { return true }
         guard let current = try fileSystem.identityAndSize(of: path) else { return true }
-        return current.identity != state.identity || current.size != state.size || !state.headerSeen.matches(state.file)
+        guard current.identity == state.identity, current.size == state.size else { return true }
+        return try !state.headerSeen.matches(state.file, size: current.size)
     }
 
     /// Catches up: replays the commits appended after this log's end, or reads the file again from its header
@@ -226,7 +228,9 @@ final class RecordLogV2 {
         let size = try file.size()
         // A copy written over this file in place (same identity, often the same size, another epoch's header and
         // slots) is read again from its header: its slots cannot be compared with this epoch's.
-        if mustReload || current != state.identity || !state.headerSeen.matches(file) {
+        var reloading = mustReload || current != state.identity
+        if !reloading { reloading = try !state.headerSeen.matches(file, size: size) }
+        if reloading {
             try reload(&index)
             mustReload = false
             return

@@ -172,10 +172,16 @@ final class RecordLogV3 {
     static func load(
         file: any KeychainFileHandle, credential: Credential, held: HeldKeys?, pin: Head?, memoryLimitKiB: Int
     ) throws(KeychainError) -> (state: FileState, index: ItemIndex, ownSlot: OwnSlotV3?) {
-        // Run A's first sector is taken before the header is opened, so that a change in between shows (run B's
-        // place is known only once the header says how many pages a run has).
+        // Run A's first sector is taken before the header is opened, so that a change in between shows; run B's
+        // place is known only once the header says how many pages a run has, so its first sector is taken as the
+        // opening read it (the first read at each place is kept).
         let seenBefore = HeaderFingerprint(reading: file, at: [0])
-        let read = { (offset: Int, count: Int) throws(KeychainError) -> [UInt8] in HealingLog.readTolerating(file, count: count, at: offset).bytes }
+        var firstReads: [Int: HeaderFingerprint.Read] = [:]
+        let read = { (offset: Int, count: Int) throws(KeychainError) -> [UInt8] in
+            let copy = HealingLog.readTolerating(file, count: count, at: offset)
+            if firstReads[offset] == nil, count >= HeaderFingerprint.length { firstReads[offset] = copy }
+            return copy.bytes
+        }
         let opened: VerifiedHeaderV3
         var ownSlot: OwnSlotV3? = nil
         if let held, let again = try? VerifiedHeaderV3(read: read, logKey: held.logKey, root: held.root, scope: held.scope) {
@@ -210,12 +216,14 @@ final class RecordLogV3 {
         try replay.run()
         try replay.checkHeads()
         if let pin { try RecordLog.checkContains(pin, epoch: header.epoch, head: replay.outcome.head, chainAtPin: replay.watchedChain) }
+        // Run B as the opening read it; read now only when the opening never did (its header came from run A).
+        let runB = firstReads[HeaderRunV3.runBOffset(pageCount: opened.pageCount)]
         let runsIntact = opened.runs.map { (run) -> Bool in if case .intact = run.copy { return true } else { return false } }
         let state = FileState(
             file: file, pageCount: opened.pageCount, logFile: logFile, identity: try file.identity(), header: header, headerBytes: opened.headerBytes, logKey: opened.logKey,
             root: opened.root, logKeys: opened.logKeys, keys: keys, groups: accessGroups, log: log, runsIntact: runsIntact,
             replayed: replay.outcome, size: try file.size(),
-            headerSeen: seenBefore.adding(readFrom: file, at: HeaderRunV3.runBOffset(pageCount: opened.pageCount)))
+            headerSeen: seenBefore.adding(runB, orReadFrom: file, at: HeaderRunV3.runBOffset(pageCount: opened.pageCount)))
         return (state, replay.index, ownSlot)
     }
 
@@ -253,7 +261,8 @@ final class RecordLogV3 {
     func hasChanged() throws(KeychainError) -> Bool {
         if mustReload { return true }
         guard let current = try fileSystem.identityAndSize(of: path) else { return true }
-        return current.identity != state.identity || current.size != state.size || !state.headerSeen.matches(state.file)
+        guard current.identity == state.identity, current.size == state.size else { return true }
+        return try !state.headerSeen.matches(state.file, size: current.size)
     }
 
     /// Catches up: replays the commits appended after this log's end, or reads the file again from its header
@@ -266,7 +275,9 @@ final class RecordLogV3 {
         let size = try file.size()
         // A copy written over this file in place (same identity, often the same size, another epoch's header and
         // slots) is read again from its header: its slots cannot be compared with this epoch's.
-        if mustReload || current != state.identity || !state.headerSeen.matches(state.file) {
+        var reloading = mustReload || current != state.identity
+        if !reloading { reloading = try !state.headerSeen.matches(state.file, size: size) }
+        if reloading {
             try reload(&index)
             mustReload = false
             return
