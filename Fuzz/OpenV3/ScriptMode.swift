@@ -55,6 +55,14 @@ enum ScriptMode {
             _ = FileManager.default.createFile(atPath: path, contents: Data(after))
         }
         // What the writer holds is what a fresh open with the same key reads (a rewrite sorts by group: by id).
+        // KeychainContents reads the writer's index as it stands, without catching up: when the script's last
+        // operation was a scoped holder's write (another Keychain), the writer is first brought up to it, as any
+        // read of the library would.
+        do {
+            try keychain.refresh()
+        } catch {
+            Invariant.check(false, "the writer cannot catch up with its own file: \(error)")
+        }
         var store = FuzzStore(after)
         do {
             let again = try store.open(with: FuzzCredentials.key)
