@@ -1,4 +1,4 @@
-/// The parity scrub of a format version 2 file (SPEC.md §19.5): an open reads and verifies every record but not
+/// The parity scrub of a format version 2 or 3 file (SPEC.md §19.5): an open reads and verifies every record but not
 /// the parity that would repair them, so parity that a torn write or decay spoiled is found only by comparing it
 /// with the records it protects.
 extension Keychain {
@@ -18,7 +18,8 @@ extension Keychain {
     ///
     /// - Returns: The chunks compared, those whose parity differs, and those that could not all be read.
     /// - Throws: `KeychainError.invalidParameter` for a keychain opened with ``OpenOptions/recover`` (its records
-    ///   did not all verify); what catching up throws (`.corrupted`, `.io`, …).
+    ///   did not all verify); `.missingEntitlement` for a version 3 keychain opened with a credential scoped to
+    ///   access groups, which cannot verify the other groups' records; what catching up throws (`.corrupted`, `.io`, …).
     public func checkParity() throws(KeychainError) -> ParityReport {
         try withRead { () throws(KeychainError) -> ParityReport in
             _ = try lockFile.lock(exclusive: false, wait: true)
@@ -52,10 +53,14 @@ extension Keychain {
     /// - Returns: The chunks whose parity was rewritten, with ``ParityReport/rewritten`` set when there were any.
     /// - Throws: `KeychainError.corrupted` if records do not verify, even repaired, or are set aside (a final record
     ///   that may hold committed items: ``repair(at:credential:keepingCopyAt:)`` handles those); `.readOnly`;
-    ///   `.invalidParameter` if `backup` exists; `.io` if a read or write fails.
+    ///   `.invalidParameter` if `backup` exists; `.missingEntitlement`, before any copy, for a credential scoped to
+    ///   access groups (as ``checkParity()``); `.io` if a read or write fails.
     @discardableResult
     public func repairParity(keepingCopyAt backup: String? = nil) throws(KeychainError) -> ParityReport {
         try withWrite { () throws(KeychainError) -> ParityReport in
+            if log.accessScope != nil {
+                throw .missingEntitlement(group: nil, operation: "rewriting the keychain's parity")
+            }
             writesBegun = true
             if let backup {
                 guard !log.fileSystem.exists(backup) else { throw .invalidParameter("a file already exists at \(backup)") }

@@ -1,116 +1,12 @@
 // The parity scrub of a version 2 file (SPEC.md §19.5): `Keychain.checkParity()` and `repairParity(keepingCopyAt:)`.
-extension RecordLogV2 {
-    /// Compares the parity of every chunk whose records all verified with the parity of those records' bytes and,
-    /// when `rewriting`, rewrites the parity that differs.
-    ///
-    /// A check compares with the records as this log last verified them — the open's or the last catch-up's replay,
-    /// with the bytes its repairs changed laid over the bytes as read — and writes nothing. A rewrite first reads and
-    /// verifies the whole file again, so that no parity is computed from bytes verified earlier; then writes back
-    /// what that replay repaired, and the last chunk's parity, as every writer does (§26.5); then, for each complete
-    /// chunk, the parity bytes that differ from the parity of its bytes, and one `fdatasync`. The caller holds the
-    /// lock file: shared for a check, exclusive for a rewrite, after catching up.
-    ///
-    /// - Throws: `KeychainError.invalidParameter` for a log opened with recovery (its records did not all verify);
-    ///   for a rewrite, what reading the file again and what a write throws (records set aside: `.corrupted`; a
-    ///   failed write: `.io`, after which the next call reads the file again).
+extension RecordLogV2: HealingLogParityScrubbing {
+    var pendingRepairs: [HealingLog.ChunkRepair] { state.replayed.repairs }
+
+    /// Version 2's healing log addresses the file itself.
+    func fileOffset(ofHealingLogOffset offset: Int) -> Int { offset }
+
+    /// ``HealingLogParityScrubbing/scrubHealingLogParity(_:rewriting:)``.
     func scrubParity(_ index: inout ItemIndex, rewriting: Bool) throws(KeychainError) -> ParityReport {
-        guard !isRecoveryView else {
-            throw .invalidParameter(
-                "this keychain was opened with recovery, so not every record verified: open it without recovery to compare its parity")
-        }
-        if rewriting { try readAgainOnFailure { () throws(KeychainError) in try reload(&index) } }
-        var stale: [ParityReport.StaleChunk] = []
-        var unreadable: [Int] = []
-        var checked = 0
-        // The last chunk first (its parity is in the newest slot): a writer's write-back commits it anew.
-        let log = state.log
-        let tailChunk = log.writtenEnd / ChunkParity.dataLength
-        let tailStart = tailChunk * ChunkParity.dataLength
-        var staleTail: [UInt8]? = nil
-        if end == log.writtenEnd, tailStart < log.writtenEnd {
-            if let tail = verifiedBytes(ofChunk: tailChunk, count: log.writtenEnd - tailStart) {
-                if let comparison = log.compareLastChunkParity(verifiedTail: tail) {
-                    checked += 1
-                    if comparison.differing > 0 {
-                        staleTail = tail
-                        stale.append(
-                            ParityReport.StaleChunk(
-                                chunk: tailChunk, dataRange: Self.fileRange(tailStart..<log.writtenEnd), parityRange: comparison.parityRange,
-                                isInCommitSlot: true, differingBytes: comparison.differing))
-                    }
-                }
-            } else {
-                unreadable.append(tailChunk)
-            }
-        }
-        if rewriting {
-            try readAgainOnFailure { () throws(KeychainError) in
-                try prepareForWrite()
-                // The write-back above commits the last chunk's parity anew when the slot's did not match the chunk
-                // as read; a slot whose parity a repair only partly corrected is committed here.
-                if let staleTail, log.writtenEnd == tailStart + staleTail.count, log.newestParity != ChunkParity(chunk: staleTail) {
-                    log.appendRefusal = .tailMismatch
-                    try log.confirmLastChunk()
-                }
-            }
-        }
-        var comparisons: [HealingLog.ParityComparison] = []
-        for chunk in 0..<(end / ChunkParity.dataLength) {
-            guard let data = verifiedBytes(ofChunk: chunk, count: ChunkParity.dataLength) else {
-                unreadable.append(chunk)
-                continue
-            }
-            checked += 1
-            let comparison = log.compareParity(ofChunk: chunk, verifiedData: data)
-            guard !comparison.differing.isEmpty else { continue }
-            let start = chunk * ChunkParity.dataLength
-            let parity = HealingLayout.parityOffset(ofChunk: chunk)
-            stale.append(
-                ParityReport.StaleChunk(
-                    chunk: chunk, dataRange: Self.fileRange(start..<(start + ChunkParity.dataLength)),
-                    parityRange: parity..<(parity + ChunkParity.parityLength), isInCommitSlot: false,
-                    differingBytes: comparison.differing.count))
-            comparisons.append(comparison)
-        }
-        if rewriting, !comparisons.isEmpty {
-            try readAgainOnFailure { () throws(KeychainError) in
-                try log.poisoningOnFailure { () throws(KeychainError) in
-                    for comparison in comparisons { try log.rewriteParity(comparison) }
-                    try file.sync()
-                }
-            }
-        }
-        if rewriting { try noteSizeAfterWriting() }
-        return ParityReport(
-            checkedChunks: checked, staleChunks: stale.sorted { $0.chunk < $1.chunk }, unreadableChunks: unreadable.sorted(),
-            rewritten: rewriting && !stale.isEmpty)
-    }
-
-    /// Runs `body`; if it throws, the state may no longer describe the file, and the next call reads it again.
-    private func readAgainOnFailure(_ body: () throws(KeychainError) -> Void) throws(KeychainError) {
-        do throws(KeychainError) {
-            try body()
-        } catch {
-            mustReload = true
-            throw error
-        }
-    }
-
-    /// The first `count` bytes of chunk `chunk` as the last replay verified them: as the file holds them, with the
-    /// bytes that a repair not yet written back changed laid over them; `nil` if any of them cannot be read now.
-    private func verifiedBytes(ofChunk chunk: Int, count: Int) -> [UInt8]? {
-        let start = chunk * ChunkParity.dataLength
-        let read = HealingLog.readTolerating(file, count: count, at: HealingLayout.physical(start))
-        guard read.unreadable.isEmpty else { return nil }
-        var bytes = read.bytes
-        for repair in state.replayed.repairs where repair.chunk == chunk {
-            for offset in repair.changedOffsets where offset < count && offset < repair.data.count { bytes[offset] = repair.data[offset] }
-        }
-        return bytes
-    }
-
-    /// The file bytes of log bytes `range`, which lie in one chunk.
-    private static func fileRange(_ range: Range<Int>) -> Range<Int> {
-        HealingLayout.physical(range.lowerBound)..<(HealingLayout.physical(range.lowerBound) + range.count)
+        try scrubHealingLogParity(&index, rewriting: rewriting)
     }
 }

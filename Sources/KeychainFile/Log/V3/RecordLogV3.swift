@@ -389,10 +389,6 @@ final class RecordLogV3 {
     func removeStrayTemporaryFiles() {
         RecordLog.removeStrayTemporaryFiles(besides: path, fileSystem: fileSystem)
     }
-
-    func scrubParity(_ index: inout ItemIndex, rewriting: Bool) throws(KeychainError) -> ParityReport {
-        throw .unsupportedFeature(offset: 0, reason: "checking the parity of a version 3 file is not built yet")
-    }
 }
 
 extension RecordLogV3: KeychainLog {}
