@@ -32,9 +32,10 @@ enum CredentialCommands {
             One line a slot: its id (which remove-credential takes), its kind (password or raw key) and how its
             key is derived. It reads the header only and changes nothing.
             """, """
-            In a keychain of format version 3, a slot also names the access groups it reaches, and a slot holding
-            24 or more of its 32 grants (new keys other holders gave it) says so: compact the keychain with that
-            slot's password soon, or key rotations and added groups will be refused for it. Every command that
+            In a keychain of format version 3, a slot also names the access groups it reaches, and a slot with
+            room for 8 or fewer grants (new keys other holders gave it; at most 32, and 8,192 bytes of them)
+            says so: compact the keychain with that slot's password soon, or key rotations and added groups will
+            be refused for it. Every command that
             opens such a keychain warns of it on stderr.
             """],
         run: { (context) throws(CommandError) in try listCredentials(context) })

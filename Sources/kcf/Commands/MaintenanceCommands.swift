@@ -33,9 +33,10 @@ enum MaintenanceCommands {
             incomplete or unverifiable last record: an interrupted write, or damage to that record); 93 when
             the file is damaged before its last record or is not a keychain; 51 for a wrong password.
             """, """
-            A file of format version 2 is also scrubbed: each chunk's stored parity is compared with the parity of
-            its verified records (SPEC.md §19.5), and a chunk whose parity differs is listed with the file bytes
-            of its data and of its parity. Like damage that parity repaired on open (listed as repairs), stale
+            A file of format version 2 or 3 is also scrubbed: each chunk's stored parity is compared with the
+            parity of its verified records (SPEC.md §19.5), and a chunk whose parity differs is listed with the
+            file bytes of its data and of its parity. A credential scoped to access groups cannot verify the other
+            groups' records, so with it the parity is not compared. Like damage that parity repaired on open (listed as repairs), stale
             parity leaves every item readable and does not change the exit status; it would not repair a later
             fault in its chunk, and `kcf repair` rewrites it in place.
             """],
@@ -64,7 +65,7 @@ enum MaintenanceCommands {
             what could not be read. The way to drop a final record that does not verify and may hold committed
             items, which no other command writes over. Exits 0 when nothing was damaged, 5 when something was.
             """, """
-            A keychain of format version 2 whose records all verify, repaired by parity where they needed it, is
+            A keychain of format version 2 or 3 whose records all verify, repaired by parity where they needed it, is
             not rewritten: after the copy, and under its lock, it is read and verified again, what parity
             repaired is written back, and stale parity (what `kcf verify` lists) is rewritten from the records
             where it differs (SPEC.md §19.5, §26.5). Items, head and epoch stay as they were; exits 0.
@@ -117,10 +118,11 @@ enum MaintenanceCommands {
         let identities = try KeychainListing.all(.identity, in: keychain, returning: [.attributes]).count
         let statistics = try keychainCall { () throws(KeychainError) in try keychain.statistics() }
         let slots = try keychainCall { () throws(KeychainError) in try keychain.keySlots() }
-        // Version 1 keeps no parity; a keychain opened with --recover did not verify every record to compare it with.
-        let formatVersion = keychain.fileFormatVersion
-        let parity = keychain.recovery == nil && formatVersion == 2
-            ? try keychainCall { () throws(KeychainError) in try keychain.checkParity() } : nil
+        // Version 1 keeps no parity; a keychain opened with --recover did not verify every record to compare it with,
+        // nor did a credential scoped to access groups, which cannot verify the other groups' bytes.
+        let notCompared = ParityText.notCompared(
+            formatVersion: keychain.fileFormatVersion, recovered: keychain.recovery != nil, scoped: keychain.scope != .full)
+        let parity = notCompared == nil ? try keychainCall { () throws(KeychainError) in try keychain.checkParity() } : nil
         progress.finish()
         if context.has("json") {
             countsByClass["identity"] = .integer(Int64(identities))
@@ -155,7 +157,7 @@ enum MaintenanceCommands {
         if !keychain.repairs.isEmpty {
             Output.line("repairs: \(keychain.repairs); the next write puts the repaired bytes back")
         }
-        for line in ParityText.verifyLines(parity, formatVersion: formatVersion) { Output.line(line) }
+        for line in ParityText.verifyLines(parity, notCompared: notCompared ?? "") { Output.line(line) }
         if let torn = keychain.tornTail {
             Output.line("torn tail: \(torn)")
             if torn.mayHoldAcknowledgedData {
@@ -227,12 +229,12 @@ enum MaintenanceCommands {
         return describe(report)
     }
 
-    /// Repairs a version 2 keychain whose records all verify (repaired by parity where they needed it) without
+    /// Repairs a version 2 or 3 keychain whose records all verify (repaired by parity where they needed it) without
     /// rewriting it: the copy, then what parity repaired written back and stale parity rewritten
     /// (`Keychain.repairParity(keepingCopyAt:)`). `nil` when the keychain does not open so — it does not open, is
     /// of version 1, or ends in records that may hold committed items — and is to be rewritten.
     private static func repairInPlace(_ path: String, password: String, backup: String) throws(CommandError) -> ExitStatus? {
-        guard let keychain = try? Keychain.open(at: path, credential: .password(password)), keychain.fileFormatVersion == 2,
+        guard let keychain = try? Keychain.open(at: path, credential: .password(password)), keychain.fileFormatVersion >= 2,
               keychain.tornTail?.mayHoldAcknowledgedData != true
         else { return nil }
         let repairs = keychain.repairs

@@ -3,14 +3,23 @@ import KeychainFile
 /// How `kcf verify` and `kcf repair` print a parity scrub (``ParityReport``): one line a chunk, each naming the
 /// file bytes of its data and of its parity, and what to do about it.
 enum ParityText {
-    /// The lines `verify` prints after its counts: stale parity, chunks that could not be read, or that every
-    /// chunk compared matches. `nil`: not compared — a file of format version 1, which has no parity, or a keychain
-    /// opened with `--recover`.
-    static func verifyLines(_ report: ParityReport?, formatVersion: Int) -> [String] {
-        guard let report else {
-            return [formatVersion == 1 ? "parity: none (format version 1 keeps no parity)"
-                : "parity: not compared (opened with --recover: not every record verified)"]
+    /// Why `verify` does not compare a keychain's parity, or `nil` when it does: a file of format version 1 has
+    /// none; a keychain opened with `--recover` did not verify every record, and a credential scoped to access
+    /// groups cannot verify the other groups' bytes, so neither has verified bytes to compare the parity with.
+    static func notCompared(formatVersion: Int, recovered: Bool, scoped: Bool) -> String? {
+        if formatVersion == 1 { return "parity: none (format version 1 keeps no parity)" }
+        if recovered { return "parity: not compared (opened with --recover: not every record verified)" }
+        if scoped {
+            return "parity: not compared (this credential reaches only some access groups and cannot verify the others' records; "
+                + "verify with a credential that reaches the whole keychain)"
         }
+        return nil
+    }
+
+    /// The lines `verify` prints after its counts: stale parity, chunks that could not be read, or that every
+    /// chunk compared matches; `notCompared` (``notCompared(formatVersion:recovered:scoped:)``) when `report` is `nil`.
+    static func verifyLines(_ report: ParityReport?, notCompared: String) -> [String] {
+        guard let report else { return [notCompared] }
         var lines = report.staleChunks.map { "parity: stale: \($0)" }
         if !report.staleChunks.isEmpty {
             lines.append("    Stale parity costs nothing while the records verify, but a later fault in its chunk could not be")
