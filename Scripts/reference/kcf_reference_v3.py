@@ -19,6 +19,12 @@ plan step 3): each put, deletion and tombstone is an entry of its group's pages,
 page's group; a writer adds a group the key table lacks by a rewrite under a new root; a group's chain starts at
 its start epoch — the header's chain start entry for it (§2.6, after a scoped rewrite), else the header's epoch.
 
+Every group named (SpecVersion3Draft §35.7, §38.1, session 51): every commit's heads name every group its writer
+knows — a group without a page in the file at group sequence 0 with its start value as tag — and every file holds at
+least one commit (a new file its creation commit, a rewrite at least one), so that a reader refuses a commit that
+leaves out a group it follows (a full holder: every group of its key table) and a header of rewrite head sequence 0:
+a holder of K_log alone cannot drop a whole group unnoticed.
+
 Scoped credentials (plan step 4, §2.3, §2.5, §2.6): a credential scoped to access groups opens the file with K_log
 and its groups' keys. It verifies every record's frame, chain tag and heads, opens only its groups' pages (checked
 against their chains at every commit's heads, and by §2.11's checks), keeps every other group's segments as their
@@ -26,8 +32,9 @@ bytes and refuses no segment or head of a key id it does not hold (a full creden
 group's head against what K_log shows of that group (its segments in the file so far, the last one's page tag, its
 start epoch), and yields only its groups' items. A writer opened with it appends commits and transactions in parts
 with segments of its groups only and heads that carry every other group's head of the last commit unchanged, and
-compacts (§2.6 "Scoped rewrite": every other group's segments copied byte for byte into commits whose heads follow
-them, their start epochs in the header's chain starts, its own groups written anew); a write outside its groups
+compacts (§2.6 "Scoped rewrite": every other group's segments copied byte for byte into a commit (or parts and a
+commit) whose heads follow them, every other group named without a page carried unchanged, their start epochs in
+the header's chain starts, its own groups written anew); a write outside its groups
 raises MissingEntitlement, and a write to a file whose log does not match its parity (a repair it cannot verify)
 ScopedRepairRefused.
 
@@ -134,7 +141,8 @@ class ChainV3(bytes):
     `opaque` (a scoped credential only, §2.6 "Decided and built (session 47)") holds, for each key id whose key the
     reader does not hold, what it can see of that group's chain in the file up to this record: (the number of its
     segments, the last one's page tag). Within one file a group's chain is whole (§2.5), so at a commit that group's
-    head must name exactly that many pages and that tag."""
+    head must name exactly that many pages and that tag. §35.7 (session 51): it also holds, at (0, b""), every such
+    key id a commit named without segments, which every later commit must name too ("once named, always named")."""
 
     groups: dict
     others: dict
@@ -255,7 +263,8 @@ class _ScanV3(V2._Scan):
             # covers, and decode_record did it: the frame, the chain tag (binding each segment's key id, lengths
             # and page tag), the heads box, and that every segment of a commit has a head. Then (§2.6, session 47)
             # every other group's head against what it can see: that group's segments in the file so far and the
-            # last one's page tag. Whether those pages authenticate only that group's holders can tell (§2.5).
+            # last one's page tag, and (§35.7, session 51) that a group once named is named by every later commit.
+            # Whether those pages authenticate only that group's holders can tell (§2.5).
             self.opaque[frame.offset] = [(s["keyID"], bytes.fromhex(s["opaque"])) for s in out["segments"]
                                          if "opaque" in s]
             seen = _check_other_heads(keys, chain.opaque, self.opaque[frame.offset], out["heads"])
@@ -326,15 +335,20 @@ def page_tag(segment: bytes) -> bytes:
 
 
 def _check_other_heads(keys: KeysV3, before: dict, segments: list, heads) -> dict:
-    """§2.6 "Decided and built (session 47)": a scoped reader's check of the heads of the groups it does not hold.
-    `before`: {key id: (segments so far, last page tag)} for those groups up to the record before; `segments`: this
-    record's segments of those groups, [(key id, bytes)] in order; `heads`: the record's heads (None for a part).
-    Returns the counts after the record. At a commit, for every head of such a group and every such group that has
-    segments: the head must exist, its group sequence must be the number of the group's segments in the file so far
-    (within one file a group's chain is whole, §2.5) and its last tag the last one's page tag; otherwise the record
-    does not verify (V2._Bad: set aside when it is the newest commit's last write, corrupted when acknowledged, as a
-    head that does not match a followed group's chain). It cannot tell that a page authenticates: only K_g's holders
-    can."""
+    """§37.4: a scoped reader's check of the heads of the groups it does not hold. `before`: {key id: (segments so
+    far, last page tag)} for those groups up to the record before — every key id that had a segment or that a
+    commit of this file's log named, named ones without segments at (0, b""); `segments`: this record's segments of
+    those groups, [(key id, bytes)] in order; `heads`: the record's heads (None for a part). Returns the same map
+    after the record.
+
+    At a commit, for every key id it does not hold that has segments so far, that an earlier commit named, or that
+    this commit names (§35.7 (session 51): "once named, always named" — groups are never removed, so a K_log holder
+    cannot drop a whole group unnoticed): the head must exist; its start epoch must be where the header starts that
+    group's chain; its group sequence must be the number of the group's segments in the file so far (within one file
+    a group's chain is whole, §2.5) and, when that is more than 0, its last tag the last one's page tag (at 0 the tag
+    is the group's start value, which only K_g's holders can check: accepted). Otherwise the record does not verify
+    (V2._Bad: set aside when it is the newest commit's last write, corrupted when acknowledged, as a head that does
+    not match a followed group's chain). It cannot tell that a page authenticates: only K_g's holders can."""
     seen = dict(before)
     for k, segment in segments:
         seen[k] = (seen.get(k, (0, b""))[0] + 1, page_tag(segment))
@@ -344,11 +358,15 @@ def _check_other_heads(keys: KeysV3, before: dict, segments: list, heads) -> dic
     for k in sorted(set(named) | set(seen)):
         head, (count, last) = named.get(k), seen.get(k, (0, b""))
         if head is None:
-            raise V2._Bad(f"group {k} has {count} segments in the file but no head")
-        if count == 0:
+            if count:
+                raise V2._Bad(f"group {k} has {count} segments in the file but no head")
+            # §35.7 (session 51): named by an earlier commit of this file's log, so named by every later one.
+            raise V2._Bad(f"the heads do not name group {k}, which an earlier commit named (a group once named is "
+                          f"named by every commit); its pages may have been dropped")
+        if count == 0 and head["groupSequence"]:
             raise V2._Bad(f"the heads name {head['groupSequence']} pages of group {k}, which has no segment in the "
                           f"file")
-        if head["groupSequence"] != count or bytes.fromhex(head["lastTag"]) != last:
+        if head["groupSequence"] != count or (count and bytes.fromhex(head["lastTag"]) != last):
             raise V2._Bad(f"group {k}'s head (group sequence {head['groupSequence']}) is not at its last segment "
                           f"in the file (segment {count} and its page tag)")
         # SPEC-GAP (decided here): the head's start epoch must be where the header says k's chain starts (its chain
@@ -356,6 +374,7 @@ def _check_other_heads(keys: KeysV3, before: dict, segments: list, heads) -> dic
         if head["startEpoch"] != keys.start_epoch(k):
             raise V2._Bad(f"group {k}'s head starts its chain at epoch {head['startEpoch']}, the header at epoch "
                           f"{keys.start_epoch(k)}")
+        seen.setdefault(k, (0, b""))            # named: from now on every commit must name it
     return seen
 
 
@@ -448,6 +467,12 @@ def open_keychain(path_or_bytes, credential: dict, *, decrypt_secrets: bool = Tr
     ph = H.parse_header(raw)
     file_id, epoch = ph["fileID"], ph["epoch"]
     header = _header_of(raw)
+    if header.rewrite_sequence == 0:
+        # §38.1, §38.5 (session 51): every file holds at least one commit — creating a file and every rewrite write
+        # one, naming every group — so a header whose rewrite head is sequence 0 (rewrite end 0) is a file whose log
+        # holds no commit: its records, and with them every group's heads, were cut away.
+        raise Corrupted(80, "header: rewrite head sequence 0: the file's log holds no commit (its records were cut "
+                            "away)")
     log_key = bytes.fromhex(opened["logKey"])
     ek = H.epoch_keys(log_key, file_id, epoch, ph["salt"])
     groups = {g["keyID"]: bytes.fromhex(g["key"]) for g in opened["groups"]}
@@ -575,29 +600,69 @@ class WriterV3(V2.Writer):
                extra_groups: int = 0, scoped_password: Optional[str] = None,
                scoped_slots: tuple = ()) -> "WriterV3":
         """A new file (§2.9 "Creating", header_v3's make: one full password slot, the default group as key id 1),
-        both runs, and the first seal as version 2's writer makes it: counter 1 in commit slot 1, E_w = E_c = 0,
-        head (0, C0). extra_groups: more groups in the key table (named "group-i", holding no items), so that
-        tests can make a header of more than one page (about 100 groups per extra page). scoped_password (with
-        extra_groups ≥ 2): a second slot, scoped to key ids 2 and 3 ("group-0", "group-1"). scoped_slots: more
-        password slots after it, each (password, [key ids]) scoped to those groups (tests of scoped holders).
+        then (§38.1, session 51) its creation commit: sequence 1 after C0, whose only segment is the heads, naming
+        every group of the key table at group sequence 0 with its start value for epoch 1 (every file holds at least
+        one commit, so that no group is ever unnamed); its seal counter 1 in commit slot 1; then the header with
+        that commit as its rewrite end and head, run A, run B. extra_groups: more groups in the key table (named
+        "group-i", holding no items), so that tests can make a header of more than one page (about 100 groups per
+        extra page). scoped_password (with extra_groups ≥ 2): a second slot, scoped to key ids 2 and 3 ("group-0",
+        "group-1"). scoped_slots: more password slots after it, each (password, [key ids]) scoped to those groups
+        (tests of scoped holders).
 
         header_v3's make draws the file's keys from a random.Random seeded with a number drawn from rng (or from
         os.urandom): this writer is for tests, not for secrets."""
         seed = rng.getrandbits(64) if rng is not None else int.from_bytes(os.urandom(8), "big")
         prefix, info = H.make_prefix(password, iterations, seed, extra_groups, scoped_password, scoped_slots)
         n = info["pageCount"]
-        layout = layout_for(n)
         run = b"".join(prefix[i * H.PAGE:i * H.PAGE + H.PAGE_DATA] for i in range(n))    # run A's header bytes
-        h = H.parse_header(run[:V2.rd32(run, 12)])
-        k_header = H.epoch_keys(bytes.fromhex(info["logKey"]), h["fileID"], h["epoch"], h["salt"])["header"]
-        buf = bytearray(prefix)
-        seal = V2.build_seal(h["epoch"], 1, 0, 0, (0, h["headChain"]), k_header)
-        at = layout.slot_offsets[1]
-        buf[at:at + V2.SLOT_BYTES] = seal + bytes(V2.CHUNK_PARITY) + seal
+        raw = run[:V2.rd32(run, 12)]
+        h = H.parse_header(raw)
+        log_key = bytes.fromhex(info["logKey"])
+        ek = H.epoch_keys(log_key, h["fileID"], h["epoch"], h["salt"])
+        groups = {g["keyID"]: bytes.fromhex(g["key"]) for g in info["groups"]}
+        keys = KeysV3(file_id=h["fileID"], epoch=h["epoch"], k_header=ek["header"], k_chain=ek["chain"],
+                      k_heads=ek["heads"], c0=ChainV3(h["headChain"]), groups=groups,
+                      names={g["keyID"]: g["name"] for g in info["groups"]}, log_key=log_key,
+                      root=bytes.fromhex(info["root"]), last_assigned=max(groups), chain_starts={})
+        w = cls._blank(keys, raw, rng=rng, clock=clock, part_limit=part_limit, slot_used=0)
+        w.append([])                                           # the creation commit: the heads alone
+        w._seal_header(H.build_header(h["fileID"], h["epoch"], h["salt"], w.written_end, w.head[0], bytes(w.head[1]),
+                                      V2.rd32(raw, 104), h["table"], [b for _, b, _ in h["slots"]], log_key))
+        data = bytes(w.buf)
         if path is not None:
-            K._atomic_create(path, bytes(buf), overwrite)
-        kc = open_keychain(bytes(buf), {"password": password})
-        return cls(path=path, data=bytes(buf), kc=kc, rng=rng, clock=clock, part_limit=part_limit)
+            K._atomic_create(path, data, overwrite)
+        kc = open_keychain(data, {"password": password})
+        return cls(path=path, data=data, kc=kc, rng=rng, clock=clock, part_limit=part_limit)
+
+    @classmethod
+    def _blank(cls, keys: KeysV3, header: bytes, *, rng, clock, part_limit: int, slot_used: int) -> "WriterV3":
+        """A writer on a file of no records yet: both runs of `header` (rewrite end 0, head (0, C0)), the commit slots
+        zero, seal counters from 1 (§23.3). Creating and rewriting append their commits through it, then put the
+        header with their rewrite end and head in place (_seal_header). Never a file as it is: every file holds at
+        least one commit (§38.1, session 51), and a reader refuses a rewrite head of sequence 0."""
+        n = H.page_count(len(header))
+        run = H.run_of(header)
+        layout = layout_for(n)
+        buf = bytearray(run + bytes(2 * H.SLOT_STRIDE) + run)
+        c0 = ChainV3(bytes(keys.c0))
+        kc = V2.KeychainV2(header=_header_of(header), keys=keys, master_key=b"", slot_used=slot_used, items={},
+                           head=(0, c0), records=[], committed_end=0, written_end=0, newest=None, older=None,
+                           remnant=None, set_aside=None, undone=None, repairs=[], repaired_log={}, pages_to_rewrite=[],
+                           tombstones={}, file_length=len(buf), log=b"")
+        kc.layout, kc.page_count, kc.item_groups, kc.tombstone_groups = layout, n, {}, {}
+        kc.scoped, kc.opaque_segments = keys.scoped, []
+        w = cls(path=None, data=bytes(buf), kc=kc, rng=rng, clock=clock, part_limit=part_limit)
+        w.counter = 0                                          # §23.3: an epoch's first seal has counter 1
+        return w
+
+    def _seal_header(self, header: bytes):
+        """Both runs of `header` — the one _blank wrote, with the rewrite end and head of the records appended since
+        — written over the blank header's (the same length)."""
+        assert len(header) == self.header.length
+        run = H.run_of(header)
+        self.buf[0:len(run)] = run
+        self.buf[H.run_b_offset(self.page_count):H.run_b_offset(self.page_count) + len(run)] = run
+        self.header = self.kc.header = _header_of(header)
 
     @classmethod
     def open(cls, path, credential: dict, rng: Optional[random.Random] = None, *, clock=None,
@@ -800,6 +865,9 @@ class WriterV3(V2.Writer):
         the horizon (in order of time, then id), in that group's pages, the groups in increasing key id, at most
         4,096 entries per commit (each commit its own seal, counters from 1; one too large for a record in parts);
         every group's chain starting at the new epoch; then the header with the rewrite end and head, run A, run B.
+        §35.7, §38.5 (session 51): every commit's heads name every group of the key table, a group that gets no page
+        at group sequence 0 with its start value for the new epoch; with no entry at all the rewrite still writes one
+        commit, the heads alone (every file holds at least one commit, §38.1).
 
         Without new_groups the key table and the slots are copied byte for byte. With them (adding groups, a full
         credential only): key ids last assigned + 1 …, a random K_g each, a new root R; the table sealed under the
@@ -811,18 +879,20 @@ class WriterV3(V2.Writer):
 
         A scoped writer (§2.6 "Scoped rewrite", decided in session 47): the key table and slots copied byte for
         byte; first every segment of every group it does not hold, byte for byte in log order from page 1 of its
-        chain in this file, dead ones included, in commits whose heads follow the copied groups (_append_copied);
-        the header lists each copied group's start epoch (its chain start entry, from the last commit's heads);
-        then its own groups' live items and tombstones as above, their chains starting at the new epoch. A file
-        whose log does not match its parity is refused first (ScopedRepairRefused). A full rewrite lists no chain
-        starts (c = 0).
+        chain in this file, dead ones included, in one transaction whose heads follow the copied groups
+        (_append_copied); every other group the old file's last commit named at group sequence 0 carried with that
+        head unchanged (§38.7, session 51); the header lists each such group's start epoch, copied or carried (its
+        chain start entry, from the last commit's heads); then its own groups' live items and tombstones as above,
+        their chains starting at the new epoch (named at group sequence 0 with the new epoch's start value until
+        their first page). A file whose log does not match its parity is refused first (ScopedRepairRefused). A full
+        rewrite lists no chain starts (c = 0).
 
         The file at `path` is replaced at once (a temporary file renamed over it); this writer then continues on the
         new file."""
         keys: KeysV3 = self.keys
         if self.kc.set_aside is not None:
             raise V2.SetAsideRefusal("records set aside as possibly acknowledged: a rewrite is refused")
-        copied, chain_starts = [], []
+        copied, carried, chain_starts = [], {}, []
         if keys.scoped:
             # §2.6 "Scoped rewrite": the holder's groups anew; every other group's segments copied byte for byte,
             # in log order, dead ones included, from page 1 of its chain in this file (kc.opaque_segments: the
@@ -833,7 +903,12 @@ class WriterV3(V2.Writer):
             self._refuse_unverifiable_repair("rewrite (compact)")
             copied = [(k, b) for _, k, b in self.kc.opaque_segments]
             others = self.head[1].others
-            chain_starts = sorted((k, others[k][0]) for k in {k for k, _ in copied})
+            # §38.7 (session 51): every other group the last commit named without a page (group sequence 0, its tag
+            # the start value of its start epoch, which only its holders can make) is carried with that head
+            # unchanged, and gets a chain start entry as a copied group does, so that its holders find the same
+            # start value; dropping it would leave its holders and full holders without its head (corrupted).
+            carried = {k: h for k, h in others.items() if h[1] == 0}
+            chain_starts = sorted((k, others[k][0]) for k in {k for k, _ in copied} | set(carried))
         rng = self.rng if self.rng is not None else random.SystemRandom()
         raw = self.header.raw
         file_id, epoch = keys.file_id, keys.epoch + 1
@@ -927,38 +1002,22 @@ class WriterV3(V2.Writer):
         n = H.page_count(len(first))
         if n > H.MAX_PAGES:
             raise LimitReached(f"the header would take {n} pages (at most {H.MAX_PAGES}): remove credentials or groups")
-        run = H.run_of(first)
-        layout = layout_for(n)
-        buf = bytearray(run + bytes(2 * H.SLOT_STRIDE) + run)
         new_keys = KeysV3(file_id=file_id, epoch=epoch, k_header=ek["header"], k_chain=ek["chain"],
                           k_heads=ek["heads"], c0=ChainV3(c0), groups=groups, names=names, log_key=keys.log_key,
                           root=root, last_assigned=last, chain_starts=dict(chain_starts))
-        header = _header_of(first)
-        kc = V2.KeychainV2(header=header, keys=new_keys, master_key=b"", slot_used=self.kc.slot_used, items={},
-                           head=(0, ChainV3(c0)), records=[], committed_end=0, written_end=0, newest=None,
-                           older=None, remnant=None, set_aside=None, undone=None, repairs=[], repaired_log={},
-                           pages_to_rewrite=[], tombstones={}, file_length=len(buf), log=b"")
-        kc.layout, kc.page_count, kc.item_groups, kc.tombstone_groups = layout, n, {}, {}
-        kc.scoped, kc.opaque_segments = keys.scoped, []
-        w = WriterV3(path=None, data=bytes(buf), kc=kc, rng=self.rng, clock=self.clock, part_limit=self.part_limit)
+        w = WriterV3._blank(new_keys, first, rng=self.rng, clock=self.clock, part_limit=self.part_limit,
+                            slot_used=self.kc.slot_used)
         w.tamper = self.tamper
-        w.counter = 0                                          # §23.3: an epoch's first seal has counter 1
-        if copied:
-            w._append_copied(copied)
+        if copied or carried:
+            w._append_copied(copied, carried)
         for at in range(0, len(entries), 4096):
             w.append(entries[at:at + 4096])
-        if w.counter == 0:                                     # §26.6: no records: the seal of counter 1 in slot 1
-            seal = V2.build_seal(epoch, 1, 0, 0, (0, c0), ek["header"])
-            at = layout.slot_offsets[1]
-            w.buf[at:at + V2.SLOT_BYTES] = seal + bytes(V2.CHUNK_PARITY) + seal
-            w.counter = 1
-        final = H.build_header(file_id, epoch, salt, w.written_end, w.head[0], bytes(w.head[1]), horizon_days, table,
-                               slots, keys.log_key, chain_starts)
-        assert len(final) == len(first)
-        run = H.run_of(final)
-        w.buf[0:len(run)] = run
-        w.buf[H.run_b_offset(n):H.run_b_offset(n) + len(run)] = run
-        w.header = w.kc.header = _header_of(final)
+        if w.head[0] == 0:
+            # §38.1, §38.5 (session 51): no entry and nothing copied or carried: one commit, the heads alone (its
+            # own groups at group sequence 0), so that the file holds a commit naming every group it knows.
+            w.append([])
+        w._seal_header(H.build_header(file_id, epoch, salt, w.written_end, w.head[0], bytes(w.head[1]), horizon_days,
+                                      table, slots, keys.log_key, chain_starts))
         if self.path is not None:
             K._atomic_create(self.path, bytes(w.buf), True)
         path = self.path
@@ -966,50 +1025,65 @@ class WriterV3(V2.Writer):
         self.path = path
         self.kc.own_slot = reanchored or own
 
-    def _append_copied(self, copied: list):
-        """§2.6 "Scoped rewrite", the copied part: the segments [(key id, bytes)] of the groups this writer does not
-        hold, byte for byte and in log order, packed into commits (kind 1) of at most part_limit body bytes (and
-        65,534 segments), each commit's heads naming each copied group as far as copied: its start epoch (the
-        header's chain start entry), the number of its segments copied so far, the last one's page tag — all
-        readable without K_g. Each commit gets its own seal, as a rewrite's commits do."""
+    def _append_copied(self, copied: list, carried: dict):
+        """§2.6 "Scoped rewrite", §38.7, the copied part: the segments [(key id, bytes)] of the groups this writer does
+        not hold, byte for byte and in log order, in records of at most part_limit body bytes (and 65,534 segments),
+        ending with a commit whose heads name each copied group at its last segment — its start epoch (the header's
+        chain start entry), the number of its segments copied, the last one's page tag, all readable without K_g —,
+        each carried group with its head unchanged (`carried`: {key id: (start epoch, 0, start value)}, the old file's
+        last commit's heads of other groups that had no page), and this writer's own groups at group sequence 0 with
+        the new epoch's start value (§35.7, session 51: every commit names every group its writer knows). With no
+        copied segment, that commit holds the heads alone.
+
+        Decided here (§35.7, session 51; §38.7 step 4 said commits only, each naming the copied groups "as far as
+        copied"): when the copied segments take more than one record, all but the last are parts (kind 3) of one
+        transaction, whose commit is the last. A commit between them would have to name every group too, and a
+        copied group whose first segment comes later has no page in the new file yet: its head would be group
+        sequence 0 with the start value of a chain begun in an earlier epoch, which only K_g makes — so its holders
+        and full holders would refuse that commit. Parts have no heads; the commit states every page of the
+        transaction. Each record gets its own seal, as a rewrite's records do."""
         keys: KeysV3 = self.keys
         rng = self.rng if self.rng is not None else random.SystemRandom()
-        heads: dict = {}                                   # key id -> (start epoch, segments copied, last page tag)
-        batch: list = []
+        heads: dict = dict(carried)                        # key id -> (start epoch, segments copied, last page tag)
+        own = {k: keys.group_chain(ChainV3(b""), k) for k in keys.groups}
+        head_count = len({k for k, _ in copied} | set(carried) | set(own))
 
-        def body(extra_segments: list, head_count: int) -> int:
-            return R.FIXED - 8 + sum(len(b) for b in extra_segments) + R.SEGMENT_HEADER + 28 + \
-                R.HEAD_SIZE * head_count + 16
+        def body(segments: list) -> int:
+            return R.FIXED - 8 + sum(len(b) for b in segments) + R.SEGMENT_HEADER + 28 + R.HEAD_SIZE * head_count + 16
 
-        def commit():
-            sequence = self.head[0] + 1
-            plain = R.heads_plaintext({k: {"startEpoch": h[0], "groupSequence": h[1], "lastTag": h[2]}
-                                       for k, h in heads.items()})
-            box = R.seal(keys.k_heads, plain, R.heads_aad(keys.file_id, keys.epoch, sequence), rng)
-            segments = batch + [R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box]
-            previous = self.head[1]
-            record = R.assemble(V2.KIND_COMMIT, sequence, 0, segments, bytes(previous), keys.k_chain)
+        records: list = [[]]
+        for k, segment in copied:
+            if records[-1] and (body(records[-1] + [segment]) > self.part_limit or len(records[-1]) >= 65_534):
+                records.append([])
+            if body([segment]) > R.MAX_BODY:
+                raise LimitReached(f"a copied segment of key id {k} ({len(segment)} bytes) does not fit in a record")
+            records[-1].append(segment)
+        sequence, chain = self.head
+        for part, batch in enumerate(records):
+            sequence += 1
+            for segment in batch:
+                k = segment[0]
+                heads[k] = (keys.start_epoch(k), heads.get(k, (0, 0, b""))[1] + 1, page_tag(segment))
+            segments = list(batch)
+            kind = V2.KIND_COMMIT if part == len(records) - 1 else V2.KIND_PART
+            if kind == V2.KIND_COMMIT:
+                plain = R.heads_plaintext({k: {"startEpoch": h[0], "groupSequence": h[1], "lastTag": h[2]}
+                                           for k, h in {**heads, **own}.items()})
+                box = R.seal(keys.k_heads, plain, R.heads_aad(keys.file_id, keys.epoch, sequence), rng)
+                segments.append(R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box)
+            previous = chain
+            record = R.assemble(kind, sequence, part, segments, bytes(previous), keys.k_chain)
             if self.tamper is not None:
                 record = self.tamper(record, bytes(previous), keys)
-            chain = ChainV3(record[-16:], previous.groups, heads,
-                            {k: (h[1], h[2]) for k, h in heads.items()})
+            if kind == V2.KIND_COMMIT:
+                chain = ChainV3(record[-16:], previous.groups, dict(heads),
+                                {k: (h[1], h[2] if h[1] else b"") for k, h in heads.items()})
+            else:
+                chain = ChainV3(record[-16:], previous.groups, previous.others, previous.opaque)
             start = self.written_end
-            self._write_record(record, commit=True, head=(sequence, chain))
-            self.head = (sequence, chain)
+            self._write_record(record, commit=kind == V2.KIND_COMMIT, head=(sequence, chain))
             self.kc.opaque_segments.extend((start, b[0], b) for b in batch)
-            batch.clear()
-
-        for k, segment in copied:
-            after = {**heads, k: None}
-            if batch and (body(batch + [segment], len(after)) > self.part_limit or len(batch) >= 65_534):
-                commit()
-            if body([segment], len(after)) > R.MAX_BODY:
-                raise LimitReached(f"a copied segment of key id {k} ({len(segment)} bytes) does not fit in a record")
-            batch.append(segment)
-            count = heads.get(k, (0, 0, b""))[1] + 1
-            heads[k] = (keys.start_epoch(k), count, page_tag(segment))
-        if batch:
-            commit()
+        self.head = (sequence, chain)
         self._flush()
 
     def _refuse_unverifiable_repair(self, what: str):
@@ -1041,8 +1115,12 @@ class WriterV3(V2.Writer):
         if kind == V2.KIND_COMMIT:
             # §2.5, §2.6 "Scoped append": the heads of the groups this writer holds moved on by its pages; every
             # other group's head (a scoped writer only) copied unchanged from the last commit before this one.
+            # §35.7 (session 51): every group this writer holds is named, one without a page in the file at group
+            # sequence 0 with its start value (KeysV3.group_chain) — a full writer so names every group of its key
+            # table, and a reader finds every group it follows in every commit's heads.
+            held = {k: keys.group_chain(ChainV3(b"", states), k) for k in keys.groups}
             heads = {k: {"startEpoch": s[0], "groupSequence": s[1], "lastTag": s[2]}
-                     for k, s in {**chain.others, **states}.items()}
+                     for k, s in {**chain.others, **held}.items()}
             box = R.seal(keys.k_heads, R.heads_plaintext(heads), R.heads_aad(keys.file_id, keys.epoch, sequence), rng)
             segments.append(R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box)
         record = R.assemble(kind, sequence, part, segments, bytes(chain), keys.k_chain)

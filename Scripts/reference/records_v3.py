@@ -25,7 +25,13 @@ CLI (hex and JSON in, JSON out), for the Swift tests:
         SPEC: {"fileID", "keyID", "key", "segments": [SEGMENT_HEX...], "heads": [HEAD...]}
         prints {"pages": n}
 
-    HEAD:  {"keyID", "startEpoch", "groupSequence", "lastTag"}
+    HEAD:  {"keyID", "startEpoch", "groupSequence", "lastTag"}   (group sequence 0: no page yet, lastTag the
+           group's start value for its start epoch, what page 1 follows — §35.7, session 51)
+
+encode names every group of "groups" in the heads after the record: a group without a head in "heads" starts its
+chain in this epoch, at group sequence 0 with its start value (§35.7 (session 51): a commit's heads state every
+group the writer knows). decode and verify-group refuse a commit whose heads do not name a group they follow (one
+of "groups", or "keyID"), with or without pages (a whole group dropped, §40).
     ENTRY: {"put": {"id", "class", "attributes": {name: value}, "secret"}} | {"delete": {"id", "time"}}
            | {"tombstone": {"id", "time"}}          (ids and secrets in hex; dates in ms)
 
@@ -206,23 +212,25 @@ def chain_tag(chain_key: bytes, previous_chain: bytes, frame: bytes, segments: l
 
 
 def encode_record(spec: dict) -> tuple:
-    """Returns (record, chain tag, heads after it). Pages are sealed in order; a group without a head starts its
-    chain in this epoch."""
+    """Returns (record, chain tag, heads after it). Pages are sealed in order. §35.7 (session 51): a group of
+    "groups" without a head starts its chain in this epoch and is named at group sequence 0 with its start value
+    (so a commit's heads name every group the writer holds, with pages or not)."""
     file_id, epoch = bytes.fromhex(spec["fileID"]), spec["epoch"]
     rng = random.Random(spec.get("seed", 0))
     keys = {g["keyID"]: GroupKeys(bytes.fromhex(g["key"]), file_id, g["keyID"]) for g in spec.get("groups", [])}
     heads = {h["keyID"]: {"startEpoch": h["startEpoch"], "groupSequence": h["groupSequence"],
                           "lastTag": bytes.fromhex(h["lastTag"])} for h in spec.get("heads", [])}
+    for k, group in keys.items():
+        heads.setdefault(k, {"startEpoch": epoch, "groupSequence": 0, "lastTag": group.start_value(epoch)})
     segments = []
     for s in spec["segments"]:
         if "copy" in s:
             segments.append(bytes.fromhex(s["copy"]))
             continue
         k = s["seal"]["keyID"]
-        head = heads.get(k)
-        sequence, previous = (head["groupSequence"] + 1, head["lastTag"]) if head else (1, keys[k].start_value(epoch))
-        segment = group_segment(keys[k], s["seal"]["entries"], sequence, previous, rng)
-        heads[k] = {"startEpoch": head["startEpoch"] if head else epoch, "groupSequence": sequence,
+        head = heads[k]
+        segment = group_segment(keys[k], s["seal"]["entries"], head["groupSequence"] + 1, head["lastTag"], rng)
+        heads[k] = {"startEpoch": head["startEpoch"], "groupSequence": head["groupSequence"] + 1,
                     "lastTag": segment[SEGMENT_HEADER + rd32(segment, 5) - 16:SEGMENT_HEADER + rd32(segment, 5)]}
         segments.append(segment)
     if spec["kind"] == KIND_COMMIT:
@@ -347,6 +355,9 @@ def open_page(data: bytes, seg: dict, keys: GroupKeys, group_sequence: int, prev
 
 
 def open_heads(box: bytes, at: int, heads_key: bytes, file_id: bytes, epoch: int, sequence: int) -> dict:
+    """A commit's heads. §35.7 (session 51): group sequence 0 is a head too (a group with no page in the file yet,
+    its tag the group's start value); key id 0, key ids not strictly increasing and a start epoch after the epoch
+    stay refused."""
     plain = gcm_open(heads_key, box, heads_aad(file_id, epoch, sequence))
     if plain is None:
         raise Corrupted(at, "the heads do not authenticate")
@@ -355,7 +366,7 @@ def open_heads(box: bytes, at: int, heads_key: bytes, file_id: bytes, epoch: int
     heads, previous = {}, 0
     for o in range(0, len(plain), HEAD_SIZE):
         k, start, seq = plain[o], rd64(plain, o + 1), rd64(plain, o + 9)
-        if k <= previous or seq < 1 or start > epoch:
+        if k <= previous or start > epoch:
             raise Corrupted(at, f"head of key id {k}: out of order or out of range")
         previous = k
         heads[k] = {"startEpoch": start, "groupSequence": seq, "lastTag": plain[o + 17:o + 33]}
@@ -363,13 +374,13 @@ def open_heads(box: bytes, at: int, heads_key: bytes, file_id: bytes, epoch: int
 
 
 def check_head(chain: dict, heads: dict, at: int):
+    """§35.7, §35.9 step 6 (session 51): every group the reader follows has a head at each commit, equal to its
+    chain's end — (start epoch, group sequence, last page tag), or for a chain with no page (start epoch, 0, the
+    start value), which `chain["lastTag"]` then holds. A followed group the heads do not name, with pages or not, is
+    refused: a K_log holder that dropped every page and the head of a group must not leave it looking empty (§40)."""
     head, k = heads.get(chain["keyID"]), chain["keyID"]
-    if chain["sequence"] == 0:
-        if head is not None:
-            raise Corrupted(at, f"the heads name pages of group {k} that the log does not hold")
-        return
     if head is None:
-        raise Corrupted(at, f"group {k} has pages but no head")
+        raise Corrupted(at, f"the heads do not name group {k}; its pages may have been dropped")
     if (head["startEpoch"], head["groupSequence"], head["lastTag"]) != (chain["startEpoch"], chain["sequence"], chain["lastTag"]):
         raise Corrupted(at, f"group {k}'s chain does not end at its head")
 
@@ -428,14 +439,13 @@ def verify_group(spec: dict) -> int:
     heads = {h["keyID"]: {"startEpoch": h["startEpoch"], "groupSequence": h["groupSequence"],
                           "lastTag": bytes.fromhex(h["lastTag"])} for h in spec["heads"]}
     head = heads.get(k)
-    chain = {"keyID": k, "startEpoch": head["startEpoch"] if head else 0, "sequence": 0,
-             "lastTag": keys.start_value(head["startEpoch"]) if head else b""}
+    if head is None:            # §35.7 (session 51): a group is named by every commit, with pages or not
+        raise Corrupted(0, f"the heads do not name group {k}; its pages may have been dropped")
+    chain = {"keyID": k, "startEpoch": head["startEpoch"], "sequence": 0, "lastTag": keys.start_value(head["startEpoch"])}
     for index, hex_segment in enumerate(spec["segments"]):
         raw = bytes.fromhex(hex_segment)
         if len(raw) < MIN_SEGMENT or raw[0] != k or rd32(raw, 1) != len(raw) - 9 or not 28 <= rd32(raw, 5) <= len(raw) - 9:
             raise Corrupted(0, f"segment {index} is not a segment of group {k}")
-        if head is None:
-            raise Corrupted(0, f"group {k} has pages but no head")
         seg = {"page": (9, 9 + rd32(raw, 5)), "secrets": (9 + rd32(raw, 5), len(raw))}
         _, tag = open_page(raw, seg, keys, chain["sequence"] + 1, chain["lastTag"], f"segment {index}")
         chain["sequence"] += 1

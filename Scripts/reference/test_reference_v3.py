@@ -3,6 +3,8 @@
     cd Scripts/reference && python3 -m pytest -q test_reference_v3.py
 """
 
+import hashlib
+import hmac
 import json
 import os
 import random
@@ -10,6 +12,8 @@ import subprocess
 import sys
 
 import pytest
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -41,6 +45,15 @@ def reopen(data, credential=PW):
     return V3.open_keychain(bytes(data), credential)
 
 
+def start_value(group_key: bytes, file_id: bytes, key_id: int, epoch: int) -> bytes:
+    """§35.4's start value of group key_id's chain begun in `epoch`, computed here from the draft's words (not by
+    records_v3): HMAC-SHA256(start key, u64 epoch)[0 ..< 16], the start key HKDF-SHA256(K_g, empty salt,
+    "KCF3 group start" ‖ file id ‖ u8 key id)."""
+    start_key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                     info=b"KCF3 group start" + file_id + bytes([key_id])).derive(group_key)
+    return hmac.new(start_key, epoch.to_bytes(8, "big"), hashlib.sha256).digest()[:16]
+
+
 def tampering(w, change):
     """Makes w's next record go through change(record, previous chain tag, keys) (an attacker holding K_log)."""
     def once(record, previous, keys):
@@ -70,7 +83,7 @@ def test_writer_to_reader_round_trip(pages):
     assert kc.items[key].attributes["applicationLabel"] == b"\x01" * 20 and kc.items[key].cls == K.KEY
     assert kc.items[new].secret == b"" and kc.items[inet].attributes["port"] == 443
     assert set(kc.tombstones) == {ids[1], ids[2]}
-    assert kc.head[0] == len(kc.records) == 8 and kc.repairs == [] and kc.remnant is None
+    assert kc.head[0] == len(kc.records) == 9 and kc.repairs == [] and kc.remnant is None   # the creation commit too
     # §2.10's prefix, checked from the bytes rather than through the writer's layout.
     n = kc.page_count
     assert n == pages and data[:8] == V2.MAGIC and data[8:10] == b"\x00\x03"
@@ -78,23 +91,37 @@ def test_writer_to_reader_round_trip(pages):
     start = 8192 * n + 24576
     assert len(data) == start + kc.written_end                     # one partial chunk
     assert data[start + 8] == 1 and V2.rd64(data, start + 9) == 1  # the first record: a commit, sequence 1
+    assert kc.header.rewrite_end == kc.records[0].length and kc.records[0].entries == []   # the creation commit
     # The newest seal lies at 4,096·n (counter even) or 12,288 further, under K_header of header_v3's keys.
     opened = H.open_prefix(data, PW)
     at = 4096 * n + (kc.newest.counter % 2) * 12288
     k_header = H.epoch_keys(bytes.fromhex(opened["logKey"]), kc.file_id, kc.epoch, kc.header.epoch_salt)["header"]
     fields, _ = V2.read_seal_copy(data[at:at + V2.SEAL], k_header, kc.epoch)
     assert fields is not None and fields[3] == kc.committed_end and fields[5] == kc.head[1]
-    # The first record decodes on its own (records_v3) with C0 as its previous chain and group 1 at page 1.
+    # The first record decodes on its own (records_v3) with C0 as its previous chain: the creation commit, the heads
+    # alone, naming every group of the key table at group sequence 0 with its start value for epoch 1 (§35.7,
+    # session 51). The second, group 1's page 1 chained from that start value.
+    key_1 = bytes.fromhex(opened["groups"][0]["key"])
+    group_1 = {"keyID": 1, "key": key_1.hex(), "startEpoch": 1}
     first = R.decode_record(data[start:start + kc.records[0].length], {
         "fileID": kc.file_id.hex(), "epoch": kc.epoch, "chainKey": opened["chainKey"], "headsKey": opened["headsKey"],
-        "previousChain": opened["c0"], "groups": [{"keyID": 1, "key": opened["groups"][0]["key"], "startEpoch": 1}]})
-    assert first["heads"] == [{"keyID": 1, "startEpoch": kc.epoch, "groupSequence": 1, "lastTag": first["groups"][0]["lastTag"]}]
+        "previousChain": opened["c0"], "groups": [group_1]})
+    assert first["segments"] == [] and len(first["heads"]) == 1 + GROUPS_FOR_PAGES[pages]
+    assert first["heads"][0] == {"keyID": 1, "startEpoch": 1, "groupSequence": 0,
+                                 "lastTag": start_value(key_1, kc.file_id, 1, 1).hex()}
+    assert all(h["groupSequence"] == 0 and h["startEpoch"] == 1 for h in first["heads"])
+    at = start + kc.records[0].length
+    second = R.decode_record(data[at:at + kc.records[1].length], {
+        "fileID": kc.file_id.hex(), "epoch": kc.epoch, "chainKey": opened["chainKey"], "headsKey": opened["headsKey"],
+        "previousChain": first["chainTag"], "groups": [group_1]})
+    assert second["heads"][0] == {"keyID": 1, "startEpoch": kc.epoch, "groupSequence": 1,
+                                  "lastTag": second["groups"][0]["lastTag"]}
     # A second writer carries the group chain on.
     w2 = V3.WriterV3.open(data, PW, rng=random.Random(3), clock=clock())
     w2.path = None
     later = w2.add(K.GENERIC_PASSWORD, {"account": "later", "service": "s"}, b"l")
     after = reopen(w2.data)
-    assert set(after.items) == set(kc.items) | {later} and after.head[0] == 9
+    assert set(after.items) == set(kc.items) | {later} and after.head[0] == 10
 
 
 def test_transaction_in_parts_and_pages():
@@ -106,7 +133,7 @@ def test_transaction_in_parts_and_pages():
     two_page_commit(w)
     data = w.data
     kc = reopen(data)
-    transaction, last = kc.records[3:-1], kc.records[-1]
+    transaction, last = kc.records[4:-1], kc.records[-1]              # after the creation commit and 3 adds
     assert len(transaction) >= 3 and [(r.kind, r.part) for r in transaction] == \
         [(3, p) for p in range(len(transaction) - 1)] + [(1, len(transaction) - 1)]
     assert [r.sequence for r in kc.records] == list(range(1, len(kc.records) + 1))
@@ -850,7 +877,8 @@ def test_a_scoped_append_that_forges_another_groups_head_is_refused_by_its_holde
     tampering(a, forge_heads(change))
     a.add(K.GENERIC_PASSWORD, {"account": "forged", "service": "s", "accessGroup": GA}, b"f")
     a.add(K.GENERIC_PASSWORD, {"account": "after", "service": "s", "accessGroup": GA}, b"g")   # acknowledges it
-    reason = "group 3 has pages but no head" if change is omit else "group 3's chain does not end at its head"
+    reason = "the heads do not name group 3; its pages may have been dropped" if change is omit else \
+        "group 3's chain does not end at its head"
     for credential in (HOLDER_B, PW):
         with pytest.raises(V3.CorruptedRecord) as e:
             reopen(a.data, credential)
@@ -1260,6 +1288,255 @@ def test_a_scoped_holder_refuses_a_head_of_a_group_without_segments():
 
 
 # ------------------------------------------------------------------------------------------------
+# Every group named in every commit (Docs/SpecVersion3Draft.md §35.7, §37.4, §38.1, §38.5, §38.7, §40 "drop all of B";
+# session 51): a holder of A's credential must not be able to drop the whole of group B unnoticed
+# ------------------------------------------------------------------------------------------------
+
+HOLDER_C = {"password": "holder of the default group"}      # scoped to key id 1 (""): holds neither A nor B
+
+
+def three_holders_file(b_items=True, seed=13):
+    """A file of three groups (the default = key id 1, A = 2, B = 3) with a full slot and slots scoped to A, to B and
+    to the default group (C); items in the default group and A, and (b_items) one in B. Returns (writer, {id: group})."""
+    w = V3.WriterV3.create(None, PASSWORD, iterations=1000, rng=random.Random(seed), clock=clock(), extra_groups=2,
+                           scoped_slots=[(HOLDER_A["password"], [2]), (HOLDER_B["password"], [3]),
+                                         (HOLDER_C["password"], [1])])
+    items = {}
+    for n, g in enumerate(["", GA, GB, GA, ""] if b_items else ["", GA, GA, ""]):
+        items[put(w, f"i{n}", g)] = g
+    return w, items
+
+
+def heads_of_commits(kc):
+    """Every commit's heads in kc's log, read from its bytes with K_heads: [{key id: (start, seq, tag)}]."""
+    out = []
+    for r in kc.records:
+        if r.kind == V2.KIND_COMMIT:
+            record = kc.log[r.offset:r.offset + r.length]
+            box = R.split(record)["segments"][-1]
+            heads = R.open_heads(record[box["page"][0]:box["page"][1]], 0, kc.keys.k_heads, kc.file_id, kc.epoch,
+                                 r.sequence)
+            out.append({k: (h["startEpoch"], h["groupSequence"], h["lastTag"]) for k, h in heads.items()})
+    return out
+
+
+def group_key(data, key_id):
+    """K_g of key_id, as the full password's slot and the key table give it (header_v3)."""
+    return bytes.fromhex(next(g["key"] for g in H.open_prefix(bytes(data), PW)["groups"] if g["keyID"] == key_id))
+
+
+def drop_b(heads):
+    heads.pop(3, None)
+
+
+@pytest.mark.parametrize("how", ["scoped rewrite", "append, B has pages", "append, B has no pages"])
+def test_a_scoped_holder_that_drops_all_of_b_is_caught_by_bs_holders_and_the_full_one(how):
+    """§40 "drop all of B" (session 51): A's holder (K_log and K_A only) leaves no segment and no head of B. Every
+    commit names every group (a group without a page at group sequence 0 with its start value), and a reader that
+    follows B (B's holder, the full holder, whose key table names B) refuses a commit that does not name it.
+    The rewrite: A's scoped compaction with B's segments and head left out (no chain start entry for B either);
+    the file then shows nothing of B, so A's own holder and other scoped ones cannot tell (only B's key and the key
+    table know B exists). The appends: A's commit whose heads leave B out, acknowledged by a later one."""
+    w, items = three_holders_file(b_items=how != "append, B has no pages")
+    assert 3 in last_heads(reopen(w.data)), "B is named before anything is dropped"
+    a = scoped_writer(w.data, HOLDER_A)
+    if how == "scoped rewrite":
+        a.kc.opaque_segments = [s for s in a.kc.opaque_segments if s[1] != 3]      # what A's rewrite would copy
+        del a.head[1].others[3]                                                    # and carry of B's head
+        a.compact()
+        offset = 0
+        seen = reopen(a.data, HOLDER_A)                                            # the forgery, as A reads it:
+        assert segments_of(seen, 3) == [] and all(3 not in h for h in heads_of_commits(seen))
+        assert 3 not in [k for k, _ in chain_starts_of(a.data)[1]]                 # nothing of B left
+    else:
+        offset = a.written_end
+        tampering(a, forge_heads(drop_b))
+        a.add(K.GENERIC_PASSWORD, {"account": "forged", "service": "s", "accessGroup": GA}, b"f")
+        a.add(K.GENERIC_PASSWORD, {"account": "after", "service": "s", "accessGroup": GA}, b"g")   # acknowledges it
+    for credential in (HOLDER_B, PW):
+        with pytest.raises(V3.CorruptedRecord) as e:
+            reopen(a.data, credential)
+        assert e.value.offset == offset and "the heads do not name group 3" in e.value.reason, e.value.reason
+    # The same writes made honestly open for every holder.
+    honest = scoped_writer(w.data, HOLDER_A)
+    if how == "scoped rewrite":
+        honest.compact()
+    else:
+        honest.add(K.GENERIC_PASSWORD, {"account": "forged", "service": "s", "accessGroup": GA}, b"f")
+    for credential in (PW, HOLDER_A, HOLDER_B, HOLDER_C):
+        assert reopen(honest.data, credential).committed_end > 0
+    assert len(reopen(honest.data, HOLDER_B).items) == len([g for g in items.values() if g == GB])
+
+
+def test_once_named_always_named_for_a_scoped_holder_of_a_third_group():
+    """§37.4 (session 51): C's holder (the default group) holds neither A's key nor B's. B has no page, so K_log shows
+    no segment of it; but the creation commit and every commit after it named B (group sequence 0), and a group once
+    named is named by every commit: A's commit that leaves B out is refused by C's holder (and A's own), corrupted
+    when acknowledged, set aside as the newest commit — as a head that does not match."""
+    w, items = three_holders_file(b_items=False)
+    before = reopen(w.data)
+    assert segments_of(before, 3) == [] and all(h[3][1] == 0 for h in heads_of_commits(before))
+    a = scoped_writer(w.data, HOLDER_A)
+    offset = a.written_end
+    tampering(a, forge_heads(drop_b))
+    a.add(K.GENERIC_PASSWORD, {"account": "forged", "service": "s", "accessGroup": GA}, b"f")
+    newest = a.data                                                  # the forged commit, not yet acknowledged
+    a.add(K.GENERIC_PASSWORD, {"account": "after", "service": "s", "accessGroup": GA}, b"g")
+    for credential in (HOLDER_C, HOLDER_A):
+        with pytest.raises(V3.CorruptedRecord) as e:
+            reopen(a.data, credential)
+        assert e.value.offset == offset and "the heads do not name group 3, which an earlier commit named" in \
+            e.value.reason, e.value.reason
+        kc = reopen(newest, credential)
+        assert kc.set_aside is not None and kc.set_aside[0] == offset and kc.committed_end == offset
+    # Honestly, C's holder reads every commit (B named at group sequence 0 in each).
+    honest = scoped_writer(w.data, HOLDER_A)
+    honest.add(K.GENERIC_PASSWORD, {"account": "forged", "service": "s", "accessGroup": GA}, b"f")
+    assert set(reopen(honest.data, HOLDER_C).items) == {i for i, g in items.items() if g == ""}
+
+
+def test_a_new_file_holds_its_creation_commit_naming_the_default_group_at_sequence_0(tmp_path):
+    """§38.1 (session 51): a new file holds one commit (sequence 1, after C0), its only segment the heads, which name
+    the default group at group sequence 0 with its start value for epoch 1 (computed here from §35.4); the header's
+    rewrite end and head are that commit's. The first item's page is group 1's page 1, sealed after that start
+    value (opened here with AES-GCM from §35.4/§35.5's words)."""
+    w = V3.WriterV3.create(None, PASSWORD, iterations=1000, rng=random.Random(3), clock=clock())
+    kc = reopen(w.data)
+    assert [(r.kind, r.sequence, r.part, r.entries) for r in kc.records] == [(V2.KIND_COMMIT, 1, 0, [])]
+    assert kc.head == (1, kc.records[0].chain) and kc.items == {} and kc.committed_end == kc.records[0].length
+    assert (kc.header.rewrite_end, kc.header.rewrite_sequence, kc.header.rewrite_chain) == \
+        (kc.records[0].length, 1, bytes(kc.records[0].chain))
+    assert segment_key_ids(kc, kc.records[0]) == [0]
+    k1 = group_key(w.data, 1)
+    start = start_value(k1, kc.file_id, 1, 1)
+    assert last_heads(kc) == {1: (1, 0, start)}
+    added = put(w, "first")
+    kc = reopen(w.data)
+    assert set(kc.items) == {added} and kc.head[0] == 2
+    r = kc.records[1]
+    record = kc.log[r.offset:r.offset + r.length]
+    seg = R.split(record)["segments"][0]
+    page_key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                    info=b"KCF3 group page" + kc.file_id + bytes([1])).derive(k1)
+    aad = b"KCF3 page" + kc.file_id + bytes([1]) + (1).to_bytes(8, "big") + start
+    box = record[seg["page"][0]:seg["page"][1]]
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    AESGCM(page_key).decrypt(box[:12], box[12:], aad)                  # raises unless chained from the start value
+    assert last_heads(kc) == {1: (1, 1, box[-16:])}
+    # The CLI: a file made with no items holds its creation commit.
+    path = tmp_path / "empty.kcf"
+    made = run("make", str(path), "--password", PASSWORD, "--iterations", "1000", "--seed", "2", "--items", "[]")
+    assert made.returncode == 0 and json.loads(made.stdout)["head"]["sequence"] == 1, made.stderr
+    out = json.loads(run("dump", str(path), "--password", PASSWORD).stdout)
+    assert out["items"] == [] and [(r["kind"], r["sequence"]) for r in out["records"]] == [("commit", 1)]
+
+
+def test_a_header_whose_rewrite_head_is_sequence_0_is_corrupted():
+    """§38.1 (session 51): every file holds at least one commit, so a header of rewrite end 0 and rewrite head
+    (0, C0) — a file whose log holds no commit, as a K_log holder can write it (header MAC and seal under K_header)
+    — is corrupted for every holder: its records, and every group's heads with them, were cut away."""
+    w, _ = three_holders_file(b_items=False)
+    opened = H.open_prefix(w.data, PW)
+    kc = reopen(w.data)
+    raw = kc.header.raw
+    ph = H.parse_header(raw)
+    log_key, c0 = bytes.fromhex(opened["logKey"]), bytes.fromhex(opened["c0"])
+    header = H.build_header(ph["fileID"], ph["epoch"], ph["salt"], 0, 0, c0, V2.rd32(raw, 104), ph["table"],
+                            [b for _, b, _ in ph["slots"]], log_key)
+    run_bytes = H.run_of(header)
+    forged = bytearray(run_bytes + bytes(2 * H.SLOT_STRIDE) + run_bytes)      # n = 1: the prefix, no log
+    k_header = H.epoch_keys(log_key, ph["fileID"], ph["epoch"], ph["salt"])["header"]
+    seal = V2.build_seal(ph["epoch"], 1, 0, 0, (0, c0), k_header)          # counter 1 in slot 1, E_w = E_c = 0
+    forged[4096 + 12288:4096 + 12288 + V2.SLOT_BYTES] = seal + bytes(V2.CHUNK_PARITY) + seal
+    assert len(forged) == 8192 + 24576 and H.open_prefix(bytes(forged), PW)["epoch"] == 1   # the header verifies
+    for credential in (PW, HOLDER_A, HOLDER_B):
+        with pytest.raises(K.Corrupted) as e:
+            reopen(forged, credential)
+        assert "rewrite head sequence 0" in e.value.reason, e.value.reason
+
+
+def test_a_full_compaction_keeps_a_group_without_pages_named_at_sequence_0():
+    """§38.5 (session 51): B's one item deleted, its tombstone past the horizon at compaction: B gets no page in the
+    new epoch, yet every commit of the new file names it at group sequence 0 with its start value for the new epoch
+    (no chain start entry). B's holder opens it (no item) and adds, its page 1 chained from there."""
+    w, items = three_holders_file()
+    gone = next(i for i, g in items.items() if g == GB)
+    w.delete(gone)
+    w.clock = clock_from(1_700_000_000_000 + 100 * 86_400_000)      # 100 days later: the tombstone is dropped
+    w.compact()
+    kc = reopen(w.data)
+    assert kc.epoch == 2 and chain_starts_of(w.data) == (0, []) and segments_of(kc, 3) == [] and not kc.tombstones
+    sv = start_value(group_key(w.data, 3), kc.file_id, 3, 2)
+    assert all(h[3] == (2, 0, sv) for h in heads_of_commits(kc)) and heads_of_commits(kc)
+    b = reopen(w.data, HOLDER_B)
+    assert b.items == {} and b.scoped
+    bw = scoped_writer(w.data, HOLDER_B)
+    added = bw.add(K.GENERIC_PASSWORD, {"account": "b again", "service": "s", "accessGroup": GB}, b"b")
+    full = reopen(bw.data)
+    assert full.item_groups[added] == 3 and last_heads(full)[3][:2] == (2, 1)
+    assert set(reopen(bw.data, HOLDER_B).items) == {added}
+    assert len(reopen(bw.data, HOLDER_A).items) == len([g for g in items.values() if g == GA])
+
+
+def clock_from(start):
+    values = iter(range(start, start + 10**9, 1000))
+    return lambda: next(values)
+
+
+def test_a_scoped_compaction_carries_a_group_without_pages_and_its_chain_start():
+    """§38.7 (session 51): A's holder compacts a file whose group B has no page (its head: epoch 1, group sequence 0,
+    the start value for epoch 1, which A's holder cannot make). The new file (epoch 2) carries that head unchanged in
+    every commit and lists B's chain start (3, 1) in the header, so that B's holder computes the same start value:
+    B's holder, the full holder and C's holder open it, and B's holder adds its page 1 after that start value. A
+    second compaction by A keeps both."""
+    w, items = three_holders_file(b_items=False)
+    old_heads = last_heads(reopen(w.data))
+    sv = start_value(group_key(w.data, 3), reopen(w.data).file_id, 3, 1)
+    assert old_heads[3] == (1, 0, sv)
+    a = scoped_writer(w.data, HOLDER_A)
+    a.compact()
+    kc = reopen(a.data)
+    assert kc.epoch == 2 and chain_starts_of(a.data) == (2, [(1, 1), (3, 1)])
+    assert all(h[3] == (1, 0, sv) for h in heads_of_commits(kc)) and heads_of_commits(kc)
+    assert set(kc.items) == set(items)
+    assert reopen(a.data, HOLDER_B).items == {}
+    assert set(reopen(a.data, HOLDER_C).items) == {i for i, g in items.items() if g == ""}
+    bw = scoped_writer(a.data, HOLDER_B)
+    added = bw.add(K.GENERIC_PASSWORD, {"account": "b", "service": "s", "accessGroup": GB}, b"b")
+    assert last_heads(reopen(bw.data))[3][:2] == (1, 1) and reopen(bw.data).item_groups[added] == 3
+    assert set(reopen(bw.data, HOLDER_B).items) == {added}
+    again = scoped_writer(a.data, HOLDER_A, seed=5)
+    again.compact()
+    assert chain_starts_of(again.data) == (2, [(1, 1), (3, 1)]) and last_heads(reopen(again.data))[3] == (1, 0, sv)
+    assert reopen(again.data, HOLDER_B).items == {}
+
+
+def test_a_scoped_compaction_whose_copied_segments_take_several_records_writes_them_as_one_transaction():
+    """Decided in the reference (§38.7, session 51; report to the lead): every commit must name every group, and A's
+    holder cannot name a copied group before its first copied page (its start value needs K_g). So copied segments
+    that take more than one record are transaction parts and one commit, whose heads name every copied group. Here
+    the default group's segments fill the first records and B's first page comes later: B's holder, the full holder
+    and C's holder open the result."""
+    w = V3.WriterV3.create(None, PASSWORD, iterations=1000, rng=random.Random(17), clock=clock(), extra_groups=2,
+                           scoped_slots=[(HOLDER_A["password"], [2]), (HOLDER_B["password"], [3]),
+                                         (HOLDER_C["password"], [1])])
+    items = {put(w, f"d{n}", "", secret=bytes([n]) * 400): "" for n in range(6)}
+    items.update({put(w, f"b{n}", GB, secret=bytes([n]) * 400): GB for n in range(2)})
+    items[put(w, "a", GA)] = GA
+    a = scoped_writer(w.data, HOLDER_A, part_limit=1500)
+    a.compact()
+    kc = reopen(a.data)
+    copied = [r for r in kc.records if set(segment_key_ids(kc, r)) & {1, 3}]
+    kinds = [r.kind for r in copied]
+    assert len(copied) >= 3 and kinds == [V2.KIND_PART] * (len(copied) - 1) + [V2.KIND_COMMIT], kinds
+    assert 3 not in segment_key_ids(kc, copied[0]) and [r.part for r in copied] == list(range(len(copied)))
+    assert segments_of(kc, 3) == segments_of(reopen(w.data), 3) and segments_of(kc, 1) == segments_of(reopen(w.data), 1)
+    assert set(kc.items) == set(items)
+    assert set(reopen(a.data, HOLDER_B).items) == {i for i, g in items.items() if g == GB}
+    assert set(reopen(a.data, HOLDER_C).items) == {i for i, g in items.items() if g == ""}
+
+
+# ------------------------------------------------------------------------------------------------
 # Review §42 (Docs/SpecVersion3Draft.md): where the reference followed the Swift engine
 # ------------------------------------------------------------------------------------------------
 
@@ -1307,10 +1584,10 @@ def test_d5_a_batch_of_65536_entries_alternating_between_groups_is_written_in_pa
                                              "accessGroup": "group-0" if i % 2 else ""}, b"s") for i in range(n)]
     w.append(batch)
     kc = reopen(w.data)
-    assert [(r.kind, r.part, len(r.entries)) for r in kc.records] == \
-        [(V2.KIND_PART, p, 8192) for p in range(7)] + [(V2.KIND_COMMIT, 7, 8192)]
+    assert [(r.kind, r.part, len(r.entries)) for r in kc.records] == [(V2.KIND_COMMIT, 0, 0)] + \
+        [(V2.KIND_PART, p, 8192) for p in range(7)] + [(V2.KIND_COMMIT, 7, 8192)]     # after the creation commit
     # The frame's segment count (u16 at byte 21 of the record): 8,192 pages, and the heads in the commit.
-    assert [V2.rd16(kc.log, r.offset + 21) for r in kc.records] == [8192] * 7 + [8193]
+    assert [V2.rd16(kc.log, r.offset + 21) for r in kc.records] == [1] + [8192] * 7 + [8193]
     assert len(kc.items) == n and all(kc.item_groups[p.item_id] == 1 + i % 2 for i, p in enumerate(batch))
 
 

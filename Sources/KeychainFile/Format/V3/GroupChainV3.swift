@@ -54,22 +54,20 @@ struct GroupChainV3: Sendable {
         return entries
     }
 
-    /// Checks the chain's end against the group's head in `heads`: the same start epoch, group sequence and last tag
-    /// when the chain has a page; no head when it has none.
+    /// Checks the chain's end against the group's head in `heads`, which every commit's heads hold (§2.5): the same
+    /// start epoch, group sequence and last tag — for a chain without a page, group sequence 0 and the start value,
+    /// which only a holder of the group key can make.
     ///
     /// - Parameter offset: where the heads are, for the error.
-    /// - Throws: `.corrupted` naming the group's key id: pages without a head, a head without pages (the group's pages
-    ///   were dropped), or a chain that ends elsewhere than its head (pages dropped or added at the end, or the chain
-    ///   started anew under the writer's start epoch).
+    /// - Throws: `.corrupted` naming the group's key id: no head (the group's pages and head dropped, or a writer that
+    ///   left it out), or a chain that ends elsewhere than its head (pages dropped or added at the end, a head naming
+    ///   pages the log does not hold, or the chain started anew under the writer's start epoch).
     func check(against heads: HeadsV3, at offset: Int) throws(KeychainError) {
-        let head = heads[keys.keyID]
-        guard sequence > 0 else {
-            if let head {
-                throw .corrupted(offset: offset, reason: "record: the heads name page \(head.groupSequence) of group \(keys.keyID), whose pages the log does not hold")
-            }
-            return
+        guard let head = heads[keys.keyID] else {
+            throw .corrupted(
+                offset: offset,
+                reason: "record: the heads name no head for group \(keys.keyID) (\(sequence) pages so far), and every commit names every group: the group's pages and head may have been dropped")
         }
-        guard let head else { throw .corrupted(offset: offset, reason: "record: group \(keys.keyID) has \(sequence) pages but the heads name none") }
         guard head.startEpoch == startEpoch, head.groupSequence == sequence, ChainTagV3.matches(head.lastTag, lastTag) else {
             throw .corrupted(offset: offset, reason: "record: group \(keys.keyID)'s chain (begun in epoch \(startEpoch)) ends at page \(sequence), its head says page \(head.groupSequence) begun in epoch \(head.startEpoch) with another tag: pages of the group were dropped, added or replaced")
         }
@@ -86,8 +84,7 @@ struct GroupChainV3: Sendable {
     ///   key id, a page that is not the next of the chain, or a chain that does not end at its head.
     static func verify(keys: GroupKeysV3, segments: [OpaqueSegmentV3], heads: HeadsV3) throws(KeychainError) -> [[DecodedEntryV2]] {
         guard let head = heads[keys.keyID] else {
-            guard segments.isEmpty else { throw .corrupted(offset: 0, reason: "record: group \(keys.keyID) has \(segments.count) pages but the heads name none") }
-            return []
+            throw .corrupted(offset: 0, reason: "record: group \(keys.keyID) has \(segments.count) pages but the heads name none")
         }
         var chain = GroupChainV3(keys: keys, startEpoch: head.startEpoch)
         var pages: [[DecodedEntryV2]] = []

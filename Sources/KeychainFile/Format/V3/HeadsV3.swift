@@ -1,7 +1,8 @@
 @_spi(KeychainFileInternals) import KeychainCrypto
 
-/// The heads a commit states (Docs/FormatVersion3.md §2.5): for each group that has a page, where its chain
-/// ends — what lets a group's holders catch a writer without the group key that dropped or replaced some of its pages.
+/// The heads a commit states (Docs/FormatVersion3.md §2.5): for every group of the file, where its chain ends — or,
+/// at group sequence 0, that it has no page yet, with the group's start value as its tag — what lets a group's
+/// holders catch a writer without the group key that dropped or replaced some of its pages, or the whole group.
 ///
 /// Sealed as the commit's last segment (key id 0, no secret boxes), under the log side's heads key, with associated
 /// data ``RecordAADV3/heads(fileID:epoch:sequence:)``. Its plaintext is the ``GroupHeadV3``s, 33 bytes each, in
@@ -18,14 +19,14 @@ struct HeadsV3: Sendable, Equatable {
 
     init() { groups = [] }
 
-    /// - Throws: `.invalidParameter` for heads not in strictly increasing key id 1 … 255, or a head with group
-    ///   sequence 0 or a tag other than 16 bytes.
+    /// - Throws: `.invalidParameter` for heads not in strictly increasing key id 1 … 255, or a head with a tag other
+    ///   than 16 bytes.
     init(_ groups: [GroupHeadV3]) throws(KeychainError) {
         for (index, head) in groups.enumerated() {
             guard head.keyID != 0, index == 0 || groups[index - 1].keyID < head.keyID else {
                 throw .invalidParameter("heads are in strictly increasing key id, 1 … 255")
             }
-            guard head.groupSequence >= 1, head.lastTag.count == 16 else { throw .invalidParameter("a head names page 1 or later, and a 16-byte tag") }
+            guard head.lastTag.count == 16 else { throw .invalidParameter("a head names a 16-byte tag") }
         }
         self.groups = groups
     }
@@ -99,7 +100,6 @@ struct HeadsV3: Sendable, Equatable {
                 guard keyID != 0, groups.last.map({ $0.keyID < keyID }) ?? true else {
                     throw corrupted("name key id \(keyID) out of order (strictly increasing, 1 … 255)")
                 }
-                guard groupSequence >= 1 else { throw corrupted("name page 0 of group \(keyID)") }
                 guard startEpoch <= keys.epoch else { throw corrupted("start group \(keyID)'s chain in epoch \(startEpoch), after this one (\(keys.epoch))") }
                 groups.append(GroupHeadV3(keyID: keyID, startEpoch: startEpoch, groupSequence: groupSequence, lastTag: tag))
             }

@@ -31,24 +31,25 @@ struct OpaqueChainV3: Sendable, Equatable {
         self.byteCount += byteCount
     }
 
-    /// Checks what a commit's heads say of the group against the segments seen.
+    /// Checks what a commit's heads say of the group against the segments seen. The caller asks it of every group
+    /// that has segments or that an earlier commit named: every commit names every group, and none is ever removed.
     ///
-    /// - Throws: `.corrupted` at `offset` (the heads segment's) when the heads name the group without a segment of it
-    ///   in the file, name none for a group that has segments, or name another count, last tag or start epoch.
+    /// - Throws: `.corrupted` at `offset` (the heads segment's) when the heads name none for the group, or name
+    ///   another count, start epoch or — when the group has segments — last tag. A head of group sequence 0 says the
+    ///   group has no page; its tag, the group's start value, only the group's holders can check.
     func check(against heads: HeadsV3, at offset: Int) throws(KeychainError) {
-        let head = heads[keyID]
-        guard sequence > 0 else {
-            if let head {
-                throw .corrupted(offset: offset, reason: "record: the heads name page \(head.groupSequence) of group \(keyID), which has no segment in the file")
-            }
-            return
+        guard let head = heads[keyID] else {
+            throw .corrupted(
+                offset: offset,
+                reason: sequence > 0
+                    ? "record: group \(keyID) has \(sequence) segments but the heads name none"
+                    : "record: the heads no longer name group \(keyID), which an earlier commit named: the group's pages and head may have been dropped")
         }
-        guard let head else { throw .corrupted(offset: offset, reason: "record: group \(keyID) has \(sequence) segments but the heads name none") }
         guard head.startEpoch == startEpoch else {
             throw .corrupted(
                 offset: offset, reason: "record: the heads say group \(keyID)'s chain began in epoch \(head.startEpoch), the header says \(startEpoch)")
         }
-        guard head.groupSequence == sequence, ChainTagV3.matches(head.lastTag, lastTag) else {
+        guard head.groupSequence == sequence, sequence == 0 || ChainTagV3.matches(head.lastTag, lastTag) else {
             throw .corrupted(
                 offset: offset, reason: "record: group \(keyID) has \(sequence) segments in the file, its head names page \(head.groupSequence) with another tag: pages of the group were dropped, added or replaced")
         }

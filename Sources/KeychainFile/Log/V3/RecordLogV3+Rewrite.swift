@@ -89,6 +89,7 @@ extension RecordLogV3 {
         }
         var copied: [OpaqueSegmentV3] = []
         var chainStarts: [ChainStartV3] = []
+        var carried: [GroupHeadV3] = []
         if state.groups.isScoped {
             try checkNothingToRepair(state.log, writing: "rewriting")
             try checkCompleteChunksMatchParity()
@@ -99,6 +100,12 @@ extension RecordLogV3 {
                 }
                 chainStarts.append(ChainStartV3(keyID: keyID, startEpoch: head.startEpoch))
             }
+            // The other groups without a segment keep their heads, and the epochs their chains began in.
+            for head in state.replayed.heads?.groups ?? [] where head.groupSequence == 0 && state.groups.byKeyID[head.keyID] == nil {
+                carried.append(head)
+                chainStarts.append(ChainStartV3(keyID: head.keyID, startEpoch: head.startEpoch))
+            }
+            chainStarts.sort { $0.keyID < $1.keyID }
         }
         let header = state.header
         let horizon = RecordLogV2.milliseconds(clock()) - Int64(header.tombstoneHorizonDays) * 86_400_000
@@ -114,7 +121,7 @@ extension RecordLogV3 {
             at: path, replacing: true, keys: keys, epoch: epoch + 1, itemCount: order.count,
             item: { index.item(atPosition: Int(order[$0])) },
             decryptSecret: { (item) throws(KeychainError) in try self.decryptSecret(of: item) }, tombstones: tombstones,
-            tombstoneGroups: state.replayed.tombstoneGroups, copied: copied, chainStarts: chainStarts, fileSystem: fileSystem,
+            tombstoneGroups: state.replayed.tombstoneGroups, copied: copied, chainStarts: chainStarts, carriedHeads: carried, fileSystem: fileSystem,
             using: &generator, afterRename: { (written) in
                 self.adopt(written.state)
                 self.credential = newCredential
@@ -123,10 +130,10 @@ extension RecordLogV3 {
             })
     }
 
-    /// The most bytes of copied segments one commit of a scoped rewrite holds (a segment larger goes alone): commits of
+    /// The most bytes of copied segments one record of a scoped rewrite holds (a segment larger goes alone): records of
     /// a few MiB keep what a reader holds at once small, as version 2's parts do.
     static let copiedBytesPerCommit = 4 << 20
-    /// The most copied segments one commit holds, well inside a record's 65,535 segments.
+    /// The most copied segments one record holds, well inside a record's 65,535 segments.
     static let copiedSegmentsPerCommit = 16_384
 
     /// Refuses a scoped rewrite of a file whose complete log chunks do not all match their parity. The rewrite copies
@@ -180,11 +187,16 @@ extension RecordLogV3 {
     ///
     /// A scoped rewrite (§2.6) passes the other groups' segments as `copied`, in log order: they are written first,
     /// byte for byte, in commits whose heads name each copied group as far as copied, and `chainStarts` (in the
-    /// header) says in which epoch each copied group's chain began.
+    /// header) says in which epoch each copied group's chain began; `carriedHeads` are the heads of the other groups
+    /// without a segment (group sequence 0), named as they are by every commit.
+    ///
+    /// Every commit's heads name every group the writer knows (§2.5) — a group of its own without a page at group
+    /// sequence 0 with its start value — and the file holds at least one commit: one of heads alone when there is
+    /// nothing else to write.
     static func writeFile<Generator: RandomNumberGenerator>(
         at path: String, replacing: Bool, keys fileKeys: FileKeys, epoch: UInt64, itemCount: Int, item: (Int) -> StoredItem,
         decryptSecret: (StoredItem) throws(KeychainError) -> [UInt8], tombstones: [ItemID: Int64], tombstoneGroups: [ItemID: UInt8],
-        copied: [OpaqueSegmentV3] = [], chainStarts: [ChainStartV3] = [], fileSystem: any FileSystem,
+        copied: [OpaqueSegmentV3] = [], chainStarts: [ChainStartV3] = [], carriedHeads: [GroupHeadV3] = [], fileSystem: any FileSystem,
         using generator: inout Generator, afterRename: ((state: FileState, secrets: [SealedSecret])) -> Void = { _ in }
     ) throws(KeychainError) -> (state: FileState, secrets: [SealedSecret]) {
         let fileID = fileKeys.fileID
@@ -222,27 +234,44 @@ extension RecordLogV3 {
                     creating: HeaderRunShiftedFileHandle.logFile(staging, pageCount: pageCount), headerKey: logKeys.header, epoch: epoch)
                 var head = Head(epoch: epoch, sequence: 0, chainValue: initialChain)
                 var heads = HeadsV3()
+                for group in groups.byKeyID.values {
+                    let chain = GroupChainV3(keys: group, startEpoch: keys.startEpoch(of: group.keyID))
+                    heads = heads.setting(GroupHeadV3(keyID: group.keyID, startEpoch: chain.startEpoch, groupSequence: 0, lastTag: chain.lastTag))
+                }
+                for carried in carriedHeads { heads = heads.setting(carried) }
                 var secrets: [SealedSecret] = []
                 secrets.reserveCapacity(itemCount)
-                // A scoped rewrite's copies first (§2.6): in log order, packed into commits, each commit's heads naming
-                // every copied group at its last segment copied so far — all a head holds is readable without the
-                // group's key — with the start epoch the header's chain start entry gives it.
+                // A scoped rewrite's copies first (§2.6): in log order, as one transaction — parts, then a commit whose
+                // heads name every copied group at its last segment, readable without the group's key, with the start
+                // epoch the header's chain start entry gives it. A commit before a group's first copied segment could
+                // not name it (its head would hold the start value, under the group's key), and every commit names
+                // every group (§2.5).
                 var others: [UInt8: OpaqueChainV3] = [:]
+                for carried in carriedHeads { others[carried.keyID] = OpaqueChainV3(keyID: carried.keyID, startEpoch: carried.startEpoch) }
                 var batch: [SegmentInputV3] = []
                 var batchBytes = 0
-                func commitCopied() throws(KeychainError) {
+                var copiedParts: UInt32 = 0
+                var copiedChain = head.chainValue
+                func writeCopied(isLast: Bool) throws(KeychainError) {
                     guard !batch.isEmpty else { return }
+                    let sequence = head.sequence + 1 + UInt64(copiedParts)
                     let record = try RecordV3Encoder.encode(
-                        kind: .commit, sequence: head.sequence + 1, part: 0, previousChain: head.chainValue, segments: batch, heads: heads,
-                        keys: keys, using: &generator)
-                    head = Head(epoch: epoch, sequence: head.sequence + 1, chainValue: record.chainTag)
-                    try log.append(record.bytes, committedEnd: log.writtenEnd + record.bytes.count, headSequence: head.sequence, headChain: head.chainValue)
+                        kind: isLast ? .commit : .part, sequence: sequence, part: copiedParts, previousChain: copiedChain, segments: batch,
+                        heads: heads, keys: keys, using: &generator)
+                    if isLast {
+                        head = Head(epoch: epoch, sequence: sequence, chainValue: record.chainTag)
+                        try log.append(record.bytes, committedEnd: log.writtenEnd + record.bytes.count, headSequence: head.sequence, headChain: head.chainValue)
+                    } else {
+                        try log.append(record.bytes, committedEnd: log.committedEnd, headSequence: head.sequence, headChain: head.chainValue)
+                        copiedParts += 1
+                    }
+                    copiedChain = record.chainTag
                     batch.removeAll()
                     batchBytes = 0
                 }
                 for segment in copied {
                     if batchBytes + segment.bytes.count > Self.copiedBytesPerCommit || batch.count == Self.copiedSegmentsPerCommit {
-                        try commitCopied()
+                        try writeCopied(isLast: false)
                     }
                     var chain = others[segment.keyID] ?? OpaqueChainV3(keyID: segment.keyID, startEpoch: keys.startEpoch(of: segment.keyID))
                     chain.advance(pageTag: segment.bytes[segment.segment.pageTag], byteCount: segment.bytes.count)
@@ -251,7 +280,7 @@ extension RecordLogV3 {
                     batch.append(.copy(segment))
                     batchBytes += segment.bytes.count
                 }
-                try commitCopied()
+                try writeCopied(isLast: true)
                 func commit(_ entries: inout [EntryV2]) throws(KeychainError) {
                     // Each group's entries in its own pages, the groups in increasing key id (§2.11); the secrets are
                     // handed back in the order of `entries`.
@@ -291,11 +320,14 @@ extension RecordLogV3 {
                 try RewriteEntries.forEachBatch(
                     itemCount: itemCount, item: item, decryptSecret: decryptSecret, copiedSecretBox: nil, tombstones: tombstones,
                     commit: commit)
-                if log.newest == nil {
-                    // A file with no records yet still gets a commit slot: "no slot reads" then always means damage.
-                    try log.commit(
-                        writtenEnd: 0, committedEnd: 0, headSequence: head.sequence, headChain: head.chainValue, parity: ChunkParity(),
-                        lastWrite: 0..<0)
+                if head.sequence == 0 {
+                    // Nothing to write: one commit of heads alone, naming every group (§2.5), so that a log without a
+                    // commit is never a file's — it would name no group whose pages a writer dropped.
+                    let record = try RecordV3Encoder.encode(
+                        kind: .commit, sequence: 1, part: 0, previousChain: head.chainValue, segments: [], heads: heads, keys: keys,
+                        using: &generator)
+                    head = Head(epoch: epoch, sequence: 1, chainValue: record.chainTag)
+                    try log.append(record.bytes, committedEnd: log.writtenEnd + record.bytes.count, headSequence: head.sequence, headChain: head.chainValue)
                 }
                 guard secrets.count == itemCount else {
                     throw KeychainError.invalidParameter("internal error: \(secrets.count) of \(itemCount) items written to a new file")
@@ -325,7 +357,7 @@ extension RecordLogV3 {
                     replayed: ReplayV2.Outcome(
                         head: written.head, end: written.log.writtenEnd, tornTail: nil, tombstones: tombstones, repairs: [], groups: chains,
                         tombstoneGroups: tombstoneGroups.filter { tombstones[$0.key] != nil }, others: written.others,
-                        heads: written.head.sequence > 0 ? written.heads : nil),
+                        heads: written.heads),
                     size: (try? staging.size())
                         ?? HeaderRunShiftedFileHandle.physical(HealingLayout.physicalEnd(ofLog: written.log.writtenEnd), pageCount: pageCount),
                     headerSeen: HeaderFingerprint(

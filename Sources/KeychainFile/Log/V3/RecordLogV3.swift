@@ -192,6 +192,12 @@ final class RecordLogV3 {
             ownSlot = OwnSlotV3(slot: unlocked.header.slots[unlocked.slotIndex], opened: unlocked.slot)
         }
         let header = opened.header
+        // Every file's creation or rewrite writes at least one commit, whose heads name every group (§2.5): a header
+        // naming none would let a writer holding the log key drop every group, with no head left to miss.
+        guard header.rewriteHeadSequence >= 1 else {
+            throw .corrupted(
+                offset: 80, reason: "the header's rewrite head sequence is 0: every version 3 file's creation or rewrite writes a commit, so its records were cut away")
+        }
         let keys = try RecordKeysV3(
             fileID: header.fileID, epoch: header.epoch, chainKey: opened.logKeys.chain, headsKey: opened.logKeys.heads, chainStarts: header.chainStarts)
         let accessGroups: AccessGroupsV3
@@ -362,10 +368,11 @@ final class RecordLogV3 {
             itemCount: index.count, liveBytes: live, deadBytes: max(0, state.size - live), fileSize: state.size, epoch: epoch)
     }
 
-    /// The heads the last commit left: each followed group's chain end, for the groups that have a page.
+    /// The heads the last commit left: each followed group's chain end (group sequence 0 and the start value for a
+    /// group without a page: every commit names every group).
     var currentHeads: HeadsV3 {
         get throws(KeychainError) {
-            try HeadsV3(state.replayed.groups.values.filter { $0.sequence > 0 }.sorted { $0.keys.keyID < $1.keys.keyID }.map {
+            try HeadsV3(state.replayed.groups.values.sorted { $0.keys.keyID < $1.keys.keyID }.map {
                 GroupHeadV3(keyID: $0.keys.keyID, startEpoch: $0.startEpoch, groupSequence: $0.sequence, lastTag: $0.lastTag)
             })
         }

@@ -84,7 +84,8 @@ enum RecordV3ReplayDecoder {
     }
 
     /// A scoped holder's count of the other groups' segments moved past `record`, checked at a commit against its
-    /// heads: every head of a group the holder does not follow, and every such group with segments.
+    /// heads: every head of a group the holder does not follow, every such group with segments, and every such group
+    /// an earlier commit named (kept from then on, segments or not: a group is never removed).
     private static func others(
         after record: DecodedRecordV3, at offset: Int, followed: [UInt8: GroupChainV3], others: [UInt8: OpaqueChainV3], keys: RecordKeysV3
     ) throws(KeychainError) -> [UInt8: OpaqueChainV3] {
@@ -96,11 +97,13 @@ enum RecordV3ReplayDecoder {
         if let heads = record.heads {
             let named = Set(heads.groups.map(\.keyID)).union(moved.keys).filter { followed[$0] == nil }
             for keyID in named.sorted() {
+                let chain = moved[keyID] ?? OpaqueChainV3(keyID: keyID, startEpoch: keys.startEpoch(of: keyID))
                 do {
-                    try (moved[keyID] ?? OpaqueChainV3(keyID: keyID, startEpoch: keys.startEpoch(of: keyID))).check(against: heads, at: 0)
+                    try chain.check(against: heads, at: 0)
                 } catch .corrupted(_, let reason) {
                     throw .corrupted(offset: offset, reason: "record \(record.sequence): \(reason)")
                 }
+                moved[keyID] = chain
             }
         }
         return moved

@@ -64,7 +64,7 @@ struct KeychainV3Tests {
         #expect(try liveSecrets(reopened) == expected)
         #expect(try genericPasswordSnapshot(reopened) == genericPasswordSnapshot(keychain))
         #expect(reopened.head == keychain.head)
-        #expect(reopened.head.sequence == 11)
+        #expect(reopened.head.sequence == 12, "the creation commit, 9 batches, the update and the delete")
         #expect(try reopened.keySlots().map(\.kind) == [.password(iterations: 1_000)])
         #expect(throws: KeychainError.wrongCredentials) { try V3Keychain.open(path, credential: .password("wrong")) }
     }
@@ -77,7 +77,8 @@ struct KeychainV3Tests {
         _ = try V2Keychain.fill(keychain, count: 5, perBatch: 2)
         let log = try V3Keychain.log(keychain)
         let bytes = try fileBytes(path)
-        // The log's records, read with the codec alone: chained from C0, each a commit of key id 1's pages and the heads.
+        // The log's records, read with the codec alone: chained from C0, each a commit of key id 1's pages and the heads
+        // — the first, the creation's, of the heads alone (§35.7).
         var offset = 32_768
         var chain = log.state.header.initialChainValue(headerKey: log.state.logKeys.header)
         var sequences: [UInt64] = []
@@ -90,7 +91,7 @@ struct KeychainV3Tests {
             chain = record.chainTag
             offset = record.end
         }
-        #expect(sequences == [1, 2, 3])
+        #expect(sequences == [1, 2, 3, 4])
         #expect(chain == keychain.head.chainValue)
     }
 
@@ -149,7 +150,7 @@ struct KeychainV3Tests {
         let expected = try V2Keychain.fill(keychain, count: 20, perBatch: 20, secretSize: 1 << 20)
         let reopened = try V3Keychain.open(directory.file("v3.kcf"))
         #expect(try liveSecrets(reopened) == expected)
-        #expect(reopened.head.sequence == 2)
+        #expect(reopened.head.sequence == 3, "the creation commit, the part, the commit")
         // Each part holds one page of the default group (a page names its secrets' lengths, not their bytes): the
         // group's chain runs through the transaction's part into its commit.
         #expect(try V3Keychain.log(reopened).state.replayed.groups[1]?.sequence == 2)
