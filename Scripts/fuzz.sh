@@ -131,10 +131,12 @@ done
 if [[ $target == open-v2 || $target == open-v3 ]]; then
   # Whole version 2 or 3 files, written by the harness from the structured seeds (FUZZ_WRITE_KEYCHAIN): the
   # library's own layout to mutate — header pages, commit slots, parity, a rewrite's records; in version 3 also
-  # key slots scoped to groups, the key table and each group's pages.
+  # key slots scoped to groups, the key table and each group's pages. Written again every run, so that a kept
+  # corpus never goes on mutating files of a layout the library no longer writes.
   for seed in "${harness_dirs[0]}"/seeds/*.bin; do
     file=$corpus/seed-file-$(basename "$seed" .bin)
-    [[ -f $file ]] || FUZZ_WRITE_KEYCHAIN=$file "$binary" "${options[@]}" -runs=1 "$seed" > /dev/null 2>&1 \
+    rm -f "$file"
+    FUZZ_WRITE_KEYCHAIN=$file "$binary" "${options[@]}" -runs=1 "$seed" > /dev/null 2>&1 \
       || { echo "fuzz.sh: the seed $seed fails: Scripts/fuzz.sh --target $target --reproduce $seed" >&2; exit 1; }
   done
 fi

@@ -154,6 +154,16 @@ struct ReplayV2 {
                 switch record.kind {
                 case .part:
                     nextPart = record.part + 1
+                    // A part that ends by the rewrite end is acknowledged (the header names the head its transaction
+                    // ends at): applied now, so that a rewrite written as one transaction (version 3, §2.5) is never
+                    // held whole beside the index, whatever updates and deletions the copied history holds.
+                    if position <= log.rewriteEnd {
+                        do {
+                            try index.finishApplying(&application)
+                        } catch {
+                            throw .corrupted(offset: transactionStart, reason: "an authentic transaction cannot be applied: \(error)")
+                        }
+                    }
                 case .commit:
                     do {
                         try index.finishApplying(&application)

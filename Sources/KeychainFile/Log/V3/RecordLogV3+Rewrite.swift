@@ -190,9 +190,9 @@ extension RecordLogV3 {
     /// header) says in which epoch each copied group's chain began; `carriedHeads` are the heads of the other groups
     /// without a segment (group sequence 0), named as they are by every commit.
     ///
-    /// Every commit's heads name every group the writer knows (§2.5) — a group of its own without a page at group
-    /// sequence 0 with its start value — and the file holds at least one commit: one of heads alone when there is
-    /// nothing else to write.
+    /// The file's records are one transaction (§2.5): parts, then one commit of heads alone naming every group the
+    /// writer knows — a group of its own without a page at group sequence 0 with its start value — so that no commit
+    /// names at sequence 0 a group that has pages, and the file holds a commit even with nothing else to write.
     static func writeFile<Generator: RandomNumberGenerator>(
         at path: String, replacing: Bool, keys fileKeys: FileKeys, epoch: UInt64, itemCount: Int, item: (Int) -> StoredItem,
         decryptSecret: (StoredItem) throws(KeychainError) -> [UInt8], tombstones: [ItemID: Int64], tombstoneGroups: [ItemID: UInt8],
@@ -241,47 +241,46 @@ extension RecordLogV3 {
                 for carried in carriedHeads { heads = heads.setting(carried) }
                 var secrets: [SealedSecret] = []
                 secrets.reserveCapacity(itemCount)
-                // A scoped rewrite's copies first (§2.6): in log order, as one transaction — parts, then a commit whose
-                // heads name every copied group at its last segment, readable without the group's key, with the start
-                // epoch the header's chain start entry gives it. A commit before a group's first copied segment could
-                // not name it (its head would hold the start value, under the group's key), and every commit names
-                // every group (§2.5).
+                // The whole file is one transaction (§2.5): parts — a scoped rewrite's copies first (§2.6), in log
+                // order, then the items and tombstones — and one commit of heads alone, naming every group at its end.
+                // A commit before a group's first page would name it at group sequence 0, and so publish its start
+                // value for this epoch: with it, a holder of the log key could later write the group as empty.
                 var others: [UInt8: OpaqueChainV3] = [:]
                 for carried in carriedHeads { others[carried.keyID] = OpaqueChainV3(keyID: carried.keyID, startEpoch: carried.startEpoch) }
+                var parts: UInt32 = 0
+                var chain = head.chainValue
+                func appendPart(_ segments: [SegmentInputV3]) throws(KeychainError) -> EncodedRecordV3 {
+                    let record = try RecordV3Encoder.encode(
+                        kind: .part, sequence: head.sequence + 1 + UInt64(parts), part: parts, previousChain: chain, segments: segments,
+                        heads: heads, keys: keys, using: &generator)
+                    try log.append(record.bytes, committedEnd: log.committedEnd, headSequence: head.sequence, headChain: head.chainValue)
+                    parts += 1
+                    chain = record.chainTag
+                    heads = record.heads
+                    return record
+                }
                 var batch: [SegmentInputV3] = []
                 var batchBytes = 0
-                var copiedParts: UInt32 = 0
-                var copiedChain = head.chainValue
-                func writeCopied(isLast: Bool) throws(KeychainError) {
+                func writeCopied() throws(KeychainError) {
                     guard !batch.isEmpty else { return }
-                    let sequence = head.sequence + 1 + UInt64(copiedParts)
-                    let record = try RecordV3Encoder.encode(
-                        kind: isLast ? .commit : .part, sequence: sequence, part: copiedParts, previousChain: copiedChain, segments: batch,
-                        heads: heads, keys: keys, using: &generator)
-                    if isLast {
-                        head = Head(epoch: epoch, sequence: sequence, chainValue: record.chainTag)
-                        try log.append(record.bytes, committedEnd: log.writtenEnd + record.bytes.count, headSequence: head.sequence, headChain: head.chainValue)
-                    } else {
-                        try log.append(record.bytes, committedEnd: log.committedEnd, headSequence: head.sequence, headChain: head.chainValue)
-                        copiedParts += 1
-                    }
-                    copiedChain = record.chainTag
+                    _ = try appendPart(batch)
                     batch.removeAll()
                     batchBytes = 0
                 }
                 for segment in copied {
                     if batchBytes + segment.bytes.count > Self.copiedBytesPerCommit || batch.count == Self.copiedSegmentsPerCommit {
-                        try writeCopied(isLast: false)
+                        try writeCopied()
                     }
-                    var chain = others[segment.keyID] ?? OpaqueChainV3(keyID: segment.keyID, startEpoch: keys.startEpoch(of: segment.keyID))
-                    chain.advance(pageTag: segment.bytes[segment.segment.pageTag], byteCount: segment.bytes.count)
-                    others[segment.keyID] = chain
-                    heads = heads.setting(GroupHeadV3(keyID: chain.keyID, startEpoch: chain.startEpoch, groupSequence: chain.sequence, lastTag: chain.lastTag))
+                    var opaque = others[segment.keyID] ?? OpaqueChainV3(keyID: segment.keyID, startEpoch: keys.startEpoch(of: segment.keyID))
+                    opaque.advance(pageTag: segment.bytes[segment.segment.pageTag], byteCount: segment.bytes.count)
+                    others[segment.keyID] = opaque
+                    heads = heads.setting(
+                        GroupHeadV3(keyID: opaque.keyID, startEpoch: opaque.startEpoch, groupSequence: opaque.sequence, lastTag: opaque.lastTag))
                     batch.append(.copy(segment))
                     batchBytes += segment.bytes.count
                 }
-                try writeCopied(isLast: true)
-                func commit(_ entries: inout [EntryV2]) throws(KeychainError) {
+                try writeCopied()
+                func write(_ entries: inout [EntryV2]) throws(KeychainError) {
                     // Each group's entries in its own pages, the groups in increasing key id (§2.11); the secrets are
                     // handed back in the order of `entries`.
                     var keyIDs: [UInt8] = []
@@ -296,10 +295,7 @@ extension RecordLogV3 {
                         EntryV2.wipeSecrets(&entries)
                         entries.removeAll(keepingCapacity: true)
                     }
-                    let record = try RecordV3Encoder.encode(
-                        kind: .commit, sequence: head.sequence + 1, part: 0, previousChain: head.chainValue,
-                        segments: segments(grouped, groups: order.map { keyIDs[$0] }, keys: groups), heads: heads, keys: keys,
-                        using: &generator)
+                    let record = try appendPart(try segments(grouped, groups: order.map { keyIDs[$0] }, keys: groups))
                     let sealed = try sealedSecrets(of: record.bytes, entries: grouped)
                     var byPosition = [SealedSecret?](repeating: nil, count: entries.count)
                     var next = 0
@@ -313,22 +309,18 @@ extension RecordLogV3 {
                         }
                     }
                     secrets += byPosition.compactMap { $0 }
-                    head = Head(epoch: epoch, sequence: head.sequence + 1, chainValue: record.chainTag)
-                    heads = record.heads
-                    try log.append(record.bytes, committedEnd: log.writtenEnd + record.bytes.count, headSequence: head.sequence, headChain: head.chainValue)
                 }
                 try RewriteEntries.forEachBatch(
                     itemCount: itemCount, item: item, decryptSecret: decryptSecret, copiedSecretBox: nil, tombstones: tombstones,
-                    commit: commit)
-                if head.sequence == 0 {
-                    // Nothing to write: one commit of heads alone, naming every group (§2.5), so that a log without a
-                    // commit is never a file's — it would name no group whose pages a writer dropped.
-                    let record = try RecordV3Encoder.encode(
-                        kind: .commit, sequence: 1, part: 0, previousChain: head.chainValue, segments: [], heads: heads, keys: keys,
-                        using: &generator)
-                    head = Head(epoch: epoch, sequence: 1, chainValue: record.chainTag)
-                    try log.append(record.bytes, committedEnd: log.writtenEnd + record.bytes.count, headSequence: head.sequence, headChain: head.chainValue)
-                }
+                    commit: write)
+                // The commit: heads alone, every group at its end — group sequence 0 only for a group with no page in
+                // the file, which is then what the group is. A file with nothing to write is this commit alone.
+                let sequence = head.sequence + 1 + UInt64(parts)
+                let record = try RecordV3Encoder.encode(
+                    kind: .commit, sequence: sequence, part: parts, previousChain: chain, segments: [], heads: heads, keys: keys,
+                    using: &generator)
+                head = Head(epoch: epoch, sequence: sequence, chainValue: record.chainTag)
+                try log.append(record.bytes, committedEnd: log.writtenEnd + record.bytes.count, headSequence: head.sequence, headChain: head.chainValue)
                 guard secrets.count == itemCount else {
                     throw KeychainError.invalidParameter("internal error: \(secrets.count) of \(itemCount) items written to a new file")
                 }

@@ -219,4 +219,47 @@ struct KeychainV3GroupDropTests {
         let viewB = try V3Keychain.open(path, credential: KeychainV3ScopedWriteTests.scopedB)
         #expect(viewB.tornTail == nil && viewB.count == 2)
     }
+
+    /// The heads of group sequence 0, by commit, that name a group the file holds pages of: each would publish that
+    /// group's start value for its start epoch, with which a holder of the log key could write the group as empty.
+    static func startValuesPublished(_ path: String) throws -> [(commit: UInt64, keyID: UInt8)] {
+        let log = try V3Keychain.log(V3Keychain.open(path))
+        let bytes = try log.state.log.read(at: 0, count: log.state.log.writtenEnd)
+        var offset = 0
+        var chain = log.state.header.initialChainValue(headerKey: log.state.logKeys.header)
+        var commits: [(UInt64, HeadsV3)] = []
+        while offset < bytes.count {
+            let record = try RecordV3Decoder.decode(bytes, at: offset, previousChain: chain, keys: log.state.keys)
+            if let heads = record.heads { commits.append((record.sequence, heads)) }
+            chain = record.chainTag
+            offset = record.end
+        }
+        let withPages = Set(commits.last?.1.groups.filter { $0.groupSequence > 0 }.map(\.keyID) ?? [])
+        return commits.flatMap { (sequence, heads) in
+            heads.groups.filter { $0.groupSequence == 0 && withPages.contains($0.keyID) }.map { (sequence, $0.keyID) }
+        }
+    }
+
+    @Test("No commit of a rewritten file names a group that has pages at group sequence 0: after a scoped compaction, and a full one whose first record holds none of a group's entries")
+    func rewritesPublishNoStartValue() throws {
+        let directory = TemporaryDirectory()
+        let (full, path) = try KeychainV3ScopedWriteTests.keychain(in: directory)
+        // A's compaction: the copies of the default group and B come first, A's own items after them.
+        try V3Keychain.open(path, credential: KeychainV3ScopedWriteTests.scopedA).compact()
+        let afterScoped = try Self.startValuesPublished(path)
+        #expect(afterScoped.isEmpty, "\(afterScoped)")
+        #expect(try V3Keychain.open(path).count == 12)
+        // A full compaction whose first 4,096 entries are the default group's: B's first item comes in a later record.
+        try full.refresh()
+        try full.batch { (batch) throws(KeychainError) in
+            for number in 0..<4_100 { try batch.add(GenericPassword(service: "bulk", account: "\(number)", password: "x")) }
+        }
+        try full.delete(Query(.genericPassword, attributes: [.accessGroup: .string(Self.groupB)], limit: .all))
+        try KeychainV3GroupTests.add(full, group: Self.groupB, count: 1, from: 20)
+        try full.compact()
+        let afterFull = try Self.startValuesPublished(path)
+        #expect(afterFull.isEmpty, "\(afterFull)")
+        #expect(try V3Keychain.open(path, credential: KeychainV3ScopedWriteTests.scopedB).count == 1)
+        #expect(try V3Keychain.open(path).count == 4_108)
+    }
 }
