@@ -863,11 +863,13 @@ class WriterV3(V2.Writer):
         """The whole file rewritten into epoch e + 1 (SPEC §26.6 with §2.6, §2.7, §2.10, §2.11): a new epoch salt;
         the records: each group's live items (in the order they were added) and then its tombstones younger than
         the horizon (in order of time, then id), in that group's pages, the groups in increasing key id, at most
-        4,096 entries per commit (each commit its own seal, counters from 1; one too large for a record in parts);
-        every group's chain starting at the new epoch; then the header with the rewrite end and head, run A, run B.
-        §35.7, §38.5 (session 51): every commit's heads name every group of the key table, a group that gets no page
-        at group sequence 0 with its start value for the new epoch; with no entry at all the rewrite still writes one
-        commit, the heads alone (every file holds at least one commit, §38.1).
+        4,096 entries per batch, each batch cut into records as an append cuts it (_split), every record a part of
+        one transaction (each its own seal, counters from 1), then that transaction's one commit, the heads alone
+        (§38.5, session 51, review-s51 F1: no commit before a group's first page names it at group sequence 0, which
+        would publish its start value for the new epoch); every group's chain starting at the new epoch; then the
+        header with the rewrite end and head, run A, run B. §35.7: the commit's heads name every group of the key
+        table, a group that gets no page at group sequence 0 with its start value for the new epoch; with no entry at
+        all the rewrite is that commit alone (every file holds at least one commit, §38.1).
 
         Without new_groups the key table and the slots are copied byte for byte. With them (adding groups, a full
         credential only): key ids last assigned + 1 …, a random K_g each, a new root R; the table sealed under the
@@ -879,12 +881,12 @@ class WriterV3(V2.Writer):
 
         A scoped writer (§2.6 "Scoped rewrite", decided in session 47): the key table and slots copied byte for
         byte; first every segment of every group it does not hold, byte for byte in log order from page 1 of its
-        chain in this file, dead ones included, in one transaction whose heads follow the copied groups
-        (_append_copied); every other group the old file's last commit named at group sequence 0 carried with that
+        chain in this file, dead ones included, as the first parts of the rewrite's transaction, whose commit names
+        the copied groups at their last copied segments (_append_copied); every other group the old file's last commit named at group sequence 0 carried with that
         head unchanged (§38.7, session 51); the header lists each such group's start epoch, copied or carried (its
         chain start entry, from the last commit's heads); then its own groups' live items and tombstones as above,
-        their chains starting at the new epoch (named at group sequence 0 with the new epoch's start value until
-        their first page). A file whose log does not match its parity is refused first (ScopedRepairRefused). A full
+        their chains starting at the new epoch (named at group sequence 0 with the new epoch's start value only if
+        they get no page), as further parts of that transaction. A file whose log does not match its parity is refused first (ScopedRepairRefused). A full
         rewrite lists no chain starts (c = 0).
 
         The file at `path` is replaced at once (a temporary file renamed over it); this writer then continues on the
@@ -1008,14 +1010,18 @@ class WriterV3(V2.Writer):
         w = WriterV3._blank(new_keys, first, rng=self.rng, clock=self.clock, part_limit=self.part_limit,
                             slot_used=self.kc.slot_used)
         w.tamper = self.tamper
+        # §38.5 (session 51, review-s51 F1): the rewrite's records are one transaction — parts (the copies first, then
+        # the entries, in batches of at most 4,096 entries, each cut by _split), then one commit of the heads alone
+        # naming every group at its end. A commit before a group's first page would name it at group sequence 0 with
+        # its start value for the new epoch, with which a holder of K_log could later write the group as empty.
+        # With nothing to write, that commit alone.
+        w._rewrite_part = 0
+        w._rewrite_chain = w.head[1]
         if copied or carried:
             w._append_copied(copied, carried)
         for at in range(0, len(entries), 4096):
-            w.append(entries[at:at + 4096])
-        if w.head[0] == 0:
-            # §38.1, §38.5 (session 51): no entry and nothing copied or carried: one commit, the heads alone (its
-            # own groups at group sequence 0), so that the file holds a commit naming every group it knows.
-            w.append([])
+            w._append_rewrite_parts(entries[at:at + 4096])
+        w._commit_rewrite()
         w._seal_header(H.build_header(file_id, epoch, salt, w.written_end, w.head[0], bytes(w.head[1]), horizon_days,
                                       table, slots, keys.log_key, chain_starts))
         if self.path is not None:
@@ -1028,62 +1034,82 @@ class WriterV3(V2.Writer):
     def _append_copied(self, copied: list, carried: dict):
         """§2.6 "Scoped rewrite", §38.7, the copied part: the segments [(key id, bytes)] of the groups this writer does
         not hold, byte for byte and in log order, in records of at most part_limit body bytes (and 65,534 segments),
-        ending with a commit whose heads name each copied group at its last segment — its start epoch (the header's
-        chain start entry), the number of its segments copied, the last one's page tag, all readable without K_g —,
-        each carried group with its head unchanged (`carried`: {key id: (start epoch, 0, start value)}, the old file's
-        last commit's heads of other groups that had no page), and this writer's own groups at group sequence 0 with
-        the new epoch's start value (§35.7, session 51: every commit names every group its writer knows). With no
-        copied segment, that commit holds the heads alone.
+        each a part (kind 3) of the rewrite's one transaction (rewrite; _commit_rewrite writes its commit). The
+        transaction's chain carries, as `others`, each copied group at its last segment — its start epoch (the
+        header's chain start entry), the number of its segments copied, the last one's page tag, all readable
+        without K_g — and each carried group with its head unchanged (`carried`: {key id: (start epoch, 0, start
+        value)}, the old file's last commit's heads of other groups that had no page): the commit names them so.
 
-        Decided here (§35.7, session 51; §38.7 step 4 said commits only, each naming the copied groups "as far as
-        copied"): when the copied segments take more than one record, all but the last are parts (kind 3) of one
-        transaction, whose commit is the last. A commit between them would have to name every group too, and a
-        copied group whose first segment comes later has no page in the new file yet: its head would be group
-        sequence 0 with the start value of a chain begun in an earlier epoch, which only K_g makes — so its holders
-        and full holders would refuse that commit. Parts have no heads; the commit states every page of the
-        transaction. Each record gets its own seal, as a rewrite's records do."""
+        §38.5 (session 51, review-s51 F1): no commit here. A commit before this writer's own groups' first pages
+        would name them at group sequence 0 with the new epoch's start value (every commit names every group,
+        §35.7), publishing it to every holder of K_log; parts have no heads. Each record gets its own seal, as a
+        rewrite's records do."""
         keys: KeysV3 = self.keys
-        rng = self.rng if self.rng is not None else random.SystemRandom()
         heads: dict = dict(carried)                        # key id -> (start epoch, segments copied, last page tag)
-        own = {k: keys.group_chain(ChainV3(b""), k) for k in keys.groups}
-        head_count = len({k for k, _ in copied} | set(carried) | set(own))
+        head_count = len({k for k, _ in copied} | set(carried) | set(keys.groups))
 
         def body(segments: list) -> int:
             return R.FIXED - 8 + sum(len(b) for b in segments) + R.SEGMENT_HEADER + 28 + R.HEAD_SIZE * head_count + 16
 
-        records: list = [[]]
+        records: list = [[]] if copied else []
         for k, segment in copied:
             if records[-1] and (body(records[-1] + [segment]) > self.part_limit or len(records[-1]) >= 65_534):
                 records.append([])
             if body([segment]) > R.MAX_BODY:
                 raise LimitReached(f"a copied segment of key id {k} ({len(segment)} bytes) does not fit in a record")
             records[-1].append(segment)
-        sequence, chain = self.head
-        for part, batch in enumerate(records):
+        sequence, chain = self.head[0] + self._rewrite_part, self._rewrite_chain
+        for batch in records:
             sequence += 1
             for segment in batch:
                 k = segment[0]
                 heads[k] = (keys.start_epoch(k), heads.get(k, (0, 0, b""))[1] + 1, page_tag(segment))
-            segments = list(batch)
-            kind = V2.KIND_COMMIT if part == len(records) - 1 else V2.KIND_PART
-            if kind == V2.KIND_COMMIT:
-                plain = R.heads_plaintext({k: {"startEpoch": h[0], "groupSequence": h[1], "lastTag": h[2]}
-                                           for k, h in {**heads, **own}.items()})
-                box = R.seal(keys.k_heads, plain, R.heads_aad(keys.file_id, keys.epoch, sequence), rng)
-                segments.append(R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box)
             previous = chain
-            record = R.assemble(kind, sequence, part, segments, bytes(previous), keys.k_chain)
+            record = R.assemble(V2.KIND_PART, sequence, self._rewrite_part, list(batch), bytes(previous), keys.k_chain)
             if self.tamper is not None:
                 record = self.tamper(record, bytes(previous), keys)
-            if kind == V2.KIND_COMMIT:
-                chain = ChainV3(record[-16:], previous.groups, dict(heads),
-                                {k: (h[1], h[2] if h[1] else b"") for k, h in heads.items()})
-            else:
-                chain = ChainV3(record[-16:], previous.groups, previous.others, previous.opaque)
+            chain = ChainV3(record[-16:], previous.groups, dict(heads),
+                            {k: (h[1], h[2] if h[1] else b"") for k, h in heads.items()})
             start = self.written_end
-            self._write_record(record, commit=kind == V2.KIND_COMMIT, head=(sequence, chain))
+            self._write_record(record, commit=False, head=(sequence, chain))
             self.kc.opaque_segments.extend((start, b[0], b) for b in batch)
+            self._rewrite_part += 1
+        if not records:                                    # carried groups alone: named by the commit
+            chain = ChainV3(bytes(chain), chain.groups, dict(heads), {k: (h[1], b"") for k, h in heads.items()})
+        self._rewrite_chain = chain
+        self._flush()
+
+    def _append_rewrite_parts(self, entries: list):
+        """A rewrite's batch of entries (each with its key id) as parts of the rewrite's transaction (_split's
+        records, each its own seal), the writer's state and tombstones following them."""
+        plan = self.state.plan([("put", K.Item(e.item_id, e.cls, e.attributes, e.secret)) for e in entries
+                                if isinstance(e, K.Put)])
+        sequence, chain = self.head[0] + self._rewrite_part, self._rewrite_chain
+        for group in self._split(entries):
+            sequence += 1
+            record, chain = self._encode_record(group, sequence=sequence, kind=V2.KIND_PART, part=self._rewrite_part,
+                                                chain=chain)
+            self._write_record(record, commit=False, head=(sequence, chain))
+            self._rewrite_part += 1
+        self.state.commit(plan)
+        for e in entries:
+            if isinstance(e, K.Put):
+                self.tombstones.pop(e.item_id, None)
+            else:
+                self.tombstones[e.item_id] = (e.time, e.key_id)
+        self._rewrite_chain = chain
+        self._flush()
+
+    def _commit_rewrite(self):
+        """The rewrite's commit: no group segment, the heads alone, every group at its end (_encode_record: this
+        writer's groups as their pages left them, group sequence 0 only for one with no page; every other group as
+        _append_copied copied or carried it)."""
+        sequence = self.head[0] + self._rewrite_part + 1
+        record, chain = self._encode_record([], sequence=sequence, kind=V2.KIND_COMMIT, part=self._rewrite_part,
+                                            chain=self._rewrite_chain)
+        self._write_record(record, commit=True, head=(sequence, chain))
         self.head = (sequence, chain)
+        del self._rewrite_part, self._rewrite_chain
         self._flush()
 
     def _refuse_unverifiable_repair(self, what: str):

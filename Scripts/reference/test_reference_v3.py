@@ -1514,7 +1514,8 @@ def test_a_scoped_compaction_carries_a_group_without_pages_and_its_chain_start()
 def test_a_scoped_compaction_whose_copied_segments_take_several_records_writes_them_as_one_transaction():
     """Decided in the reference (§38.7, session 51; report to the lead): every commit must name every group, and A's
     holder cannot name a copied group before its first copied page (its start value needs K_g). So copied segments
-    that take more than one record are transaction parts and one commit, whose heads name every copied group. Here
+    that take more than one record are transaction parts; since session 51 (§38.5) A's own items are parts of the
+    same transaction, whose one commit, the heads alone, names every group. Here
     the default group's segments fill the first records and B's first page comes later: B's holder, the full holder
     and C's holder open the result."""
     w = V3.WriterV3.create(None, PASSWORD, iterations=1000, rng=random.Random(17), clock=clock(), extra_groups=2,
@@ -1527,9 +1528,13 @@ def test_a_scoped_compaction_whose_copied_segments_take_several_records_writes_t
     a.compact()
     kc = reopen(a.data)
     copied = [r for r in kc.records if set(segment_key_ids(kc, r)) & {1, 3}]
-    kinds = [r.kind for r in copied]
-    assert len(copied) >= 3 and kinds == [V2.KIND_PART] * (len(copied) - 1) + [V2.KIND_COMMIT], kinds
-    assert 3 not in segment_key_ids(kc, copied[0]) and [r.part for r in copied] == list(range(len(copied)))
+    assert len(copied) >= 3 and copied == kc.records[:len(copied)] and 3 not in segment_key_ids(kc, copied[0])
+    # §38.5 (session 51): the whole rewrite is one transaction — the copies, then A's items, all parts — and one
+    # commit of the heads alone.
+    kinds = [r.kind for r in kc.records]
+    assert kinds == [V2.KIND_PART] * (len(kinds) - 1) + [V2.KIND_COMMIT], kinds
+    assert [(r.sequence, r.part) for r in kc.records] == [(n + 1, n) for n in range(len(kc.records))]
+    assert 2 in segment_key_ids(kc, kc.records[-2]) and segment_key_ids(kc, kc.records[-1]) == [0]
     assert segments_of(kc, 3) == segments_of(reopen(w.data), 3) and segments_of(kc, 1) == segments_of(reopen(w.data), 1)
     assert set(kc.items) == set(items)
     assert set(reopen(a.data, HOLDER_B).items) == {i for i, g in items.items() if g == GB}
@@ -1729,3 +1734,45 @@ def test_d11_a_slot_changed_since_its_holder_opened_it_is_copied_as_it_is():
     scoped.kc.own_slot = {**scoped.kc.own_slot, "bytes": slot[:-1] + bytes([slot[-1] ^ 1])}
     scoped.compact()
     assert grant_counts(scoped.data) == [0, 1] and V3._slots_of(scoped.header.raw)[1] == slot
+
+
+@pytest.mark.parametrize("how", ["scoped compaction by A", "full compaction, A and B first after 4,096 entries"])
+def test_a_rewrite_names_no_group_with_pages_at_group_sequence_0(how):
+    """§38.5 (session 51, review-s51 F1): a rewrite's records are one transaction, parts then one commit of the heads
+    alone, so no commit of the new file names a group that has pages in it at group sequence 0 — such a head carries
+    the group's start value for the new epoch, with which a K_log holder could later write the group as empty. The
+    scoped case: A's holder compacts (A has items, the default group and B have segments to copy); the old writer
+    sealed the copies' commit with A at group sequence 0. The full case: 4,100 default-group items, then A's items
+    and B's tombstone alone (its item deleted) — A's and B's first entries come after the first batch of 4,096, which
+    the old writer committed with A and B at group sequence 0. Each new file opens whole for the full holder and for
+    each group's holder."""
+    w, items = three_holders_file()
+    if how == "scoped compaction by A":
+        before = set(reopen(w.data).items)
+        a = scoped_writer(w.data, HOLDER_A)
+        a.compact()
+        data = a.data
+    else:
+        with w.transaction() as t:
+            for n in range(4100):
+                t.add(K.GENERIC_PASSWORD, {"account": f"d{n}", "service": "s"}, b"d")
+        gone = next(i for i, g in items.items() if g == GB)
+        w.delete(gone)
+        before = set(reopen(w.data).items)
+        w.compact()
+        data = w.data
+    full = reopen(data)
+    assert full.epoch == 2
+    paged = {k for k in (1, 2, 3) if segments_of(full, k)}
+    assert paged == {1, 2, 3}, paged
+    commits = heads_of_commits(full)
+    leaked = [(n, k) for n, heads in enumerate(commits) for k in paged if heads[k][1] == 0]
+    assert commits and leaked == [], leaked
+    if how != "scoped compaction by A":
+        assert set(full.tombstone_groups.values()) == {3} and len(full.records) > 2
+    # Whole: every item, nothing set aside, the committed end at the end of the log, for every holder.
+    assert set(full.items) == before and full.set_aside is None and full.committed_end == len(full.log)
+    for credential, group in ((HOLDER_A, GA), (HOLDER_B, GB), (HOLDER_C, "")):
+        kc = reopen(data, credential)
+        assert kc.set_aside is None and kc.committed_end == full.committed_end
+        assert set(kc.items) == {i for i, item in full.items.items() if V3.group_of(item) == group}

@@ -150,17 +150,7 @@ struct KeychainV3GroupDropTests {
         let keyA = try #require(log.state.groups.keyID(named: Self.groupA))
         let heads = try log.headsToCarry
         #expect(heads[keyB]?.groupSequence == 0)
-        let put = try KeychainV3GroupTests.stored(GenericPassword(service: "svc", account: "forged", password: "x", accessGroup: Self.groupA))
-        var generator = SystemRandomNumberGenerator()
-        let head = viewA.head
-        let record = try RecordV3Encoder.encode(
-            kind: .commit, sequence: head.sequence + 1, part: 0, previousChain: head.chainValue,
-            segments: RecordV3Encoder.pages(
-                [.put(id: try ItemID(bytes: [UInt8](repeating: 7, count: 16)), attributes: put, secret: [1])],
-                keys: try #require(log.state.groups.byKeyID[keyA])),
-            heads: heads.removing(keyB), keys: log.state.keys, using: &generator)
-        try log.state.log.append(
-            record.bytes, committedEnd: log.state.log.writtenEnd + record.bytes.count, headSequence: head.sequence + 1, headChain: record.chainTag)
+        try KeychainV3ScopedWriteTests.appendForgedCommit(viewA, keyID: keyA, heads: heads.removing(keyB))
         #expect(Self.refuses(path), "the full holder took the commit without B's head")
         #expect(Self.refuses(path, KeychainV3ScopedWriteTests.scopedB), "B's holder took the commit without its head")
         #expect(Self.refuses(path, Self.scopedC), "C's holder took the commit that no longer names B")

@@ -129,17 +129,7 @@ struct KeychainV3ScopedWriteTests {
         heads = kind == 0
             ? heads.removing(keyB)
             : heads.setting(GroupHeadV3(keyID: keyB, startEpoch: headB.startEpoch, groupSequence: headB.groupSequence + 1, lastTag: headB.lastTag))
-        let put = try KeychainV3GroupTests.stored(GenericPassword(service: "svc", account: "forged", password: "x", accessGroup: Self.groupA))
-        var generator = SystemRandomNumberGenerator()
-        let head = viewA.head
-        let record = try RecordV3Encoder.encode(
-            kind: .commit, sequence: head.sequence + 1, part: 0, previousChain: head.chainValue,
-            segments: RecordV3Encoder.pages(
-                [.put(id: try ItemID(bytes: [UInt8](repeating: 7, count: 16)), attributes: put, secret: [1])],
-                keys: try #require(log.state.groups.byKeyID[keyA])),
-            heads: heads, keys: log.state.keys, using: &generator)
-        try log.state.log.append(
-            record.bytes, committedEnd: log.state.log.writtenEnd + record.bytes.count, headSequence: head.sequence + 1, headChain: record.chainTag)
+        try Self.appendForgedCommit(viewA, keyID: keyA, heads: heads)
         // The record is the newest commit: a holder that finds it wrong sets it aside as possibly acknowledged;
         // one more commit by the full holder would make it acknowledged and the file refused, so look at both.
         // A's holder cannot open B's pages, but counts them and reads their tags (§2.6): the head does not match.
@@ -155,6 +145,23 @@ struct KeychainV3ScopedWriteTests {
         let viewB = try V3Keychain.open(path, credential: Self.scopedB)
         #expect(viewB.tornTail?.mayHoldAcknowledgedData == true, "B's holder took the commit without B's head")
         #expect(viewB.count == 5)
+    }
+
+    /// Appends to `view`'s file, as a writer holding the log key and group `keyID`'s key alone could, a commit of one
+    /// put in that group's page that states `heads`.
+    static func appendForgedCommit(_ view: Keychain, keyID: UInt8, heads: HeadsV3) throws {
+        let log = try V3Keychain.log(view)
+        let group = try #require(log.state.groups.byKeyID[keyID])
+        let name = try #require(log.state.groups.names[keyID])
+        let put = try KeychainV3GroupTests.stored(GenericPassword(service: "svc", account: "forged", password: "x", accessGroup: name))
+        var generator = SystemRandomNumberGenerator()
+        let head = view.head
+        let record = try RecordV3Encoder.encode(
+            kind: .commit, sequence: head.sequence + 1, part: 0, previousChain: head.chainValue,
+            segments: RecordV3Encoder.pages([.put(id: try ItemID(bytes: [UInt8](repeating: 7, count: 16)), attributes: put, secret: [1])], keys: group),
+            heads: heads, keys: log.state.keys, using: &generator)
+        try log.state.log.append(
+            record.bytes, committedEnd: log.state.log.writtenEnd + record.bytes.count, headSequence: head.sequence + 1, headChain: record.chainTag)
     }
 
     @Test("Every request outside the scope is refused with missingEntitlement (−34018), and the file is left as it was")
