@@ -132,9 +132,9 @@ extension RecordLogV3 {
 
     /// The most bytes of copied segments one record of a scoped rewrite holds (a segment larger goes alone): records of
     /// a few MiB keep what a reader holds at once small, as version 2's parts do.
-    static let copiedBytesPerCommit = 4 << 20
+    static let copiedBytesPerRecord = 4 << 20
     /// The most copied segments one record holds, well inside a record's 65,535 segments.
-    static let copiedSegmentsPerCommit = 16_384
+    static let copiedSegmentsPerRecord = 16_384
 
     /// Refuses a scoped rewrite of a file whose complete log chunks do not all match their parity. The rewrite copies
     /// other groups' bytes, which the scoped holder cannot verify (the chain covers their page tags, not their
@@ -186,9 +186,9 @@ extension RecordLogV3 {
     /// the group `tombstoneGroups` names (§2.11), every such group's chain starting at `epoch`.
     ///
     /// A scoped rewrite (§2.6) passes the other groups' segments as `copied`, in log order: they are written first,
-    /// byte for byte, in commits whose heads name each copied group as far as copied, and `chainStarts` (in the
-    /// header) says in which epoch each copied group's chain began; `carriedHeads` are the heads of the other groups
-    /// without a segment (group sequence 0), named as they are by every commit.
+    /// byte for byte, and the commit's heads name each copied group at its last segment; `chainStarts` (in the header)
+    /// says in which epoch each copied group's chain began; `carriedHeads` are the heads of the other groups without a
+    /// segment (group sequence 0), which the commit names as they are.
     ///
     /// The file's records are one transaction (§2.5): parts, then one commit of heads alone naming every group the
     /// writer knows — a group of its own without a page at group sequence 0 with its start value — so that no commit
@@ -268,7 +268,7 @@ extension RecordLogV3 {
                     batchBytes = 0
                 }
                 for segment in copied {
-                    if batchBytes + segment.bytes.count > Self.copiedBytesPerCommit || batch.count == Self.copiedSegmentsPerCommit {
+                    if batchBytes + segment.bytes.count > Self.copiedBytesPerRecord || batch.count == Self.copiedSegmentsPerRecord {
                         try writeCopied()
                     }
                     var opaque = others[segment.keyID] ?? OpaqueChainV3(keyID: segment.keyID, startEpoch: keys.startEpoch(of: segment.keyID))
