@@ -25,12 +25,17 @@ struct GroupChainV3: Sendable {
     private(set) var sequence: UInt64 = 0
     /// The last page's tag; the start value before the first page.
     private(set) var lastTag: [UInt8]
+    /// For an open against a pinned head (Docs/SpecVersion3Draft.md §37.5): the group sequence of the pinned page,
+    /// and that page's tag once the chain has passed it.
+    let watchedSequence: UInt64?
+    private(set) var watchedTag: [UInt8]?
 
-    /// A chain that began in `startEpoch`, before its first page.
-    init(keys: GroupKeysV3, startEpoch: UInt64) {
+    /// A chain that began in `startEpoch`, before its first page, remembering the tag of page `watchedSequence`.
+    init(keys: GroupKeysV3, startEpoch: UInt64, watching watchedSequence: UInt64? = nil) {
         self.keys = keys
         self.startEpoch = startEpoch
         lastTag = keys.startValue(epoch: startEpoch)
+        self.watchedSequence = watchedSequence
     }
 
     /// A chain known to have reached `head` (a position the caller verified before, e.g. in an earlier read).
@@ -39,6 +44,7 @@ struct GroupChainV3: Sendable {
         startEpoch = head.startEpoch
         sequence = head.groupSequence
         lastTag = head.lastTag
+        watchedSequence = nil
     }
 
     /// Opens `segment` (ranges in `bytes`) as the chain's next page and moves the chain past it.
@@ -51,6 +57,7 @@ struct GroupChainV3: Sendable {
         let entries = try GroupPageV3.open(bytes, segment: segment, keys: keys, groupSequence: next, previousTag: lastTag, base: base, place: place)
         sequence = next
         lastTag = Array(bytes[segment.pageTag])
+        if next == watchedSequence { watchedTag = lastTag }
         return entries
     }
 

@@ -18,16 +18,22 @@ struct OpaqueChainV3: Sendable, Equatable {
     private(set) var lastTag: [UInt8] = []
     /// The bytes of those segments, headers included: what a scoped rewrite copies.
     private(set) var byteCount = 0
+    /// For an open against a pinned head (Docs/SpecVersion3Draft.md §37.5): the group sequence of the pinned page,
+    /// and that page's tag once the chain has passed it.
+    let watchedSequence: UInt64?
+    private(set) var watchedTag: [UInt8]?
 
-    init(keyID: UInt8, startEpoch: UInt64) {
+    init(keyID: UInt8, startEpoch: UInt64, watching watchedSequence: UInt64? = nil) {
         self.keyID = keyID
         self.startEpoch = startEpoch
+        self.watchedSequence = watchedSequence
     }
 
     /// Counts one more segment of the group, `byteCount` bytes long, whose page box ends with `pageTag`.
     mutating func advance(pageTag: ArraySlice<UInt8>, byteCount: Int) {
         sequence &+= 1
         lastTag = Array(pageTag)
+        if sequence == watchedSequence { watchedTag = lastTag }
         self.byteCount += byteCount
     }
 

@@ -16,6 +16,9 @@ struct RecordKeysV3: Sendable {
     let headsKey: SymmetricKey
     /// The groups whose chains began before `epoch` (the header's chain start entries); every other group's begins in it.
     let chainStarts: [ChainStartV3]
+    /// For an open against a pinned head (Docs/SpecVersion3Draft.md §37.5): by key id, the group sequence of the
+    /// pinned page whose tag the replay remembers; empty otherwise.
+    var watchedPages: [UInt8: UInt64] = [:]
 
     /// - Throws: `.invalidParameter` for a file id other than 16 bytes or a key other than 32.
     init(fileID: [UInt8], epoch: UInt64, chainKey: SymmetricKey, headsKey: SymmetricKey, chainStarts: [ChainStartV3] = []) throws(KeychainError) {

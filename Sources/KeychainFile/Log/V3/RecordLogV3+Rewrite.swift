@@ -172,7 +172,7 @@ extension RecordLogV3 {
             rewriteHead: Head(epoch: epoch, sequence: header.rewriteHeadSequence, chainValue: header.rewriteHeadChain))
         replay.collectsOpaqueSegments = true
         try replay.run()
-        guard replay.outcome.head == head, replay.outcome.end == end else {
+        guard replay.outcome.head == state.replayed.head, replay.outcome.end == end else {
             throw .corrupted(
                 offset: replay.outcome.end,
                 reason: "the records read again end at sequence \(replay.outcome.head.sequence), not \(head.sequence) as when the keychain was opened: open it again")

@@ -105,7 +105,13 @@ final class RecordLogV3 {
     var epoch: UInt64 { state.header.epoch }
     /// The log key `K_log`: what every credential of the file holds.
     var masterKey: SymmetricKey { state.logKey }
-    var head: Head { state.replayed.head }
+    /// The last record's head with every group's as the last commit left them (§37.5): what a caller pins.
+    var head: Head {
+        let record = state.replayed.head
+        return Head(
+            epoch: record.epoch, sequence: record.sequence, chainValue: record.chainValue,
+            groups: (state.replayed.heads?.groups ?? []).map(Head.Group.init))
+    }
     var end: Int { state.replayed.end }
     var tornTail: TornTail? { state.replayed.tornTail }
     var isRecoveryView: Bool { false }
@@ -200,6 +206,9 @@ final class RecordLogV3 {
         }
         let keys = try RecordKeysV3(
             fileID: header.fileID, epoch: header.epoch, chainKey: opened.logKeys.chain, headsKey: opened.logKeys.heads, chainStarts: header.chainStarts)
+        // A pinned open's replay remembers the tags of the pinned groups' pages (§37.5); the log keeps keys without.
+        var replayKeys = keys
+        if let pin { replayKeys.watchedPages = PinnedGroupsV3.pagesToWatch(pin, keys: keys) }
         let accessGroups: AccessGroupsV3
         if let table = opened.keyTable {
             accessGroups = try AccessGroupsV3(table: table, fileID: header.fileID)
@@ -212,16 +221,19 @@ final class RecordLogV3 {
         } else {
             throw .invalidParameter("internal error: a header opened with neither a key table nor a scope")
         }
-        let groups = initialChains(of: accessGroups, keys: keys)
+        let groups = initialChains(of: accessGroups, keys: replayKeys)
         let logFile = HeaderRunShiftedFileHandle.logFile(file, pageCount: opened.pageCount)
         let log = try HealingLog(opening: logFile, headerKey: opened.logKeys.header, epoch: header.epoch, rewriteEnd: Int(header.rewriteEnd))
         var replay = ReplayV2(
-            log: log, keys: .version3(keys, groupNames: accessGroups.names, followsEveryGroup: !accessGroups.isScoped), start: Head(epoch: header.epoch, sequence: 0, chainValue: opened.initialChain),
+            log: log, keys: .version3(replayKeys, groupNames: accessGroups.names, followsEveryGroup: !accessGroups.isScoped), start: Head(epoch: header.epoch, sequence: 0, chainValue: opened.initialChain),
             groups: groups,
             rewriteHead: Head(epoch: header.epoch, sequence: header.rewriteHeadSequence, chainValue: header.rewriteHeadChain), watching: pin)
         try replay.run()
         try replay.checkHeads()
-        if let pin { try RecordLog.checkContains(pin, epoch: header.epoch, head: replay.outcome.head, chainAtPin: replay.watchedChain) }
+        if let pin {
+            try RecordLog.checkContains(pin, epoch: header.epoch, head: replay.outcome.head, chainAtPin: replay.watchedChain)
+            try PinnedGroupsV3.checkContains(pin, keys: keys, outcome: replay.outcome)
+        }
         // Run B as the opening read it; read now only when the opening never did (its header came from run A).
         let runB = firstReads[HeaderRunV3.runBOffset(pageCount: opened.pageCount)]
         let runsIntact = opened.runs.map { (run) -> Bool in if case .intact = run.copy { return true } else { return false } }
@@ -236,7 +248,7 @@ final class RecordLogV3 {
     /// The chains of `groups` before their first page in the file: each begins at its start epoch — the header's
     /// epoch, or the epoch its chain start entry names for a group a scoped rewrite copied (§2.6).
     static func initialChains(of groups: AccessGroupsV3, keys: RecordKeysV3) -> [UInt8: GroupChainV3] {
-        groups.byKeyID.mapValues { GroupChainV3(keys: $0, startEpoch: keys.startEpoch(of: $0.keyID)) }
+        groups.byKeyID.mapValues { GroupChainV3(keys: $0, startEpoch: keys.startEpoch(of: $0.keyID), watching: keys.watchedPages[$0.keyID]) }
     }
 
     /// Whether `file` has the layout of a version 3 file. The first 16 bytes decide when they declare a version (SPEC.md

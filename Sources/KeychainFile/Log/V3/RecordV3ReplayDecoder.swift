@@ -91,13 +91,13 @@ enum RecordV3ReplayDecoder {
     ) throws(KeychainError) -> [UInt8: OpaqueChainV3] {
         var moved = others
         for case .opaque(let opaque) in record.segments {
-            moved[opaque.keyID, default: OpaqueChainV3(keyID: opaque.keyID, startEpoch: keys.startEpoch(of: opaque.keyID))]
+            moved[opaque.keyID, default: OpaqueChainV3(keyID: opaque.keyID, startEpoch: keys.startEpoch(of: opaque.keyID), watching: keys.watchedPages[opaque.keyID])]
                 .advance(pageTag: opaque.bytes[opaque.segment.pageTag], byteCount: opaque.bytes.count)
         }
         if let heads = record.heads {
             let named = Set(heads.groups.map(\.keyID)).union(moved.keys).filter { followed[$0] == nil }
             for keyID in named.sorted() {
-                let chain = moved[keyID] ?? OpaqueChainV3(keyID: keyID, startEpoch: keys.startEpoch(of: keyID))
+                let chain = moved[keyID] ?? OpaqueChainV3(keyID: keyID, startEpoch: keys.startEpoch(of: keyID), watching: keys.watchedPages[keyID])
                 do {
                     try chain.check(against: heads, at: 0)
                 } catch .corrupted(_, let reason) {
