@@ -55,6 +55,20 @@ struct KeychainV3PinnedGroupsTests {
         }
     }
 
+    @Test("A keychain kept open catches up with a file A's holder rolled back past its epoch: its own head is the pin, and it refuses")
+    func openKeychainRefusesTheRollback() throws {
+        let directory = TemporaryDirectory()
+        let (full, path) = try Scoped.keychain(in: directory)
+        let old = try fileBytes(path)
+        _ = try KeychainV3GroupTests.add(full, group: Scoped.groupB, count: 1, from: 10)
+        let viewB = try V3Keychain.open(path, credential: Scoped.scopedB)
+        try Self.rollBack(path, to: old, pastEpoch: full.head.epoch)
+        #expect(throws: KeychainError.rolledBack(expected: full.head, found: full.head)) { try full.refresh() }
+        #expect(throws: KeychainError.rolledBack(expected: full.head, found: full.head)) { try viewB.refresh() }
+        // And every later read says so, rather than serving what it held before as if the file still held it.
+        #expect(throws: KeychainError.rolledBack(expected: full.head, found: full.head)) { _ = try Self.items(of: Scoped.groupB, in: full) }
+    }
+
     @Test("A group added after an older copy was taken and dropped by putting that copy back is refused by a pin (finding 4)")
     func olderKeyTablePutBack() throws {
         let directory = TemporaryDirectory()
