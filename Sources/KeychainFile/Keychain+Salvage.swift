@@ -62,6 +62,7 @@ extension Keychain {
         var random = RandomSource(SystemRandomNumberGenerator())
         let fileSystem = PosixFileSystem()
         try credential.validate()
+        try refuseVersion3(source, fileSystem: fileSystem)
         if try isVersion2(source, fileSystem: fileSystem) {
             return try RecordLogV2.salvage(
                 from: source, credential: credential, to: destination, replacing: false, fileSystem: fileSystem, using: &random)
@@ -114,6 +115,7 @@ extension Keychain {
         _ = try lockFile.lock(exclusive: true, wait: true)
         defer { lockFile.unlock() }
         // The same refusals as any write, and the credential, before anything is copied.
+        try refuseVersion3(path, fileSystem: fileSystem)
         if try isVersion2(path, fileSystem: fileSystem) {
             try RecordLogV2.checkRepairable(at: path, credential: credential, fileSystem: fileSystem)
             try copyFile(path, to: backup, fileSystem: fileSystem)
@@ -130,6 +132,18 @@ extension Keychain {
             fileSystem: fileSystem, using: &random)
         try? lockFile.writeAcknowledgement(acknowledgement)
         return report
+    }
+
+    /// Refuses a file of format version 3 (Docs/SpecVersion3Draft.md §41), whose salvage is not built, before
+    /// anything is read with another version's rules or copied.
+    private static func refuseVersion3(_ path: String, fileSystem: any FileSystem) throws(KeychainError) {
+        let file = try fileSystem.openExisting(path)
+        defer { file.close() }
+        guard try RecordLogV3.isVersion3(file) else { return }
+        throw .unsupportedFeature(
+            offset: 0,
+            reason: "salvaging a format version 3 file, or repairing one by rewriting it, is not built yet; opening it repairs "
+                + "what its parity can, and repairParity(keepingCopyAt:) (what kcf repair does when every record verifies) writes that back")
     }
 
     /// Whether the file at `path` is of format version 2 (read from a handle of its own, closed again).

@@ -494,7 +494,7 @@ final class RecordLogV2 {
         // commit slots: about what a compacted file holds, so that parity never counts as reclaimable (nor
         // towards automatic compaction).
         let tombstoneBytes = state.replayed.tombstones.count * EntryV2.deletionByteCount
-        let live = HealingLayout.physicalEnd(ofLog: index.liveEntryBytes + tombstoneBytes)
+        let live = min(state.size, HealingLayout.physicalEnd(ofLog: index.liveEntryBytes + tombstoneBytes))
         return KeychainStatistics(
             itemCount: index.count, liveBytes: live, deadBytes: max(0, state.size - live), fileSize: state.size, epoch: epoch)
     }

@@ -157,19 +157,9 @@ struct ReplayV2 {
                     // A part that ends by the rewrite end is acknowledged (the header names the head its transaction
                     // ends at): applied now, so that a rewrite written as one transaction (version 3, §2.5) is never
                     // held whole beside the index, whatever updates and deletions the copied history holds.
-                    if position <= log.rewriteEnd {
-                        do {
-                            try index.finishApplying(&application)
-                        } catch {
-                            throw .corrupted(offset: transactionStart, reason: "an authentic transaction cannot be applied: \(error)")
-                        }
-                    }
+                    if position <= log.rewriteEnd { try finishApplying(&application, transactionStart: transactionStart) }
                 case .commit:
-                    do {
-                        try index.finishApplying(&application)
-                    } catch {
-                        throw .corrupted(offset: transactionStart, reason: "an authentic transaction cannot be applied: \(error)")
-                    }
+                    try finishApplying(&application, transactionStart: transactionStart)
                     for (id, time) in deletions { outcome.tombstones[id] = time }
                     for (position, keyID) in deletionGroups.enumerated() where position < deletions.count {
                         outcome.tombstoneGroups[deletions[position].0] = keyID
@@ -264,6 +254,16 @@ struct ReplayV2 {
     /// ``readRecord(at:after:limit:)`` with the record's entries made as the index applies them, its pages opened on
     /// several threads (``RecordV2PagesDecoder``): the same record, or the same error.
     ///
+    /// Puts what the transaction's pieces applied into the index for good. The transaction authenticated, so one the
+    /// index cannot take (an item put twice, say) is `corrupted` at `transactionStart`, never set aside.
+    private mutating func finishApplying(_ application: inout ItemIndex.PiecewiseApplication, transactionStart: Int) throws(KeychainError) {
+        do {
+            try index.finishApplying(&application)
+        } catch {
+            throw .corrupted(offset: transactionStart, reason: "an authentic transaction cannot be applied: \(error)")
+        }
+    }
+
     /// - Parameter groups: version 3: the group chains before the record, moved past it when it verifies.
     mutating func readRecordForReplay(
         at position: Int, after head: Head, limit: Int, groups: inout [UInt8: GroupChainV3], others: inout [UInt8: OpaqueChainV3]

@@ -374,8 +374,10 @@ final class RecordLogV3 {
         // A scoped holder counts the other groups' segments as live: it cannot tell their dead bytes, and a rewrite of
         // its own keeps them all (§2.6).
         let others = state.replayed.others.values.reduce(0) { $0 + $1.byteCount }
-        let live = HeaderRunShiftedFileHandle.physical(
-            HealingLayout.physicalEnd(ofLog: index.liveEntryBytes + tombstoneBytes + others), pageCount: state.pageCount)
+        // An estimate from version 2's entry sizes, which can come out a little above a just-compacted file's size:
+        // never more live bytes than the file holds.
+        let live = min(state.size, HeaderRunShiftedFileHandle.physical(
+            HealingLayout.physicalEnd(ofLog: index.liveEntryBytes + tombstoneBytes + others), pageCount: state.pageCount))
         return KeychainStatistics(
             itemCount: index.count, liveBytes: live, deadBytes: max(0, state.size - live), fileSize: state.size, epoch: epoch)
     }
