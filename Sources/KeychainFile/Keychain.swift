@@ -127,7 +127,9 @@ public final class Keychain: @unchecked Sendable {
     /// Options for opening a keychain.
     public struct OpenOptions: Sendable {
         /// A head saved earlier (``Keychain/head``): opening fails with `KeychainError.rolledBack` unless the
-        /// file contains it — the same epoch with that record, or a later epoch (SPEC.md §15.4).
+        /// file contains it — the same epoch with that record, or a later epoch (SPEC.md §15.4); for format
+        /// version 3, a later epoch in which every group the head names is still there and its chain passes through
+        /// the pinned page or began anew since (``Head/groups``).
         public var expectedHead: Head?
         /// When commits compact the file on their own. Default: when half the file is dead.
         public var autoCompaction: AutoCompaction

@@ -54,7 +54,7 @@ struct OptionSpec: Sendable {
     /// older copy (SPEC.md §15.4).
     static let expectedHead = OptionSpec(
         long: "expected-head", .value("HEAD"),
-        help: "refuse the keychain unless it contains HEAD (epoch.sequence.chain, as verify prints it); 32 if rolled back")
+        help: "refuse the keychain unless it contains HEAD (epoch.sequence.chain, and /group parts for version 3, as verify prints it); 32 if rolled back")
 
     /// `--json`: print JSON (``ItemJSON``) instead of `security`'s text.
     static func json(_ shape: String) -> OptionSpec {

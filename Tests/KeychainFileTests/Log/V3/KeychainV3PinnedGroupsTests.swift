@@ -95,6 +95,9 @@ struct KeychainV3PinnedGroupsTests {
         _ = try KeychainV3GroupTests.add(V3Keychain.open(path, credential: Scoped.scopedB), group: Scoped.groupB, count: 1, from: 40)
         try full.refresh()
         let pin = full.head
+        // B's holder's pin (B's chain followed with its key) and A's (B's chain seen only as page tags).
+        let pinB = try V3Keychain.open(path, credential: Scoped.scopedB).head
+        let pinA = try V3Keychain.open(path, credential: Scoped.scopedA).head
         let keyB = try #require(try V3Keychain.log(full).state.groups.keyID(named: Scoped.groupB))
         let pinnedB = try #require(pin.groups.first { $0.keyID == keyB })
         #expect(pinnedB.sequence > 0)
@@ -109,6 +112,12 @@ struct KeychainV3PinnedGroupsTests {
         #expect(forked.startEpoch == pinnedB.startEpoch && forked.sequence == pinnedB.sequence + 1)
         #expect(throws: KeychainError.rolledBack(expected: pin, found: pin)) {
             _ = try Self.open(path, TestKeychain.password, pin: pin)
+        }
+        #expect(throws: KeychainError.rolledBack(expected: pinB, found: pinB)) {
+            _ = try Self.open(path, Scoped.scopedB, pin: pinB)
+        }
+        #expect(throws: KeychainError.rolledBack(expected: pinA, found: pinA)) {
+            _ = try Self.open(path, Scoped.scopedA, pin: pinA)
         }
     }
 
