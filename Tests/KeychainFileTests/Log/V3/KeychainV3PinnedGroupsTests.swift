@@ -21,6 +21,13 @@ struct KeychainV3PinnedGroupsTests {
         try Keychain.open(at: path, credential: credential, options: .init(expectedHead: pin))
     }
 
+    /// Expects opening `path` with `credential` and `pin` to be refused as `rolledBack`.
+    static func expectRefused(_ path: String, _ credential: Credential, pin: Head, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(throws: KeychainError.rolledBack(expected: pin, found: pin), sourceLocation: sourceLocation) {
+            _ = try open(path, credential, pin: pin)
+        }
+    }
+
     /// Puts `bytes` back at `path` and has A's holder write to A and compact until the file's epoch is past `epoch`.
     static func rollBack(_ path: String, to bytes: [UInt8], pastEpoch epoch: UInt64) throws {
         try writeFileBytes(bytes, to: path)
@@ -47,12 +54,8 @@ struct KeychainV3PinnedGroupsTests {
         #expect(try Self.items(of: Scoped.groupB, in: V3Keychain.open(path)).count == 5)
         #expect(try Self.items(of: Scoped.groupA, in: V3Keychain.open(path)).count == 5)
         #expect(try V3Keychain.open(path).head.epoch > pinFull.epoch)
-        #expect(throws: KeychainError.rolledBack(expected: pinFull, found: pinFull)) {
-            _ = try Self.open(path, TestKeychain.password, pin: pinFull)
-        }
-        #expect(throws: KeychainError.rolledBack(expected: pinB, found: pinB)) {
-            _ = try Self.open(path, Scoped.scopedB, pin: pinB)
-        }
+        Self.expectRefused(path, TestKeychain.password, pin: pinFull)
+        Self.expectRefused(path, Scoped.scopedB, pin: pinB)
     }
 
     @Test("A keychain kept open catches up with a file A's holder rolled back past its epoch: its own head is the pin, and it refuses")
@@ -81,9 +84,7 @@ struct KeychainV3PinnedGroupsTests {
         try Self.rollBack(path, to: old, pastEpoch: pin.epoch)
         // Without a pin a full holder opens it, and group C is gone: the older key table does not name it.
         #expect(try Self.items(of: "group c", in: V3Keychain.open(path)).isEmpty)
-        #expect(throws: KeychainError.rolledBack(expected: pin, found: pin)) {
-            _ = try Self.open(path, TestKeychain.password, pin: pin)
-        }
+        Self.expectRefused(path, TestKeychain.password, pin: pin)
     }
 
     @Test("A fork of B — another page where the pin saw B's page, B's chain begun in the same epoch — compacted past the pin by A is refused")
@@ -110,15 +111,9 @@ struct KeychainV3PinnedGroupsTests {
         try Self.rollBack(path, to: try fileBytes(path), pastEpoch: pin.epoch)
         let forked = try #require(try V3Keychain.open(path).head.groups.first { $0.keyID == pinnedB.keyID })
         #expect(forked.startEpoch == pinnedB.startEpoch && forked.sequence == pinnedB.sequence + 1)
-        #expect(throws: KeychainError.rolledBack(expected: pin, found: pin)) {
-            _ = try Self.open(path, TestKeychain.password, pin: pin)
-        }
-        #expect(throws: KeychainError.rolledBack(expected: pinB, found: pinB)) {
-            _ = try Self.open(path, Scoped.scopedB, pin: pinB)
-        }
-        #expect(throws: KeychainError.rolledBack(expected: pinA, found: pinA)) {
-            _ = try Self.open(path, Scoped.scopedA, pin: pinA)
-        }
+        Self.expectRefused(path, TestKeychain.password, pin: pin)
+        Self.expectRefused(path, Scoped.scopedB, pin: pinB)
+        Self.expectRefused(path, Scoped.scopedA, pin: pinA)
     }
 
     @Test("Rewrites after the pin — scoped compactions by A and by B, a full compaction, writes in between — keep every pin")
