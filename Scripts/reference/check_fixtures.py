@@ -25,6 +25,16 @@ Prints one line per fixture and a summary; exit status 1 on any mismatch, 0 othe
 A manifest with "formatVersion": 2 is read with kcf_reference_v2 (its tornTail is {"offset": log offset,
 "mayHoldAcknowledgedData": bool}, and "repaired" says whether the read repaired log bytes or a header page);
 the reference writer then appends a put, a transaction with a deletion, and the same transaction in parts.
+
+A manifest with "formatVersion": 3 is read with kcf_reference_v3, with version 2's fields and: "scope" (null for a
+credential reaching the whole keychain, else the sorted names of the groups it reaches, "" the default group),
+"groups" and "groupHeads" in expect (the group names the opener sees; every group's head as the last applied
+commit's heads segment states it, decoded here from the log with the heads key), and "otherCredentials" (each
+{"credential", "scope", "expect"}, opened and checked as the manifest's own). The reference writer then appends, with
+every credential that opens, a put, a transaction with a deletion and the same in parts, in the groups that credential
+reaches; after the transaction every other credential of the manifest must see exactly its groups' part of it.
+
+    python3 Scripts/reference/check_fixtures.py --write-reference Fixtures/v3   # the reference's own v3 files
 """
 
 from __future__ import annotations
@@ -41,6 +51,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kcf_reference as K  # noqa: E402
 import kcf_reference_v2 as V  # noqa: E402
+import kcf_reference_v3 as V3  # noqa: E402
+import records_v3 as R3  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "Fixtures", "v1"))
@@ -52,10 +64,16 @@ TOP_FIELDS = {"name", "formatVersion", "description", "credential", "expect"}
 OPENS_FIELDS = {"outcome", "itemCount", "items", "head", "tornTail"}
 OPENS_FIELDS_V2 = OPENS_FIELDS | {"repaired"}
 FAILS_FIELDS = {"outcome", "error", "errorOffsetRange", "version"}
+TOP_FIELDS_V3 = TOP_FIELDS | {"scope", "otherCredentials"}
+OPENS_FIELDS_V3 = OPENS_FIELDS_V2 | {"groups", "groupHeads"}
+OTHER_FIELDS_V3 = {"credential", "scope", "expect"}
+HEAD_FIELDS_V3 = {"keyID", "startEpoch", "sequence", "lastTag"}
 
 
 def credential_of(manifest: dict) -> dict:
     c = manifest["credential"]
+    if not isinstance(c, dict):
+        raise ValueError(f"credential {c!r} is neither a password nor a key")
     if set(c) == {"password"}:
         return {"password": c["password"]}
     if set(c) == {"key"}:
@@ -365,6 +383,248 @@ def check_writer_append_v2(path: str, cred: dict, kc, out: list) -> str:
     return "+".join(notes)
 
 
+def v3_scope(kc):
+    """Version 3: None when the credential reaches the whole keychain, else the sorted names of its groups."""
+    return None if not kc.scoped else sorted(kc.keys.names.values())
+
+
+def v3_groups(kc) -> list:
+    """The sorted names of the groups the opener sees: a full credential every group of the key table, a scoped one
+    its own."""
+    return sorted(kc.keys.names.values())
+
+
+def v3_group_heads(kc) -> list:
+    """Every group's head as the heads segment of the last applied commit states it (§35.7: the heads box is sealed
+    under K_heads, from K_log, so every holder reads it), decoded here from that record's bytes in the log as read:
+    [{"keyID", "startEpoch", "sequence", "lastTag"}] sorted by key id."""
+    record_info = next((r for r in reversed(kc.records) if r.kind == V.KIND_COMMIT), None)
+    if record_info is None:
+        raise ValueError("no commit applied: no heads to report")
+    record = bytes(kc.log[record_info.offset:record_info.offset + record_info.length])
+    segment = R3.split(record)["segments"][-1]
+    if segment["keyID"] != 0:
+        raise ValueError(f"the last applied commit (sequence {record_info.sequence}) has no heads segment")
+    heads = R3.open_heads(record[segment["page"][0]:segment["page"][1]], 0, kc.keys.k_heads, kc.file_id, kc.epoch,
+                          record_info.sequence)
+    return [{"keyID": k, "startEpoch": h["startEpoch"], "sequence": h["groupSequence"], "lastTag": h["lastTag"].hex()}
+            for k, h in sorted(heads.items())]
+
+
+def check_opens_v3(exp: dict, kc, out: list):
+    """Version 3's fields of expect beyond version 2's: groups and groupHeads."""
+    if "groups" in exp:
+        if not isinstance(exp["groups"], list) or exp["groups"] != sorted(exp["groups"]):
+            out.append(f"manifest groups {json.dumps(exp['groups'])} are not a sorted list")
+        if exp["groups"] != v3_groups(kc):
+            out.append(f"groups expected {json.dumps(exp['groups'])}, reader {json.dumps(v3_groups(kc))}")
+    if "groupHeads" in exp:
+        heads = v3_group_heads(kc)
+        expected = exp["groupHeads"]
+        if not isinstance(expected, list):
+            out.append(f"groupHeads {json.dumps(expected)} is not a list")
+            return
+        for h in expected:
+            unknown = set(h) - HEAD_FIELDS_V3 if isinstance(h, dict) else {"(not an object)"}
+            if unknown:
+                out.append(f"groupHeads: manifest fields not understood: {sorted(unknown)}")
+        keys = [h.get("keyID") for h in expected if isinstance(h, dict)]
+        if keys != sorted(keys):
+            out.append("manifest groupHeads are not sorted by keyID")
+        exp_by_key = {h.get("keyID"): h for h in expected if isinstance(h, dict)}
+        act_by_key = {h["keyID"]: h for h in heads}
+        for k in sorted(set(exp_by_key) - set(act_by_key), key=str):
+            out.append(f"groupHeads: key id {k} expected, the last commit's heads do not name it")
+        for k in sorted(set(act_by_key) - set(exp_by_key)):
+            out.append(f"groupHeads: key id {k} {json.dumps(act_by_key[k])} in the last commit's heads, not in the "
+                       f"manifest")
+        for k in sorted(set(exp_by_key) & set(act_by_key)):
+            e, a = exp_by_key[k], act_by_key[k]
+            if any(not _same_value(e.get(f), a[f]) for f in ("startEpoch", "sequence", "lastTag")):
+                out.append(f"groupHeads: key id {k} expected {json.dumps(e, sort_keys=True)}, "
+                           f"reader {json.dumps(a, sort_keys=True)}")
+        # The reader's own chains of the groups it holds end at those heads (it checked that to open; said again).
+        for k, (start, sequence, tag) in kc.head[1].groups.items():
+            a = act_by_key.get(k)
+            if a is None or (a["startEpoch"], a["sequence"], a["lastTag"]) != (start, sequence, tag.hex()):
+                out.append(f"groupHeads: the reader's chain of key id {k} ({start}, {sequence}, {tag.hex()}) is not "
+                           f"the last commit's head {json.dumps(a)}")
+
+
+def _found(kc, version: int) -> str:
+    if version >= 2:
+        tail = v2_torn_tail(kc)
+        found = (f"opens: {len(kc.items)} items, head {kc.head[0]}, "
+                 + ("no torn tail" if tail is None else
+                    f"{'set aside' if tail['mayHoldAcknowledgedData'] else 'torn tail'} at log {tail['offset']}")
+                 + (", repaired" if v2_repaired(kc) else ""))
+        if version == 3:
+            found += f", {'scoped to ' + json.dumps(v3_scope(kc)) if kc.scoped else 'full'}, " \
+                     f"{len(v3_groups(kc))} groups"
+        return found
+    return (f"opens: {len(kc.items)} items, head {kc.head[0]}, "
+            + ("no torn tail" if kc.torn_tail is None else f"torn tail {kc.torn_tail[0]}+{kc.torn_tail[1]}"))
+
+
+def open_and_check(kcf: str, credential: dict, exp, version: int, out: list, *, scope="absent"):
+    """Opens kcf with the credential and compares what expect states (and, version 3, the scope). Returns (the
+    keychain or None, a short summary)."""
+    reader = V3 if version == 3 else V if version == 2 else K
+    if not isinstance(exp, dict):
+        out.append(f"expect {json.dumps(exp)} is not an object")
+        return None, ""
+    outcome = exp.get("outcome")
+    known = ({3: OPENS_FIELDS_V3, 2: OPENS_FIELDS_V2}.get(version, OPENS_FIELDS) if outcome == "opens"
+             else FAILS_FIELDS)
+    if outcome not in ("opens", "fails"):
+        out.append(f"outcome {outcome!r} not understood")
+    unknown = set(exp) - known
+    if unknown:
+        out.append(f"expect fields not understood for outcome {outcome!r}: {sorted(unknown)}")
+    if version == 3 and scope == "absent":
+        out.append("no scope given (version 3: null for a full credential, else the sorted group names)")
+    try:
+        kc = reader.open_keychain(kcf, credential)
+    except K.KCFError as err:
+        found = f"{ERROR_NAMES.get(type(err))}" + (f" at {err.offset} ({err.reason})" if isinstance(err, K.Corrupted)
+                                                  else f" {err.version}" if isinstance(err, K.UnsupportedVersion) else "")
+        if outcome != "fails":
+            out.append(f"outcome expected {outcome}, reader fails: {type(err).__name__}: {err}")
+        else:
+            check_fails(exp, err, out)
+            if version == 3 and scope not in (None, "absent"):
+                out.append(f"scope {json.dumps(scope)} given for a credential that does not open (the reader can "
+                           f"report none)")
+        return None, found
+    found = _found(kc, version)
+    if outcome != "opens":
+        out.append(f"outcome expected {outcome} ({exp.get('error')}), reader opens ({found})")
+        return None, found
+    check_opens(exp, kc, out)
+    if version == 3:
+        if scope != "absent" and scope != v3_scope(kc):
+            out.append(f"scope expected {json.dumps(scope)}, reader {json.dumps(v3_scope(kc))}")
+        check_opens_v3(exp, kc, out)
+    return kc, found
+
+
+def _describe(credential_json) -> str:
+    if isinstance(credential_json, dict) and "password" in credential_json:
+        return f"password {credential_json['password']!r}"
+    if isinstance(credential_json, dict) and "key" in credential_json:
+        return f"key {str(credential_json['key'])[:8]}…"
+    return json.dumps(credential_json)
+
+
+def check_writer_append_v3(path: str, cred: dict, kc, others: list, out: list) -> str:
+    """Version 3: as version 2's, in the groups the credential reaches — a put in its first group (the default group
+    for a full credential); a transaction of that put, a put in its last group and the deletion of its first live
+    item; the same transaction cut into parts. A scoped writer asked to write a file whose log bytes verified only as
+    repaired refuses (§2.6, ScopedRepairRefused) and leaves it unchanged. After the transaction every other credential
+    that opened (`others`: [(credential, keychain as it read the fixture)]) opens the result and must find exactly
+    its groups' part of the change, every other item unchanged, and the same head."""
+    notes = []
+    groups = v3_groups(kc)
+    first, last = ("" if not kc.scoped else groups[0]), groups[-1]
+    with tempfile.TemporaryDirectory(prefix="kcf-fixture-v3-") as tmp:
+        for variant in ("put", "transaction", "parts"):
+            copy = os.path.join(tmp, f"{variant}.kcf")
+            shutil.copyfile(path, copy)
+            try:
+                w = V3.WriterV3.open(copy, cred, rng=random.Random(2026), clock=lambda: 1_900_000_000_000,
+                                     part_limit=400 if variant == "parts" else V.MAX_BODY)
+            except V.SetAsideRefusal:
+                with open(copy, "rb") as a, open(path, "rb") as b:
+                    if a.read() != b.read():
+                        out.append("writer: refused over records set aside, but changed the file")
+                if kc.set_aside is None:
+                    out.append("writer: refused though nothing is set aside")
+                notes.append("refused (set aside)")
+                break
+            entries = [w.make_put(K.GENERIC_PASSWORD, {"account": f"check_fixtures {variant}", "accessGroup": first,
+                                                       "service": "Scripts/reference"}, b"appended")]
+            deleted = None
+            if variant != "put":
+                entries.append(w.make_put(K.GENERIC_PASSWORD, {"account": f"check_fixtures {variant} 2",
+                                                               "accessGroup": last, "service": "Scripts/reference"},
+                                          b"x" * 300))
+                if kc.items:
+                    deleted = sorted(kc.items)[0]
+                    entries.append(K.Delete(deleted))
+            try:
+                offsets = w.append(entries)
+            except V3.ScopedRepairRefused as e:
+                with open(copy, "rb") as a, open(path, "rb") as b:
+                    if a.read() != b.read():
+                        out.append("writer: refused a repair it cannot verify, but changed the file")
+                if not (kc.scoped and kc.repaired_log):
+                    out.append(f"writer ({variant}): refused though the reader repaired no log bytes: {e}")
+                notes.append("refused (scoped, repaired log)")
+                break
+            try:
+                after = V3.open_keychain(copy, cred)
+            except K.KCFError as e:
+                out.append(f"writer ({variant}): the appended file does not open: {type(e).__name__}: {e}")
+                continue
+            puts = [e for e in entries if isinstance(e, K.Put)]
+            new_ids = {e.item_id for e in puts}
+            problems = []
+            if len(after.records) != len(kc.records) + len(offsets):
+                problems.append(f"{len(after.records)} records, expected {len(kc.records)} + {len(offsets)}")
+            if variant == "parts" and len(offsets) < 2:
+                problems.append("the transaction was not cut into parts")
+            if v2_torn_tail(after) is not None or after.repaired_log or after.pages_to_rewrite:
+                problems.append(f"after the append: tail {v2_torn_tail(after)}, repairs {after.repairs}")
+            if after.head[0] != kc.head[0] + len(offsets) or after.records[-1].kind != V.KIND_COMMIT:
+                problems.append(f"head {after.head[0]} / kind {after.records[-1].kind}")
+            if (any(after.items.get(i) is None for i in new_ids)
+                    or after.items[entries[0].item_id].secret != b"appended"):
+                problems.append("appended item missing")
+            expected_ids = (set(kc.items) | new_ids) - ({deleted} if deleted else set())
+            if set(after.items) != expected_ids:
+                problems.append("live items differ")
+            for iid in expected_ids - new_ids:
+                a, b = after.items[iid], kc.items[iid]
+                if (a.cls, a.attributes, a.secret) != (b.cls, b.attributes, b.secret):
+                    problems.append(f"item {iid.hex()} changed")
+            if after.records[:len(kc.records)] != kc.records:
+                problems.append("earlier records changed")
+            if v3_groups(after) != groups or v3_scope(after) != v3_scope(kc):
+                problems.append(f"groups {v3_groups(after)} / scope {v3_scope(after)} after the append")
+            heads_after = {h["keyID"]: h for h in v3_group_heads(after)}
+            for k, (start, sequence, tag) in after.head[1].groups.items():
+                h = heads_after.get(k)
+                if h is None or (h["startEpoch"], h["sequence"], h["lastTag"]) != (start, sequence, tag.hex()):
+                    problems.append(f"key id {k}'s head after the append is not its chain's end")
+            if variant == "transaction":
+                for other_cred, other_kc in others:
+                    who = _describe({"password": other_cred["password"]} if "password" in other_cred
+                                    else {"key": other_cred["key"].hex()})
+                    try:
+                        seen = V3.open_keychain(copy, other_cred)
+                    except K.KCFError as e:
+                        problems.append(f"{who} cannot open the appended file: {type(e).__name__}: {e}")
+                        continue
+                    reach = set(v3_groups(other_kc))
+                    mine = {e.item_id for e in puts if e.attributes.get("accessGroup", "") in reach}
+                    want = (set(other_kc.items) | mine) - ({deleted} if deleted else set())
+                    if set(seen.items) != want:
+                        problems.append(f"{who} sees {len(seen.items)} items, expected {len(want)}")
+                    elif any((seen.items[i].cls, seen.items[i].attributes, seen.items[i].secret)
+                             != (other_kc.items[i].cls, other_kc.items[i].attributes, other_kc.items[i].secret)
+                             for i in want - mine):
+                        problems.append(f"{who}: an item it saw changed")
+                    if (seen.head[0], bytes(seen.head[1])) != (after.head[0], bytes(after.head[1])):
+                        problems.append(f"{who} reads head {seen.head[0]}, the writer's reader {after.head[0]}")
+                    if v3_group_heads(seen) != v3_group_heads(after):
+                        problems.append(f"{who} reads other heads")
+            if problems:
+                out.append(f"writer ({variant}): " + "; ".join(problems))
+            else:
+                notes.append(variant if variant != "parts" else f"{len(offsets)} parts")
+    return "+".join(notes)
+
+
 def check_fixture(manifest_path: str) -> tuple:
     """Returns (name, list of mismatches, short summary of what the reader found)."""
     out = []
@@ -374,63 +634,86 @@ def check_fixture(manifest_path: str) -> tuple:
     if m.get("name") != name:
         out.append(f"manifest name {m.get('name')!r} differs from the file name")
     version = m.get("formatVersion")
-    if version not in (1, 2):
+    if version not in (1, 2, 3):
         out.append(f"formatVersion {version!r}")
-    reader = V if version == 2 else K
-    unknown = set(m) - TOP_FIELDS
+    unknown = set(m) - (TOP_FIELDS_V3 if version == 3 else TOP_FIELDS)
     if unknown:
         out.append(f"manifest fields not understood: {sorted(unknown)}")
-    exp = m["expect"]
     kcf = manifest_path[:-5] + ".kcf"
     cred = credential_of(m)
-    outcome = exp.get("outcome")
-    known = (OPENS_FIELDS_V2 if version == 2 else OPENS_FIELDS) if outcome == "opens" else FAILS_FIELDS
-    if outcome not in ("opens", "fails"):
-        out.append(f"outcome {outcome!r} not understood")
-    unknown = set(exp) - known
-    if unknown:
-        out.append(f"expect fields not understood for outcome {outcome!r}: {sorted(unknown)}")
-    try:
-        kc = reader.open_keychain(kcf, cred)
-    except K.KCFError as err:
-        found = f"{ERROR_NAMES.get(type(err))}" + (f" at {err.offset} ({err.reason})" if isinstance(err, K.Corrupted)
-                                                  else f" {err.version}" if isinstance(err, K.UnsupportedVersion) else "")
-        if outcome != "fails":
-            out.append(f"outcome expected {outcome}, reader fails: {type(err).__name__}: {err}")
-        else:
-            check_fails(exp, err, out)
+    if version != 3:
+        kc, found = open_and_check(kcf, cred, m["expect"], version, out)
+        if kc is None:
+            return name, out, found
+        certs = check_certificates(kc, out)
+        if certs:
+            found += f"; {certs} ok" if not out else f"; {certs}"
+        appended = (check_writer_append_v2 if version == 2 else check_writer_append)(kcf, cred, kc, out)
+        if appended:
+            found += f"; writer appends ({appended}) ok"
         return name, out, found
-    if version == 2:
-        tail = v2_torn_tail(kc)
-        found = (f"opens: {len(kc.items)} items, head {kc.head[0]}, "
-                 + ("no torn tail" if tail is None else
-                    f"{'set aside' if tail['mayHoldAcknowledgedData'] else 'torn tail'} at log {tail['offset']}")
-                 + (", repaired" if v2_repaired(kc) else ""))
-    else:
-        found = (f"opens: {len(kc.items)} items, head {kc.head[0]}, "
-                 + ("no torn tail" if kc.torn_tail is None else f"torn tail {kc.torn_tail[0]}+{kc.torn_tail[1]}"))
-    if outcome != "opens":
-        out.append(f"outcome expected {outcome} ({exp.get('error')}), reader opens ({found})")
-        return name, out, found
-    check_opens(exp, kc, out)
-    certs = check_certificates(kc, out)
-    if certs:
-        found += f"; {certs} ok" if not out else f"; {certs}"
-    appended = (check_writer_append_v2 if version == 2 else check_writer_append)(kcf, cred, kc, out)
-    if appended:
-        found += f"; writer appends ({appended}) ok"
+    # Version 3: the manifest's own credential, then every other one, each checked alike.
+    views = [(m["credential"], cred, m.get("scope", "absent"), m["expect"])]
+    others = m.get("otherCredentials", [])
+    if not isinstance(others, list):
+        out.append(f"otherCredentials {json.dumps(others)} is not a list")
+        others = []
+    for n, o in enumerate(others):
+        if not isinstance(o, dict):
+            out.append(f"otherCredentials[{n}] is not an object")
+            continue
+        unknown = set(o) - OTHER_FIELDS_V3
+        if unknown:
+            out.append(f"otherCredentials[{n}]: fields not understood: {sorted(unknown)}")
+        try:
+            other = credential_of(o)
+        except (KeyError, ValueError) as e:
+            out.append(f"otherCredentials[{n}]: {e}")
+            continue
+        views.append((o["credential"], other, o.get("scope", "absent"), o.get("expect")))
+    opened, summaries = [], []
+    for n, (credential_json, credential, scope, exp) in enumerate(views):
+        problems = []
+        kc, found = open_and_check(kcf, credential, exp, 3, problems, scope=scope)
+        label = "" if n == 0 else f"otherCredentials[{n - 1}] ({_describe(credential_json)}): "
+        out.extend(label + p for p in problems)
+        summaries.append(found if n == 0 else f"[{n - 1}] "
+                         + (f"{len(kc.items)} items" + (", repaired" if v2_repaired(kc) else "") if kc is not None
+                            else found.split(" at ")[0]))
+        if kc is not None:
+            opened.append((label, credential, kc))
+    for label, credential, kc in opened:
+        certs = check_certificates(kc, out)
+        if certs and not label:
+            summaries[0] += f"; {certs}"
+    appended = []
+    for label, credential, kc in opened:
+        problems = []
+        notes = check_writer_append_v3(kcf, credential, kc, [(c, k) for _, c, k in opened if c is not credential],
+                                       problems)
+        out.extend(label + p for p in problems)
+        if notes:
+            appended.append(notes)
+    found = summaries[0] + ("" if len(summaries) == 1 else "; others: " + ", ".join(summaries[1:]))
+    if appended and not out:
+        found += "; writer appends (" + ", ".join(f"{appended.count(a)}× {a}" for a in sorted(set(appended))) + ") ok"
     return name, out, found
 
 
 def main(argv=None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["--write-reference"]:
-        import reference_fixtures_v2
         if len(args) != 2:
-            print("usage: check_fixtures.py --write-reference DIRECTORY")
+            print("usage: check_fixtures.py --write-reference DIRECTORY   (a directory named v3 gets version 3's)")
             return 2
-        names = reference_fixtures_v2.write(args[1])
-        print(f"wrote {len(names)} reference fixtures (version 2) to {args[1]}: {', '.join(names)}")
+        if os.path.basename(os.path.normpath(args[1])) == "v3":
+            import reference_fixtures_v3 as writer
+            version = 3
+        else:
+            import reference_fixtures_v2 as writer
+            version = 2
+        names = writer.write(args[1])
+        print(f"wrote {len(names)} reference fixtures (version {version}) to {args[1]}: {', '.join(names)}")
         return 0
     verbose = "-v" in args
     args = [a for a in args if a != "-v"]

@@ -1776,3 +1776,22 @@ def test_a_rewrite_names_no_group_with_pages_at_group_sequence_0(how):
         kc = reopen(data, credential)
         assert kc.set_aside is None and kc.committed_end == full.committed_end
         assert set(kc.items) == {i for i, item in full.items.items() if V3.group_of(item) == group}
+
+
+def test_worked_example_v3_trace_is_up_to_date():
+    """SPEC.md §42 quotes this trace of the Swift-written Fixtures/v3/worked-example.kcf, made by trace_v3.py from the
+    file and the passwords alone (every tag and MAC verified on the way: a failed check raises TraceFailure)."""
+    import trace_v3 as T
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.normpath(os.path.join(here, "..", ".."))
+    fixtures = os.path.join(root, "Fixtures", "v3")
+    with open(os.path.join(fixtures, "worked-example.json"), encoding="utf-8") as f:
+        manifest = json.load(f)
+    args = (os.path.join(fixtures, "worked-example.kcf"), manifest["credential"]["password"], "the mail app's password",
+            "hunter2", manifest)
+    with open(os.path.join(here, "worked-example-v3-trace.md"), encoding="utf-8") as f:
+        assert f.read() == T.trace(*args)
+    with open(os.path.join(root, "SPEC.md"), encoding="utf-8") as f:
+        spec = f.read()
+    start = spec.index("### 42.1 ")
+    assert spec[start:] == T.trace(*args, spec=True)

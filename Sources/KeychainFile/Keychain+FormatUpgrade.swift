@@ -1,6 +1,7 @@
 extension Keychain {
-    /// The format version of the open file: 1 or 2 (SPEC.md §12). A file of version 1 stays so until it is first
-    /// rewritten: by ``upgradeFormat()``, ``compact()`` (or auto-compaction) or a change of its credentials.
+    /// The format version of the open file: 1, 2 or 3 (SPEC.md §12). A file of version 1 stays so until it is
+    /// first rewritten: by ``upgradeFormat()``, ``compact()`` (or auto-compaction) or a change of its credentials.
+    /// Versions 2 and 3 stay as they are.
     public var fileFormatVersion: Int { withLock { log.formatVersion } }
 
     /// Rewrites a file of format version 1 as version 2 (SPEC.md §26.7), with the same items, file id and master

@@ -134,7 +134,7 @@ extension Keychain {
         return report
     }
 
-    /// Refuses a file of format version 3 (Docs/SpecVersion3Draft.md §41), whose salvage is not built, before
+    /// Refuses a file of format version 3 (SPEC.md §41), whose salvage is not built, before
     /// anything is read with another version's rules or copied.
     private static func refuseVersion3(_ path: String, fileSystem: any FileSystem) throws(KeychainError) {
         let file = try fileSystem.openExisting(path)

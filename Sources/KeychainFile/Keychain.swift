@@ -73,8 +73,10 @@ public final class Keychain: @unchecked Sendable {
         public var additionalCredentials: [Credential]
         /// When commits compact the file on their own. Default: when half the file is dead.
         public var autoCompaction: AutoCompaction
-        /// The format version of the new file (SPEC.md §12): 2, the default, or 1 for a file that readers of
-        /// this library before version 2 must open too (its first rewrite makes it version 2).
+        /// The format version of the new file (SPEC.md §12): 2, the default; 3 for access groups sealed under
+        /// keys of their own and credentials scoped to groups (SPEC.md §30); or 1 for a file that readers of this
+        /// library before version 2 must open too (its first rewrite makes it version 2). Nothing rewrites a
+        /// version 2 file as version 3: a keychain is created at version 3.
         public var formatVersion: Int = Keychain.formatVersion
         /// Whether rewrites keep a file of format version 1 at version 1 (``Keychain/keepsFormatVersion``).
         /// Default: `false`.
@@ -91,7 +93,7 @@ public final class Keychain: @unchecked Sendable {
         ///     by default.
         ///   - additionalCredentials: More passwords or keys that open the keychain.
         ///   - autoCompaction: When commits compact the file on their own.
-        ///   - formatVersion: The new file's format version: 2 (the default) or 1.
+        ///   - formatVersion: The new file's format version: 2 (the default), 3 or 1.
         ///   - keepsFormatVersion: Whether rewrites keep a file of format version 1 at version 1.
         public init(
             passwordKeyDerivation: PasswordKeyDerivation = .standard, additionalCredentials: [Credential] = [],
@@ -111,7 +113,7 @@ public final class Keychain: @unchecked Sendable {
         ///   - passwordIterations: The PBKDF2 cost of password slots.
         ///   - additionalCredentials: More passwords or keys that open the keychain.
         ///   - autoCompaction: When commits compact the file on their own.
-        ///   - formatVersion: The new file's format version: 2 (the default) or 1.
+        ///   - formatVersion: The new file's format version: 2 (the default), 3 or 1.
         ///   - keepsFormatVersion: Whether rewrites keep a file of format version 1 at version 1.
         public init(
             passwordIterations: PasswordIterations, additionalCredentials: [Credential] = [],
@@ -247,10 +249,6 @@ public final class Keychain: @unchecked Sendable {
                  clock: { Date() }, fileSystem: PosixFileSystem())
     }
 
-    /// Lets `create` write format version 3 (issue 31), for the tests of its engine while it is being built: until
-    /// SPEC.md and Fixtures/ describe version 3, no other caller can make such a file.
-    @TaskLocal static var createsUnfinishedVersion3 = false
-
     static func create(
         at path: String, credential: Credential, options: CreationOptions, random: RandomSource,
         clock: @escaping @Sendable () -> Date, fileSystem: any FileSystem
@@ -258,11 +256,10 @@ public final class Keychain: @unchecked Sendable {
         var generator = random
         let credentials = [credential] + options.additionalCredentials
         guard credentials.count <= Format.maximumSlots else { throw .invalidParameter("at most 16 credentials (key slots)") }
-        let unfinishedVersion3 = options.formatVersion == 3 && Self.createsUnfinishedVersion3
-        guard options.formatVersion == 1 || options.formatVersion == 2 || unfinishedVersion3 else {
-            throw .invalidParameter("format version \(options.formatVersion) is not one this library writes (1 or 2)")
+        guard (1...3).contains(options.formatVersion) else {
+            throw .invalidParameter("format version \(options.formatVersion) is not one this library writes (1, 2 or 3)")
         }
-        if unfinishedVersion3, credentials.count > 1 {
+        if options.formatVersion == 3, credentials.count > 1 {
             throw .invalidParameter("a version 3 keychain is created with one credential (more are added later)")
         }
         // Version 1 holds only PBKDF2 password slots: Argon2id asked for there is refused before anything is made.
@@ -281,7 +278,7 @@ public final class Keychain: @unchecked Sendable {
         _ = try lockFile.lock(exclusive: true, wait: true)
         defer { lockFile.unlock() }
         let (log, index): (any KeychainLog, ItemIndex)
-        if unfinishedVersion3 {
+        if options.formatVersion == 3 {
             (log, index) = try RecordLogV3.create(
                 at: file, credential: credential, keyDerivation: options.passwordKeyDerivation, fileSystem: fileSystem, clock: clock,
                 using: &generator)

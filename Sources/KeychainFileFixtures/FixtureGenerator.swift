@@ -3,7 +3,7 @@ import Foundation
 import KeychainCrypto
 import KeychainTestSupport
 
-/// Writes the conformance fixtures of `Fixtures/v1` or `Fixtures/v2`: `NAME.kcf` and its manifest `NAME.json` (the format
+/// Writes the conformance fixtures of `Fixtures/v1`, `Fixtures/v2` or `Fixtures/v3`: `NAME.kcf` and its manifest `NAME.json` (the format
 /// of the manifest is in `Fixtures/README.md`). Every random value comes from a seeded generator and every
 /// date from a set clock, so running it again writes byte-identical files.
 public enum FixtureGenerator {
@@ -21,6 +21,6 @@ public enum FixtureGenerator {
 
     /// The names of all fixtures of `formatVersion`, in the order they are written.
     public static func names(formatVersion: Int = 1) -> [String] {
-        (formatVersion == 2 ? FixtureWriter.catalogueV2 : FixtureWriter.catalogue).map(\.name)
+        FixtureWriter.catalogue(formatVersion: formatVersion).map(\.name)
     }
 }

@@ -8,9 +8,14 @@ final class FixtureKeychain {
     let path: String
     let credential: Credential
     let credentialJSON: ManifestJSON
-    let keychain: Keychain
+    /// The keychain the changes go through: the one created, or for a while another opened on the same file
+    /// (``through(_:_:)``), such as a credential scoped to some groups.
+    private(set) var keychain: Keychain
     let clock: FixtureClock
     private(set) var expected: [PersistentReference: (attributes: ItemAttributes, secret: [UInt8])] = [:]
+    /// Every access group an item was ever put in, and the default group (format version 3 keeps a group, with
+    /// its key, once it was added: SPEC.md §32).
+    private(set) var groups: Set<String> = [""]
 
     /// Fixtures use 1,000 PBKDF2 iterations: deliberately insecure, so that test suites do not spend their
     /// time in the key derivation (the KDF has its own vectors).
@@ -41,6 +46,7 @@ final class FixtureKeychain {
         let now = clock.advance()
         let reference = try keychain.add(attributes, secret: secret)
         expected[reference] = (try stamp(attributes.withDefaults(), created: now, modified: now), secret)
+        groups.insert(groupName(attributes))
         return reference
     }
 
@@ -72,6 +78,7 @@ final class FixtureKeychain {
         for (reference, state) in expected where query.matches(state.attributes) {
             var attributes = state.attributes
             for (attribute, value) in changes { attributes = try attributes.setting(attribute, to: value) }
+            groups.insert(groupName(attributes))
             attributes = try attributes.setting(.modificationDate, to: .date(now))
             expected[reference] = (attributes, secret ?? state.secret)
             changed += 1
@@ -97,6 +104,7 @@ final class FixtureKeychain {
         }
         for (reference, (attributes, secret)) in zip(references, items) {
             expected[reference] = (try stamp(attributes.withDefaults(), created: now, modified: now), secret)
+            groups.insert(groupName(attributes))
         }
     }
 
@@ -113,7 +121,38 @@ final class FixtureKeychain {
         for reference in removed { expected.removeValue(forKey: reference) }
         for (reference, (attributes, secret)) in zip(references, items) {
             expected[reference] = (try stamp(attributes.withDefaults(), created: now, modified: now), secret)
+            groups.insert(groupName(attributes))
         }
+    }
+
+    // MARK: Format version 3
+
+    /// Makes the changes of `body` through `other`, a keychain opened on the same file (with a scoped credential,
+    /// say), mirrored in `expected` as any other change; then goes on with the keychain created.
+    func through(_ other: Keychain, _ body: () throws -> Void) throws {
+        let created = keychain
+        keychain = other
+        defer { keychain = created }
+        try body()
+        keychain = created
+        try created.refresh()
+    }
+
+    /// Opens the file with `credential`, with the fixture's clock and a generator seeded by `seed`.
+    func open(with credential: Credential, seed: UInt64) throws -> Keychain {
+        let clock = self.clock
+        return try Keychain.open(at: path, credential: credential, randomSource: FixtureRandom(seed: seed), clock: { clock.now })
+    }
+
+    /// Adds a credential that reaches only `groups` (SPEC.md §33; a rewrite).
+    func addCredential(_ credential: Credential, scope groups: [String]) throws {
+        try keychain.addCredential(credential, scope: .groups(groups), keyDerivation: .pbkdf2(Self.iterations))
+    }
+
+    /// Replaces the slot `old` opens with one for `new` and renews the keys, giving them to every other slot (a
+    /// rotation, SPEC.md §38.6).
+    func changeCredentialRenewingKeys(from old: Credential, to new: Credential) throws {
+        try keychain.changeCredential(from: old, to: new, keyDerivation: .pbkdf2(Self.iterations))
     }
 
     private func stamp(_ attributes: ItemAttributes, created: Date, modified: Date) throws -> ItemAttributes {
@@ -124,7 +163,13 @@ final class FixtureKeychain {
 
     /// The expected items, sorted by id, as manifest JSON.
     func expectedItemsJSON() -> ManifestJSON {
-        FixtureModel(expected: expected).itemsJSON()
+        model.itemsJSON()
+    }
+
+    /// What a reader must find: the items, the groups, and the groups' heads as the writer's last commit states
+    /// them (format version 3; none before).
+    var model: FixtureModel {
+        FixtureModel(expected: expected, groups: groups, groupHeads: keychain.head.groups)
     }
 
     func headJSON() -> ManifestJSON {

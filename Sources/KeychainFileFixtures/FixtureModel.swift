@@ -2,9 +2,29 @@ import Foundation
 @_spi(Fixtures) import KeychainFile
 import KeychainCrypto
 
-/// The items a fixture must contain.
+/// The items a fixture must contain; in format version 3 also its groups and their heads.
 struct FixtureModel {
     let expected: [PersistentReference: (attributes: ItemAttributes, secret: [UInt8])]
+    var groups: Set<String> = [""]
+    var groupHeads: [Head.Group] = []
+
+    /// What a credential reaching only `scope` sees: the items of those groups, and those groups. Heads are read
+    /// by every holder (SPEC.md §35.7) and stay.
+    func scoped(to scope: [String]) -> FixtureModel {
+        FixtureModel(expected: expected.filter { scope.contains(groupName($0.value.attributes)) },
+                     groups: groups.intersection(scope), groupHeads: groupHeads)
+    }
+
+    func groupsJSON() -> ManifestJSON { .array(groups.sorted().map { .string($0) }) }
+
+    func groupHeadsJSON() -> ManifestJSON {
+        .array(groupHeads.sorted { $0.keyID < $1.keyID }.map {
+            .object([
+                "keyID": .integer(Int64($0.keyID)), "startEpoch": .integer(Int64($0.startEpoch)),
+                "sequence": .integer(Int64($0.sequence)), "lastTag": .string(hex($0.lastTag)),
+            ])
+        })
+    }
 
     func itemsJSON() -> ManifestJSON {
         let sorted = expected.sorted { hex($0.key.itemID.bytes) < hex($1.key.itemID.bytes) }
@@ -17,4 +37,10 @@ struct FixtureModel {
             ])
         })
     }
+}
+
+/// The access group an item's attributes name; the default group (the empty name) when none.
+func groupName(_ attributes: ItemAttributes) -> String {
+    if case .string(let name)? = attributes[.accessGroup] { return name }
+    return ""
 }

@@ -167,7 +167,7 @@ extension FixtureWriter {
         try Data(bytes).write(to: URL(fileURLWithPath: built.after.path))
         let end = try logEnd(ofFileSize: built.beforeBytes.count)
         return tornTailV2(
-            opens(model: FixtureModel(expected: built.before.expected), credentialJSON: Self.passwordJSON, head: built.before.headJSON(),
+            opens(model: built.before.model, credentialJSON: Self.passwordJSON, head: built.before.headJSON(),
                   "three adds, then a fourth whose record reached the file but whose commit slot did not (a crash): the record is a remnant, not applied, and the next write cuts it"),
             offset: end, mayHoldAcknowledgedData: false)
     }
@@ -179,7 +179,7 @@ extension FixtureWriter {
         try Data(bytes).write(to: URL(fileURLWithPath: built.after.path))
         let end = try logEnd(ofFileSize: built.beforeBytes.count)
         return tornTailV2(
-            opens(model: FixtureModel(expected: built.before.expected), credentialJSON: Self.passwordJSON, head: built.before.headJSON(),
+            opens(model: built.before.model, credentialJSON: Self.passwordJSON, head: built.before.headJSON(),
                   "three adds, then a fourth whose commit slot reached the disk but whose record and the file's new size did not (a power loss): the file opens with what the older commit holds, and the newest commit, acknowledged, is reported as lost — writes are refused until the file is repaired"),
             offset: end, mayHoldAcknowledgedData: true)
     }
@@ -195,7 +195,7 @@ extension FixtureWriter {
         }
         try Data(bytes).write(to: URL(fileURLWithPath: built.after.path))
         return tornTailV2(
-            opens(model: FixtureModel(expected: built.before.expected), credentialJSON: Self.passwordJSON, head: built.before.headJSON(),
+            opens(model: built.before.model, credentialJSON: Self.passwordJSON, head: built.before.headJSON(),
                   "four adds; the last one's record and the parity in both commit slots damaged beyond repair: the records of the newest commit are set aside as possibly acknowledged, never cut, and writes are refused"),
             offset: end, mayHoldAcknowledgedData: true)
     }

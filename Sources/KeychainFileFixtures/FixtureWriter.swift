@@ -8,7 +8,7 @@ import KeychainTestSupport
 struct FixtureWriter {
     let directory: String
     let certificates: String
-    /// The format version of the keychains written: the catalogue of `Fixtures/v1` or of `Fixtures/v2`.
+    /// The format version of the keychains written: the catalogue of `Fixtures/v1`, `Fixtures/v2` or `Fixtures/v3`.
     let formatVersion: Int
 
     typealias Make = @Sendable (FixtureWriter, String) throws -> ManifestJSON
@@ -52,12 +52,22 @@ struct FixtureWriter {
         ("not-a-keychain", { try $0.notAKeychain($1) }),
     ]
 
+    /// The catalogue of `formatVersion`.
+    static func catalogue(formatVersion: Int) -> [(name: String, make: Make)] {
+        switch formatVersion {
+        case 2: return catalogueV2
+        case 3: return catalogueV3
+        default: return catalogue
+        }
+    }
+
     func writeAll() throws {
-        for entry in formatVersion == 2 ? Self.catalogueV2 : Self.catalogue {
+        for entry in Self.catalogue(formatVersion: formatVersion) {
             var manifest = try entry.make(self, entry.name)
             if case .object(var members) = manifest {
                 members["name"] = .string(entry.name)
                 members["formatVersion"] = .integer(Int64(formatVersion))
+                if formatVersion == 3, members["scope"] == nil { members["scope"] = .null }
                 manifest = .object(members)
             }
             try Data(manifest.rendered().utf8).write(to: URL(fileURLWithPath: path(entry.name, "json")))
@@ -76,7 +86,7 @@ struct FixtureWriter {
     /// A fixture whose file opens; the manifest lists every item.
     func opens(_ fixture: FixtureKeychain, _ description: String, tornTail: (offset: Int, byteCount: Int)? = nil,
                credentialJSON: ManifestJSON? = nil, head: ManifestJSON? = nil) -> ManifestJSON {
-        opens(model: FixtureModel(expected: fixture.expected), credentialJSON: credentialJSON ?? fixture.credentialJSON,
+        opens(model: fixture.model, credentialJSON: credentialJSON ?? fixture.credentialJSON,
               head: head ?? fixture.headJSON(), description, tornTail: tornTail)
     }
 
@@ -92,12 +102,19 @@ struct FixtureWriter {
         if let tornTail {
             expect["tornTail"] = .object(["offset": .integer(Int64(tornTail.offset)), "byteCount": .integer(Int64(tornTail.byteCount))])
         }
-        if formatVersion == 2 { expect["repaired"] = .boolean(false) }
-        return .object([
+        if formatVersion >= 2 { expect["repaired"] = .boolean(false) }
+        var manifest: [String: ManifestJSON] = [
             "description": .string(description),
             "credential": credentialJSON,
             "expect": .object(expect),
-        ])
+        ]
+        if formatVersion == 3 {
+            expect["groups"] = model.groupsJSON()
+            expect["groupHeads"] = model.groupHeadsJSON()
+            manifest["expect"] = .object(expect)
+            manifest["scope"] = .null
+        }
+        return .object(manifest)
     }
 
     /// A fixture whose file must fail to open with `error`; `range` is where a `corrupted` error's offset

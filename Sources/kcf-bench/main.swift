@@ -8,7 +8,7 @@ import Darwin
 ///
 ///     swift run -c release kcf-bench crypto [--json] [--seconds S]
 ///     swift run -c release kcf-bench ct [--calls N] [--only TEXT]
-///     swift run -c release kcf-bench store [--json] [--items N…] [--format 1|2]
+///     swift run -c release kcf-bench store [--json] [--items N…] [--format 1|2|3]
 ///     swift run -c release kcf-bench reed-solomon [--json] [--seconds S] [--megabytes M]
 ///     swift run -c release kcf-bench write-pattern [--operations N]
 ///     swift run -c release kcf-bench open-v2 [--items N…]
@@ -45,7 +45,7 @@ let usage = """
       --lookups N    finds and secret reads timed per size (store; default 20000)
       --skip-kdf     do not time opening with a password (store; for profiling)
       --memory-phases print each phase's peak resident memory to stderr (store)
-      --format N     the format version of the files measured (store; 1 or 2; default 2)
+      --format N     the format version of the files measured (store; 1, 2 or 3; default 2)
     """
 
 func fail(_ message: String) -> Never {
@@ -116,7 +116,7 @@ while !arguments.isEmpty {
     case "--memory-phases": memoryPhases = true
     case "--format":
         formatVersion = positiveWholeNumber(after: option)
-        guard formatVersion == 1 || formatVersion == 2 else { fail("--format needs 1 or 2") }
+        guard (1...3).contains(formatVersion) else { fail("--format needs 1, 2 or 3") }
     case "--operations": operations = positiveWholeNumber(after: option)
     case "--lookups": lookups = positiveWholeNumber(after: option)
     case "--megabytes": megabytes = positiveWholeNumber(after: option)

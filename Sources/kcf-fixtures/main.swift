@@ -1,8 +1,8 @@
 import Foundation
 import KeychainFileFixtures
 
-/// kcf-fixtures: writes the conformance fixtures of Fixtures/v1 or Fixtures/v2 from seeded randomness; the
-/// directory's name (`v1`, `v2`) says which format version.
+/// kcf-fixtures: writes the conformance fixtures of Fixtures/v1, v2 or v3 from seeded randomness; the
+/// directory's name (`v1`, `v2`, `v3`) says which format version.
 ///
 ///     swift run kcf-fixtures write Fixtures/v2      (replaces the fixture files there)
 ///     swift run kcf-fixtures check Fixtures/v2      (regenerates into a temporary directory and compares)
@@ -14,8 +14,8 @@ guard arguments.count == 2, ["write", "check"].contains(arguments[0]) else {
 let target = arguments[1]
 let certificates = URL(fileURLWithPath: target).deletingLastPathComponent().appendingPathComponent("certificates").path
 let versionName = URL(fileURLWithPath: target).lastPathComponent
-guard let formatVersion = ["v1": 1, "v2": 2][versionName] else {
-    FileHandle.standardError.write(Data("kcf-fixtures: the directory must be named v1 or v2 (the format version), not \(versionName)\n".utf8))
+guard let formatVersion = ["v1": 1, "v2": 2, "v3": 3][versionName] else {
+    FileHandle.standardError.write(Data("kcf-fixtures: the directory must be named v1, v2 or v3 (the format version), not \(versionName)\n".utf8))
     exit(2)
 }
 

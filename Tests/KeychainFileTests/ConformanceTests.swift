@@ -4,10 +4,10 @@ import Testing
 import KeychainCrypto
 import KeychainFileFixtures
 
-/// Runs Fixtures/v1 and Fixtures/v2 as the conformance suite Fixtures/README.md describes, and checks that the
-/// generator reproduces every fixture byte for byte. Fixtures/v2's `reference-*` files were written by the
+/// Runs Fixtures/v1, v2 and v3 as the conformance suite Fixtures/README.md describes, and checks that the
+/// generator reproduces every fixture byte for byte. The `reference-*` files of v2 and v3 were written by the
 /// independent Python implementation (Scripts/reference), not by this library's generator.
-@Suite("Conformance fixtures (Fixtures/v1, Fixtures/v2)")
+@Suite("Conformance fixtures (Fixtures/v1, v2, v3)")
 struct ConformanceTests {
     static let fixtures = RepositoryFiles.fixtures
 
@@ -19,10 +19,10 @@ struct ConformanceTests {
 
     /// Every fixture of both versions, as `v1/NAME`.
     static var allFixtures: [String] {
-        ["v1", "v2"].flatMap { version in manifestNames(version).map { "\(version)/\($0)" } }
+        ["v1", "v2", "v3"].flatMap { version in manifestNames(version).map { "\(version)/\($0)" } }
     }
 
-    @Test("Every fixture in the catalogue has a file and a manifest", arguments: [1, 2])
+    @Test("Every fixture in the catalogue has a file and a manifest", arguments: [1, 2, 3])
     func catalogueComplete(formatVersion: Int) {
         let generated = Self.manifestNames("v\(formatVersion)").filter { !$0.hasPrefix("reference-") }
         #expect(generated == FixtureGenerator.names(formatVersion: formatVersion).sorted())
@@ -33,24 +33,38 @@ struct ConformanceTests {
     func fixture(name: String) throws {
         let manifestURL = Self.fixtures.appendingPathComponent("\(name).json")
         let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
-        let credentialObject = try #require(manifest["credential"] as? [String: Any])
+        try Self.check(name: name, credentialObject: try #require(manifest["credential"] as? [String: Any]),
+                       scope: manifest["scope"], expect: try #require(manifest["expect"] as? [String: Any]))
+        // Format version 3: every other credential of the file, each with what it must see.
+        for (index, other) in ((manifest["otherCredentials"] as? [[String: Any]]) ?? []).enumerated() {
+            try Self.check(name: "\(name), other credential \(index)", credentialObject: try #require(other["credential"] as? [String: Any]),
+                           scope: other["scope"], expect: try #require(other["expect"] as? [String: Any]))
+        }
+    }
+
+    /// Opens a copy of the fixture with one credential and compares what it finds with `expect`; `scope` is the
+    /// manifest's (format version 3: `NSNull` for a full credential, or the groups it reaches).
+    static func check(name: String, credentialObject: [String: Any], scope: Any?, expect: [String: Any]) throws {
+        let fixtureName = name.components(separatedBy: ",")[0]
         let credential: Credential
         if let password = credentialObject["password"] as? String {
             credential = .password(password)
         } else {
             credential = .key(SymmetricKey(data: try hex(try #require(credentialObject["key"] as? String))))
         }
-        let expect = try #require(manifest["expect"] as? [String: Any])
         // Opened from a copy: opening creates a lock file beside the keychain (SPEC.md §16), which does not
         // belong in Fixtures/.
         let directory = TemporaryDirectory()
         let path = directory.file("fixture.kcf")
-        try FileManager.default.copyItem(atPath: Self.fixtures.appendingPathComponent("\(name).kcf").path, toPath: path)
+        try FileManager.default.copyItem(atPath: Self.fixtures.appendingPathComponent("\(fixtureName).kcf").path, toPath: path)
         let outcome = Result { () throws(KeychainError) in try Keychain.open(at: path, credential: credential) }
 
         switch (expect["outcome"] as? String, outcome) {
         case ("opens", .success(let keychain)):
             try Self.compare(keychain, with: expect, name: name)
+            if let scope {
+                try Self.compareVersion3(keychain, scope: scope, with: expect, name: name)
+            }
         case ("fails", .failure(let error)):
             switch (expect["error"] as? String, error) {
             case ("wrongCredentials", .wrongCredentials), ("notAKeychain", .notAKeychain): break
@@ -123,7 +137,23 @@ struct ConformanceTests {
         }
     }
 
-    @Test("Regenerating the fixtures writes byte-identical files", arguments: [1, 2])
+    /// Version 3's fields: what the credential reaches, the groups it sees, and every group's head.
+    static func compareVersion3(_ keychain: Keychain, scope: Any, with expect: [String: Any], name: String) throws {
+        if let groups = scope as? [String] {
+            #expect(keychain.scope.accessGroups?.sorted() == groups, "\(name) scope")
+        } else {
+            #expect(scope is NSNull, "\(name): scope is null or a list of groups")
+            #expect(keychain.scope == .full, "\(name) scope")
+        }
+        let log = try V3Keychain.log(keychain)
+        #expect(log.state.groups.names.values.sorted() == (expect["groups"] as? [String]), "\(name) groups")
+        let heads = try #require(expect["groupHeads"] as? [[String: Any]], "\(name) groupHeads")
+        #expect(keychain.head.groups.map { "\($0.keyID).\($0.startEpoch).\($0.sequence).\($0.lastTag.hexString)" }
+                == heads.map { "\($0["keyID"] ?? "").\($0["startEpoch"] ?? "").\($0["sequence"] ?? "").\($0["lastTag"] ?? "")" },
+                "\(name) group heads")
+    }
+
+    @Test("Regenerating the fixtures writes byte-identical files", arguments: [1, 2, 3])
     func reproducible(formatVersion: Int) throws {
         let scratch = NSTemporaryDirectory() + "kcf-fixtures-test-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)

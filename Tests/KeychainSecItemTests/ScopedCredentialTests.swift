@@ -18,9 +18,7 @@ struct ScopedCredentialTests {
         let path = directory + "/shared.kcf"
         var options = Keychain.CreationOptions(passwordIterations: .insecureForTesting(1_000))
         options.formatVersion = 3
-        let full = try Keychain.$createsUnfinishedVersion3.withValue(true) {
-            try Keychain.create(at: path, credential: TemporaryKeychain.credential, options: options)
-        }
+        let full = try Keychain.create(at: path, credential: TemporaryKeychain.credential, options: options)
         for group in [AccessGroupTests.mailGroup, AccessGroupTests.calendarGroup, AccessGroupTests.shared] {
             try full.add(GenericPassword(service: "seed", account: group, password: "seed", accessGroup: group))
         }

@@ -1,5 +1,5 @@
 extension Head {
-    /// Where one access group's chain of pages stood at a version 3 head (Docs/SpecVersion3Draft.md §37.5): the key
+    /// Where one access group's chain of pages stood at a version 3 head (SPEC.md §37.5): the key
     /// id the file gives the group, the epoch its chain began in, the group sequence of its last page and that
     /// page's tag (the group's start value when it had none).
     ///

@@ -1,7 +1,7 @@
 /// The newest record of a keychain: the file's epoch, and the sequence number and chain value of its last
 /// record — and, for a version 3 file, where each access group's chain stood (``groups``). An application can store
 /// it somewhere an attacker cannot write and pass it to ``Keychain/open(at:credential:options:)`` later, which then
-/// refuses a file rolled back to an older copy (SPEC.md §13, §15.4; Docs/SpecVersion3Draft.md §37.5).
+/// refuses a file rolled back to an older copy (SPEC.md §13, §15.4; SPEC.md §37.5).
 ///
 /// For example:
 /// ```swift

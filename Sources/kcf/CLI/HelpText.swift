@@ -51,7 +51,9 @@ enum HelpText {
             "  manager, and never export it in an interactive shell.",
         ]),
         HelpSection(heading: "format versions:", manualHeading: "FORMAT VERSIONS", lines: [
-            "New keychains are format version 2; kcf reads versions 1 and 2. A version 1 keychain becomes",
+            "New keychains are format version 2; kcf reads versions 1, 2 and 3. create-keychain",
+            "--format-version 3 makes a keychain whose access groups are sealed under keys of their own,",
+            "for passwords that reach only some groups (add-credential --groups). A version 1 keychain becomes",
             "version 2 at its first rewrite: compact, change-password, automatic compaction after a change",
             "(once half of a file of at least 1 MiB is dead), or upgrade. With $KCF_KEEP_FORMAT_VERSION=1",
             "every command but upgrade keeps it version 1, for readers that know only version 1.",
@@ -68,7 +70,7 @@ enum HelpText {
 
     /// What `kcf --version` prints.
     static var version: String {
-        "kcf (KeychainFile): writes keychain format version \(Keychain.formatVersion), reads versions 1 to \(Keychain.formatVersion)"
+        "kcf (KeychainFile): writes keychain format version \(Keychain.formatVersion) (3 when asked), reads versions 1 to 3"
     }
 
     /// What `kcf help` prints.

@@ -28,8 +28,8 @@ enum KeychainPasswordCommands {
 
     /// The option that chooses the format version of a new file.
     private static let formatVersionOption = OptionSpec(
-        long: "format-version", .value("N"), values: .choices(["1", "2"]),
-        help: "the file's format version: 1 or 2 (default: the library's, for new keychains)")
+        long: "format-version", .value("N"), values: .choices(["1", "2", "3"]),
+        help: "the file's format version: 1, 2 or 3 (default: the library's, for new keychains)")
 
     static let createKeychain = Command(
         name: "create-keychain", summary: "create a new, empty keychain file",
@@ -38,7 +38,9 @@ enum KeychainPasswordCommands {
         details: [passwordDetails, keyDerivationDetails, """
             Missing directories above the file are created with mode 0700; the file gets 0600. --format-version 1
             writes a file that readers knowing only version 1 can open too; its first rewrite makes it version 2
-            unless $KCF_KEEP_FORMAT_VERSION=1 (see "format versions" in kcf help).
+            unless $KCF_KEEP_FORMAT_VERSION=1 (see "format versions" in kcf help). --format-version 3 seals each
+            access group under a key of its own, so that add-credential --groups can give a password that reaches
+            only some groups (SPEC.md §30); nothing rewrites a version 2 file as version 3.
             """],
         run: { (context) throws(CommandError) in try createKeychain(context) })
 
@@ -81,8 +83,8 @@ enum KeychainPasswordCommands {
         let keyDerivation = try keyDerivation(context)
         var options = Keychain.CreationOptions(passwordKeyDerivation: keyDerivation)
         if let text = context.value("format-version") {
-            guard let version = Int(text), version == 1 || version == 2 else {
-                throw .usage("--format-version takes 1 or 2")
+            guard let version = Int(text), (1...3).contains(version) else {
+                throw .usage("--format-version takes 1, 2 or 3")
             }
             options.formatVersion = version
         }

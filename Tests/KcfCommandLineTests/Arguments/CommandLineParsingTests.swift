@@ -23,7 +23,7 @@ struct CommandLineParsingTests {
         for arguments in [["--version"], ["find-generic-password", "--version"]] {
             let result = try sandbox.run(arguments)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
-            #expect(result.stdout == "kcf (KeychainFile): writes keychain format version 2, reads versions 1 to 2\n")
+            #expect(result.stdout == "kcf (KeychainFile): writes keychain format version 2 (3 when asked), reads versions 1 to 3\n")
             #expect(result.stderr.isEmpty)
         }
         #expect(!FileManager.default.fileExists(atPath: sandbox.keychain), "--version opens no keychain")

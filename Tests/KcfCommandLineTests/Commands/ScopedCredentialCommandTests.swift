@@ -18,9 +18,7 @@ struct ScopedCredentialCommandTests {
         let sandbox = try KcfSandbox()
         var options = Keychain.CreationOptions(passwordIterations: .insecureForTesting(1_000))
         options.formatVersion = 3
-        let keychain = try Keychain.$createsUnfinishedVersion3.withValue(true) {
-            try Keychain.create(at: sandbox.keychain, credential: .password(KcfSandbox.password), options: options)
-        }
+        let keychain = try Keychain.create(at: sandbox.keychain, credential: .password(KcfSandbox.password), options: options)
         for item in items {
             try keychain.add(GenericPassword(service: "svc", account: item.account, password: item.secret, accessGroup: item.group))
         }

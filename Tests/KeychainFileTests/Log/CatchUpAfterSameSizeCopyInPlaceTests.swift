@@ -12,9 +12,7 @@ import Testing
 struct CatchUpAfterSameSizeCopyInPlaceTests {
     /// A new keychain of `formatVersion` at `directory/name`.
     static func create(_ formatVersion: Int, in directory: TemporaryDirectory, name: String) throws -> Keychain {
-        try Keychain.$createsUnfinishedVersion3.withValue(formatVersion == 3) {
-            try TestKeychain.create(in: directory, name: name, formatVersion: formatVersion)
-        }
+        try TestKeychain.create(in: directory, name: name, formatVersion: formatVersion)
     }
 
     /// Opens `path`, keeping a version 1 file at version 1 through its rewrites.

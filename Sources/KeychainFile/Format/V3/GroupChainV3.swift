@@ -25,7 +25,7 @@ struct GroupChainV3: Sendable {
     private(set) var sequence: UInt64 = 0
     /// The last page's tag; the start value before the first page.
     private(set) var lastTag: [UInt8]
-    /// For an open against a pinned head (Docs/SpecVersion3Draft.md §37.5): the group sequence of the pinned page,
+    /// For an open against a pinned head (SPEC.md §37.5): the group sequence of the pinned page,
     /// and that page's tag once the chain has passed it.
     let watchedSequence: UInt64?
     private(set) var watchedTag: [UInt8]?

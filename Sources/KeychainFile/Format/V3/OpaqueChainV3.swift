@@ -18,7 +18,7 @@ struct OpaqueChainV3: Sendable, Equatable {
     private(set) var lastTag: [UInt8] = []
     /// The bytes of those segments, headers included: what a scoped rewrite copies.
     private(set) var byteCount = 0
-    /// For an open against a pinned head (Docs/SpecVersion3Draft.md §37.5): the group sequence of the pinned page,
+    /// For an open against a pinned head (SPEC.md §37.5): the group sequence of the pinned page,
     /// and that page's tag once the chain has passed it.
     let watchedSequence: UInt64?
     private(set) var watchedTag: [UInt8]?

@@ -16,7 +16,7 @@ struct RecordKeysV3: Sendable {
     let headsKey: SymmetricKey
     /// The groups whose chains began before `epoch` (the header's chain start entries); every other group's begins in it.
     let chainStarts: [ChainStartV3]
-    /// For an open against a pinned head (Docs/SpecVersion3Draft.md §37.5): by key id, the group sequence of the
+    /// For an open against a pinned head (SPEC.md §37.5): by key id, the group sequence of the
     /// pinned page whose tag the replay remembers; empty otherwise.
     var watchedPages: [UInt8: UInt64] = [:]
 

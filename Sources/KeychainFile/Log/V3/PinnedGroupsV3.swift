@@ -1,4 +1,4 @@
-/// A pinned head against a version 3 file of a later epoch (Docs/SpecVersion3Draft.md §37.5).
+/// A pinned head against a version 3 file of a later epoch (SPEC.md §37.5).
 ///
 /// In versions 1 and 2 only a holder of the master key writes a later epoch, so a later epoch contains every earlier
 /// head (SPEC.md §15.4). In version 3 a holder of one group's credential rewrites the file into the next epoch too

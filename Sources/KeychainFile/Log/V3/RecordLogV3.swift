@@ -259,7 +259,8 @@ final class RecordLogV3 {
     static func isVersion3(_ file: any KeychainFileHandle) throws(KeychainError) -> Bool {
         guard try file.size() >= 16 else { return false }
         let firstPage = HealingLog.readTolerating(file, count: HeaderPage.length, at: 0).bytes
-        let prefix = Array(firstPage[0..<16])
+        // The first 16 bytes as they are: a file shorter than a page reads as zeros in the tolerant read.
+        let prefix = (try? HealingLog.readRetrying(file, count: 16, at: 0)) ?? Array(firstPage[0..<16])
         if FileHeaderV3.declaredLength(prefix) != nil { return true }
         if FileHeaderV2.declaredLength(prefix) != nil { return false }
         if Array(prefix[0..<8]) == Format.magic && prefix[8] == 0 && prefix[9] == UInt8(Format.version) { return false }
@@ -269,7 +270,9 @@ final class RecordLogV3 {
             let page = HealingLog.readTolerating(file, count: HeaderPage.length, at: HeaderRunV3.runBOffset(pageCount: count)).bytes
             if HeaderRunV3.declaredPageCounts(firstPage: page).contains(count) { return true }
         }
-        return false
+        // The magic and version 3 with a flag or length this reader refuses, and no run declaring a header: the file
+        // says it is version 3, which this reader reads, so its header is damaged (SPEC.md §31.5 step 7).
+        return Array(prefix[0..<8]) == Format.magic && prefix[8] == 0 && prefix[9] == 3
     }
 
     // MARK: Catching up with other processes (SPEC.md §16)

@@ -32,7 +32,7 @@ struct FirstRewriteUpgradeTests {
         return keychain
     }
 
-    @Test("New files are version 2 by default; formatVersion 1 still makes version 1; another version is refused and makes no file")
+    @Test("New files are version 2 by default; formatVersion 1 still makes version 1; version 3 only when asked (KeychainV3Tests); another version is refused and makes no file")
     func newFiles() throws {
         let directory = TemporaryDirectory()
         #expect(Keychain.formatVersion == 2)
@@ -41,7 +41,7 @@ struct FirstRewriteUpgradeTests {
         #expect(byDefault.fileFormatVersion == 2)
         _ = try Keychain.create(at: directory.file("one.kcf"), credential: TestKeychain.password, options: TestKeychain.versionOneOptions)
         #expect(try versionOnDisk(directory.file("one.kcf")) == 1)
-        for version in [0, 3, -1] {
+        for version in [0, 4, -1] {
             var options = TestKeychain.fastOptions
             options.formatVersion = version
             #expect(throws: KeychainError.self) {

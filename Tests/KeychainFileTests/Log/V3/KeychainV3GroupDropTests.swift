@@ -3,7 +3,7 @@ import Testing
 @testable import KeychainFile
 @_spi(KeychainFileInternals) import KeychainCrypto
 
-/// Dropping a whole group (Docs/FormatVersion3.md §2.5, SpecVersion3Draft §40): a holder of group A's credential holds
+/// Dropping a whole group (Docs/FormatVersion3.md §2.5, SPEC.md §40): a holder of group A's credential holds
 /// the log key, so it can write commits and whole files; what it cannot make is another group's head — a page tag, or
 /// for a group without a page the start value, both under that group's key. Every commit's heads name every group,
 /// and every file holds at least one commit, so a file from which A dropped all of B — pages and head — is refused by

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import KeychainFile
 
-/// A pinned head against a version 3 file (SPEC.md §15.4 as Docs/SpecVersion3Draft.md §37.5 extends it). In versions 1
+/// A pinned head against a version 3 file (SPEC.md §15.4 as SPEC.md §37.5 extends it). In versions 1
 /// and 2 only a holder of the master key writes a later epoch, so a later epoch contains every earlier head. In
 /// version 3 a holder of one group's credential rewrites the file into the next epoch too (a scoped compaction), so
 /// "a later epoch" proves nothing: such a holder could put back an older copy, compact it past the pinned epoch, and

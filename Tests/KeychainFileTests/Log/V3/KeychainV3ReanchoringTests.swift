@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import KeychainFile
 
-/// A holder re-anchors its own key slot when it rewrites the file (Docs/FormatVersion3.md §2.2, SpecVersion3Draft
+/// A holder re-anchors its own key slot when it rewrites the file (Docs/FormatVersion3.md §2.2, Docs/Reviews/spec-v3-disagreements.md
 /// D11): adding groups seals the adder's new keys in its own anchor rather than granting them to it, and every
 /// rewrite empties the writer's slot of the grants that other holders' rotations and added groups left there — from
 /// the opening its log keeps, and only while the slot is still the one that opening read.

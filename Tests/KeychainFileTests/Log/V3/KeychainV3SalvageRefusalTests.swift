@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import KeychainFile
 
-/// Salvage and rewriting repair are not built for format version 3 (Docs/SpecVersion3Draft.md §41): both refuse a
+/// Salvage and rewriting repair are not built for format version 3 (SPEC.md §41): both refuse a
 /// version 3 file as such, before anything is copied or read with another version's rules. (Before session 52 they
 /// fell through to version 1's salvage, which answered "unsupported keychain format version 3".)
 @Suite("Format version 3: salvage and rewriting repair refuse, saying why")

@@ -2,8 +2,7 @@ import Foundation
 import Testing
 @testable import KeychainFile
 
-/// Creating, opening and writing format version 3 files through `Keychain` (Docs/FormatVersion3.md §2.10), while
-/// the version is being built: files are made only inside ``Keychain/createsUnfinishedVersion3``.
+/// Creating, opening and writing format version 3 files through `Keychain` (SPEC.md §30 – §38).
 enum V3Keychain {
     static var options: Keychain.CreationOptions {
         var options = TestKeychain.fastOptions
@@ -12,9 +11,7 @@ enum V3Keychain {
     }
 
     static func create(in directory: TemporaryDirectory, name: String = "v3.kcf") throws -> Keychain {
-        try Keychain.$createsUnfinishedVersion3.withValue(true) {
-            try Keychain.create(at: directory.file(name), credential: TestKeychain.password, options: options)
-        }
+        try Keychain.create(at: directory.file(name), credential: TestKeychain.password, options: options)
     }
 
     static func open(_ path: String, credential: Credential = TestKeychain.password) throws -> Keychain {
@@ -28,13 +25,20 @@ enum V3Keychain {
 
 @Suite("Format version 3 through Keychain")
 struct KeychainV3Tests {
-    @Test("Format version 3 is not written outside the tests of its engine")
-    func notWrittenYet() throws {
+    @Test("The public API creates version 3 when asked; versions 0 and 4 are refused before any file is made")
+    func createdWhenAsked() throws {
         let directory = TemporaryDirectory()
-        #expect(throws: KeychainError.invalidParameter("")) {
-            _ = try Keychain.create(at: directory.file("v3.kcf"), credential: TestKeychain.password, options: V3Keychain.options)
+        let keychain = try Keychain.create(at: directory.file("v3.kcf"), credential: TestKeychain.password, options: V3Keychain.options)
+        #expect(keychain.fileFormatVersion == 3)
+        #expect(try fileBytes(directory.file("v3.kcf"))[8..<10] == [0, 3])
+        for version in [0, 4] {
+            var options = V3Keychain.options
+            options.formatVersion = version
+            #expect(throws: KeychainError.invalidParameter("")) {
+                _ = try Keychain.create(at: directory.file("v\(version).kcf"), credential: TestKeychain.password, options: options)
+            }
+            #expect(!FileManager.default.fileExists(atPath: directory.file("v\(version).kcf")))
         }
-        #expect(!FileManager.default.fileExists(atPath: directory.file("v3.kcf")))
     }
 
     @Test("A new version 3 keychain keeps adds, updates and deletes across opens, in a file of version 3's layout")

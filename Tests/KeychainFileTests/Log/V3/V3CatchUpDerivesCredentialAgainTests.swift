@@ -82,9 +82,7 @@ struct V3RefusedHeaderDerivedPerCallTests {
         let keychain = try V3Keychain.create(in: directory)
         _ = try V2Keychain.fill(keychain, count: 2)
         let count = try Self.derivationsAfterReplacement(keychain, path: path) {
-            let other = try Keychain.$createsUnfinishedVersion3.withValue(true) {
-                try Keychain.create(at: directory.file("other.kcf"), credential: .password("another"), options: V3Keychain.options)
-            }
+            let other = try Keychain.create(at: directory.file("other.kcf"), credential: .password("another"), options: V3Keychain.options)
             _ = other
             try FileManager.default.removeItem(atPath: path)
             try FileManager.default.moveItem(atPath: directory.file("other.kcf"), toPath: path)
