@@ -69,7 +69,8 @@ public final class Keychain: @unchecked Sendable {
             }
             set { passwordKeyDerivation = .pbkdf2(newValue) }
         }
-        /// More credentials that open the keychain, each in a key slot of its own (at most 15).
+        /// More credentials that open the keychain, each in a key slot of its own (at most 15). A keychain of format
+        /// version 3 is created with one credential: add more with ``Keychain/addCredential(_:scope:keyDerivation:)``.
         public var additionalCredentials: [Credential]
         /// When commits compact the file on their own. Default: when half the file is dead.
         public var autoCompaction: AutoCompaction

@@ -113,7 +113,8 @@ public enum KeychainError: Error, Sendable, CustomStringConvertible {
         case .io(let operation, let errno, let path): return "\(operation) failed on \(path): \(Self.systemMessage(errno)) (errno \(errno))"
         case .limitReached(let what): return "limit reached: \(what)"
         case .rolledBack(let expected, let found):
-            return "the keychain file was rolled back: it holds head \(found), which does not contain the expected head \(expected)"
+            let group = found.rolledBackGroups(from: expected).map { "; \($0)" } ?? ""
+            return "the keychain file was rolled back: it holds head \(found), which does not contain the expected head \(expected)\(group)"
         case .readOnly(let path, let reason): return "the keychain at \(path) is read-only: \(reason)"
         case .lockFileRefused(let path, let reason): return "refusing the lock file \(path): \(reason)"
         case .notConfirmedDurable(let operation, let reason):
