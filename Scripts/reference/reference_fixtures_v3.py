@@ -28,6 +28,7 @@ import header_v3 as H
 import kcf_reference as K
 import kcf_reference_v2 as V2
 import kcf_reference_v3 as V3
+import records_v3 as R
 import slots_v3 as S
 from reference_fixtures_v2 import _format, _value
 
@@ -402,6 +403,221 @@ def fixtures() -> list:
         f"adds an item in {CHAT}, a group the key table lacks: key id 3 added by a rewrite (epoch 2) under a new root, "
         f"every slot granted its keys anew; then the {MAIL} holder, opening through its grant, adds an item",
         view(PW, None, model, a), [view(MAIL_PW, [MAIL], model, a), refused(WRONG)]), a.data))
+    out.extend(forged_fixtures())
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Forged by a K_log holder (SPEC.md §35.9 steps 4 – 7, §37.2 – §37.4, §40)
+# ---------------------------------------------------------------------------------------------
+#
+# Every credential of SLOTS holds K_log, so each of these files could have been written by the holder of the password
+# scoped to MAIL alone (A): records re-tagged under K_chain, heads re-sealed under K_heads, the header re-MACed under
+# K_header — all derived from K_log — with no group key used for anything forged. CHAT (key id 3) is "B"; the
+# Argon2id password BOTH_PW holds K_CHAT (B's holder); MAIL_PW holds K_log and K_MAIL but not K_CHAT (a scoped holder of
+# another group, A). Each forged record is followed by a later honest commit, so it lies below the newest commit's
+# last write: `corrupted` at its record, never set aside (§35.9's last paragraph, §37.2).
+
+B_KEY_ID = 3                                     # CHAT in groups_file's key table
+
+
+def _segments(record: bytes) -> tuple:
+    frame = R.split(record)
+    return frame, [record[s["start"]:s["secrets"][1]] for s in frame["segments"]]
+
+
+def _reseal_heads(segments: list, frame: dict, keys, change) -> list:
+    """The commit's heads opened with K_heads, change(heads) applied, sealed again (a K_log holder can)."""
+    heads = R.open_heads(segments[-1][R.SEGMENT_HEADER:], 0, keys.k_heads, keys.file_id, keys.epoch,
+                         frame["sequence"])
+    change(heads)
+    box = R.seal(keys.k_heads, R.heads_plaintext(heads), R.heads_aad(keys.file_id, keys.epoch, frame["sequence"]),
+                 random.Random(frame["sequence"]))
+    return segments[:-1] + [R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box]
+
+
+def _once(w: V3.WriterV3, change):
+    """w's next record goes through change(record, previous chain tag, keys), re-tagged by it under K_chain."""
+    def tamper(record, previous, keys):
+        w.tamper = None
+        frame, segments = _segments(record)
+        segments = change(frame, segments, keys)
+        return R.assemble(frame["kind"], frame["sequence"], frame["part"], segments, previous, keys.k_chain)
+    w.tamper = tamper
+
+
+def _drop_first_b_page(frame, segments, keys):
+    of_b = [i for i, s in enumerate(frame["segments"]) if s["keyID"] == B_KEY_ID]
+    assert len(of_b) == 2, of_b                  # the commit holds two of B's pages: the first goes
+    del segments[of_b[0]]
+    return segments
+
+
+def _log_records(w: V3.WriterV3) -> list:
+    """(log offset, end, kind, key ids of its segments) of every record up to the committed end, walked here by the
+    frames' lengths (§35.1) over the logical log — no key, no reader."""
+    log = bytes(w.buf[w.layout.physical(i)] for i in range(w.committed_end))
+    out, at = [], 0
+    while at < len(log):
+        end = at + 8 + R.rd32(log, at)
+        frame = R.split(log[at:end])
+        out.append((at, end, frame["kind"], [s["keyID"] for s in frame["segments"]]))
+        at = end
+    return out
+
+
+def _reheader(w: V3.WriterV3, **changes) -> bytes:
+    """w's file with both header runs replaced by its header with `changes` (build_header's arguments), MAC and
+    checksum made again under the epoch's K_header (from K_log)."""
+    raw = w.header.raw
+    ph = H.parse_header(raw)
+    fields = dict(file_id=ph["fileID"], epoch=ph["epoch"], salt=ph["salt"], rewrite_end=ph["rewriteEnd"],
+                  head_sequence=R.rd64(raw, 80), head_chain=ph["headChain"], horizon_days=R.rd32(raw, 104),
+                  table=ph["table"], slots=[b for _, b, _ in ph["slots"]], log_key=w.keys.log_key,
+                  chain_starts=tuple(ph["chainStarts"]))
+    fields.update(changes)
+    header = H.build_header(**fields)
+    n = H.page_count(len(header))
+    assert n == w.page_count
+    run = H.run_of(header)
+    data = bytearray(w.buf)
+    data[0:len(run)] = run
+    data[H.run_b_offset(n):H.run_b_offset(n) + len(run)] = run
+    return bytes(data)
+
+
+def corrupted(credential: dict, where=None) -> dict:
+    exp = {"outcome": "fails", "error": "corrupted"}
+    if where is not None:
+        exp["errorOffsetRange"] = list(where)
+    return {"credential": _credential_json(credential), "scope": None, "expect": exp}
+
+
+def two_b_pages(w: V3.WriterV3, model: Model):
+    """A commit of two CHAT items that do not fit one page (8,192 plaintext bytes): two segments of B."""
+    commit(w, model, [w.make_put(K.GENERIC_PASSWORD, {"account": f"b page {n}", "service": "s", "label": c * 5000,
+                                                      "accessGroup": CHAT}, c.encode()) for n, c in enumerate("xy")])
+
+
+def forged_fixtures() -> list:
+    out = []
+    who = (f"B = {CHAT} (key id 3); full = the full password; B's holder = the Argon2id password scoped to {MAIL} and "
+           f"{CHAT} (holds K_B); A's holder = the password scoped to {MAIL} (holds K_log, not K_B). Forged with K_log "
+           f"alone (chain tags under K_chain, heads under K_heads, header MAC under K_header), as A's holder could")
+
+    # 1. One of B's pages dropped, B's head left as it was.
+    w, model, _ = groups_file(312, many=False)
+    x = w.written_end
+    _once(w, _drop_first_b_page)
+    two_b_pages(w, model)
+    x_end = w.written_end
+    put(w, model, K.GENERIC_PASSWORD, {"account": "after the forgery", "service": "s"}, b"after", MAIL)
+    at = [x, x_end]
+    out.append(("reference-forged-dropped-page", manifest(
+        "reference-forged-dropped-page", f"{who}. A commit at log offset {x} held two of B's pages; the first was "
+        f"removed and the chain tag made again, B's head left as written (naming both pages); then an honest commit "
+        f"in {MAIL} acknowledges it. Full and B's holders: B's remaining page does not open as the next page of B's "
+        f"chain (§35.5, §35.9 step 5; §40 row 'drop': corrupted, naming the key id). A's holder: B's head names "
+        f"one page more than B has segments so far (§35.9 step 7, §37.4: count and last tag). Every refusal is "
+        f"corrupted at that record (log offsets, [{x}, {x_end})), not set aside: a later commit follows it (§35.9, "
+        f"§37.2)", corrupted(PW, at), [corrupted(BOTH_PW, at), corrupted(MAIL_PW, at), refused(WRONG)]), w.data))
+
+    # 2. As 1, with B's head made to agree with what is left (count one less, the remaining last page's tag).
+    w, model, _ = groups_file(313, many=False)
+    x = w.written_end
+
+    def drop_and_fix(frame, segments, keys):
+        segments = _drop_first_b_page(frame, segments, keys)
+        return _reseal_heads(segments, frame, keys,
+                             lambda heads: heads[B_KEY_ID].update(groupSequence=heads[B_KEY_ID]["groupSequence"] - 1))
+    _once(w, drop_and_fix)
+    two_b_pages(w, model)
+    x_end = w.written_end
+    honest_b = w.keys.group_chain(w.head[1], B_KEY_ID)            # (start, sequence, tag) had nothing been dropped
+    a = _holder(w.data, MAIL_PW, 3131, 1_800_000_000_000)
+    put(a, model, K.GENERIC_PASSWORD, {"account": "A's holder after the forgery", "service": "s"}, b"a", MAIL)
+    assert a.head[1].others[B_KEY_ID] == (honest_b[0], honest_b[1] - 1, honest_b[2]), a.head[1].others
+    at = [x, x_end]
+    out.append(("reference-forged-dropped-page-head-fixed", manifest(
+        "reference-forged-dropped-page-head-fixed", f"{who}. A commit at log offset {x} held two of B's pages; the "
+        f"first was removed, B's head in that commit re-sealed one page shorter (its last tag, the remaining page's, "
+        f"unchanged) and the chain tag made again; then A's holder appends to {MAIL}, carrying B's head as that "
+        f"commit stated it. Full and B's holders: B's remaining page does not open as the next page of B's chain "
+        f"(§35.9 step 5): corrupted at that record ([{x}, {x_end}), below the newest commit). A's holder opens: B's "
+        f"head names as many pages as B has segments, and the last one's tag (§37.4), and only K_B shows the chain "
+        f"broken (§40 row 'drop': 'A holds K_heads and can make B's head agree with the count and tag it left, which "
+        f"only K_B's holders then see through')", corrupted(PW, at),
+        [corrupted(BOTH_PW, at), view(MAIL_PW, [MAIL], model, a), refused(WRONG)]), a.data))
+
+    # 3. A commit whose heads leave B out.
+    w, model, _ = groups_file(314, many=False)
+    x = w.written_end
+    _once(w, lambda frame, segments, keys: _reseal_heads(segments, frame, keys,
+                                                         lambda heads: heads.pop(B_KEY_ID)))
+    put(w, model, K.GENERIC_PASSWORD, {"account": "its heads leave B out", "service": "s"}, b"x", MAIL)
+    x_end = w.written_end
+    put(w, model, K.GENERIC_PASSWORD, {"account": "after the forgery", "service": "s"}, b"after", MAIL)
+    at = [x, x_end]
+    out.append(("reference-forged-heads-without-group", manifest(
+        "reference-forged-heads-without-group", f"{who}. A commit at log offset {x} (a put in {MAIL}) whose heads "
+        f"were re-sealed without B's head, the chain tag made again; then an honest commit. Every commit names every "
+        f"group (§35.7). Full and B's holders: a followed group the heads do not name (§35.9 step 6, §37.2). A's "
+        f"holder: B has segments so far but no head (§35.9 step 7, §37.4). Each corrupted at that record "
+        f"([{x}, {x_end}), below the newest commit)", corrupted(PW, at),
+        [corrupted(BOTH_PW, at), corrupted(MAIL_PW, at), refused(WRONG)]), w.data))
+
+    # 4. A chain start entry naming a wrong start epoch for B (the header re-MACed).
+    w, model, _ = groups_file(315, many=False)
+    w.compact()                                                     # epoch 2, written whole: c = 0
+    put(w, model, K.GENERIC_PASSWORD, {"account": "after the compaction", "service": "s"}, b"after", MAIL)
+    records = _log_records(w)
+    first_b = next((s, e) for s, e, kind, ids in records if B_KEY_ID in ids)
+    c = next(i for i, r in enumerate(records) if r[2] == V2.KIND_COMMIT)
+    first_commit = records[c][:2]
+    transaction = (records[0][0], first_commit[1])   # the rewrite's parts and its commit: one transaction
+    assert all(r[2] == V2.KIND_PART for r in records[:c]) and transaction[0] <= first_b[0] < transaction[1]
+    assert w.keys.epoch == 2 and records[-1][0] >= transaction[1]
+    data = _reheader(w, chain_starts=((B_KEY_ID, 1),))
+    out.append(("reference-forged-chain-start-epoch", manifest(
+        "reference-forged-chain-start-epoch", f"{who}. A full compaction (epoch 2, every group written anew, no "
+        f"chain start entry), then a put; then the header (both runs) given a chain start entry (key id 3, start "
+        f"epoch 1) and its MAC and checksum made again. Full and B's holders: B's page 1 is sealed after B's start "
+        f"value for epoch 2, so it does not open after epoch 1's (§31.2, §35.5, §35.9 step 5), the record at log "
+        f"offset {first_b[0]}. A's holder: the rewrite's commit (log offset {first_commit[0]}) states B's head at "
+        f"start epoch 2, the header's start epoch for B is 1 (§35.9 step 7, §37.4; §40 row 'restart B's chain'). "
+        f"Both records are of the rewrite's transaction (parts and its commit, [{transaction[0]}, {transaction[1]})), "
+        f"below the newest commit: corrupted at the offset where the replay stopped, the record's or its "
+        f"transaction's first part's (§25.4, §37.2); the range spans the transaction, as readers may name "
+        f"different bytes (§30.3)",
+        corrupted(PW, transaction), [corrupted(BOTH_PW, transaction), corrupted(MAIL_PW, transaction),
+                                     refused(WRONG)]),
+        data))
+
+    # 5. A chain start entry of a key id the key table lacks.
+    w, model, _ = groups_file(316, many=False)
+    w.compact()
+    put(w, model, K.GENERIC_PASSWORD, {"account": "after the compaction", "service": "s"}, b"after", MAIL)
+    data = _reheader(w, chain_starts=((9, 1),))
+    out.append(("reference-forged-chain-start-unknown-key-id", manifest(
+        "reference-forged-chain-start-unknown-key-id", f"{who}. A full compaction (epoch 2), a put, then the header "
+        f"(both runs) given a chain start entry for key id 9 (start epoch 1), which the key table (key ids 1 … 3) "
+        f"lacks, and its MAC and checksum made again. Full holder: §31.2 'A reader holding the whole key table MUST "
+        f"refuse an entry of a key id the table lacks (corrupted(109))'. Scoped holders (B's and A's) open as before "
+        f"the forgery: they refuse no chain start entry of a key id they do not hold (§37.3), key id 9 has no segment "
+        f"or head and no commit names it, so §37.4 asks nothing of it, and an entry naming a group without segments "
+        f"is accepted (§31.2)", corrupted(PW, (109, 110)),
+        [view(BOTH_PW, [MAIL, CHAT], model, w), view(MAIL_PW, [MAIL], model, w), refused(WRONG)]), data))
+
+    # 6. A header whose rewrite head sequence is 0.
+    w, model, _ = groups_file(317, many=False)
+    data = _reheader(w, rewrite_end=0, head_sequence=0, head_chain=bytes(w.keys.c0))
+    out.append(("reference-forged-rewrite-head-zero", manifest(
+        "reference-forged-rewrite-head-zero", f"{who}. reference-groups' start (no updates), then the header (both "
+        f"runs) given rewrite end 0, rewrite head sequence 0 and the head chain value C0 (so the copy reads and "
+        f"verifies, §31.1), MAC and checksum made again: a header claiming a log of no commit, which would let a "
+        f"K_log holder drop every group. §31.1, §35.7: once the copy is chosen, a rewrite head sequence of 0 is "
+        f"corrupted(80), for every credential that opens a slot", corrupted(PW, (80, 81)),
+        [corrupted(BOTH_PW, (80, 81)), corrupted(MAIL_PW, (80, 81)), refused(WRONG)]), data))
     return out
 
 

@@ -23,7 +23,10 @@ V3_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "Fixtures", "v3"))
 REFERENCE_NAMES = ["reference-empty", "reference-groups", "reference-scoped-writes", "reference-scoped-compaction",
                    "reference-full-compaction", "reference-transaction-in-parts", "reference-remnant",
                    "reference-undone-transaction", "reference-three-chunks", "reference-repaired",
-                   "reference-group-added"]
+                   "reference-group-added", "reference-forged-dropped-page",
+                   "reference-forged-dropped-page-head-fixed", "reference-forged-heads-without-group",
+                   "reference-forged-chain-start-epoch", "reference-forged-chain-start-unknown-key-id",
+                   "reference-forged-rewrite-head-zero"]
 
 
 def test_fixtures_v3_all_match_the_reference_reader():
