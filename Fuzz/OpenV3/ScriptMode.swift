@@ -33,11 +33,9 @@ enum ScriptMode {
             var options = Keychain.CreationOptions(autoCompaction: .disabled)
             options.formatVersion = 3
             options.passwordKeyDerivation = V3Credentials.cheap
-            keychain = try Keychain.$createsUnfinishedVersion3.withValue(true) { () throws(KeychainError) -> Keychain in
-                try Keychain.create(
-                    at: FuzzStore.path, credential: FuzzCredentials.key, options: options, random: RandomSource(random),
-                    clock: FuzzStore.clock, fileSystem: fileSystem)
-            }
+            keychain = try Keychain.create(
+                at: FuzzStore.path, credential: FuzzCredentials.key, options: options, random: RandomSource(random),
+                clock: FuzzStore.clock, fileSystem: fileSystem)
         } catch {
             Invariant.check(false, "an empty version 3 keychain cannot be made: \(error)")
             return
