@@ -319,6 +319,50 @@ def check_writer_append(path: str, cred: dict, kc: K.Keychain, out: list) -> str
     return "+".join(notes)
 
 
+def open_writer(writer_class, copy: str, path: str, cred: dict, variant: str, kc, out: list, notes: list):
+    """The reference writer on `copy` (a part limit of 400 bytes for the variant "parts"), or None when it refused
+    over records set aside: then the copy must be unchanged and the reader must have set records aside."""
+    try:
+        return writer_class.open(copy, cred, rng=random.Random(2026), clock=lambda: 1_900_000_000_000,
+                                 part_limit=400 if variant == "parts" else V.MAX_BODY)
+    except V.SetAsideRefusal:
+        with open(copy, "rb") as a, open(path, "rb") as b:
+            if a.read() != b.read():
+                out.append("writer: refused over records set aside, but changed the file")
+        if kc.set_aside is None:
+            out.append("writer: refused though nothing is set aside")
+        notes.append("refused (set aside)")
+        return None
+
+
+def append_problems(variant: str, entries: list, offsets: list, deleted, kc, after) -> list:
+    """What is wrong with `after`, the file `kc` read with `entries` appended at `offsets` (`deleted` the id the
+    transaction deleted): exactly the new records, a commit last, no tail or repair left, the new items live, every
+    other item as it was, the earlier records unchanged."""
+    new_ids = {e.item_id for e in entries if isinstance(e, K.Put)}
+    problems = []
+    if len(after.records) != len(kc.records) + len(offsets):
+        problems.append(f"{len(after.records)} records, expected {len(kc.records)} + {len(offsets)}")
+    if variant == "parts" and len(offsets) < 2:
+        problems.append("the transaction was not cut into parts")
+    if v2_torn_tail(after) is not None or after.repaired_log or after.pages_to_rewrite:
+        problems.append(f"after the append: tail {v2_torn_tail(after)}, repairs {after.repairs}")
+    if after.head[0] != kc.head[0] + len(offsets) or after.records[-1].kind != V.KIND_COMMIT:
+        problems.append(f"head {after.head[0]} / kind {after.records[-1].kind}")
+    if any(after.items.get(i) is None for i in new_ids) or after.items[entries[0].item_id].secret != b"appended":
+        problems.append("appended item missing")
+    expected_ids = (set(kc.items) | new_ids) - ({deleted} if deleted else set())
+    if set(after.items) != expected_ids:
+        problems.append("live items differ")
+    for iid in expected_ids - new_ids:
+        a, b = after.items[iid], kc.items[iid]
+        if (a.cls, a.attributes, a.secret) != (b.cls, b.attributes, b.secret):
+            problems.append(f"item {iid.hex()} changed")
+    if after.records[:len(kc.records)] != kc.records:
+        problems.append("earlier records changed")
+    return problems
+
+
 def check_writer_append_v2(path: str, cred: dict, kc, out: list) -> str:
     """Version 2: the reference writer appends to a copy (a put; a transaction that also deletes; the same
     transaction cut into parts), cutting a remnant or an undone transaction and writing back repairs first; its
@@ -329,16 +373,8 @@ def check_writer_append_v2(path: str, cred: dict, kc, out: list) -> str:
         for variant in ("put", "transaction", "parts"):
             copy = os.path.join(tmp, f"{variant}.kcf")
             shutil.copyfile(path, copy)
-            try:
-                w = V.Writer.open(copy, cred, rng=random.Random(2026), clock=lambda: 1_900_000_000_000,
-                                  part_limit=400 if variant == "parts" else V.MAX_BODY)
-            except V.SetAsideRefusal:
-                with open(copy, "rb") as a, open(path, "rb") as b:
-                    if a.read() != b.read():
-                        out.append("writer: refused over records set aside, but changed the file")
-                if kc.set_aside is None:
-                    out.append("writer: refused though nothing is set aside")
-                notes.append("refused (set aside)")
+            w = open_writer(V.Writer, copy, path, cred, variant, kc, out, notes)
+            if w is None:
                 break
             entries = [w.make_put(K.GENERIC_PASSWORD, {"account": f"check_fixtures {variant}",
                                                        "service": "Scripts/reference"}, b"appended")]
@@ -355,27 +391,7 @@ def check_writer_append_v2(path: str, cred: dict, kc, out: list) -> str:
             except K.KCFError as e:
                 out.append(f"writer ({variant}): the appended file does not open: {type(e).__name__}: {e}")
                 continue
-            new_ids = {e.item_id for e in entries if isinstance(e, K.Put)}
-            problems = []
-            if len(after.records) != len(kc.records) + len(offsets):
-                problems.append(f"{len(after.records)} records, expected {len(kc.records)} + {len(offsets)}")
-            if variant == "parts" and len(offsets) < 2:
-                problems.append("the transaction was not cut into parts")
-            if v2_torn_tail(after) is not None or after.repaired_log or after.pages_to_rewrite:
-                problems.append(f"after the append: tail {v2_torn_tail(after)}, repairs {after.repairs}")
-            if after.head[0] != kc.head[0] + len(offsets) or after.records[-1].kind != V.KIND_COMMIT:
-                problems.append(f"head {after.head[0]} / kind {after.records[-1].kind}")
-            if any(after.items.get(i) is None for i in new_ids) or after.items[entries[0].item_id].secret != b"appended":
-                problems.append("appended item missing")
-            expected_ids = (set(kc.items) | new_ids) - ({deleted} if deleted else set())
-            if set(after.items) != expected_ids:
-                problems.append("live items differ")
-            for iid in expected_ids - new_ids:
-                a, b = after.items[iid], kc.items[iid]
-                if (a.cls, a.attributes, a.secret) != (b.cls, b.attributes, b.secret):
-                    problems.append(f"item {iid.hex()} changed")
-            if after.records[:len(kc.records)] != kc.records:
-                problems.append("earlier records changed")
+            problems = append_problems(variant, entries, offsets, deleted, kc, after)
             if problems:
                 out.append(f"writer ({variant}): " + "; ".join(problems))
             else:
@@ -530,16 +546,8 @@ def check_writer_append_v3(path: str, cred: dict, kc, others: list, out: list) -
         for variant in ("put", "transaction", "parts"):
             copy = os.path.join(tmp, f"{variant}.kcf")
             shutil.copyfile(path, copy)
-            try:
-                w = V3.WriterV3.open(copy, cred, rng=random.Random(2026), clock=lambda: 1_900_000_000_000,
-                                     part_limit=400 if variant == "parts" else V.MAX_BODY)
-            except V.SetAsideRefusal:
-                with open(copy, "rb") as a, open(path, "rb") as b:
-                    if a.read() != b.read():
-                        out.append("writer: refused over records set aside, but changed the file")
-                if kc.set_aside is None:
-                    out.append("writer: refused though nothing is set aside")
-                notes.append("refused (set aside)")
+            w = open_writer(V3.WriterV3, copy, path, cred, variant, kc, out, notes)
+            if w is None:
                 break
             entries = [w.make_put(K.GENERIC_PASSWORD, {"account": f"check_fixtures {variant}", "accessGroup": first,
                                                        "service": "Scripts/reference"}, b"appended")]
@@ -567,28 +575,7 @@ def check_writer_append_v3(path: str, cred: dict, kc, others: list, out: list) -
                 out.append(f"writer ({variant}): the appended file does not open: {type(e).__name__}: {e}")
                 continue
             puts = [e for e in entries if isinstance(e, K.Put)]
-            new_ids = {e.item_id for e in puts}
-            problems = []
-            if len(after.records) != len(kc.records) + len(offsets):
-                problems.append(f"{len(after.records)} records, expected {len(kc.records)} + {len(offsets)}")
-            if variant == "parts" and len(offsets) < 2:
-                problems.append("the transaction was not cut into parts")
-            if v2_torn_tail(after) is not None or after.repaired_log or after.pages_to_rewrite:
-                problems.append(f"after the append: tail {v2_torn_tail(after)}, repairs {after.repairs}")
-            if after.head[0] != kc.head[0] + len(offsets) or after.records[-1].kind != V.KIND_COMMIT:
-                problems.append(f"head {after.head[0]} / kind {after.records[-1].kind}")
-            if (any(after.items.get(i) is None for i in new_ids)
-                    or after.items[entries[0].item_id].secret != b"appended"):
-                problems.append("appended item missing")
-            expected_ids = (set(kc.items) | new_ids) - ({deleted} if deleted else set())
-            if set(after.items) != expected_ids:
-                problems.append("live items differ")
-            for iid in expected_ids - new_ids:
-                a, b = after.items[iid], kc.items[iid]
-                if (a.cls, a.attributes, a.secret) != (b.cls, b.attributes, b.secret):
-                    problems.append(f"item {iid.hex()} changed")
-            if after.records[:len(kc.records)] != kc.records:
-                problems.append("earlier records changed")
+            problems = append_problems(variant, entries, offsets, deleted, kc, after)
             if v3_groups(after) != groups or v3_scope(after) != v3_scope(kc):
                 problems.append(f"groups {v3_groups(after)} / scope {v3_scope(after)} after the append")
             heads_after = {h["keyID"]: h for h in v3_group_heads(after)}
