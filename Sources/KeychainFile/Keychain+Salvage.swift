@@ -55,14 +55,18 @@ extension Keychain {
     ///   - destination: Where to write the new keychain; nothing may exist there.
     /// - Returns: What was kept and what could not be read.
     /// - Throws: `KeychainError.wrongCredentials`; `.corrupted` if the header is damaged; `.notAKeychain`;
-    ///   `.invalidParameter` if `destination` exists; `.io`.
+    ///   `.invalidParameter` if `destination` exists, or for a version 3 file and a credential scoped to some of
+    ///   its access groups (salvage rewrites every group); `.io`.
     public static func salvage(
         from source: String, credential: Credential, to destination: String
     ) throws(KeychainError) -> SalvageReport {
         var random = RandomSource(SystemRandomNumberGenerator())
         let fileSystem = PosixFileSystem()
         try credential.validate()
-        try refuseVersion3(source, fileSystem: fileSystem)
+        if try isVersion3(source, fileSystem: fileSystem) {
+            return try RecordLogV3.salvage(
+                from: source, credential: credential, to: destination, replacing: false, fileSystem: fileSystem, using: &random)
+        }
         if try isVersion2(source, fileSystem: fileSystem) {
             return try RecordLogV2.salvage(
                 from: source, credential: credential, to: destination, replacing: false, fileSystem: fileSystem, using: &random)
@@ -94,8 +98,8 @@ extension Keychain {
     ///   - backup: Where to keep the copy of the damaged file; nothing may exist there.
     /// - Returns: What was kept and what could not be read.
     /// - Throws: `KeychainError.wrongCredentials`; `.corrupted` if the header is damaged; `.readOnly` for a file
-    ///   no write may change (read-only, or with several hard links); `.invalidParameter` if `backup` exists;
-    ///   `.io`. Nothing is copied before the credential is checked, and nothing is changed unless the copy was
+    ///   no write may change (read-only, or with several hard links); `.invalidParameter` if `backup` exists, or
+    ///   for a version 3 file and a credential scoped to some of its access groups; `.io`. Nothing is copied before the credential is checked, and nothing is changed unless the copy was
     ///   made durable first.
     public static func repair(at path: String, credential: Credential, keepingCopyAt backup: String) throws(KeychainError) -> SalvageReport {
         var random = RandomSource(SystemRandomNumberGenerator())
@@ -115,7 +119,14 @@ extension Keychain {
         _ = try lockFile.lock(exclusive: true, wait: true)
         defer { lockFile.unlock() }
         // The same refusals as any write, and the credential, before anything is copied.
-        try refuseVersion3(path, fileSystem: fileSystem)
+        if try isVersion3(path, fileSystem: fileSystem) {
+            try RecordLogV3.checkRepairable(at: path, credential: credential, fileSystem: fileSystem)
+            try copyFile(path, to: backup, fileSystem: fileSystem)
+            let report = try RecordLogV3.salvage(
+                from: path, credential: credential, to: path, replacing: true, fileSystem: fileSystem, using: &random)
+            try? lockFile.withdrawAcknowledgement()
+            return report
+        }
         if try isVersion2(path, fileSystem: fileSystem) {
             try RecordLogV2.checkRepairable(at: path, credential: credential, fileSystem: fileSystem)
             try copyFile(path, to: backup, fileSystem: fileSystem)
@@ -134,16 +145,11 @@ extension Keychain {
         return report
     }
 
-    /// Refuses a file of format version 3 (SPEC.md §41), whose salvage is not built, before
-    /// anything is read with another version's rules or copied.
-    private static func refuseVersion3(_ path: String, fileSystem: any FileSystem) throws(KeychainError) {
+    /// Whether the file at `path` is of format version 3 (read from a handle of its own, closed again).
+    private static func isVersion3(_ path: String, fileSystem: any FileSystem) throws(KeychainError) -> Bool {
         let file = try fileSystem.openExisting(path)
         defer { file.close() }
-        guard try RecordLogV3.isVersion3(file) else { return }
-        throw .unsupportedFeature(
-            offset: 0,
-            reason: "salvaging a format version 3 file, or repairing one by rewriting it, is not built yet; opening it repairs "
-                + "what its parity can, and repairParity(keepingCopyAt:) (what kcf repair does when every record verifies) writes that back")
+        return try RecordLogV3.isVersion3(file)
     }
 
     /// Whether the file at `path` is of format version 2 (read from a handle of its own, closed again).

@@ -343,8 +343,12 @@ public final class Keychain: @unchecked Sendable {
         if options.recover {
             defer { lockFile.unlock() }
             if isVersion3 {
-                handle.close()
-                throw .unsupportedFeature(offset: 0, reason: "opening a version 3 keychain with recovery is not built yet")
+                let (log, index, damage) = try RecordLogV3.openRecovering(
+                    at: file, file: handle, credential: credential, expectedHead: options.expectedHead,
+                    fileSystem: fileSystem, clock: clock, keyDerivationMemoryLimitKiB: options.keyDerivationMemoryLimit / 1024)
+                return Keychain(
+                    path: path, log: log, index: index, random: random, clock: clock, lockFile: lockFile, lockReadOnly: lockReadOnly,
+                    autoCompaction: .disabled, recovery: RecoveryReport(damage: damage))
             }
             if isVersion2 {
                 let (log, index, damage) = try RecordLogV2.openRecovering(

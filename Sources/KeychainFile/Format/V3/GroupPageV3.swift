@@ -81,6 +81,19 @@ enum GroupPageV3 {
     static func open(
         _ bytes: [UInt8], segment: SegmentV3, keys: GroupKeysV3, groupSequence: UInt64, previousTag: [UInt8], base: Int, place: String
     ) throws(KeychainError) -> [DecodedEntryV2] {
+        var strict: [DamagedSecretV3]? = nil
+        return try open(
+            bytes, segment: segment, keys: keys, groupSequence: groupSequence, previousTag: previousTag, base: base, place: place,
+            damagedSecrets: &strict)
+    }
+
+    /// ``open(_:segment:keys:groupSequence:previousTag:base:place:)`` for a recovering read, when `damagedSecrets` is
+    /// not `nil`: a put whose secret box does not authenticate, in a page that does, is left out of the entries and
+    /// appended there instead of failing the page — its item is lost, the page's other entries are not.
+    static func open(
+        _ bytes: [UInt8], segment: SegmentV3, keys: GroupKeysV3, groupSequence: UInt64, previousTag: [UInt8], base: Int, place: String,
+        damagedSecrets: inout [DamagedSecretV3]?
+    ) throws(KeychainError) -> [DecodedEntryV2] {
         let at = segment.pageBox.lowerBound - base
         func corrupted(_ reason: String) -> KeychainError { .corrupted(offset: at, reason: "record: \(place), group \(keys.keyID): \(reason)") }
         guard segment.keyID == keys.keyID, segment.pageBox.count >= RecordV3.boxOverhead, fits(segment.range, in: bytes) else {
@@ -129,11 +142,18 @@ enum GroupPageV3 {
                     }
                     let box = nextBox..<(nextBox + boxLength)
                     nextBox = box.upperBound
-                    guard RecordV2.secretBoxDigest(bytes[box]) == digest else {
-                        throw KeychainError.corrupted(offset: box.lowerBound - base, reason: "record: \(place), group \(keys.keyID): the secret box of item \(decoded.id) is not the one its page names: its digest differs")
+                    var secretFailure: String? = nil
+                    if !(RecordV2.secretBoxDigest(bytes[box]) == digest) {
+                        secretFailure = "the secret box of item \(decoded.id) is not the one its page names: its digest differs"
+                    } else if !verifySecret(bytes, box: box, id: decoded.id, keys: keys) {
+                        secretFailure = "the secret box of item \(decoded.id) does not authenticate"
                     }
-                    guard verifySecret(bytes, box: box, id: decoded.id, keys: keys) else {
-                        throw KeychainError.corrupted(offset: box.lowerBound - base, reason: "record: \(place), group \(keys.keyID): the secret box of item \(decoded.id) does not authenticate")
+                    if let secretFailure {
+                        guard damagedSecrets != nil else {
+                            throw KeychainError.corrupted(offset: box.lowerBound - base, reason: "record: \(place), group \(keys.keyID): \(secretFailure)")
+                        }
+                        damagedSecrets?.append(DamagedSecretV3(id: decoded.id, box: box, reason: secretFailure))
+                        continue
                     }
                     entries.append(.put(id: decoded.id, attributes: decoded.attributes, secretBox: box))
                 case 2, 3:

@@ -1,4 +1,4 @@
-/// A recovering replay of a version 2 log (``Keychain/OpenOptions/recover``): every record that verifies —
+/// A recovering replay of a version 2 log (``Keychain/OpenOptions/recover``; version 3's is ``recoverVersion3(keys:groupNames:followsEveryGroup:)``): every record that verifies —
 /// repaired by parity where it can be — is applied as in ``ReplayV2/run()``; of one that does not, every page
 /// that still authenticates is applied, and what cannot be read is listed as damage, never a reason to stop.
 /// Damage costs the items of the page it hits (a page holds at most 8 KiB of entries), or the bytes up to the next
@@ -6,8 +6,13 @@
 /// conflicts with what damage left (a deletion of an item whose put was lost) is listed, not fatal.
 extension ReplayV2 {
     mutating func recover() throws(KeychainError) {
-        guard case .version2(let keys) = keys else {
-            throw .unsupportedFeature(offset: 0, reason: "opening a version 3 file with recovery is not built yet")
+        let keys: RecordKeysV2
+        switch self.keys {
+        case .version2(let version2):
+            keys = version2
+        case .version3(let version3, let groupNames, let followsEveryGroup):
+            try recoverVersion3(keys: version3, groupNames: groupNames, followsEveryGroup: followsEveryGroup)
+            return
         }
         let committedEnd = log.committedEnd
         var position = outcome.end

@@ -11,7 +11,12 @@ import Darwin
 extension RecordLogV3 {
     /// Every holder appends: a scoped one writes its groups' pages and carries the other groups' heads as they are
     /// (§2.6). What a scoped holder cannot do is refused by the call that asks it (``KeychainError/missingEntitlement(group:operation:)``).
-    func checkWritable() throws(KeychainError) {}
+    func checkWritable() throws(KeychainError) {
+        guard !isRecoveryView else {
+            throw .invalidParameter(
+                "this keychain was opened with recovery and is read-only: salvage it, or repair it (kcf repair), to write again")
+        }
+    }
 
     /// Version 3, as version 2, needs no acknowledgement in the lock file: its commit slots say what was committed.
     func acknowledgementBytes() -> [UInt8]? { nil }

@@ -114,7 +114,8 @@ final class RecordLogV3 {
     }
     var end: Int { state.replayed.end }
     var tornTail: TornTail? { state.replayed.tornTail }
-    var isRecoveryView: Bool { false }
+    /// Set for a log opened with recovery: read-only, and never caught up (``openRecovering(at:file:credential:expectedHead:fileSystem:clock:keyDerivationMemoryLimitKiB:)``).
+    var isRecoveryView = false
     var accessScope: [String]? { state.groups.isScoped ? state.groups.scopeGroups.map(\.name) : nil }
 
     // MARK: Opening
@@ -132,6 +133,28 @@ final class RecordLogV3 {
             log.keyDerivationMemoryLimitKiB = keyDerivationMemoryLimitKiB
             log.ownSlot = loaded.ownSlot
             return (log, loaded.index)
+        } catch {
+            file.close()
+            throw error
+        }
+    }
+
+    /// Opens, unlocks and replays a version 3 file with recovery (``Keychain/OpenOptions/recover``): the log is a
+    /// read-only view of every item that still authenticates, with what could not be read. `file` is closed if this
+    /// throws.
+    static func openRecovering(
+        at path: String, file: any KeychainFileHandle, credential: Credential, expectedHead: Head?, fileSystem: any FileSystem,
+        clock: @escaping @Sendable () -> Date, keyDerivationMemoryLimitKiB: Int = KeyDerivationBudget.standardMemoryLimitKiB
+    ) throws(KeychainError) -> (RecordLogV3, ItemIndex, [Damage]) {
+        do throws(KeychainError) {
+            try credential.validate()
+            let loaded = try load(
+                file: file, credential: credential, held: nil, pin: expectedHead, memoryLimitKiB: keyDerivationMemoryLimitKiB, recovering: true)
+            let log = RecordLogV3(path: path, fileSystem: fileSystem, credential: credential, clock: clock, state: loaded.state)
+            log.keyDerivationMemoryLimitKiB = keyDerivationMemoryLimitKiB
+            log.ownSlot = loaded.ownSlot
+            log.isRecoveryView = true
+            return (log, loaded.index, loaded.damage)
         } catch {
             file.close()
             throw error
@@ -156,7 +179,8 @@ final class RecordLogV3 {
         let runs = headerRunBytes(file)
         if refused == runs { throw .wrongCredentials }
         do throws(KeychainError) {
-            return try load(file: file, credential: credential, held: held, pin: pin, memoryLimitKiB: memoryLimitKiB)
+            let loaded = try load(file: file, credential: credential, held: held, pin: pin, memoryLimitKiB: memoryLimitKiB)
+            return (loaded.state, loaded.index, loaded.ownSlot)
         } catch .wrongCredentials {
             // Only the credential answers wrongCredentials here: held keys that do not open the runs fall back to it.
             refused = runs
@@ -174,10 +198,11 @@ final class RecordLogV3 {
     }
 
     /// Reads the header runs of `file`, opens them with `held` (keys this process holds) or else `credential`, opens
-    /// the log and replays it; with the slot the credential opened, if it was asked.
+    /// the log and replays it — `recovering`, past damage (``ReplayV2/recoverVersion3(keys:groupNames:followsEveryGroup:)``),
+    /// with what could not be read, at file offsets; with the slot the credential opened, if it was asked.
     static func load(
-        file: any KeychainFileHandle, credential: Credential, held: HeldKeys?, pin: Head?, memoryLimitKiB: Int
-    ) throws(KeychainError) -> (state: FileState, index: ItemIndex, ownSlot: OwnSlotV3?) {
+        file: any KeychainFileHandle, credential: Credential, held: HeldKeys?, pin: Head?, memoryLimitKiB: Int, recovering: Bool = false
+    ) throws(KeychainError) -> (state: FileState, index: ItemIndex, ownSlot: OwnSlotV3?, damage: [Damage]) {
         // Run A's first sector is taken before the header is opened, so that a change in between shows; run B's
         // place is known only once the header says how many pages a run has, so its first sector is taken as the
         // opening read it (the first read at each place is kept).
@@ -228,8 +253,12 @@ final class RecordLogV3 {
             log: log, keys: .version3(replayKeys, groupNames: accessGroups.names, followsEveryGroup: !accessGroups.isScoped), start: Head(epoch: header.epoch, sequence: 0, chainValue: opened.initialChain),
             groups: groups,
             rewriteHead: Head(epoch: header.epoch, sequence: header.rewriteHeadSequence, chainValue: header.rewriteHeadChain), watching: pin)
-        try replay.run()
-        try replay.checkHeads()
+        if recovering {
+            try replay.recover()
+        } else {
+            try replay.run()
+            try replay.checkHeads()
+        }
         if let pin {
             try RecordLog.checkContains(pin, epoch: header.epoch, head: replay.outcome.head, chainAtPin: replay.watchedChain)
             try PinnedGroupsV3.checkContains(pin, keys: keys, outcome: replay.outcome)
@@ -242,7 +271,13 @@ final class RecordLogV3 {
             root: opened.root, logKeys: opened.logKeys, keys: keys, groups: accessGroups, log: log, runsIntact: runsIntact,
             replayed: replay.outcome, size: try file.size(),
             headerSeen: seenBefore.adding(runB, orReadFrom: file, at: HeaderRunV3.runBOffset(pageCount: opened.pageCount)))
-        return (state, replay.index, ownSlot)
+        // The replay counts in the log's bytes as version 2 lays them out; the header runs come before them here.
+        let damage = replay.damage.map {
+            Damage(
+                offset: HeaderRunShiftedFileHandle.physical($0.offset, pageCount: opened.pageCount), itemID: $0.itemID, loss: $0.loss,
+                reason: $0.reason)
+        }
+        return (state, replay.index, ownSlot, damage)
     }
 
     /// The chains of `groups` before their first page in the file: each begins at its start epoch — the header's
@@ -280,6 +315,7 @@ final class RecordLogV3 {
     /// Whether another file is at the path, or this one's size or header is not what this log last saw (a copy
     /// written over it in place changes its header: ``HeaderFingerprint``).
     func hasChanged() throws(KeychainError) -> Bool {
+        if isRecoveryView { return false }
         if mustReload { return true }
         guard let current = try fileSystem.identityAndSize(of: path) else { return true }
         guard current.identity == state.identity, current.size == state.size else { return true }
@@ -290,6 +326,7 @@ final class RecordLogV3 {
     /// when another file was put at the path (it must be the same keychain at this head or later), when its
     /// commits no longer reach this log's end, or after a failed write.
     func refresh(_ index: inout ItemIndex, acknowledgement: [UInt8]?) throws(KeychainError) {
+        guard !isRecoveryView else { return }
         guard let current = try fileSystem.identity(of: path) else {
             throw .io(operation: "stat (the keychain file is gone)", errno: ENOENT, path: path)
         }

@@ -196,19 +196,6 @@ struct KeychainV3Tests {
         }
     }
 
-    @Test("Opening a version 3 file with recovery is refused, not half done")
-    func recoveryNotBuiltYet() throws {
-        let directory = TemporaryDirectory()
-        let path = directory.file("v3.kcf")
-        let keychain = try V3Keychain.create(in: directory)
-        _ = try V2Keychain.fill(keychain, count: 3)
-        let bytes = try fileBytes(path)
-        #expect(throws: KeychainError.unsupportedFeature(offset: 0, reason: "")) {
-            _ = try Keychain.open(at: path, credential: TestKeychain.password, options: .init(recover: true))
-        }
-        #expect(try fileBytes(path) == bytes)
-    }
-
     private func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         guard needle.count <= haystack.count else { return false }
         return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }

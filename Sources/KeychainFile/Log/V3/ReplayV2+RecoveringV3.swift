@@ -1,0 +1,202 @@
+/// A recovering replay of a version 3 log (``Keychain/OpenOptions/recover``, SPEC.md §41.1): every record that
+/// verifies — repaired by parity where it can be — is applied as ``ReplayV2/run()`` applies it; of one that does not,
+/// every page that still opens in its group's chain is applied, and what cannot be read is listed as damage, never a
+/// reason to stop.
+///
+/// Damage costs the entries of the page it hits (a page holds at most 8 KiB of them), one item when only its secret
+/// box is hit, or the bytes up to the next record whose frame reads when a record's frame cannot be walked. Each
+/// group's chain goes on past its lost pages (``RecoveringChainV3``), and a commit's heads put it back where its
+/// writer left it. Entries are applied one by one, so that one which conflicts with what damage left is listed, not
+/// fatal. A scoped holder follows its own groups only: other groups' segments are neither read nor counted.
+extension ReplayV2 {
+    mutating func recoverVersion3(keys: RecordKeysV3, groupNames: [UInt8: String], followsEveryGroup: Bool) throws(KeychainError) {
+        let committedEnd = log.committedEnd
+        var position = outcome.end
+        var head = outcome.head
+        var chains = outcome.groups.mapValues(RecoveringChainV3.init)
+        OpeningProgressReporting.verified(position, of: committedEnd)
+        while position < committedEnd {
+            // The record as a replay verifies it, while every chain is where it was left: the common case, and
+            // what parity repaired.
+            var groups = chains.mapValues(\.chain)
+            var record: ReplayedRecordV2? = nil
+            if chains.values.allSatisfy({ $0.uncertainty == 0 }) {
+                var others: [UInt8: OpaqueChainV3] = [:]
+                var moved = groups
+                record = try? readRecordForReplay(at: position, after: head, limit: committedEnd, groups: &moved, others: &others)
+                if record == nil, (try? proposeRepairs(from: position)) == true {
+                    moved = groups
+                    record = try? readRecordForReplay(at: position, after: head, limit: committedEnd, groups: &moved, others: &others)
+                }
+                groups = moved
+            } else {
+                _ = try? proposeRepairs(from: position)
+            }
+            if let record, record.violation == nil {
+                applyRecoveredV3(record.entries, deletions: record.deletionTimes, placements: record.placements, at: position)
+                chains = groups.mapValues(RecoveringChainV3.init)
+                if let heads = record.heads { outcome.heads = heads }
+                head = Head(epoch: head.epoch, sequence: record.sequence, chainValue: record.chain)
+                position = windowStart + record.end
+            } else if let scanned = scanRecordV3(at: position, limit: committedEnd) {
+                // The frame walks: each page on its own, in its group's chain.
+                applyPagesV3(of: scanned, keys: keys, groupNames: groupNames, followsEveryGroup: followsEveryGroup, chains: &chains)
+                head = Head(epoch: head.epoch, sequence: scanned.sequence, chainValue: Array(window[scanned.chainTag]))
+                position = windowStart + scanned.end
+            } else {
+                // The frame does not walk: the bytes up to the next record whose frame reads are lost.
+                let next = nextRecordV3(after: position, limit: committedEnd, after: head)
+                let end = next?.start ?? committedEnd
+                damage.append(Damage(
+                    offset: HealingLayout.physical(position), loss: .region(byteCount: end - position),
+                    reason: "records whose frames cannot be read, even repaired"))
+                for keyID in chains.keys { chains[keyID]?.regionLost(byteCount: end - position) }
+                position = end
+                if let next { head = next.before }
+            }
+            outcome.head = head
+            outcome.end = position
+            OpeningProgressReporting.verified(position, of: committedEnd)
+        }
+        outcome.groups = chains.mapValues(\.chain)
+        if log.writtenEnd > committedEnd {
+            damage.append(Damage(
+                offset: HealingLayout.physical(committedEnd), loss: .crashRemnant(byteCount: log.writtenEnd - committedEnd),
+                reason: "records of a transaction that never committed"))
+        }
+    }
+
+    /// Applies the pages of a record that does not verify whole, each as the next page of its group's chain, then
+    /// puts the chains at the record's heads if they open.
+    private mutating func applyPagesV3(
+        of scanned: ScannedRecordV3, keys: RecordKeysV3, groupNames: [UInt8: String], followsEveryGroup: Bool,
+        chains: inout [UInt8: RecoveringChainV3]
+    ) {
+        for (number, segment) in scanned.groupSegments.enumerated() {
+            let offset = windowStart + segment.range.lowerBound
+            guard var chain = chains[segment.keyID] else {
+                if followsEveryGroup {
+                    damage.append(Damage(
+                        offset: HealingLayout.physical(offset), loss: .region(byteCount: segment.range.count),
+                        reason: "a segment of record \(scanned.sequence) names key id \(segment.keyID), a group the key table does not hold"))
+                }
+                continue
+            }
+            var damaged: [DamagedSecretV3] = []
+            if let entries = chain.open(segment, in: window, place: "record \(scanned.sequence), segment \(number)", damagedSecrets: &damaged) {
+                applyPageV3(entries, keyID: segment.keyID, groupNames: groupNames, at: offset)
+            } else {
+                damage.append(Damage(
+                    offset: HealingLayout.physical(offset), loss: .region(byteCount: segment.range.count),
+                    reason: "a page of group \(segment.keyID) in record \(scanned.sequence) does not open in its chain, even repaired"))
+            }
+            for lost in damaged {
+                // The item's latest version is lost: it is left out, never served at an older version.
+                try? index.apply([.delete(id: lost.id)])
+                damage.append(Damage(
+                    offset: HealingLayout.physical(windowStart + lost.box.lowerBound), itemID: lost.id, loss: .item,
+                    reason: "in a page of group \(segment.keyID) of record \(scanned.sequence): \(lost.reason)"))
+            }
+            chains[segment.keyID] = chain
+        }
+        guard let box = scanned.heads,
+              let heads = try? HeadsV3.open(window, box: box.pageBox, keys: keys, sequence: scanned.sequence, base: 0)
+        else { return }
+        for keyID in chains.keys.sorted() {
+            guard let groupHead = heads[keyID], var chain = chains[keyID] else { continue }
+            let reported = chain.lostSinceHeads
+            if !chain.synchronize(to: groupHead), !reported {
+                damage.append(Damage(
+                    offset: HealingLayout.physical(windowStart + box.range.lowerBound), loss: .region(byteCount: 0),
+                    reason: "record \(scanned.sequence)'s heads put group \(keyID) at page \(groupHead.groupSequence), where its pages read end at page \(chain.sequence): pages of the group are missing"))
+            }
+            chains[keyID] = chain
+        }
+        outcome.heads = heads
+    }
+
+    /// Applies the entries of a page of group `keyID` one by one, as ``applyRecoveredV3(_:deletions:placements:at:)``
+    /// does; a put naming another group than the page's is listed as a conflict and not applied.
+    private mutating func applyPageV3(_ entries: [DecodedEntryV2], keyID: UInt8, groupNames: [UInt8: String], at offset: Int) {
+        var decoded: [DecodedEntry] = []
+        var deletions: [(ItemID, Int64)] = []
+        var placements: [(id: ItemID, keyID: UInt8, kind: ReplayedRecordV2.Placement)] = []
+        for entry in entries {
+            switch entry {
+            case .put(let id, let attributes, let box):
+                guard groupNames[keyID] == AccessGroupsV3.name(of: attributes) else {
+                    damage.append(Damage(
+                        offset: HealingLayout.physical(offset), itemID: id, loss: .conflict,
+                        reason: "a page of group \(keyID) puts it with access group \"\(AccessGroupsV3.name(of: attributes))\", another group's"))
+                    continue
+                }
+                decoded.append(RecordV2PagesDecoder.put(id, attributes, box: box, in: window))
+                placements.append((id, keyID, .put))
+            case .delete(let id, let time):
+                decoded.append(.delete(id: id))
+                deletions.append((id, time))
+                placements.append((id, keyID, .delete))
+            case .tombstone(let id, let time):
+                deletions.append((id, time))
+                placements.append((id, keyID, .tombstone))
+            }
+        }
+        applyRecoveredV3(decoded, deletions: deletions, placements: placements, at: offset)
+    }
+
+    /// Applies verified entries one by one, a conflict listed rather than fatal, and keeps each deletion's and
+    /// tombstone's time and group.
+    private mutating func applyRecoveredV3(
+        _ entries: [DecodedEntry], deletions: [(ItemID, Int64)], placements: [(id: ItemID, keyID: UInt8, kind: ReplayedRecordV2.Placement)],
+        at offset: Int
+    ) {
+        for entry in entries {
+            do {
+                try index.apply([entry])
+            } catch {
+                let id: ItemID
+                switch entry {
+                case .put(let put, _, _): id = put
+                case .delete(let deleted): id = deleted
+                }
+                damage.append(Damage(offset: HealingLayout.physical(offset), itemID: id, loss: .conflict, reason: "\(error)"))
+            }
+        }
+        for (id, time) in deletions { outcome.tombstones[id] = time }
+        for placement in placements where placement.kind != .put { outcome.tombstoneGroups[placement.id] = placement.keyID }
+    }
+
+    /// The frame of the record at `position`, checked (lengths, segments, frame check) but not authenticated, if it
+    /// ends by `limit`; its ranges are in ``window``.
+    private mutating func scanRecordV3(at position: Int, limit: Int) -> ScannedRecordV3? {
+        guard position + 8 <= limit, (try? fill(position..<(position + 8))) != nil else { return nil }
+        let at = position - windowStart
+        let length = Int(window[at..<(at + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        guard length <= RecordV3.maximumBodyLength, position + 8 + length <= limit,
+              (try? fill(position..<(position + 8 + length))) != nil
+        else { return nil }
+        return try? RecordV3Decoder.scan(window, at: position - windowStart)
+    }
+
+    /// The first record after `position`, before `limit`, whose frame reads (its SHA-256 frame check passes) with a
+    /// later sequence number than `head`'s: where it starts, and the head before it — the 16 bytes before it are the
+    /// chain tag of the record before.
+    private mutating func nextRecordV3(after position: Int, limit: Int, after head: Head) -> (start: Int, before: Head)? {
+        var candidate = max(position + 1, 16)
+        while candidate + 8 <= limit {
+            defer { candidate += 1 }
+            guard (try? fill(candidate..<(candidate + 8))) != nil else { return nil }
+            let at = candidate - windowStart
+            let length = window[at..<(at + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let check = window[(at + 4)..<(at + 8)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            guard check == length ^ 0xFFFF_FFFF, let scanned = scanRecordV3(at: candidate, limit: limit), scanned.sequence > head.sequence
+            else { continue }
+            // The scan's ranges are in the window as it was; the fill may move it.
+            let end = windowStart + scanned.end
+            guard (try? fill((candidate - 16)..<end)) != nil else { continue }
+            let chain = Array(window[(candidate - 16 - windowStart)..<(candidate - windowStart)])
+            return (candidate, Head(epoch: head.epoch, sequence: scanned.sequence - 1, chainValue: chain))
+        }
+        return nil
+    }
+}
