@@ -14,6 +14,9 @@ extension ReplayV2 {
         var position = outcome.end
         var head = outcome.head
         var chains = outcome.groups.mapValues(RecoveringChainV3.init)
+        // Whether `head` is the chain tag of a record that verified: what tells a record that does not verify from one
+        // read after damage, whose link to the record before cannot be checked.
+        var headVerified = true
         OpeningProgressReporting.verified(position, of: committedEnd)
         while position < committedEnd {
             // The record as a replay verifies it, while every chain is where it was left: the common case, and
@@ -38,11 +41,31 @@ extension ReplayV2 {
                 if let heads = record.heads { outcome.heads = heads }
                 head = Head(epoch: head.epoch, sequence: record.sequence, chainValue: record.chain)
                 position = windowStart + record.end
-            } else if let scanned = scanRecordV3(at: position, limit: committedEnd) {
-                // The frame walks: each page on its own, in its group's chain.
-                applyPagesV3(of: scanned, keys: keys, groupNames: groupNames, followsEveryGroup: followsEveryGroup, chains: &chains)
-                head = Head(epoch: head.epoch, sequence: scanned.sequence, chainValue: Array(window[scanned.chainTag]))
-                position = windowStart + scanned.end
+                headVerified = true
+            } else if let walked = walkRecordV3(at: position, limit: committedEnd) {
+                // The frame walks, as far as its segment headers read: each page on its own, in its group's chain.
+                // A sequence number the frame check does not confirm is taken to be the next.
+                let sequence = walked.frameCheckPasses ? walked.sequence : head.sequence &+ 1
+                let listed = damage.count
+                applyPagesV3(
+                    of: walked, sequence: sequence, keys: keys, groupNames: groupNames, followsEveryGroup: followsEveryGroup, chains: &chains)
+                if !walked.isComplete {
+                    let from = windowStart + walked.walkedEnd, to = windowStart + walked.chainTag.lowerBound
+                    damage.append(Damage(
+                        offset: HealingLayout.physical(from), loss: .region(byteCount: to - from),
+                        reason: "the rest of record \(sequence), whose segment headers cannot be read, even repaired"))
+                }
+                let verified = (try? RecordV3Decoder.decode(window, at: walked.start, previousChain: head.chainValue, keys: keys)) != nil
+                if !verified, headVerified, damage.count == listed {
+                    // Every page this reader follows opened, yet the record does not verify: what is damaged is
+                    // another group's page or the record's tags. Said, so that no damage a plain open refuses goes unlisted.
+                    damage.append(Damage(
+                        offset: HealingLayout.physical(position), loss: .region(byteCount: 0),
+                        reason: "record \(sequence) does not verify (its chain tag or heads), though every page of it this credential reads opens"))
+                }
+                head = Head(epoch: head.epoch, sequence: sequence, chainValue: Array(window[walked.chainTag]))
+                position = windowStart + walked.end
+                headVerified = verified
             } else {
                 // The frame does not walk: the bytes up to the next record whose frame reads are lost.
                 let next = nextRecordV3(after: position, limit: committedEnd, after: head)
@@ -53,6 +76,7 @@ extension ReplayV2 {
                 for keyID in chains.keys { chains[keyID]?.regionLost(byteCount: end - position) }
                 position = end
                 if let next { head = next.before }
+                headVerified = false
             }
             outcome.head = head
             outcome.end = position
@@ -69,38 +93,38 @@ extension ReplayV2 {
     /// Applies the pages of a record that does not verify whole, each as the next page of its group's chain, then
     /// puts the chains at the record's heads if they open.
     private mutating func applyPagesV3(
-        of scanned: ScannedRecordV3, keys: RecordKeysV3, groupNames: [UInt8: String], followsEveryGroup: Bool,
+        of walked: WalkedRecordV3, sequence: UInt64, keys: RecordKeysV3, groupNames: [UInt8: String], followsEveryGroup: Bool,
         chains: inout [UInt8: RecoveringChainV3]
     ) {
-        for (number, segment) in scanned.groupSegments.enumerated() {
+        for (number, segment) in walked.groupSegments.enumerated() {
             let offset = windowStart + segment.range.lowerBound
             guard var chain = chains[segment.keyID] else {
                 if followsEveryGroup {
                     damage.append(Damage(
                         offset: HealingLayout.physical(offset), loss: .region(byteCount: segment.range.count),
-                        reason: "a segment of record \(scanned.sequence) names key id \(segment.keyID), a group the key table does not hold"))
+                        reason: "a segment of record \(sequence) names key id \(segment.keyID), a group the key table does not hold"))
                 }
                 continue
             }
             var damaged: [DamagedSecretV3] = []
-            if let entries = chain.open(segment, in: window, place: "record \(scanned.sequence), segment \(number)", damagedSecrets: &damaged) {
+            if let entries = chain.open(segment, in: window, place: "record \(sequence), segment \(number)", damagedSecrets: &damaged) {
                 applyPageV3(entries, keyID: segment.keyID, groupNames: groupNames, at: offset)
             } else {
                 damage.append(Damage(
                     offset: HealingLayout.physical(offset), loss: .region(byteCount: segment.range.count),
-                    reason: "a page of group \(segment.keyID) in record \(scanned.sequence) does not open in its chain, even repaired"))
+                    reason: "a page of group \(segment.keyID) in record \(sequence) does not open in its chain, even repaired"))
             }
             for lost in damaged {
                 // The item's latest version is lost: it is left out, never served at an older version.
                 try? index.apply([.delete(id: lost.id)])
                 damage.append(Damage(
                     offset: HealingLayout.physical(windowStart + lost.box.lowerBound), itemID: lost.id, loss: .item,
-                    reason: "in a page of group \(segment.keyID) of record \(scanned.sequence): \(lost.reason)"))
+                    reason: "in a page of group \(segment.keyID) of record \(sequence): \(lost.reason)"))
             }
             chains[segment.keyID] = chain
         }
-        guard let box = scanned.heads,
-              let heads = try? HeadsV3.open(window, box: box.pageBox, keys: keys, sequence: scanned.sequence, base: 0)
+        guard let box = walked.heads,
+              let heads = try? HeadsV3.open(window, box: box.pageBox, keys: keys, sequence: sequence, base: 0)
         else { return }
         for keyID in chains.keys.sorted() {
             guard let groupHead = heads[keyID], var chain = chains[keyID] else { continue }
@@ -108,7 +132,7 @@ extension ReplayV2 {
             if !chain.synchronize(to: groupHead), !reported {
                 damage.append(Damage(
                     offset: HealingLayout.physical(windowStart + box.range.lowerBound), loss: .region(byteCount: 0),
-                    reason: "record \(scanned.sequence)'s heads put group \(keyID) at page \(groupHead.groupSequence), where its pages read end at page \(chain.sequence): pages of the group are missing"))
+                    reason: "record \(sequence)'s heads put group \(keyID) at page \(groupHead.groupSequence), where its pages read end at page \(chain.sequence): pages of the group are missing"))
             }
             chains[keyID] = chain
         }
@@ -164,6 +188,18 @@ extension ReplayV2 {
         }
         for (id, time) in deletions { outcome.tombstones[id] = time }
         for placement in placements where placement.kind != .put { outcome.tombstoneGroups[placement.id] = placement.keyID }
+    }
+
+    /// The record at `position` walked (``WalkedRecordV3``), if its length check passes and it ends by `limit`; its
+    /// ranges are in ``window``.
+    private mutating func walkRecordV3(at position: Int, limit: Int) -> WalkedRecordV3? {
+        guard position + 8 <= limit, (try? fill(position..<(position + 8))) != nil else { return nil }
+        let at = position - windowStart
+        let length = Int(window[at..<(at + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        guard length <= RecordV3.maximumBodyLength, position + 8 + length <= limit,
+              (try? fill(position..<(position + 8 + length))) != nil
+        else { return nil }
+        return WalkedRecordV3.walk(window, at: position - windowStart)
     }
 
     /// The frame of the record at `position`, checked (lengths, segments, frame check) but not authenticated, if it

@@ -17,6 +17,8 @@ struct V3LogMap {
     let pageCount: Int
     /// Each record's range in the log's logical bytes.
     let records: [Range<Int>]
+    /// Each record's heads box (a commit's), in the log's logical bytes.
+    let headsBoxes: [Range<Int>?]
     let pages: [Page]
     /// Each group's key id by name.
     let keyIDs: [String: UInt8]
@@ -32,6 +34,7 @@ struct V3LogMap {
         var chains = RecordLogV3.initialChains(of: state.groups, keys: state.keys)
         var previous = state.header.initialChainValue(headerKey: state.logKeys.header)
         var records: [Range<Int>] = []
+        var headsBoxes: [Range<Int>?] = []
         var pages: [Page] = []
         var position = 0
         while position < end {
@@ -44,10 +47,12 @@ struct V3LogMap {
                 pages.append(Page(record: records.count, keyID: page.keyID, pageBox: segment.pageBox, puts: puts))
             }
             records.append(position..<decoded.end)
+            headsBoxes.append(try RecordV3Decoder.scan(bytes, at: position).heads?.pageBox)
             previous = decoded.chainTag
             position = decoded.end
         }
         self.records = records
+        self.headsBoxes = headsBoxes
         self.pages = pages
         keyIDs = Dictionary(state.groups.names.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     }
@@ -320,6 +325,77 @@ struct KeychainV3RecoveryTests {
         #expect(!FileManager.default.fileExists(atPath: destination))
         #expect(!FileManager.default.fileExists(atPath: backup))
         #expect(try fileBytes(path) == damaged)
+    }
+
+    /// One commit of ten items of A and one of B with a 12,000-byte secret, after one item of each group and before
+    /// ten more of A; with a credential scoped to A. Returns the file, the items, the map, the commit and the large put.
+    static func sharedCommit(_ directory: TemporaryDirectory) throws -> (path: String, expected: [String: [UInt8]], map: V3LogMap, record: Int, large: (id: ItemID, box: Range<Int>)) {
+        let keychain = try V3Keychain.create(in: directory)
+        var expected = try add(keychain, group: groupA, 100..<101)
+        expected.merge(try add(keychain, group: groupB, 0..<1)) { $1 }
+        try keychain.addCredential(KeychainV3ScopedWriteTests.scopedA, scope: .groups([groupA]), keyDerivation: KeychainV3CredentialTests.cheap)
+        try keychain.batch { (batch) throws(KeychainError) in
+            for number in 0..<10 {
+                let account = "\(groupA)-\(number)"
+                try batch.add(GenericPassword(service: "svc", account: account, accessGroup: groupA, value: Array(account.utf8)))
+                expected[account] = Array(account.utf8)
+            }
+            try batch.add(GenericPassword(service: "svc", account: "large", accessGroup: groupB, value: [UInt8](repeating: 7, count: 12_000)))
+        }
+        expected["large"] = [UInt8](repeating: 7, count: 12_000)
+        expected.merge(try add(keychain, group: groupA, 10..<20)) { $1 }
+        let map = try V3LogMap(keychain)
+        let pageOfB = try #require(map.pages(of: groupB).last)
+        let large = try #require(pageOfB.puts.first { $0.box.count > 12_000 })
+        let pageOfA = try #require(map.pages(of: groupA).first { $0.record == pageOfB.record })
+        try #require(pageOfA.pageBox.upperBound < large.box.lowerBound, "A's page comes before B's in the record")
+        return (directory.file("v3.kcf"), expected, map, pageOfB.record, large)
+    }
+
+    @Test("A record's heads and chain tag destroyed with another group's secret: the scoped holder, whose pages all open, is told the record does not verify; the full holder loses the one item")
+    func scopedHolderToldOfOthersDamage() throws {
+        let directory = TemporaryDirectory()
+        let (path, expected, map, number, large) = try Self.sharedCommit(directory)
+        let record = map.records[number]
+        let heads = try #require(map.headsBoxes[number])
+        // The secret box (beyond what the chunk's parity rebuilds, which it then cannot do for any byte of the chunk),
+        // and the heads box and chain tag; the segment headers are kept.
+        try map.destroy((large.box.lowerBound + 12)..<(large.box.upperBound - 16), at: path)
+        try map.destroy(heads.lowerBound..<record.upperBound, at: path)
+        #expect(throws: KeychainError.self) { _ = try Keychain.open(at: path, credential: KeychainV3ScopedWriteTests.scopedA) }
+
+        let scoped = try Self.openRecovering(path, credential: KeychainV3ScopedWriteTests.scopedA)
+        #expect(try Self.served(scoped) == expected.filter { $0.key.hasPrefix(Self.groupA) }, "every item of A")
+        let damage = try #require(scoped.recovery?.damage)
+        #expect(damage.count == 1 && damage.first?.offset == map.physical(record.lowerBound), "\(damage)")
+        #expect(damage.first?.reason.contains("does not verify") == true)
+
+        let full = try Self.openRecovering(path)
+        #expect(full.recovery?.damage.map(\.loss) == [.item], "\(full.recovery?.damage ?? [])")
+        #expect(full.recovery?.damage.first?.itemID == large.id)
+        #expect(try Self.served(full) == expected.filter { $0.key != "large" })
+    }
+
+    @Test("A segment header destroyed costs the segments after it in its record, not the pages before it, which open in their chains")
+    func segmentHeaderLost() throws {
+        let directory = TemporaryDirectory()
+        let (path, expected, map, number, large) = try Self.sharedCommit(directory)
+        let record = map.records[number]
+        let heads = try #require(map.headsBoxes[number])
+        // From inside B's secret box to the record's end: the heads segment's header with it.
+        try map.destroy((large.box.lowerBound + 12)..<record.upperBound, at: path)
+        #expect(throws: KeychainError.self) { _ = try V3Keychain.open(path) }
+
+        let full = try Self.openRecovering(path)
+        let damage = try #require(full.recovery?.damage)
+        #expect(damage.map(\.loss) == [.item, .region(byteCount: heads.upperBound - (heads.lowerBound - RecordV3.segmentHeaderSize))], "\(damage)")
+        #expect(damage.first?.itemID == large.id)
+        #expect(damage.last?.offset == map.physical(heads.lowerBound - RecordV3.segmentHeaderSize))
+        #expect(try Self.served(full) == expected.filter { $0.key != "large" }, "A's page in the damaged record opened")
+
+        let scoped = try Self.openRecovering(path, credential: KeychainV3ScopedWriteTests.scopedA)
+        #expect(try Self.served(scoped) == expected.filter { $0.key.hasPrefix(Self.groupA) })
+        #expect(scoped.recovery?.damage.count == 1)
     }
 
     @Test("A recovering open of an undamaged version 3 file lists nothing, serves everything, and writes nothing")
