@@ -51,6 +51,7 @@ extension ReplayV2 {
                 position = end
                 if let next { head = next.before }
             }
+            if head.sequence == watchedSequence { watchedChain = head.chainValue }
             outcome.head = head
             outcome.end = position
             OpeningProgressReporting.verified(position, of: committedEnd)

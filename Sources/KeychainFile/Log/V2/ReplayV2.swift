@@ -51,8 +51,9 @@ struct ReplayV2 {
     var collectsOpaqueSegments = false
     /// The head the header says the last rewrite's records end with.
     private let rewriteHead: Head?
-    private let watchedSequence: UInt64?
-    private(set) var watchedChain: [UInt8]?
+    let watchedSequence: UInt64?
+    /// The chain value of the pinned record, once the replay has passed it.
+    var watchedChain: [UInt8]?
     /// The heads at the commit slots' committed ends, for the fork check.
     private var headsAtSlots: [Int: Head] = [:]
     /// Log bytes read, from `windowStart`, with repaired chunks laid over them.
@@ -65,6 +66,8 @@ struct ReplayV2 {
     private var unreadable: [Range<Int>] = []
     /// Proposed repairs, by chunk, not yet confirmed by a record that verifies.
     private var proposals: [Int: HealingLog.ChunkRepair] = [:]
+    /// Chunks parity was asked for: their bytes do not change during a replay, so none is asked twice.
+    private var askedChunks: Set<Int> = []
 
     /// A replay from the log's start, whose first record follows `start` (sequence 0 and C0).
     ///
@@ -318,8 +321,10 @@ struct ReplayV2 {
     }
 
     private func checkSequence(_ sequence: UInt64, at position: Int, after head: Head) throws(KeychainError) {
-        guard sequence == head.sequence + 1 else {
-            throw .corrupted(offset: position, reason: "record \(sequence) where record \(head.sequence + 1) was due")
+        // A head at 2^64 − 1 has no next record (a recovering read may take a sequence number from a frame it could not
+        // authenticate).
+        guard head.sequence < UInt64.max, sequence == head.sequence + 1 else {
+            throw .corrupted(offset: position, reason: "record \(sequence) where record \(head.sequence &+ 1) was due")
         }
     }
 
@@ -382,7 +387,9 @@ struct ReplayV2 {
     mutating func proposeRepairs(from position: Int) throws(KeychainError) -> Bool {
         let last = (min(log.writtenEnd, position + 8 + RecordV2.maximumBodyLength) - 1) / ChunkParity.dataLength
         var changed = false
-        for chunk in (position / ChunkParity.dataLength)...max(last, position / ChunkParity.dataLength) where proposals[chunk] == nil {
+        for chunk in (position / ChunkParity.dataLength)...max(last, position / ChunkParity.dataLength)
+        where proposals[chunk] == nil && !askedChunks.contains(chunk) {
+            askedChunks.insert(chunk)
             let repair = try log.repair(chunk: chunk)
             if !repair.changedOffsets.isEmpty || repair.parityChanged {
                 proposals[chunk] = repair

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-// Salvage and repair of a version 3 file (SPEC.md §41.1; §17 for version 1).
+// Salvage and repair of a version 3 file (SPEC.md §37.6; §17 for version 1).
 extension RecordLogV3 {
     /// Writes to `destination` a version 3 keychain holding every item of the version 3 file at `path` that still
     /// authenticates — repaired by parity where it can be (``ReplayV2/recoverVersion3(keys:groupNames:followsEveryGroup:)``)

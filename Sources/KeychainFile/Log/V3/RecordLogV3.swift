@@ -261,7 +261,8 @@ final class RecordLogV3 {
         }
         if let pin {
             try RecordLog.checkContains(pin, epoch: header.epoch, head: replay.outcome.head, chainAtPin: replay.watchedChain)
-            try PinnedGroupsV3.checkContains(pin, keys: keys, outcome: replay.outcome)
+            // A recovering read checks the pin's record alone: its groups' chains past damage are not proven (SPEC.md §37.6).
+            if !recovering { try PinnedGroupsV3.checkContains(pin, keys: keys, outcome: replay.outcome) }
         }
         // Run B as the opening read it; read now only when the opening never did (its header came from run A).
         let runB = firstReads[HeaderRunV3.runBOffset(pageCount: opened.pageCount)]

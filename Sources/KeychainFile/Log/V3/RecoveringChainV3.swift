@@ -1,4 +1,4 @@
-/// One group's chain of pages as a recovering read follows it past damage (SPEC.md §41.1): pages that open are
+/// One group's chain of pages as a recovering read follows it past damage (SPEC.md §37.6): pages that open are
 /// applied, and a page that does not is lost alone, never the rest of its group.
 ///
 /// A page opens only as its chain's next page: its group sequence and the tag of the page before are in its
@@ -72,7 +72,9 @@ struct RecoveringChainV3 {
         }
         sequence = sequence &+ 1
         lastTag = tag
-        uncertainty = min(Self.maximumUncertainty, uncertainty + pendingUncertainty)
+        // A search is made once for each region lost: a page that fails it ends it, so that hostile pages cannot each
+        // cost the whole search.
+        uncertainty = uncertainty > 0 ? 0 : min(Self.maximumUncertainty, pendingUncertainty)
         pendingUncertainty = 0
         lostSinceHeads = true
         return nil

@@ -1,4 +1,4 @@
-/// A recovering replay of a version 3 log (``Keychain/OpenOptions/recover``, SPEC.md §41.1): every record that
+/// A recovering replay of a version 3 log (``Keychain/OpenOptions/recover``, SPEC.md §37.6): every record that
 /// verifies — repaired by parity where it can be — is applied as ``ReplayV2/run()`` applies it; of one that does not,
 /// every page that still opens in its group's chain is applied, and what cannot be read is listed as damage, never a
 /// reason to stop.
@@ -36,9 +36,17 @@ extension ReplayV2 {
                 _ = try? proposeRepairs(from: position)
             }
             if let record, record.violation == nil {
-                applyRecoveredV3(record.entries, deletions: record.deletionTimes, placements: record.placements, at: position)
-                chains = groups.mapValues(RecoveringChainV3.init)
-                if let heads = record.heads { outcome.heads = heads }
+                applyVerifiedV3(record, groupNames: groupNames, at: position)
+                if let heads = record.heads {
+                    // The heads matched every followed chain: each is where its writer left it.
+                    chains = groups.mapValues(RecoveringChainV3.init)
+                    outcome.heads = heads
+                } else {
+                    // A part: the chains its pages moved are known again; the others keep what damage left unknown.
+                    for (keyID, chain) in groups where chain.sequence != chains[keyID]?.sequence {
+                        chains[keyID] = RecoveringChainV3(chain)
+                    }
+                }
                 head = Head(epoch: head.epoch, sequence: record.sequence, chainValue: record.chain)
                 position = windowStart + record.end
                 headVerified = true
@@ -78,12 +86,18 @@ extension ReplayV2 {
                 if let next { head = next.before }
                 headVerified = false
             }
+            if head.sequence == watchedSequence { watchedChain = head.chainValue }
             outcome.head = head
             outcome.end = position
             OpeningProgressReporting.verified(position, of: committedEnd)
         }
         outcome.groups = chains.mapValues(\.chain)
-        if log.writtenEnd > committedEnd {
+        if log.appendRefusal == .noCommitSlot, let size = try? log.file.size(), size > HealingLayout.physicalEnd(ofLog: committedEnd) {
+            // No commit slot reads: what the log holds after the last rewrite's records may have been acknowledged.
+            damage.append(Damage(
+                offset: HealingLayout.physical(committedEnd), loss: .region(byteCount: size - HealingLayout.physicalEnd(ofLog: committedEnd)),
+                reason: "no commit slot reads, so the log's bytes after the last rewrite's records cannot be told committed; they may hold acknowledged items"))
+        } else if log.writtenEnd > committedEnd {
             damage.append(Damage(
                 offset: HealingLayout.physical(committedEnd), loss: .crashRemnant(byteCount: log.writtenEnd - committedEnd),
                 reason: "records of a transaction that never committed"))
@@ -139,7 +153,20 @@ extension ReplayV2 {
         outcome.heads = heads
     }
 
-    /// Applies the entries of a page of group `keyID` one by one, as ``applyRecoveredV3(_:deletions:placements:at:)``
+    /// Applies a record that verified: as one change when its entries keep every item in its group (SPEC.md §36) and
+    /// apply together, else entry by entry (``applyRecoveredV3(_:deletions:placements:at:groupNames:)``).
+    private mutating func applyVerifiedV3(_ record: ReplayedRecordV2, groupNames: [UInt8: String], at offset: Int) {
+        let keyIDs = Dictionary(groupNames.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var touched: [ItemID: UInt8] = [:]
+        if (try? checkGroups(of: record, keyIDs: keyIDs, touched: &touched, at: offset)) != nil, (try? index.apply(record.entries)) != nil {
+            for (id, time) in record.deletionTimes { outcome.tombstones[id] = time }
+            for placement in record.placements where placement.kind != .put { outcome.tombstoneGroups[placement.id] = placement.keyID }
+            return
+        }
+        applyRecoveredV3(record.entries, deletions: record.deletionTimes, placements: record.placements, at: offset, groupNames: groupNames)
+    }
+
+    /// Applies the entries of a page of group `keyID` one by one, as ``applyRecoveredV3(_:deletions:placements:at:groupNames:)``
     /// does; a put naming another group than the page's is listed as a conflict and not applied.
     private mutating func applyPageV3(_ entries: [DecodedEntryV2], keyID: UInt8, groupNames: [UInt8: String], at offset: Int) {
         var decoded: [DecodedEntry] = []
@@ -165,29 +192,43 @@ extension ReplayV2 {
                 placements.append((id, keyID, .tombstone))
             }
         }
-        applyRecoveredV3(decoded, deletions: deletions, placements: placements, at: offset)
+        applyRecoveredV3(decoded, deletions: deletions, placements: placements, at: offset, groupNames: groupNames)
     }
 
     /// Applies verified entries one by one, a conflict listed rather than fatal, and keeps each deletion's and
-    /// tombstone's time and group.
+    /// tombstone's time and group. An entry of an item live in another group than its page's (SPEC.md §36: only a
+    /// writer holding both groups' keys makes one) is a conflict, not applied.
+    ///
+    /// - Parameter placements: every put, deletion and tombstone in order, with its page's key id; `entries` are its
+    ///   puts and deletions, in the same order.
     private mutating func applyRecoveredV3(
         _ entries: [DecodedEntry], deletions: [(ItemID, Int64)], placements: [(id: ItemID, keyID: UInt8, kind: ReplayedRecordV2.Placement)],
-        at offset: Int
+        at offset: Int, groupNames: [UInt8: String]
     ) {
-        for entry in entries {
+        var next = entries.startIndex
+        for placement in placements {
+            var entry: DecodedEntry? = nil
+            if placement.kind != .tombstone, next < entries.endIndex {
+                entry = entries[next]
+                next += 1
+            }
+            if let live = index[placement.id].map({ AccessGroupsV3.name(of: $0.attributes) }), live != groupNames[placement.keyID] {
+                damage.append(Damage(
+                    offset: HealingLayout.physical(offset), itemID: placement.id, loss: .conflict,
+                    reason: "a page of group \(placement.keyID) \(placement.kind == .put ? "puts" : "deletes") an item live in group \"\(live)\""))
+                continue
+            }
+            if placement.kind != .put, let time = deletions.first(where: { $0.0 == placement.id })?.1 {
+                outcome.tombstones[placement.id] = time
+                outcome.tombstoneGroups[placement.id] = placement.keyID
+            }
+            guard let entry else { continue }
             do {
                 try index.apply([entry])
             } catch {
-                let id: ItemID
-                switch entry {
-                case .put(let put, _, _): id = put
-                case .delete(let deleted): id = deleted
-                }
-                damage.append(Damage(offset: HealingLayout.physical(offset), itemID: id, loss: .conflict, reason: "\(error)"))
+                damage.append(Damage(offset: HealingLayout.physical(offset), itemID: placement.id, loss: .conflict, reason: "\(error)"))
             }
         }
-        for (id, time) in deletions { outcome.tombstones[id] = time }
-        for placement in placements where placement.kind != .put { outcome.tombstoneGroups[placement.id] = placement.keyID }
     }
 
     /// The record at `position` walked (``WalkedRecordV3``), if its length check passes and it ends by `limit`; its
@@ -219,14 +260,19 @@ extension ReplayV2 {
     /// chain tag of the record before.
     private mutating func nextRecordV3(after position: Int, limit: Int, after head: Head) -> (start: Int, before: Head)? {
         var candidate = max(position + 1, 16)
+        // Bytes this search may read for candidates' bodies: what bounds its time on hostile bytes that declare a
+        // length at every offset. Past it, the rest is one unreadable region.
+        var budget = 256 << 20
         while candidate + 8 <= limit {
             defer { candidate += 1 }
             guard (try? fill(candidate..<(candidate + 8))) != nil else { return nil }
             let at = candidate - windowStart
             let length = window[at..<(at + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             let check = window[(at + 4)..<(at + 8)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            guard check == length ^ 0xFFFF_FFFF, let scanned = scanRecordV3(at: candidate, limit: limit), scanned.sequence > head.sequence
-            else { continue }
+            guard check == length ^ 0xFFFF_FFFF else { continue }
+            budget -= Int(length)
+            if budget < 0 { return nil }
+            guard let scanned = scanRecordV3(at: candidate, limit: limit), scanned.sequence > head.sequence else { continue }
             // The scan's ranges are in the window as it was; the fill may move it.
             let end = windowStart + scanned.end
             guard (try? fill((candidate - 16)..<end)) != nil else { continue }

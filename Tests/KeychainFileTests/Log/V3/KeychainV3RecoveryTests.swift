@@ -73,7 +73,7 @@ struct V3LogMap {
     func pages(of name: String) -> [Page] { pages.filter { $0.keyID == keyIDs[name] } }
 }
 
-/// Recovering reads, salvage and repair of version 3 files (SPEC.md §41.1): damage beyond what parity repairs costs
+/// Recovering reads, salvage and repair of version 3 files (SPEC.md §37.6): damage beyond what parity repairs costs
 /// what it hits — a page's entries, one item when only its secret box is hit, or the records whose frames cannot be
 /// read — every loss is listed, and every other item of every group is served and can be written to a new file that
 /// the same credentials, scoped ones included, open.
@@ -396,6 +396,50 @@ struct KeychainV3RecoveryTests {
         let scoped = try Self.openRecovering(path, credential: KeychainV3ScopedWriteTests.scopedA)
         #expect(try Self.served(scoped) == expected.filter { $0.key.hasPrefix(Self.groupA) })
         #expect(scoped.recovery?.damage.count == 1)
+    }
+
+    @Test("A frame forged with sequence 2^64 − 1 and its frame check made again (no key needed): the recovering open and salvage report it and serve the rest, never trapping")
+    func forgedSequence() throws {
+        let directory = TemporaryDirectory()
+        let (path, expected, map, number, large) = try Self.sharedCommit(directory)
+        let record = map.records[number]
+        // The record's own bytes, its segment headers read before the edit.
+        var bytes = try fileBytes(path)
+        let log = (0..<record.upperBound).map { bytes[map.physical($0)] }
+        let scanned = try RecordV3Decoder.scan(log, at: record.lowerBound)
+        var frame = Array(log[record.lowerBound..<(record.lowerBound + RecordV3.frameCheckOffset)])
+        frame.replaceSubrange(9..<17, with: [UInt8](repeating: 0xFF, count: 8))
+        let headers = scanned.segments.flatMap { log[$0.range.lowerBound..<($0.range.lowerBound + RecordV3.segmentHeaderSize)] }
+        let check = RecordV3.frameCheck(frame: frame, segmentHeaders: headers)
+        for (index, byte) in (frame + check).enumerated() { bytes[map.physical(record.lowerBound + index)] = byte }
+        try writeFileBytes(bytes, to: path)
+        // The secret box destroyed too, beyond what the chunk's parity rebuilds: the forged frame then stands.
+        try map.destroy((large.box.lowerBound + 12)..<(large.box.upperBound - 16), at: path)
+        #expect(throws: KeychainError.self) { _ = try V3Keychain.open(path) }
+        let recovered = try Self.openRecovering(path)
+        let served = try Self.served(recovered)
+        #expect(served.allSatisfy { expected[$0.key] == $0.value })
+        #expect(Set(expected.keys).subtracting(served.keys) == ["large"])
+        #expect(recovered.recovery?.damage.contains { $0.itemID == large.id } == true)
+        let destination = directory.file("salvaged.kcf")
+        _ = try Keychain.salvage(from: path, credential: TestKeychain.password, to: destination)
+        #expect(try Self.served(Keychain.open(at: destination, credential: TestKeychain.password)) == served)
+    }
+
+    @Test("A recovering open given a pinned head checks the records read against it: the head before the damage passes, a later one is rolledBack")
+    func pinnedHead() throws {
+        let directory = TemporaryDirectory()
+        let (keychain, path, _) = try Self.compactedTwoGroups(directory)
+        let pin = keychain.head
+        let map = try V3LogMap(keychain)
+        let page = map.pages(of: Self.groupB)[1]
+        try map.destroy(page.pageBox.lowerBound..<(page.pageBox.upperBound - 16), at: path)
+        let recovered = try Keychain.open(at: path, credential: TestKeychain.password, options: .init(expectedHead: pin, recover: true))
+        #expect(recovered.recovery?.damage.count == 1)
+        let later = Head(epoch: pin.epoch, sequence: pin.sequence + 1, chainValue: pin.chainValue)
+        #expect(throws: KeychainError.rolledBack(expected: later, found: pin)) {
+            _ = try Keychain.open(at: path, credential: TestKeychain.password, options: .init(expectedHead: later, recover: true))
+        }
     }
 
     @Test("A recovering open of an undamaged version 3 file lists nothing, serves everything, and writes nothing")
