@@ -20,6 +20,7 @@ a header; everything after the header is WriterV3's.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -198,14 +199,16 @@ def manifest(name: str, description: str, main: dict, others: list) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 SLOTS = ((MAIL_PW, [MAIL], None), (BOTH_PW, [MAIL, CHAT], ARGON2ID), ({"key": RAW_KEY}, None, None))
+CHAT_PW = {"password": "the chat holder's password"}
+SLOTS_WITH_B = SLOTS + ((CHAT_PW, [CHAT], None),)            # and a holder of K_B alone (more_forged_fixtures)
 
 
-def groups_file(seed: int, *, many: bool = True, part_limit: int = V2.MAX_BODY) -> tuple:
+def groups_file(seed: int, *, many: bool = True, part_limit: int = V2.MAX_BODY, slots: tuple = SLOTS) -> tuple:
     """The default group, MAIL and CHAT (key ids 1, 2, 3); slots: the full password, MAIL_PW scoped to MAIL, BOTH_PW
     (Argon2id) scoped to MAIL and CHAT, a raw key reaching everything. Items of every class across the groups, an
     update and a deletion in each group, a move from MAIL to CHAT, and a transaction across the three groups.
-    Returns (writer, model, {name: [item ids]})."""
-    w = _create(seed, (MAIL, CHAT), SLOTS, part_limit=part_limit)
+    Returns (writer, model, {name: [item ids]}). slots: SLOTS_WITH_B adds a password scoped to CHAT alone."""
+    w = _create(seed, (MAIL, CHAT), slots, part_limit=part_limit)
     model = Model((MAIL, CHAT))
     ids = {"": [], MAIL: [], CHAT: []}
     ids[""].append(put(w, model, K.GENERIC_PASSWORD, {
@@ -404,6 +407,7 @@ def fixtures() -> list:
         f"every slot granted its keys anew; then the {MAIL} holder, opening through its grant, adds an item",
         view(PW, None, model, a), [view(MAIL_PW, [MAIL], model, a), refused(WRONG)]), a.data))
     out.extend(forged_fixtures())
+    out.extend(more_forged_fixtures())
     return out
 
 
@@ -618,6 +622,384 @@ def forged_fixtures() -> list:
         f"K_log holder drop every group. §31.1, §35.7: once the copy is chosen, a rewrite head sequence of 0 is "
         f"corrupted(80), for every credential that opens a slot", corrupted(PW, (80, 81)),
         [corrupted(BOTH_PW, (80, 81)), corrupted(MAIL_PW, (80, 81)), refused(WRONG)]), data))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# More forgeries (review-s53 §4's table of missing conformance cases), each in a file of SLOTS_WITH_B
+# ---------------------------------------------------------------------------------------------
+#
+# As above, A = MAIL (key id 2), B = CHAT (key id 3). Five credentials each: the full password; BOTH_PW, scoped to
+# MAIL and CHAT (holds K_A and K_B); MAIL_PW, scoped to MAIL (A's holder: K_log and K_A, not K_B); CHAT_PW, scoped
+# to CHAT (B's holder alone: K_log and K_B, not K_A); a wrong password. Every expected outcome is taken from SPEC.md's
+# text (the section is named in the description); a forged record is followed by a later commit, so it lies below the
+# newest commit's last write and is corrupted, not set aside (§35.9's last paragraph, §37.2).
+
+SCOPES = {PW["password"]: None, BOTH_PW["password"]: [MAIL, CHAT], MAIL_PW["password"]: [MAIL],
+          CHAT_PW["password"]: [CHAT]}
+WHO_MORE = (f"A = {MAIL} (key id 2), B = {CHAT} (key id 3). Credentials: the full password; the Argon2id password "
+            f"scoped to A and B (holds K_A and K_B); A's holder, the password scoped to A (K_log and K_A, not K_B); "
+            f"B's holder, the password scoped to B (K_log and K_B, not K_A); a wrong password")
+
+
+def _expectations(model: Model, w, full, both, mail, chat, **options) -> tuple:
+    """(the full password's view, [the others']) for a manifest: each of full, both, mail, chat is "opens" (the view
+    of the model and w's last commit, in that credential's groups; options as expect's) or ("corrupted", range or
+    None)."""
+    def one(credential, what):
+        if what == "opens":
+            return view(credential, SCOPES[credential["password"]], model, w, **options)
+        assert what[0] == "corrupted"
+        return corrupted(credential, what[1])
+    return one(PW, full), [one(BOTH_PW, both), one(MAIL_PW, mail), one(CHAT_PW, chat), refused(WRONG)]
+
+
+def _more(name: str, text: str, model: Model, w, data: bytes, **outcomes) -> tuple:
+    main, others = _expectations(model, w, **outcomes)
+    return name, manifest(name, f"{WHO_MORE}. {text}", main, others), data
+
+
+def _of(frame: dict, key_id: int) -> list:
+    return [i for i, s in enumerate(frame["segments"]) if s["keyID"] == key_id]
+
+
+def b_pages(w: V3.WriterV3, model: Model, letters: str) -> list:
+    """A commit of one CHAT item per letter, each too large to share a page (8,192 plaintext bytes): one segment of B
+    per item. Returns the puts."""
+    puts = [w.make_put(K.GENERIC_PASSWORD, {"account": f"b page {n}", "service": "s", "label": c * 5000,
+                                            "accessGroup": CHAT}, c.encode()) for n, c in enumerate(letters)]
+    commit(w, model, puts)
+    return puts
+
+
+def _log_bytes(w: V3.WriterV3) -> bytes:
+    return bytes(w.buf[w.layout.physical(i)] for i in range(w.written_end))
+
+
+class _SealedWith:
+    """For one `with`, records_v3.group_segment replaced by one that pads the plaintext with `padding(plaintext of
+    the entries)` instead of zeros up to padded(U): a page a holder of its group key seals wrongly."""
+
+    def __init__(self, padding):
+        self.padding = padding
+
+    def __enter__(self):
+        self.saved = R.group_segment
+        padding = self.padding
+
+        def group_segment(keys, entries, group_sequence, previous_tag, rng):
+            plain, boxes = R.u8(R.PAGE_ENCODING) + R.u16(len(entries)), b""
+            for entry in entries:
+                encoded, box = R.entry_bytes(entry, keys.file_id, keys, rng)
+                plain += encoded
+                boxes += box
+            plain = padding(plain)
+            page = R.seal(keys.page, plain, R.page_aad(keys.file_id, keys.key_id, group_sequence, previous_tag), rng)
+            return R.u8(keys.key_id) + R.u32(len(page) + len(boxes)) + R.u32(len(page)) + page + boxes
+        R.group_segment = group_segment
+
+    def __exit__(self, *exc):
+        R.group_segment = self.saved
+
+
+def _with_run_b(data: bytes, header: bytes) -> bytes:
+    """data with run B replaced by the run of `header` (same page count)."""
+    n = H.page_count(len(header))
+    run = H.run_of(header)
+    assert H.page_count(R.rd32(data, 12)) == n                     # run A's header length: the same page count
+    out = bytearray(data)
+    out[H.run_b_offset(n):H.run_b_offset(n) + len(run)] = run
+    return bytes(out)
+
+
+def _with_checksum(header: bytes) -> bytes:
+    """header with its checksum made again over the bytes before it (the MAC left as it is)."""
+    return header[:-16] + hashlib.sha256(header[:-16]).digest()[:16]
+
+
+def more_forged_fixtures() -> list:
+    out = []
+
+    # Row 4: two of B's pages swapped, B's last page not moved.
+    w, model, _ = groups_file(321, many=False, slots=SLOTS_WITH_B)
+    x = w.written_end
+
+    def swap(frame, segments, keys):
+        of_b = _of(frame, B_KEY_ID)
+        assert len(of_b) == 3, of_b
+        segments[of_b[0]], segments[of_b[1]] = segments[of_b[1]], segments[of_b[0]]
+        return segments
+    _once(w, swap)
+    b_pages(w, model, "xyz")
+    x_end = w.written_end
+    put(w, model, K.GENERIC_PASSWORD, {"account": "after the forgery", "service": "s"}, b"after", MAIL)
+    at = ("corrupted", (x, x_end))
+    out.append(_more(
+        "reference-forged-pages-swapped", f"A commit at log offset {x} held three of B's pages; the first two were "
+        f"swapped and the chain tag made again; B's head (three pages, the third's tag) left as written, which still "
+        f"matches; then an honest commit in A. Holders of K_B (full, A and B's, B's): B's first segment there does not "
+        f"open as the next page of B's chain (§35.5: group sequence and previous tag are in the page's associated "
+        f"data; §35.9 step 5: 'A page dropped, repeated, reordered ... does not authenticate there'; §40 row "
+        f"'reorder'): corrupted at that record ([{x}, {x_end}), below the newest commit). A's holder opens: B has as "
+        f"many segments as its head names and the last one's tag is the head's (§37.4), and 'other scoped holders see "
+        f"the last tag differ only if the last page moved' (§40 row 'reorder')", model, w, w.data,
+        full=at, both=at, mail="opens", chat=at))
+
+    # Row 5: a page of B repeated, B's head made consistent with the count and the last tag.
+    w, model, _ = groups_file(322, many=False, slots=SLOTS_WITH_B)
+    x = w.written_end
+
+    def repeat(frame, segments, keys):
+        of_b = _of(frame, B_KEY_ID)
+        assert len(of_b) == 2, of_b
+        segments.insert(of_b[0] + 1, segments[of_b[0]])
+        return _reseal_heads(segments, frame, keys, lambda heads: heads[B_KEY_ID].update(
+            groupSequence=heads[B_KEY_ID]["groupSequence"] + 1))
+    _once(w, repeat)
+    b_pages(w, model, "xy")
+    x_end = w.written_end
+    honest_b = w.keys.group_chain(w.head[1], B_KEY_ID)
+    a = _holder(w.data, MAIL_PW, 3221, 1_800_000_000_000)
+    put(a, model, K.GENERIC_PASSWORD, {"account": "A's holder after the forgery", "service": "s"}, b"a", MAIL)
+    assert a.head[1].others[B_KEY_ID] == (honest_b[0], honest_b[1] + 1, honest_b[2]), a.head[1].others
+    at = ("corrupted", (x, x_end))
+    out.append(_more(
+        "reference-forged-page-repeated", f"A commit at log offset {x} held two of B's pages; the first was repeated "
+        f"right after itself (three segments of B), B's head in that commit re-sealed one page longer (its last tag, "
+        f"the last page's, unchanged) and the chain tag made again; then A's holder appends to A, carrying B's head "
+        f"as that commit stated it. Holders of K_B: the repeated segment does not open as the next page of B's chain "
+        f"(§35.9 step 5; §40 row 'replay (repeat) a B page': 'group sequence and previous tag are in the page's "
+        f"associated data'): corrupted at that record ([{x}, {x_end}), below the newest commit). A's holder opens: "
+        f"B's head names as many pages as B has segments, and the last one's page tag (§37.4)", model, a, a.data,
+        full=at, both=at, mail="opens", chat=at))
+
+    # Row 12: A's page holds a put whose accessGroup names B (sealed with K_A).
+    w, model, _ = groups_file(323, many=False, slots=SLOTS_WITH_B)
+    a = _holder(w.data, MAIL_PW, 3231, 1_800_000_000_000)
+    x = a.written_end
+    p = a.make_put(K.GENERIC_PASSWORD, {"account": "put into B through A's page", "service": "s",
+                                         "accessGroup": CHAT}, b"into B")
+    p.key_id = a.group_key_id(MAIL)                          # written into A's page as it is (WriterV3.append)
+    a.append([p])                                            # not in the model: no reader may show it
+    x_end = a.written_end
+    put(a, model, K.GENERIC_PASSWORD, {"account": "A's holder after the forgery", "service": "s"}, b"a", MAIL)
+    at = ("corrupted", (x, x_end))
+    out.append(_more(
+        "reference-forged-put-into-other-group", f"reference-groups' start (no updates), then A's holder writes a "
+        f"commit (log offset {x}) whose page of A (sealed with K_A) puts an item whose accessGroup is {CHAT}, then "
+        f"an honest commit in A. Every reader that opens A's page: 'a put whose access group is not its page's "
+        f"group' is corrupted wherever the record lies (§36 Checks; §40 row 'write an item into B': 'A's holders and "
+        f"full holders (corrupted, §36)'): the full, A and B's, and A's holders, at that record ([{x}, {x_end})). "
+        f"B's holder does not open A's pages (§37.3) and sees nothing of it: opens, without the item ('B's holders "
+        f"do not open A's pages and see nothing')", model, a, a.data,
+        full=at, both=at, mail=at, chat="opens"))
+
+    # Row 13: A's page padded wrongly (sealed with K_A): a padding byte not zero; a plaintext of another length.
+    for seed, suffix, padding, what in (
+            (324, "nonzero", lambda plain: plain + b"\x01" + bytes(R.padded_page_length(len(plain)) - len(plain) - 1),
+             "padded to its size class padded(U) but with its first padding byte 01"),
+            (325, "length", lambda plain: plain + bytes(2 * R.padded_page_length(len(plain)) - len(plain)),
+             "padded with zeros to twice its size class padded(U)")):
+        w, model, _ = groups_file(seed, many=False, slots=SLOTS_WITH_B)
+        a = _holder(w.data, MAIL_PW, seed * 10 + 1, 1_800_000_000_000)
+        x = a.written_end
+        with _SealedWith(padding):                           # not in the model: no reader may show it
+            a.append([a.make_put(K.GENERIC_PASSWORD, {"account": "in a page padded wrongly", "service": "s",
+                                                      "accessGroup": MAIL}, b"p")])
+        x_end = a.written_end
+        put(a, model, K.GENERIC_PASSWORD, {"account": "A's holder after the forgery", "service": "s"}, b"a", MAIL)
+        at = ("corrupted", (x, x_end))
+        out.append(_more(
+            f"reference-forged-page-padding-{suffix}", f"reference-groups' start (no updates), then A's holder writes "
+            f"a commit (log offset {x}) whose page of A (a put; sealed with K_A, so it authenticates) is {what}; then "
+            f"an honest commit in A. Every reader that opens A's page: 'a plaintext of another length than padded(U), "
+            f"or a padding byte other than zero, is corrupted' (§35.5; §35.9 step 5 'opens ... and parses'): the full, "
+            f"A and B's, and A's holders, at that record ([{x}, {x_end}), below the newest commit). B's holder does "
+            f"not open A's pages (§37.3): A's head matches A's segments (§37.4), so it opens", model, a, a.data,
+            full=at, both=at, mail=at, chat="opens"))
+
+    # Row 14: a head of group sequence 0 for B, which has segments (the head copied from the creation commit).
+    w, model, _ = groups_file(326, many=False, slots=SLOTS_WITH_B)
+    log = _log_bytes(w)
+    first = R.split(log[:8 + R.rd32(log, 0)])
+    assert first["kind"] == V2.KIND_COMMIT and first["sequence"] == 1 and len(first["segments"]) == 1
+    p0, p1 = first["segments"][0]["page"]
+    empty_b = R.open_heads(log[p0:p1], 0, w.keys.k_heads, w.keys.file_id, w.keys.epoch, 1)[B_KEY_ID]
+    assert empty_b["groupSequence"] == 0
+    assert w.keys.group_chain(w.head[1], B_KEY_ID)[1] > 0                 # B has pages
+    x = w.written_end
+    _once(w, lambda frame, segments, keys: _reseal_heads(segments, frame, keys,
+                                                         lambda heads: heads[B_KEY_ID].update(empty_b)))
+    put(w, model, K.GENERIC_PASSWORD, {"account": "its heads name B empty", "service": "s"}, b"x", MAIL)
+    x_end = w.written_end
+    put(w, model, K.GENERIC_PASSWORD, {"account": "after the forgery", "service": "s"}, b"after", MAIL)
+    at = ("corrupted", (x, x_end))
+    out.append(_more(
+        "reference-forged-head-sequence-zero", f"A commit at log offset {x} (a put in A) whose heads were re-sealed "
+        f"with B's head replaced by the one the creation commit states (start epoch 1, group sequence 0, B's start "
+        f"value: a head only K_B makes, copied), though B has segments; the chain tag made again; then an honest "
+        f"commit. Holders of K_B: B's head is not its chain's end (§35.9 step 6, §37.2). A's holder: 'group sequence "
+        f"0 for one that has segments: does not verify' (§37.4). Each corrupted at that record ([{x}, {x_end}), below "
+        f"the newest commit)", model, w, w.data, full=at, both=at, mail=at, chat=at))
+
+    # Row 11: a segment and a head of key id 9, which the key table lacks, consistent with each other.
+    w, model, _ = groups_file(327, many=False, slots=SLOTS_WITH_B)
+    x = w.written_end
+    invented = random.Random(327).randbytes(12 + 256 + 16)
+    segment9 = R.u8(9) + R.u32(len(invented)) + R.u32(len(invented)) + invented
+
+    def add_nine(frame, segments, keys):
+        segments = segments[:-1] + [segment9, segments[-1]]
+        return _reseal_heads(segments, frame, keys, lambda heads: heads.update(
+            {9: {"startEpoch": keys.epoch, "groupSequence": 1, "lastTag": invented[-16:]}}))
+    _once(w, add_nine)
+    put(w, model, K.GENERIC_PASSWORD, {"account": "beside a segment of key id 9", "service": "s"}, b"x", MAIL)
+    x_end = w.written_end
+    a = _holder(w.data, MAIL_PW, 3271, 1_800_000_000_000)
+    put(a, model, K.GENERIC_PASSWORD, {"account": "A's holder after the forgery", "service": "s"}, b"a", MAIL)
+    assert a.head[1].others[9] == (1, 1, invented[-16:])
+    out.append(_more(
+        "reference-forged-unknown-key-id", f"A commit at log offset {x} (a put in A) given a segment of key id 9 "
+        f"(a page box of 284 bytes of random bytes) before its heads, and a head for key id 9 (start epoch 1, group "
+        f"sequence 1, that segment's page tag), the heads re-sealed and the chain tag made again; then A's holder "
+        f"appends to A, carrying key id 9's head. Full holder: 'no segment and no head of a key id its key table "
+        f"lacks' (§35.9 step 4): corrupted at that record ([{x}, {x_end}), below the newest commit). Scoped holders "
+        f"(A and B's, A's, B's) refuse no segment or head of a key id they do not hold (§37.3) and find key id 9's "
+        f"head at its one segment, its page tag, the header's epoch (§37.4): they open, and every later commit "
+        f"names it (§37.4 'once named, always named')", model, a, a.data,
+        full=("corrupted", (x, x_end)), both="opens", mail="opens", chat="opens"))
+
+    # Row 17: the two runs of two keychains (different file ids), each verifying under the same passwords.
+    w, model, _ = groups_file(328, many=False, slots=SLOTS_WITH_B)
+    other = _create(3281, (MAIL, CHAT), SLOTS_WITH_B)
+    assert other.keys.file_id != w.keys.file_id and other.keys.epoch == w.keys.epoch
+    data = _with_run_b(w.data, other.header.raw)
+    OFFSET_0 = (0, 1)                                        # corrupted(0)
+    name = "reference-forged-runs-of-two-files"
+    m = manifest(name, f"{WHO_MORE}. reference-groups' start (no updates), with header run B replaced by run B of "
+                 f"another keychain made with the same credentials (another file id; both runs read, and each "
+                 f"verifies under the log key its own slots give; both of epoch 1). §31.4 step 4: 'Copies of two "
+                 f"different file ids: corrupted(0)', a step before any slot is tried (step 5), so for every "
+                 f"credential, the wrong one too (§39: 'corrupted(0) for ... runs of two file ids')",
+                 corrupted(PW, OFFSET_0), [corrupted(c, OFFSET_0) for c in (BOTH_PW, MAIL_PW, CHAT_PW, WRONG)])
+    out.append((name, m, data))
+
+    # Row 16: run B of a later epoch whose checksum verifies and whose MAC does not.
+    w, model, _ = groups_file(329, many=False, slots=SLOTS_WITH_B)
+    raw = bytearray(w.header.raw)
+    raw[32:40] = R.u64(R.rd64(raw, 32) + 1)
+    data = _with_run_b(w.data, _with_checksum(bytes(raw)))
+    name = "reference-forged-later-run-mac-bad"
+    m = manifest(name, f"{WHO_MORE}. reference-groups' start (no updates), with header run B's epoch set to 2 "
+                 f"(run A's is 1) and its checksum made again, its MAC left (so it reads, §31.1, but its MAC does not "
+                 f"verify under epoch 2's K_header). §31.4 step 7: 'a copy that reads and has a later epoch than the "
+                 f"chosen one but does not verify' is refused, corrupted ('an older copy must not open in place of a "
+                 f"newer one'), for every credential that opens a slot (no offset range: header failures may name "
+                 f"different bytes, §30.3). The wrong password opens no slot, so no copy verifies: wrongCredentials "
+                 f"(step 7)", corrupted(PW), [corrupted(c) for c in (BOTH_PW, MAIL_PW, CHAT_PW)] + [refused(WRONG)])
+    out.append((name, m, data))
+
+    # Row 7: A's scoped rewrite that leaves B out wholly (no copied segment of B, no head of B).
+    w, model, _ = groups_file(330, many=False, slots=SLOTS_WITH_B)
+    a = _holder(w.data, MAIL_PW, 3301, 1_800_000_000_000)
+    assert any(k == B_KEY_ID for _, k, _ in a.kc.opaque_segments) and B_KEY_ID in a.head[1].others
+    a.kc.opaque_segments = [s for s in a.kc.opaque_segments if s[1] != B_KEY_ID]
+    chain = a.head[1]
+    a.head = (a.head[0], V3.ChainV3(bytes(chain), chain.groups,
+                                    {k: h for k, h in chain.others.items() if k != B_KEY_ID}, chain.opaque))
+    a.compact()                                              # epoch 2: key id 1 copied, A anew, nothing of B
+    rewrite_end = a.written_end
+    assert a.keys.epoch == 2 and B_KEY_ID not in a.head[1].others
+    put(a, model, K.GENERIC_PASSWORD, {"account": "A's holder after its rewrite", "service": "s"}, b"a", MAIL)
+    for iid in [iid for iid, v in model.items.items() if v[1].get("accessGroup") == CHAT]:
+        del model.items[iid]                                 # gone from the file
+    at = ("corrupted", (0, rewrite_end))
+    out.append(_more(
+        "reference-forged-rewrite-without-group", f"reference-groups' start (no updates), then A's holder compacts "
+        f"(a scoped rewrite into epoch 2, §38.7) but copies none of B's segments and names no head of B (the default "
+        f"group's segments copied, with its chain start entry; A written anew); then it appends to A. Full holders "
+        f"(the key table names B) and holders of K_B follow B, and the rewrite's commit does not name it: 'The head "
+        f"must exist — a followed group the heads do not name is corrupted' (§37.2, §35.9 step 6; §40 row 'drop all "
+        f"of B'): corrupted in the rewrite's transaction (log offsets [0, {rewrite_end}), its parts and commit; the "
+        f"record's or its first part's offset, §25.4, §37.2), below the newest commit. A's holder opens: nothing in "
+        f"the file names B (§37.4 asks only of key ids with segments or named by a commit; §40 row 'drop all of B': "
+        f"other scoped holders notice 'not a whole file A rewrote without B, in which nothing names B')",
+        model, a, a.data, full=at, both=at, mail="opens", chat=at))
+
+    # Row 19: B's page ciphertext changed, its page tag kept, the chunk's parity computed over the changed bytes.
+    w, model, _ = groups_file(331, many=False, slots=SLOTS_WITH_B)
+    x = w.written_end
+
+    def destroy(record, previous, keys):
+        w.tamper = None
+        frame = R.split(record)
+        b = frame["segments"][_of(frame, B_KEY_ID)[0]]
+        changed = bytearray(record)
+        changed[b["page"][0] + 20] ^= 0x01                   # inside the ciphertext, not the page tag
+        return bytes(changed)
+    w.tamper = destroy
+    b_pages(w, model, "x")
+    x_end = w.written_end
+    put(w, model, K.GENERIC_PASSWORD, {"account": "after the forgery", "service": "s"}, b"after", MAIL)
+    at = ("corrupted", (x, x_end))
+    out.append(_more(
+        "reference-forged-page-ciphertext-changed", f"A commit at log offset {x} held one page of B; one bit of its "
+        f"ciphertext (not its page tag) was flipped before the record was written, so the chain tag (which covers "
+        f"the page tag, §35.8) still matches and the chunk's parity is that of the changed bytes (nothing to "
+        f"repair); then an honest commit. Holders of K_B: B's page does not authenticate (§35.5, §35.9 step 5; §40 "
+        f"row 'destroy B's data': 'B's holders and full holders find a page or secret box that does not "
+        f"authenticate'): corrupted at that record ([{x}, {x_end}), below the newest commit). A's holder opens: "
+        f"only B's holders can tell whether B's pages authenticate (§37.4), and B's head matches B's segments",
+        model, w, w.data, full=at, both=at, mail="opens", chat=at))
+
+    # Row 3 (what a file alone shows): B's last page dropped, B's head stepped back to the page before.
+    w, model, _ = groups_file(332, many=False, slots=SLOTS_WITH_B)
+    x = w.written_end
+
+    def drop_last(frame, segments, keys):
+        of_b = _of(frame, B_KEY_ID)
+        assert len(of_b) == 2, of_b
+        kept = segments[of_b[0]]
+        del segments[of_b[1]]
+        end = R.SEGMENT_HEADER + R.rd32(kept, 5)
+        return _reseal_heads(segments, frame, keys, lambda heads: heads[B_KEY_ID].update(
+            groupSequence=heads[B_KEY_ID]["groupSequence"] - 1, lastTag=kept[end - 16:end]))
+    _once(w, drop_last)
+    dropped = b_pages(w, model, "xy")[1]
+    del model.items[dropped.item_id]                         # its page is gone
+    f = _holder(w.data, PW, 3321, 1_800_000_000_000)
+    put(f, model, K.GENERIC_PASSWORD, {"account": "a full holder after the forgery", "service": "s"}, b"f", MAIL)
+    out.append(_more(
+        "reference-forged-last-page-dropped", f"A commit at log offset {x} held two of B's pages; the second (B's "
+        f"last) was removed, B's head in that commit re-sealed at the page before (group sequence one less, the "
+        f"remaining page's tag) and the chain tag made again; then a full holder opens the file and appends. §40 row "
+        f"'drop B's last pages and step B's head back to the page before': 'Yes, undetected from the file: the result "
+        f"is a valid earlier state of B's chain' — every credential opens, without the dropped item (only a pinned "
+        f"head naming B, §37.5, which a manifest does not state, would show the rollback)", model, f, f.data,
+        full="opens", both="opens", mail="opens", chat="opens"))
+
+    # Row 10: malformed chain start entries (a start epoch not before the header's epoch), in one run; in both.
+    w, model, _ = groups_file(333, many=False, slots=SLOTS_WITH_B)
+    bad = _reheader(w, chain_starts=((B_KEY_ID, w.keys.epoch),))
+    n = w.page_count
+    data = bytearray(w.data)                                 # run A as written, run B the malformed header's
+    data[H.run_b_offset(n):H.run_b_offset(n) + n * H.PAGE] = bad[H.run_b_offset(n):H.run_b_offset(n) + n * H.PAGE]
+    name = "reference-forged-chain-start-malformed-one-run"
+    main, others = _expectations(model, w, full="opens", both="opens", mail="opens", chat="opens", repaired=True)
+    out.append((name, manifest(name, f"{WHO_MORE}. reference-groups' start (no updates), with header run B given "
+                               f"a chain start entry (key id 3, start epoch 1) in a header of epoch 1, its MAC and "
+                               f"checksum made again; run A as written. §31.2: an entry 'with e ≥ the header's "
+                               f"epoch' makes the copy not hold a header (the structure check, before the MAC: the "
+                               f"other run is tried); run A verifies and is chosen, and run B, not holding the chosen "
+                               f"copy, is reported for a writer to rewrite (§31.4 step 9): every credential opens, a "
+                               f"repair reported", main, others), bytes(data)))
+    name = "reference-forged-chain-start-malformed-both-runs"
+    out.append((name, manifest(name, f"{WHO_MORE}. reference-groups' start (no updates), with both header runs "
+                               f"given a chain start entry (key id 3, start epoch 1) in a header of epoch 1, MAC and "
+                               f"checksum made again. §31.2: such an entry makes the copy not hold a header; 'both "
+                               f"such: corrupted(0)' (§31.4 step 4 'No copy reads', before any slot: the wrong "
+                               f"password too; §39)", corrupted(PW, OFFSET_0),
+                               [corrupted(c, OFFSET_0) for c in (BOTH_PW, MAIL_PW, CHAT_PW, WRONG)]), bad))
     return out
 
 

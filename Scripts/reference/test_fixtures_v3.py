@@ -26,7 +26,14 @@ REFERENCE_NAMES = ["reference-empty", "reference-groups", "reference-scoped-writ
                    "reference-group-added", "reference-forged-dropped-page",
                    "reference-forged-dropped-page-head-fixed", "reference-forged-heads-without-group",
                    "reference-forged-chain-start-epoch", "reference-forged-chain-start-unknown-key-id",
-                   "reference-forged-rewrite-head-zero"]
+                   "reference-forged-rewrite-head-zero", "reference-forged-pages-swapped",
+                   "reference-forged-page-repeated", "reference-forged-put-into-other-group",
+                   "reference-forged-page-padding-nonzero", "reference-forged-page-padding-length",
+                   "reference-forged-head-sequence-zero", "reference-forged-unknown-key-id",
+                   "reference-forged-runs-of-two-files", "reference-forged-later-run-mac-bad",
+                   "reference-forged-rewrite-without-group", "reference-forged-page-ciphertext-changed",
+                   "reference-forged-last-page-dropped", "reference-forged-chain-start-malformed-one-run",
+                   "reference-forged-chain-start-malformed-both-runs"]
 
 
 def test_fixtures_v3_all_match_the_reference_reader():
