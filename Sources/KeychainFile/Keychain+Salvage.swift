@@ -31,6 +31,16 @@ public struct SalvageReport: Sendable, Equatable {
     public var damage: Damage? { damages.first }
     /// The ids of the items whose latest version could not be read (and which the new keychain does not hold).
     public var lostItemIDs: [ItemID] { damages.compactMap { $0.loss == .item ? $0.itemID : nil } }
+
+    /// The bytes of unreadable regions and crash remnants among `damages`.
+    static func droppedByteCount(of damages: [Damage]) -> Int {
+        damages.reduce(0) { total, damage in
+            switch damage.loss {
+            case .region(let count), .crashRemnant(let count): return total + count
+            default: return total
+            }
+        }
+    }
 }
 
 extension Keychain {

@@ -30,15 +30,9 @@ extension RecordLogV2 {
             tombstones: log.state.replayed.tombstones.filter { index.position(of: $0.key) == nil }, fileSystem: fileSystem,
             using: &generator)
         written.state.file.close()
-        let dropped = damage.reduce(0) { total, damage in
-            switch damage.loss {
-            case .region(let count), .crashRemnant(let count): return total + count
-            default: return total
-            }
-        }
         return SalvageReport(
             itemCount: order.count, recordsKept: log.head.sequence, keptHead: log.head, damages: damage,
-            droppedByteCount: dropped, tornTail: log.tornTail, newHead: written.state.replayed.head)
+            droppedByteCount: SalvageReport.droppedByteCount(of: damage), tornTail: log.tornTail, newHead: written.state.replayed.head)
     }
 }
 

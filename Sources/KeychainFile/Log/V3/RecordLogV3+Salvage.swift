@@ -38,15 +38,9 @@ extension RecordLogV3 {
             tombstones: state.replayed.tombstones.filter { index.position(of: $0.key) == nil && state.replayed.tombstoneGroups[$0.key] != nil },
             tombstoneGroups: state.replayed.tombstoneGroups, fileSystem: fileSystem, using: &generator)
         written.state.file.close()
-        let dropped = damage.reduce(0) { total, damage in
-            switch damage.loss {
-            case .region(let count), .crashRemnant(let count): return total + count
-            default: return total
-            }
-        }
         return SalvageReport(
             itemCount: order.count, recordsKept: log.head.sequence, keptHead: log.head, damages: damage,
-            droppedByteCount: dropped, tornTail: log.tornTail, newHead: written.state.replayed.head)
+            droppedByteCount: SalvageReport.droppedByteCount(of: damage), tornTail: log.tornTail, newHead: written.state.replayed.head)
     }
 
     /// Throws unless the file at `path` may be repaired in place with `credential`: writable, with one name, and

@@ -234,25 +234,26 @@ extension ReplayV2 {
     /// The record at `position` walked (``WalkedRecordV3``), if its length check passes and it ends by `limit`; its
     /// ranges are in ``window``.
     private mutating func walkRecordV3(at position: Int, limit: Int) -> WalkedRecordV3? {
-        guard position + 8 <= limit, (try? fill(position..<(position + 8))) != nil else { return nil }
-        let at = position - windowStart
-        let length = Int(window[at..<(at + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
-        guard length <= RecordV3.maximumBodyLength, position + 8 + length <= limit,
-              (try? fill(position..<(position + 8 + length))) != nil
-        else { return nil }
-        return WalkedRecordV3.walk(window, at: position - windowStart)
+        guard let at = loadRecordBytes(at: position, limit: limit) else { return nil }
+        return WalkedRecordV3.walk(window, at: at)
     }
 
     /// The frame of the record at `position`, checked (lengths, segments, frame check) but not authenticated, if it
     /// ends by `limit`; its ranges are in ``window``.
     private mutating func scanRecordV3(at position: Int, limit: Int) -> ScannedRecordV3? {
+        guard let at = loadRecordBytes(at: position, limit: limit) else { return nil }
+        return try? RecordV3Decoder.scan(window, at: at)
+    }
+
+    /// Makes the window hold the record at `position` as far as its stated length reaches, if that ends by `limit`
+    /// within a record's bounds: its offset in ``window``.
+    private mutating func loadRecordBytes(at position: Int, limit: Int) -> Int? {
         guard position + 8 <= limit, (try? fill(position..<(position + 8))) != nil else { return nil }
-        let at = position - windowStart
-        let length = Int(window[at..<(at + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        let length = Int(window[(position - windowStart)..<(position - windowStart + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
         guard length <= RecordV3.maximumBodyLength, position + 8 + length <= limit,
               (try? fill(position..<(position + 8 + length))) != nil
         else { return nil }
-        return try? RecordV3Decoder.scan(window, at: position - windowStart)
+        return position - windowStart
     }
 
     /// The first record after `position`, before `limit`, whose frame reads (its SHA-256 frame check passes) with a
