@@ -1,8 +1,8 @@
 @testable import KeychainFile
 
 /// Mode (a): the input is a whole version 3 file, opened as it is with every credential of ``V3Credentials``: the
-/// full raw key with every check (reads, reopen, an append, a compaction), the others with the read paths, then
-/// what a scoped credential promises (``ScopeChecks``).
+/// full raw key with every check (reads, reopen, an append, a compaction), the others with the read paths, each
+/// also with recovery and salvage (``RecoveryChecksV3``), then what a scoped credential promises (``ScopeChecks``).
 ///
 /// A password is tried only when a header run holds a header whose checksum verifies and whose password slots ask
 /// for at most ``passwordIterationBudget`` PBKDF2 iterations and no Argon2id: the fuzzer cannot forge a checksum, so
@@ -17,6 +17,7 @@ enum WholeFileMode {
             trace("— \(known.name)")
             let depth: OpenedKeychainChecks<FormatV3Checks>.Depth = known.name == "full key" ? .full : .read
             OpenedKeychainChecks<FormatV3Checks>.run(bytes, credential: known.credential, depth: depth)
+            RecoveryChecksV3.run(bytes, known: known)
         }
         ScopeChecks.run(bytes, passwords: passwords)
     }
