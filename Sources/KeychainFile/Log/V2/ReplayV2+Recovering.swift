@@ -56,7 +56,18 @@ extension ReplayV2 {
             outcome.end = position
             OpeningProgressReporting.verified(position, of: committedEnd)
         }
-        if log.writtenEnd > committedEnd {
+        listUncommitted(after: committedEnd)
+    }
+
+    /// Lists what the log holds past `committedEnd`, the end of what its commit slots show committed: a transaction
+    /// that never committed, or, when no commit slot reads, every byte after the last rewrite's records — they may
+    /// hold acknowledged items, and a recovering read must not drop them unsaid.
+    mutating func listUncommitted(after committedEnd: Int) {
+        if log.appendRefusal == .noCommitSlot, let size = try? log.file.size(), size > HealingLayout.physicalEnd(ofLog: committedEnd) {
+            damage.append(Damage(
+                offset: HealingLayout.physical(committedEnd), loss: .region(byteCount: size - HealingLayout.physicalEnd(ofLog: committedEnd)),
+                reason: "no commit slot reads, so the log's bytes after the last rewrite's records cannot be told committed; they may hold acknowledged items"))
+        } else if log.writtenEnd > committedEnd {
             damage.append(Damage(
                 offset: HealingLayout.physical(committedEnd), loss: .crashRemnant(byteCount: log.writtenEnd - committedEnd),
                 reason: "records of a transaction that never committed"))

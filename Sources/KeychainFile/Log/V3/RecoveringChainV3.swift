@@ -8,6 +8,12 @@
 /// was in the region), and the page after it is tried at each group sequence the region's size allows. A commit's
 /// heads, when they open, put the chain back where its writer left it.
 ///
+/// A page's place proves nothing once its chain has passed damage: a page's associated data names no epoch, so an
+/// older copy's page of the group, spliced in after bytes whose last 16 name its previous tag, opens there. Pages that
+/// open past damage are therefore held (``held``) until a commit's heads agree with the chain after them, and are
+/// dropped, for the caller to name, when heads disagree or the log ends first. Heads that would put the chain behind
+/// a page that opened at a proven place are refused: no writer makes them.
+///
 /// ```swift
 /// var chain = RecoveringChainV3(GroupChainV3(keys: keysB, startEpoch: 1))
 /// var damaged: [DamagedSecretV3]? = []
@@ -29,6 +35,27 @@ struct RecoveringChainV3 {
     /// Whether a page of the group, or a region that may have held one, was lost since the chain was last put at a
     /// commit's head: a head that then disagrees with the chain is what that damage already reported.
     private(set) var lostSinceHeads = false
+    /// Whether the chain is at a place proven: every page passed since it was put at heads (or at the replay's start)
+    /// opened. Pages that open when it is not are held.
+    private(set) var isProven = true
+    /// The last place proven: the group sequence and tag of the last page that opened while the chain was proven,
+    /// or of the heads it was put at.
+    private(set) var provenSequence: UInt64
+    private(set) var provenTag: [UInt8]
+    /// Pages that opened since the chain last was at a place proven, in order, waiting for heads to confirm them.
+    var held: [PageEntriesV3] = []
+
+    /// What a commit's heads did to the chain (``synchronize(to:)``).
+    enum HeadsOutcome {
+        /// The heads agree with the chain: its held pages, to apply in order, are confirmed.
+        case confirmed([PageEntriesV3])
+        /// The heads put the chain elsewhere, as its writer left it: its held pages, dropped, and whether damage to the
+        /// chain since the last heads already explains the disagreement.
+        case moved(dropped: [PageEntriesV3], explained: Bool)
+        /// The heads would put the chain behind a page that opened at a proven place, or in another start epoch: they
+        /// are not followed.
+        case refused
+    }
 
     /// The most group sequences one page is tried at: a region of 16 MiB holds at most 57,000 pages of 293 bytes.
     static let maximumUncertainty: UInt64 = 1 << 16
@@ -40,6 +67,8 @@ struct RecoveringChainV3 {
         startEpoch = chain.startEpoch
         sequence = chain.sequence
         lastTag = chain.lastTag
+        provenSequence = chain.sequence
+        provenTag = chain.lastTag
     }
 
     /// The chain as a replay that verifies follows it, from the last page passed.
@@ -64,6 +93,10 @@ struct RecoveringChainV3 {
             else { continue }
             sequence = candidate
             lastTag = tag
+            if isProven {
+                provenSequence = candidate
+                provenTag = tag
+            }
             uncertainty = 0
             pendingUncertainty = 0
             damagedSecrets += damaged ?? []
@@ -77,6 +110,7 @@ struct RecoveringChainV3 {
         uncertainty = uncertainty > 0 ? 0 : min(Self.maximumUncertainty, pendingUncertainty)
         pendingUncertainty = 0
         lostSinceHeads = true
+        isProven = false
         return nil
     }
 
@@ -85,17 +119,29 @@ struct RecoveringChainV3 {
         let pages = UInt64(max(0, byteCount) / Self.minimumPageSegmentSize) + 1
         pendingUncertainty = min(Self.maximumUncertainty, pendingUncertainty + pages)
         lostSinceHeads = true
+        isProven = false
     }
 
-    /// Puts the chain at `head`, a commit's authenticated head for the group; whether the chain was there already.
-    @discardableResult
-    mutating func synchronize(to head: GroupHeadV3) -> Bool {
-        let matched = head.startEpoch == startEpoch && head.groupSequence == sequence && ChainTagV3.matches(head.lastTag, lastTag)
+    /// Puts the chain at `head`, a commit's authenticated head for the group, unless that is behind a place proven.
+    mutating func synchronize(to head: GroupHeadV3) -> HeadsOutcome {
+        let outcome: HeadsOutcome
+        if head.startEpoch == startEpoch, head.groupSequence == sequence, ChainTagV3.matches(head.lastTag, lastTag) {
+            outcome = .confirmed(held)
+        } else if head.startEpoch != startEpoch || head.groupSequence < provenSequence
+            || (head.groupSequence == provenSequence && !ChainTagV3.matches(head.lastTag, provenTag)) {
+            return .refused
+        } else {
+            outcome = .moved(dropped: held, explained: lostSinceHeads)
+        }
         sequence = head.groupSequence
         lastTag = head.lastTag
+        provenSequence = head.groupSequence
+        provenTag = head.lastTag
         uncertainty = 0
         pendingUncertainty = 0
         lostSinceHeads = false
-        return matched
+        isProven = true
+        held = []
+        return outcome
     }
 }

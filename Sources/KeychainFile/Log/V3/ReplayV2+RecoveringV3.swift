@@ -6,8 +6,9 @@
 /// Damage costs the entries of the page it hits (a page holds at most 8 KiB of them), one item when only its secret
 /// box is hit, or the bytes up to the next record whose frame reads when a record's frame cannot be walked. Each
 /// group's chain goes on past its lost pages (``RecoveringChainV3``), and a commit's heads put it back where its
-/// writer left it. Entries are applied one by one, so that one which conflicts with what damage left is listed, not
-/// fatal. A scoped holder follows its own groups only: other groups' segments are neither read nor counted.
+/// writer left it. Pages that open past damage to their chain wait for such heads to confirm them, and are named and
+/// not applied when none do. Entries are applied one by one, so that one which conflicts with what damage left is
+/// listed, not fatal. A scoped holder follows its own groups only: other groups' segments are neither read nor counted.
 extension ReplayV2 {
     mutating func recoverVersion3(keys: RecordKeysV3, groupNames: [UInt8: String], followsEveryGroup: Bool) throws(KeychainError) {
         let committedEnd = log.committedEnd
@@ -19,11 +20,11 @@ extension ReplayV2 {
         var headVerified = true
         OpeningProgressReporting.verified(position, of: committedEnd)
         while position < committedEnd {
-            // The record as a replay verifies it, while every chain is where it was left: the common case, and
+            // The record as a replay verifies it, while every chain is at a place proven: the common case, and
             // what parity repaired.
             var groups = chains.mapValues(\.chain)
             var record: ReplayedRecordV2? = nil
-            if chains.values.allSatisfy({ $0.uncertainty == 0 }) {
+            if chains.values.allSatisfy(\.isProven) {
                 var others: [UInt8: OpaqueChainV3] = [:]
                 var moved = groups
                 record = try? readRecordForReplay(at: position, after: head, limit: committedEnd, groups: &moved, others: &others)
@@ -91,17 +92,13 @@ extension ReplayV2 {
             outcome.end = position
             OpeningProgressReporting.verified(position, of: committedEnd)
         }
-        outcome.groups = chains.mapValues(\.chain)
-        if log.appendRefusal == .noCommitSlot, let size = try? log.file.size(), size > HealingLayout.physicalEnd(ofLog: committedEnd) {
-            // No commit slot reads: what the log holds after the last rewrite's records may have been acknowledged.
-            damage.append(Damage(
-                offset: HealingLayout.physical(committedEnd), loss: .region(byteCount: size - HealingLayout.physicalEnd(ofLog: committedEnd)),
-                reason: "no commit slot reads, so the log's bytes after the last rewrite's records cannot be told committed; they may hold acknowledged items"))
-        } else if log.writtenEnd > committedEnd {
-            damage.append(Damage(
-                offset: HealingLayout.physical(committedEnd), loss: .crashRemnant(byteCount: log.writtenEnd - committedEnd),
-                reason: "records of a transaction that never committed"))
+        for keyID in chains.keys.sorted() {
+            guard let held = chains[keyID]?.held, !held.isEmpty else { continue }
+            nameUnconfirmed(held, keyID: keyID, because: "no commit's heads after it read")
+            chains[keyID]?.held = []
         }
+        outcome.groups = chains.mapValues(\.chain)
+        listUncommitted(after: committedEnd)
     }
 
     /// Applies the pages of a record that does not verify whole, each as the next page of its group's chain, then
@@ -122,7 +119,12 @@ extension ReplayV2 {
             }
             var damaged: [DamagedSecretV3] = []
             if let entries = chain.open(segment, in: window, place: "record \(sequence), segment \(number)", damagedSecrets: &damaged) {
-                applyPageV3(entries, keyID: segment.keyID, groupNames: groupNames, at: offset)
+                let page = pageEntriesV3(entries, keyID: segment.keyID, groupNames: groupNames, at: offset)
+                if chain.isProven {
+                    applyRecoveredV3(page, groupNames: groupNames)
+                } else {
+                    chain.held.append(page)
+                }
             } else {
                 damage.append(Damage(
                     offset: HealingLayout.physical(offset), loss: .region(byteCount: segment.range.count),
@@ -140,17 +142,40 @@ extension ReplayV2 {
         guard let box = walked.heads,
               let heads = try? HeadsV3.open(window, box: box.pageBox, keys: keys, sequence: sequence, base: 0)
         else { return }
+        let offset = HealingLayout.physical(windowStart + box.range.lowerBound)
         for keyID in chains.keys.sorted() {
             guard let groupHead = heads[keyID], var chain = chains[keyID] else { continue }
-            let reported = chain.lostSinceHeads
-            if !chain.synchronize(to: groupHead), !reported {
+            let read = chain.sequence
+            switch chain.synchronize(to: groupHead) {
+            case .confirmed(let held):
+                for page in held { applyRecoveredV3(page, groupNames: groupNames) }
+            case .moved(let dropped, let explained):
+                nameUnconfirmed(dropped, keyID: keyID, because: "record \(sequence)'s heads put the chain elsewhere")
+                if !explained {
+                    damage.append(Damage(
+                        offset: offset, loss: .region(byteCount: 0),
+                        reason: "record \(sequence)'s heads put group \(keyID) at page \(groupHead.groupSequence), where its pages read end at page \(read): pages of the group are missing"))
+                }
+            case .refused:
                 damage.append(Damage(
-                    offset: HealingLayout.physical(windowStart + box.range.lowerBound), loss: .region(byteCount: 0),
-                    reason: "record \(sequence)'s heads put group \(keyID) at page \(groupHead.groupSequence), where its pages read end at page \(chain.sequence): pages of the group are missing"))
+                    offset: offset, loss: .region(byteCount: 0),
+                    reason: "record \(sequence)'s heads put group \(keyID) at page \(groupHead.groupSequence) of start epoch \(groupHead.startEpoch), behind page \(chain.provenSequence) of start epoch \(chain.startEpoch), which opened in its chain: no writer makes such heads, and they are not followed"))
             }
             chains[keyID] = chain
         }
         outcome.heads = heads
+    }
+
+    /// Lists every item that pages opened past damage to group `keyID`'s chain touch, pages no heads confirmed: they
+    /// are not applied, since a page spliced in from an older copy of the file opens just as well there.
+    private mutating func nameUnconfirmed(_ pages: [PageEntriesV3], keyID: UInt8, because reason: String) {
+        for page in pages {
+            for id in page.itemIDs {
+                damage.append(Damage(
+                    offset: HealingLayout.physical(page.offset), itemID: id, loss: .conflict,
+                    reason: "a page of group \(keyID) opened only past damage to its chain, and \(reason) (it may be an older copy's page): not applied; the item may be listed at an older version, or although it was deleted"))
+            }
+        }
     }
 
     /// Applies a record that verified: as one change when its entries keep every item in its group (SPEC.md §36) and
@@ -166,12 +191,11 @@ extension ReplayV2 {
         applyRecoveredV3(record.entries, deletions: record.deletionTimes, placements: record.placements, at: offset, groupNames: groupNames)
     }
 
-    /// Applies the entries of a page of group `keyID` one by one, as ``applyRecoveredV3(_:deletions:placements:at:groupNames:)``
-    /// does; a put naming another group than the page's is listed as a conflict and not applied.
-    private mutating func applyPageV3(_ entries: [DecodedEntryV2], keyID: UInt8, groupNames: [UInt8: String], at offset: Int) {
-        var decoded: [DecodedEntry] = []
-        var deletions: [(ItemID, Int64)] = []
-        var placements: [(id: ItemID, keyID: UInt8, kind: ReplayedRecordV2.Placement)] = []
+    /// The entries of a page of group `keyID`, copied out of ``window``, to apply as
+    /// ``applyRecoveredV3(_:deletions:placements:at:groupNames:)`` does; a put naming another group than the page's is
+    /// listed as a conflict and left out.
+    private mutating func pageEntriesV3(_ entries: [DecodedEntryV2], keyID: UInt8, groupNames: [UInt8: String], at offset: Int) -> PageEntriesV3 {
+        var page = PageEntriesV3(offset: offset)
         for entry in entries {
             switch entry {
             case .put(let id, let attributes, let box):
@@ -181,18 +205,23 @@ extension ReplayV2 {
                         reason: "a page of group \(keyID) puts it with access group \"\(AccessGroupsV3.name(of: attributes))\", another group's"))
                     continue
                 }
-                decoded.append(RecordV2PagesDecoder.put(id, attributes, box: box, in: window))
-                placements.append((id, keyID, .put))
+                page.entries.append(RecordV2PagesDecoder.put(id, attributes, box: box, in: window))
+                page.placements.append((id, keyID, .put))
             case .delete(let id, let time):
-                decoded.append(.delete(id: id))
-                deletions.append((id, time))
-                placements.append((id, keyID, .delete))
+                page.entries.append(.delete(id: id))
+                page.deletions.append((id, time))
+                page.placements.append((id, keyID, .delete))
             case .tombstone(let id, let time):
-                deletions.append((id, time))
-                placements.append((id, keyID, .tombstone))
+                page.deletions.append((id, time))
+                page.placements.append((id, keyID, .tombstone))
             }
         }
-        applyRecoveredV3(decoded, deletions: deletions, placements: placements, at: offset, groupNames: groupNames)
+        return page
+    }
+
+    /// Applies a page's entries one by one (``applyRecoveredV3(_:deletions:placements:at:groupNames:)``).
+    private mutating func applyRecoveredV3(_ page: PageEntriesV3, groupNames: [UInt8: String]) {
+        applyRecoveredV3(page.entries, deletions: page.deletions, placements: page.placements, at: page.offset, groupNames: groupNames)
     }
 
     /// Applies verified entries one by one, a conflict listed rather than fatal, and keeps each deletion's and

@@ -57,4 +57,22 @@ struct KeychainV2NoCommitSlotTests {
         #expect(throws: KeychainError.self) { try keychain.compact() }
         #expect(try fileBytes(file.path) == damaged, "nothing is cut")
     }
+
+    @Test("With both commit slots destroyed, a recovering open and salvage list the records past the rewrite as possibly acknowledged: never dropped unsaid", arguments: [0xEE, 0x00] as [UInt8])
+    func slotsDestroyedRecovering(fill: UInt8) throws {
+        let directory = TemporaryDirectory()
+        let file = try emptyThenAdded(directory, count: 5)
+        try writeFileBytes(slotsOverwritten(file.added, with: fill), to: file.path)
+        let unread = { (damage: Damage) -> Bool in
+            if case .region(let count) = damage.loss { count > 0 && damage.reason.contains("no commit slot") } else { false }
+        }
+        let recovered = try Keychain.open(at: file.path, credential: TestKeychain.password, options: .init(recover: true))
+        #expect(recovered.recovery?.damage.contains(where: unread) == true, "\(recovered.recovery?.damage ?? [])")
+        let report = try Keychain.salvage(from: file.path, credential: TestKeychain.password, to: directory.file("salvaged.kcf"))
+        #expect(report.damages.contains(where: unread), "\(report.damages)")
+        let damaged = try fileBytes(file.path)
+        let repair = try Keychain.repair(at: file.path, credential: TestKeychain.password, keepingCopyAt: directory.file("backup.kcf"))
+        #expect(repair.damages.contains(where: unread), "\(repair.damages)")
+        #expect(try fileBytes(directory.file("backup.kcf")) == damaged, "what repair drops is kept in the copy")
+    }
 }

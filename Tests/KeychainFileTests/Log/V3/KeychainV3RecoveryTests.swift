@@ -8,6 +8,10 @@ struct V3LogMap {
     struct Page {
         let record: Int
         let keyID: UInt8
+        /// The page's place in its group's chain.
+        let groupSequence: UInt64
+        /// The whole segment, header included, in the log's logical bytes.
+        let segment: Range<Int>
         /// The page box, in the log's logical bytes.
         let pageBox: Range<Int>
         /// Each put's item id and secret box, in the log's logical bytes.
@@ -44,7 +48,9 @@ struct V3LogMap {
                 let puts = page.entries.compactMap { (entry) -> (id: ItemID, box: Range<Int>)? in
                     if case .put(let id, _, let box) = entry { return (id, box) } else { return nil }
                 }
-                pages.append(Page(record: records.count, keyID: page.keyID, pageBox: segment.pageBox, puts: puts))
+                pages.append(Page(
+                    record: records.count, keyID: page.keyID, groupSequence: page.groupSequence, segment: segment.range,
+                    pageBox: segment.pageBox, puts: puts))
             }
             records.append(position..<decoded.end)
             headsBoxes.append(try RecordV3Decoder.scan(bytes, at: position).heads?.pageBox)
@@ -66,6 +72,19 @@ struct V3LogMap {
     func destroy(_ range: Range<Int>, at path: String) throws {
         var bytes = try fileBytes(path)
         for logical in range { bytes[physical(logical)] ^= 0xA5 }
+        try writeFileBytes(bytes, to: path)
+    }
+
+    /// The log's logical bytes `range` of the file at `path`.
+    func bytes(_ range: Range<Int>, at path: String) throws -> [UInt8] {
+        let bytes = try fileBytes(path)
+        return range.map { bytes[physical($0)] }
+    }
+
+    /// Writes `replacement` over the log's logical bytes from `start` of the file at `path`.
+    func write(_ replacement: [UInt8], at start: Int, to path: String) throws {
+        var bytes = try fileBytes(path)
+        for (index, byte) in replacement.enumerated() { bytes[physical(start + index)] = byte }
         try writeFileBytes(bytes, to: path)
     }
 

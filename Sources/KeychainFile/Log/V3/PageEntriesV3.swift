@@ -1,0 +1,23 @@
+/// A page's entries as a recovering read applies them (SPEC.md §37.6), copied out of the bytes read, so that a page
+/// opened past damage to its group's chain can be held until a commit's heads confirm its place
+/// (``RecoveringChainV3``).
+struct PageEntriesV3 {
+    /// The page's offset in the log (before ``HealingLayout/physical(_:)``): where damage it causes is listed.
+    let offset: Int
+    /// The puts and deletions, in order.
+    var entries: [DecodedEntry] = []
+    /// Each deletion's and tombstone's item and time.
+    var deletions: [(ItemID, Int64)] = []
+    /// Every put, deletion and tombstone in order, with its page's key id: `entries` are its puts and deletions.
+    var placements: [(id: ItemID, keyID: UInt8, kind: ReplayedRecordV2.Placement)] = []
+
+    init(offset: Int) {
+        self.offset = offset
+    }
+
+    /// The items the page puts, deletes or keeps a tombstone of, each once, in order.
+    var itemIDs: [ItemID] {
+        var seen = Set<ItemID>()
+        return placements.map(\.id).filter { seen.insert($0).inserted }
+    }
+}
