@@ -10,6 +10,26 @@ extension FileSystem {
         }
     }
 
+    /// Opens the keychain file at `path` that a repair would replace, for reading, after checking that a write may
+    /// change it (SPEC.md §15.1, §17): it is writable and has one name — a rename over a file with other names would
+    /// leave them naming the damaged bytes.
+    ///
+    /// - Throws: `KeychainError.readOnly` if the file is not writable or has several hard links; `.io`.
+    func openRepairable(_ path: String) throws(KeychainError) -> any KeychainFileHandle {
+        let file = try openExisting(path)
+        do throws(KeychainError) {
+            if let refusal = file.writeRefusal {
+                throw KeychainError.readOnly(path: path, reason: ReadOnlyReason.fileNotWritable(errno: refusal).description)
+            }
+            let names = try file.linkCount()
+            if names > 1 { throw KeychainError.readOnly(path: path, reason: ReadOnlyReason.hardLinks(count: names).description) }
+        } catch {
+            file.close()
+            throw error
+        }
+        return file
+    }
+
     /// Opens the lock file at `path` of an existing keychain (SPEC.md §16): for writing, creating it if needed;
     /// when that is refused (EACCES, EROFS, EPERM), for reading if it exists — its lock works as well — or else
     /// none at all (``AbsentLockFile``), so that a keychain on a read-only mount or in a directory the process may

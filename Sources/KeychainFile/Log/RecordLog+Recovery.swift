@@ -59,13 +59,8 @@ extension RecordLog {
     /// writing, has one name, and `credential` opens its header (checked before anything is copied or written).
     static func checkRepairable(at path: String, credential: Credential, fileSystem: any FileSystem) throws(KeychainError) {
         try credential.validate()
-        let file = try fileSystem.openExisting(path)
+        let file = try fileSystem.openRepairable(path)
         defer { file.close() }
-        if let refusal = file.writeRefusal {
-            throw .readOnly(path: path, reason: ReadOnlyReason.fileNotWritable(errno: refusal).description)
-        }
-        let names = try file.linkCount()
-        if names > 1 { throw .readOnly(path: path, reason: ReadOnlyReason.hardLinks(count: names).description) }
         let (header, _, _) = try readHeader(file)
         guard try unlock(header, with: credential) != nil else { throw .wrongCredentials }
     }

@@ -40,13 +40,8 @@ extension RecordLogV2 {
     /// Throws unless the file at `path` may be repaired in place with `credential`: writable, with one name, and
     /// opened by the credential (its header copies read, a slot opened and the MAC checked; the records are not read).
     static func checkRepairable(at path: String, credential: Credential, fileSystem: any FileSystem) throws(KeychainError) {
-        let file = try fileSystem.openExisting(path)
+        let file = try fileSystem.openRepairable(path)
         defer { file.close() }
-        if let refusal = file.writeRefusal {
-            throw .readOnly(path: path, reason: ReadOnlyReason.fileNotWritable(errno: refusal).description)
-        }
-        let names = try file.linkCount()
-        if names > 1 { throw .readOnly(path: path, reason: ReadOnlyReason.hardLinks(count: names).description) }
         let pageA = HealingLog.readTolerating(file, count: HealingLayout.headerPageLength, at: 0).bytes
         let pageB = HealingLog.readTolerating(file, count: HealingLayout.headerPageLength, at: HealingLayout.headerBOffset).bytes
         _ = try OpenedHeaderV2(pageA: pageA, pageB: pageB, credential: credential)

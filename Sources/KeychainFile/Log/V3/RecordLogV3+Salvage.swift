@@ -47,13 +47,8 @@ extension RecordLogV3 {
     /// opened by the credential with every access group in reach (its header runs read and a slot opened; the
     /// records are not read).
     static func checkRepairable(at path: String, credential: Credential, fileSystem: any FileSystem) throws(KeychainError) {
-        let file = try fileSystem.openExisting(path)
+        let file = try fileSystem.openRepairable(path)
         defer { file.close() }
-        if let refusal = file.writeRefusal {
-            throw .readOnly(path: path, reason: ReadOnlyReason.fileNotWritable(errno: refusal).description)
-        }
-        let names = try file.linkCount()
-        if names > 1 { throw .readOnly(path: path, reason: ReadOnlyReason.hardLinks(count: names).description) }
         let read = { (offset: Int, count: Int) throws(KeychainError) -> [UInt8] in HealingLog.readTolerating(file, count: count, at: offset).bytes }
         let opened = try OpenedHeaderV3(read: read, credential: credential)
         guard opened.slot.keys.root != nil else { throw scopedRefusal }

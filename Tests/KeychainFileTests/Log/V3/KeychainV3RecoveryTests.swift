@@ -500,12 +500,32 @@ struct KeychainV3RecoveryTests {
         try repaired.add(GenericPassword(service: "svc", account: "new", password: "x"))
     }
 
-    @Test("4,500 bytes destroyed anywhere after the header runs: the recovering open never fails, never serves a wrong value, lists a loss for every item it does not serve, and salvage writes exactly what it served")
+    @Test("4,500 bytes destroyed anywhere after the header runs, in a file whose items were updated, deleted and moved between groups: the recovering open never fails, serves only values written, lists a loss whenever it serves an item not at its latest version (or deleted) or leaves one out, and salvage writes exactly what it served")
     func destroyedAnywhere() throws {
         let directory = TemporaryDirectory()
         let (keychain, path, expected) = try Self.compactedTwoGroups(directory)
         let more = try Self.add(keychain, group: "", 0..<40, large: [5, 30])
-        let all = expected.merging(more) { $1 }
+        var latest: [String: [UInt8]?] = expected.merging(more) { $1 }
+        var written = latest.mapValues { [$0] }
+        let account = { (group: String, number: Int) in "\(group)-\(number)-" + String(repeating: "x", count: 60) }
+        // Updates in B, then deletions in A, then moves from B to A, a commit each.
+        try keychain.batch { (batch) throws(KeychainError) in
+            for number in 0..<20 {
+                let secret = Array("updated \(number)".utf8)
+                _ = try batch.update(.genericPassword(service: "svc", account: account(Self.groupB, number)), setting: [:], secret: secret)
+                latest[account(Self.groupB, number)] = secret
+                written[account(Self.groupB, number), default: []].append(secret)
+            }
+        }
+        for number in 0..<10 {
+            _ = try keychain.delete(.genericPassword(service: "svc", account: account(Self.groupA, number)))
+            latest[account(Self.groupA, number)] = .some(nil)
+        }
+        for number in 50..<55 {
+            _ = try keychain.update(.genericPassword(service: "svc", account: account(Self.groupB, number)), setting: [.accessGroup: .string(Self.groupA)])
+        }
+        let all = latest.compactMapValues { $0 }
+        #expect(try Self.served(keychain) == all)
         let map = try V3LogMap(keychain)
         let pristine = try fileBytes(path)
         let start = map.physical(0)
@@ -517,8 +537,10 @@ struct KeychainV3RecoveryTests {
             let recovered = try Self.openRecovering(path)
             let served = try Self.served(recovered)
             let damage = recovered.recovery?.damage ?? []
-            #expect(served.allSatisfy { all[$0.key] == $0.value }, "bytes \(offset)…: a value served that was not written")
-            if served.count < all.count {
+            #expect(served.allSatisfy { written[$0.key]?.contains($0.value) == true }, "bytes \(offset)…: a value served that was not written")
+            let stale = served.filter { all[$0.key] != $0.value }
+            #expect(stale.isEmpty || !damage.isEmpty, "bytes \(offset)…: \(stale.count) items served at an older version or though deleted, and no loss listed")
+            if served.count < all.count || !stale.isEmpty {
                 lossy += 1
                 #expect(!damage.isEmpty, "bytes \(offset)…: \(all.count - served.count) items not served, and no loss listed")
             }
