@@ -307,6 +307,35 @@ struct KeychainV3RecoveryTests {
         #expect(try Self.served(Keychain.open(at: destination, credential: TestKeychain.password))["after salvage"] == Array("x".utf8))
     }
 
+    @Test("Salvage of a damaged file keeps each deletion's tombstone, with its time, in its group: the item stays deleted in the new file")
+    func salvageKeepsTombstones() throws {
+        let directory = TemporaryDirectory()
+        let (keychain, path, _) = try Self.compactedTwoGroups(directory)
+        var deleted: [ItemID] = []
+        for number in [3, 150] {
+            let query = Query.genericPassword(service: "svc", account: "\(Self.groupB)-\(number)-" + String(repeating: "x", count: 60))
+            deleted.append(try #require(keychain.search(query, returning: .persistentReference).first?.persistentReference?.itemID))
+            _ = try keychain.delete(query)
+        }
+        let before = try V3Keychain.log(keychain).state
+        let keyB = try #require(before.groups.keyID(named: Self.groupB))
+        try #require(deleted.allSatisfy { before.replayed.tombstones[$0] != nil && before.replayed.tombstoneGroups[$0] == keyB })
+        // Damage elsewhere: group A's second page.
+        let map = try V3LogMap(keychain)
+        let page = map.pages(of: Self.groupA)[1]
+        try #require(page.pageBox.count > 4_400, "a page of \(page.pageBox.count) bytes: parity would repair its destruction")
+        try map.destroy(page.pageBox.lowerBound..<(page.pageBox.upperBound - 16), at: path)
+        let report = try Keychain.salvage(from: path, credential: TestKeychain.password, to: directory.file("salvaged.kcf"))
+        #expect(!report.damages.isEmpty)
+        let salvaged = try V3Keychain.open(directory.file("salvaged.kcf"))
+        let after = try V3Keychain.log(salvaged).state
+        for id in deleted {
+            #expect(after.replayed.tombstones[id] == before.replayed.tombstones[id], "item \(id): its deletion time")
+            #expect(after.replayed.tombstoneGroups[id] == after.groups.keyID(named: Self.groupB), "item \(id): its group")
+        }
+        #expect(try Self.served(salvaged).keys.allSatisfy { !$0.hasPrefix("\(Self.groupB)-3-") && !$0.hasPrefix("\(Self.groupB)-150-") })
+    }
+
     @Test("Repair keeps a byte-for-byte copy, rewrites the file with every item that authenticates, and the keychain takes writes again")
     func repair() throws {
         let directory = TemporaryDirectory()
