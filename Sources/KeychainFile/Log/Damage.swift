@@ -19,7 +19,9 @@ public struct Damage: Sendable, Equatable, CustomStringConvertible {
         /// Bytes whose structure could not be read at all: the items they added, updated or deleted are unknown
         /// (an item listed may be at an older version, or may have been deleted there).
         case region(byteCount: Int)
-        /// An authentic entry that could not be applied after earlier damage (it conflicts with what was read).
+        /// An authentic entry that could not be applied after earlier damage: it conflicts with what was read, or
+        /// (version 3) its page opened only past damage to its group's chain and no commit's heads confirmed its
+        /// place. The item (``itemID``) may be listed at an older version, or although it was deleted.
         case conflict
         /// A final record that the lock file shows was never acknowledged: a crash remnant, not applied.
         case crashRemnant(byteCount: Int)
