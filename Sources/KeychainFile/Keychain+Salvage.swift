@@ -109,8 +109,8 @@ extension Keychain {
     /// - Returns: What was kept and what could not be read.
     /// - Throws: `KeychainError.wrongCredentials`; `.corrupted` if the header is damaged; `.readOnly` for a file
     ///   no write may change (read-only, or with several hard links); `.invalidParameter` if `backup` exists, or
-    ///   for a version 3 file and a credential scoped to some of its access groups; `.io`. Nothing is copied before the credential is checked, and nothing is changed unless the copy was
-    ///   made durable first.
+    ///   for a version 3 file and a credential scoped to some of its access groups; `.io`. Nothing is copied before
+    ///   the credential is checked, and nothing is changed unless the copy was made durable first.
     public static func repair(at path: String, credential: Credential, keepingCopyAt backup: String) throws(KeychainError) -> SalvageReport {
         var random = RandomSource(SystemRandomNumberGenerator())
         return try repair(at: path, credential: credential, keepingCopyAt: backup, fileSystem: PosixFileSystem(), using: &random)

@@ -15,7 +15,7 @@ extension Head {
                 return "the chain of the access group with key id \(pinned.keyID) began in epoch \(here.startEpoch) in the file, in epoch \(pinned.startEpoch) at the pinned head"
             }
             if here.sequence < pinned.sequence {
-                return "the access group with key id \(pinned.keyID) holds \(here.sequence) pages in the file, \(pinned.sequence) at the pinned head (its last pages dropped, or an older copy put back)"
+                return "the access group with key id \(pinned.keyID) holds \(here.sequence) \(here.sequence == 1 ? "page" : "pages") in the file, \(pinned.sequence) at the pinned head (its last pages dropped, or an older copy put back)"
             }
             if here.sequence == pinned.sequence, !ChainTagV3.matches(here.lastTag, pinned.lastTag) {
                 return "the access group with key id \(pinned.keyID) has another page \(pinned.sequence) in the file than at the pinned head (a fork)"

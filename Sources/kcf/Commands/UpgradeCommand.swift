@@ -11,7 +11,8 @@ enum UpgradeCommand {
             place, as compaction does: a crash leaves the old file or the new one, whole. The password given gets
             a committed key slot; every other key slot is kept as a legacy slot, and its password or key opens the
             file as before. Readers of KeychainFile before format version 2 cannot open the upgraded file. A
-            keychain of version 2 already is left as it is (exit 0, and it says so).
+            keychain of version 2 or 3 already is left as it is (exit 0, and it says so): nothing upgrades a version
+            2 keychain to version 3.
             """],
         run: { (context) throws(CommandError) in try upgrade(context) })
 

@@ -18,7 +18,7 @@ struct HeadRolledBackGroupsTests {
     @Test("Each visible difference of group 2, in a later epoch", arguments: [
         ([(1, 5, 3, tag)], "key id 2, which the pinned head names, is not in the file"),
         ([(1, 5, 3, tag), (2, 3, 9, tag)], "key id 2 began in epoch 3 in the file, in epoch 4 at the pinned head"),
-        ([(1, 5, 3, tag), (2, 4, 1, tag)], "key id 2 holds 1 pages in the file, 2 at the pinned head"),
+        ([(1, 5, 3, tag), (2, 4, 1, tag)], "key id 2 holds 1 page in the file, 2 at the pinned head"),
         ([(1, 5, 3, tag), (2, 4, 2, otherTag)], "key id 2 has another page 2 in the file than at the pinned head"),
     ] as [([(UInt8, UInt64, UInt64, [UInt8])], String)])
     func named(groups: [(UInt8, UInt64, UInt64, [UInt8])], words: String) throws {

@@ -1,6 +1,7 @@
-/// A recovering replay of a version 2 log (``Keychain/OpenOptions/recover``; version 3's is ``recoverVersion3(keys:groupNames:followsEveryGroup:)``): every record that verifies —
-/// repaired by parity where it can be — is applied as in ``ReplayV2/run()``; of one that does not, every page
-/// that still authenticates is applied, and what cannot be read is listed as damage, never a reason to stop.
+/// A recovering replay of a version 2 log (``Keychain/OpenOptions/recover``; version 3's is
+/// ``recoverVersion3(keys:groupNames:followsEveryGroup:)``): every record that verifies — repaired by parity where it
+/// can be — is applied as in ``ReplayV2/run()``; of one that does not, every page that still authenticates is
+/// applied, and what cannot be read is listed as damage, never a reason to stop.
 /// Damage costs the items of the page it hits (a page holds at most 8 KiB of entries), or the bytes up to the next
 /// record that reads when a record's frame cannot be walked. Entries are applied one by one, so that one which
 /// conflicts with what damage left (a deletion of an item whose put was lost) is listed, not fatal.
