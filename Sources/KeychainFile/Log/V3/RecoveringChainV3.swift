@@ -44,17 +44,21 @@ struct RecoveringChainV3 {
     private(set) var provenTag: [UInt8]
     /// Pages that opened since the chain last was at a place proven, in order, waiting for heads to confirm them.
     var held: [PageEntriesV3] = []
+    /// Held pages that a later loss cut off from the chain's end: no heads can confirm them any more (heads agree
+    /// with the chain's end, which a second lost page may put back on the real chain), so they wait to be named.
+    var abandoned: [PageEntriesV3] = []
 
     /// What a commit's heads did to the chain (``synchronize(to:)``).
     enum HeadsOutcome {
         /// The heads agree with the chain: its held pages, to apply in order, are confirmed.
         case confirmed([PageEntriesV3])
-        /// The heads put the chain elsewhere, as its writer left it: its held pages, dropped, and whether damage to the
-        /// chain since the last heads already explains the disagreement.
-        case moved(dropped: [PageEntriesV3], explained: Bool)
-        /// The heads would put the chain behind a page that opened at a proven place, or in another start epoch: they
-        /// are not followed.
-        case refused
+        /// The heads put the chain elsewhere, as its writer left it after the damage reported since the last heads:
+        /// its held pages, dropped.
+        case moved(dropped: [PageEntriesV3])
+        /// The heads would put the chain behind a page that opened at a proven place, or in another start epoch, or
+        /// (`ahead`) ahead of a chain that lost nothing since the last heads: no writer makes them, and they are not
+        /// followed.
+        case refused(ahead: Bool)
     }
 
     /// The most group sequences one page is tried at: a region of 16 MiB holds at most 57,000 pages of 293 bytes.
@@ -111,6 +115,8 @@ struct RecoveringChainV3 {
         pendingUncertainty = 0
         lostSinceHeads = true
         isProven = false
+        abandoned += held
+        held = []
         return nil
     }
 
@@ -120,6 +126,8 @@ struct RecoveringChainV3 {
         pendingUncertainty = min(Self.maximumUncertainty, pendingUncertainty + pages)
         lostSinceHeads = true
         isProven = false
+        abandoned += held
+        held = []
     }
 
     /// Puts the chain at `head`, a commit's authenticated head for the group, unless that is behind a place proven.
@@ -129,9 +137,11 @@ struct RecoveringChainV3 {
             outcome = .confirmed(held)
         } else if head.startEpoch != startEpoch || head.groupSequence < provenSequence
             || (head.groupSequence == provenSequence && !ChainTagV3.matches(head.lastTag, provenTag)) {
-            return .refused
+            return .refused(ahead: false)
+        } else if !lostSinceHeads {
+            return .refused(ahead: true)
         } else {
-            outcome = .moved(dropped: held, explained: lostSinceHeads)
+            outcome = .moved(dropped: held)
         }
         sequence = head.groupSequence
         lastTag = head.lastTag

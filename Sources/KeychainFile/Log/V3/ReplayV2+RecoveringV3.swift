@@ -63,6 +63,7 @@ extension ReplayV2 {
                     damage.append(Damage(
                         offset: HealingLayout.physical(from), loss: .region(byteCount: to - from),
                         reason: "the rest of record \(sequence), whose segment headers cannot be read, even repaired"))
+                    for keyID in chains.keys { chains[keyID]?.regionLost(byteCount: to - from) }
                 }
                 let verified = (try? RecordV3Decoder.decode(window, at: walked.start, previousChain: head.chainValue, keys: keys)) != nil
                 if !verified, headVerified, damage.count == listed {
@@ -93,9 +94,11 @@ extension ReplayV2 {
             OpeningProgressReporting.verified(position, of: committedEnd)
         }
         for keyID in chains.keys.sorted() {
-            guard let held = chains[keyID]?.held, !held.isEmpty else { continue }
-            nameUnconfirmed(held, keyID: keyID, because: "no commit's heads after it read")
+            guard let chain = chains[keyID] else { continue }
+            nameUnconfirmed(chain.abandoned, keyID: keyID, because: "another page of the group was lost after it")
+            nameUnconfirmed(chain.held, keyID: keyID, because: "no commit's heads after it read")
             chains[keyID]?.held = []
+            chains[keyID]?.abandoned = []
         }
         outcome.groups = chains.mapValues(\.chain)
         listUncommitted(after: committedEnd)
@@ -146,17 +149,18 @@ extension ReplayV2 {
         for keyID in chains.keys.sorted() {
             guard let groupHead = heads[keyID], var chain = chains[keyID] else { continue }
             let read = chain.sequence
+            nameUnconfirmed(chain.abandoned, keyID: keyID, because: "another page of the group was lost after it")
+            chain.abandoned = []
             switch chain.synchronize(to: groupHead) {
             case .confirmed(let held):
                 for page in held { applyRecoveredV3(page, groupNames: groupNames) }
-            case .moved(let dropped, let explained):
+            case .moved(let dropped):
                 nameUnconfirmed(dropped, keyID: keyID, because: "record \(sequence)'s heads put the chain elsewhere")
-                if !explained {
-                    damage.append(Damage(
-                        offset: offset, loss: .region(byteCount: 0),
-                        reason: "record \(sequence)'s heads put group \(keyID) at page \(groupHead.groupSequence), where its pages read end at page \(read): pages of the group are missing"))
-                }
-            case .refused:
+            case .refused(ahead: true):
+                damage.append(Damage(
+                    offset: offset, loss: .region(byteCount: 0),
+                    reason: "record \(sequence)'s heads put group \(keyID) at page \(groupHead.groupSequence), where its pages read end at page \(read) and none was lost: pages of the group are missing, and these heads are not followed"))
+            case .refused(ahead: false):
                 damage.append(Damage(
                     offset: offset, loss: .region(byteCount: 0),
                     reason: "record \(sequence)'s heads put group \(keyID) at page \(groupHead.groupSequence) of start epoch \(groupHead.startEpoch), behind page \(chain.provenSequence) of start epoch \(chain.startEpoch), which opened in its chain: no writer makes such heads, and they are not followed"))

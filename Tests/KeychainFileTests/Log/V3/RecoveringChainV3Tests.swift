@@ -20,7 +20,8 @@ struct RecoveringChainV3Tests {
     }
 
     /// Steps `chain` over a segment of group B that does not open, its tag as read `tag`, and holds one page after it.
-    static func pageLost(_ chain: inout RecoveringChainV3, tag: [UInt8]) throws {
+    static func pageLost(_ chain: inout RecoveringChainV3, tag: [UInt8], holding offset: Int = 1_234) throws {
+        let before = chain.sequence
         let box = [UInt8](repeating: 0x77, count: 284) + tag
         var writer = ByteWriter(capacity: 9)
         writer.writeUInt8(2)
@@ -30,8 +31,8 @@ struct RecoveringChainV3Tests {
         let segment = try SegmentV3.read(bytes, at: 0, limit: bytes.count, base: 0, index: 0)
         var damaged: [DamagedSecretV3] = []
         #expect(chain.open(segment, in: bytes, place: "test", damagedSecrets: &damaged) == nil)
-        #expect(!chain.isProven && chain.sequence == 6 && chain.lastTag == tag)
-        chain.held.append(PageEntriesV3(offset: 1_234))
+        #expect(!chain.isProven && chain.sequence == before + 1 && chain.lastTag == tag)
+        chain.held.append(PageEntriesV3(offset: offset))
     }
 
     @Test("Heads behind a proven page, at it with another tag, or of another start epoch are refused, and the chain stays")
@@ -66,21 +67,36 @@ struct RecoveringChainV3Tests {
 
         var disagreeing = Self.chainAtPageFive()
         try Self.pageLost(&disagreeing, tag: Self.tags[8])
-        guard case .moved(let dropped, let explained) = disagreeing.synchronize(to: Self.head(7, Self.tags[7])) else {
+        guard case .moved(let dropped) = disagreeing.synchronize(to: Self.head(7, Self.tags[7])) else {
             Issue.record("heads that disagree were not followed")
             return
         }
-        #expect(dropped.map(\.offset) == [1_234] && explained)
+        #expect(dropped.map(\.offset) == [1_234])
         #expect(disagreeing.sequence == 7 && disagreeing.lastTag == Self.tags[7] && disagreeing.isProven && disagreeing.held.isEmpty)
     }
 
-    @Test("Heads ahead of an undamaged chain are followed, and say the pages between are missing")
+    @Test("Heads ahead of a chain that lost nothing since the last heads are refused: only a holder of the log key forging them makes such heads")
     func aheadOfUndamaged() {
         var chain = Self.chainAtPageFive()
-        guard case .moved(let dropped, let explained) = chain.synchronize(to: Self.head(8, Self.tags[8])) else {
-            Issue.record("heads ahead were not followed")
+        guard case .refused(ahead: true) = chain.synchronize(to: Self.head(8, Self.tags[8])) else {
+            Issue.record("heads ahead of an undamaged chain were followed")
             return
         }
-        #expect(dropped.isEmpty && !explained && chain.sequence == 8)
+        #expect(chain.sequence == 5 && chain.lastTag == Self.tags[5] && chain.isProven)
+    }
+
+    @Test("A page held past one loss and cut off by a second can no longer be confirmed: heads agreeing with the chain's end confirm only what was held since the second")
+    func secondLossAbandonsHeldPages() throws {
+        var chain = Self.chainAtPageFive()
+        try Self.pageLost(&chain, tag: Self.tags[6], holding: 1)
+        // The second lost page's tag, as the file holds it, is the real chain's again.
+        try Self.pageLost(&chain, tag: Self.tags[7], holding: 2)
+        #expect(chain.abandoned.map(\.offset) == [1] && chain.held.map(\.offset) == [2])
+        guard case .confirmed(let held) = chain.synchronize(to: Self.head(7, Self.tags[7])) else {
+            Issue.record("heads that agree did not confirm")
+            return
+        }
+        #expect(held.map(\.offset) == [2], "the page held before the second loss is not confirmed")
+        #expect(chain.abandoned.map(\.offset) == [1], "it waits to be named")
     }
 }
