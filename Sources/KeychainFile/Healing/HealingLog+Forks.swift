@@ -35,7 +35,7 @@ extension HealingLog {
     }
 
     /// Whether `head` is the one `seal` names.
-    private func isHead(_ head: Head, of seal: Seal) -> Bool {
+    func isHead(_ head: Head, of seal: Seal) -> Bool {
         head.epoch == seal.epoch && head.sequence == seal.headSequence && head.chainValue == seal.headChain
     }
 }

@@ -20,6 +20,7 @@ extension ReplayV2 {
         var head = outcome.head
         OpeningProgressReporting.verified(position, of: committedEnd)
         while position < committedEnd {
+            startNotingChanges(at: position)
             var record = try? readRecord(at: position, after: head, limit: committedEnd)
             if record == nil, (try? proposeRepairs(from: position)) == true {
                 record = try? readRecord(at: position, after: head, limit: committedEnd)
@@ -53,11 +54,58 @@ extension ReplayV2 {
                 if let next { head = next.before }
             }
             if head.sequence == watchedSequence { watchedChain = head.chainValue }
+            checkRecoveredHead(head, at: position)
             outcome.head = head
             outcome.end = position
             OpeningProgressReporting.verified(position, of: committedEnd)
         }
+        checkNewestHead(head, committedEnd: committedEnd)
         listUncommitted(after: committedEnd)
+    }
+
+    /// Before the record at `position`: a recovering replay notes what it changes from the last rewrite's end on
+    /// (``RecoveryUndo``).
+    mutating func startNotingChanges(at position: Int) {
+        if !recoveryUndo.isActive, position >= log.rewriteEnd { recoveryUndo.start(at: position) }
+    }
+
+    /// Notes item `id` as it is, before a recovering replay changes it.
+    mutating func noteRecoveredChange(_ id: ItemID) {
+        recoveryUndo.note(id, index: index, tombstones: outcome.tombstones, groups: outcome.tombstoneGroups)
+    }
+
+    /// After the records that end at `position` with `head`: a head the header or the older commit slot names there is
+    /// checked, as ``run()`` checks it. The rewrite's records ending with another head is damage to their last one; the
+    /// older slot's head agreeing confirms everything before it (``RecoveryUndo``).
+    mutating func checkRecoveredHead(_ head: Head, at position: Int) {
+        if position == log.rewriteEnd, let rewriteHead, rewriteHead != head {
+            damage.append(Damage(
+                offset: HealingLayout.physical(position), loss: .region(byteCount: 0),
+                reason: "the records the last rewrite wrote end with another head than its header names: the last of them is damaged"))
+        }
+        if let seal = log.older?.seal, Int(seal.committedEnd) == position, position >= log.rewriteEnd, log.isHead(head, of: seal) {
+            recoveryUndo.start(at: position)
+        }
+    }
+
+    /// At the log's committed end: records that end with another head than the newest commit slot names are not all
+    /// the ones it acknowledged (SPEC.md §25.3) — another copy's, forked from an earlier commit, verify there as well.
+    /// What was applied since the last head confirmed is taken back, and each item it changed is named; the region
+    /// is listed, since the acknowledged records' entries are unknown.
+    mutating func checkNewestHead(_ head: Head, committedEnd: Int) {
+        guard let seal = log.newest?.seal, Int(seal.committedEnd) == committedEnd, !log.isHead(head, of: seal) else { return }
+        let since = recoveryUndo.isActive ? recoveryUndo.since : log.rewriteEnd
+        let restored = recoveryUndo.takeBack(index: &index, tombstones: &outcome.tombstones, groups: &outcome.tombstoneGroups)
+        damage.append(Damage(
+            offset: HealingLayout.physical(since), loss: .region(byteCount: committedEnd - since),
+            reason: "the records from log byte \(since) to the committed end do not end with the head the newest commit slot names "
+                + "(record \(seal.headSequence)): they may be another copy's, put over the acknowledged ones, whose entries are then lost; "
+                + "what they changed is not applied"))
+        for id in restored {
+            damage.append(Damage(
+                offset: HealingLayout.physical(since), itemID: id, loss: .conflict,
+                reason: "changed by records after log byte \(since) that do not end with the head the newest commit slot names: listed as it was before them"))
+        }
     }
 
     /// Lists what the log holds past `committedEnd`, the end of what its commit slots show committed: a transaction
@@ -110,6 +158,9 @@ extension ReplayV2 {
     /// Applies verified entries one by one; one that cannot be applied is listed as a conflict.
     private mutating func applyRecovered(_ entries: [DecodedEntryV2], at offset: Int) {
         for entry in entries {
+            switch entry {
+            case .put(let id, _, _), .delete(let id, _), .tombstone(let id, _): noteRecoveredChange(id)
+            }
             switch entry {
             case .put(let id, let attributes, let box):
                 let entryBytes = 1 + 4 + AttributeCoding.encodedByteCount(attributes) + 4 + 16

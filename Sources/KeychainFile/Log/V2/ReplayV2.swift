@@ -50,7 +50,9 @@ struct ReplayV2 {
     /// rewrite copies; a replay that only reads counts them.
     var collectsOpaqueSegments = false
     /// The head the header says the last rewrite's records end with.
-    private let rewriteHead: Head?
+    let rewriteHead: Head?
+    /// What a recovering replay applied since its head was last confirmed, to take back at a forked end.
+    var recoveryUndo = RecoveryUndo()
     let watchedSequence: UInt64?
     /// The chain value of the pinned record, once the replay has passed it.
     var watchedChain: [UInt8]?

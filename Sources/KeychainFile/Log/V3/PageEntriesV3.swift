@@ -10,6 +10,11 @@ struct PageEntriesV3 {
     var deletions: [(ItemID, Int64)] = []
     /// Every put, deletion and tombstone in order, with its page's key id: `entries` are its puts and deletions.
     var placements: [(id: ItemID, keyID: UInt8, kind: ReplayedRecordV2.Placement)] = []
+    /// The items whose put in the page has a secret box that does not authenticate: their latest version is lost, so
+    /// they are taken out after the entries, never served at an older version.
+    var damagedPuts: [ItemID] = []
+    /// Its place among the pages waiting to be applied, while it is held (``HeldPagesV3``).
+    var ticket = 0
 
     init(offset: Int) {
         self.offset = offset
@@ -18,6 +23,6 @@ struct PageEntriesV3 {
     /// The items the page puts, deletes or keeps a tombstone of, each once, in order.
     var itemIDs: [ItemID] {
         var seen = Set<ItemID>()
-        return placements.map(\.id).filter { seen.insert($0).inserted }
+        return (placements.map(\.id) + damagedPuts).filter { seen.insert($0).inserted }
     }
 }

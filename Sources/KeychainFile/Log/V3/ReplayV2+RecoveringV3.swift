@@ -15,16 +15,19 @@ extension ReplayV2 {
         var position = outcome.end
         var head = outcome.head
         var chains = outcome.groups.mapValues(RecoveringChainV3.init)
+        // Pages opened and not yet applied, in log order: held ones, and those that wait behind them.
+        var heldPages = HeldPagesV3()
         // Whether `head` is the chain tag of a record that verified: what tells a record that does not verify from one
         // read after damage, whose link to the record before cannot be checked.
         var headVerified = true
         OpeningProgressReporting.verified(position, of: committedEnd)
         while position < committedEnd {
+            startNotingChanges(at: position)
             // The record as a replay verifies it, while every chain is at a place proven: the common case, and
             // what parity repaired.
             var groups = chains.mapValues(\.chain)
             var record: ReplayedRecordV2? = nil
-            if chains.values.allSatisfy(\.isProven) {
+            if heldPages.isEmpty, chains.values.allSatisfy(\.isProven) {
                 var others: [UInt8: OpaqueChainV3] = [:]
                 var moved = groups
                 record = try? readRecordForReplay(at: position, after: head, limit: committedEnd, groups: &moved, others: &others)
@@ -57,7 +60,8 @@ extension ReplayV2 {
                 let sequence = walked.frameCheckPasses ? walked.sequence : head.sequence &+ 1
                 let listed = damage.count
                 applyPagesV3(
-                    of: walked, sequence: sequence, keys: keys, groupNames: groupNames, followsEveryGroup: followsEveryGroup, chains: &chains)
+                    of: walked, sequence: sequence, keys: keys, groupNames: groupNames, followsEveryGroup: followsEveryGroup, chains: &chains,
+                    heldPages: &heldPages)
                 if !walked.isComplete {
                     let from = windowStart + walked.walkedEnd, to = windowStart + walked.chainTag.lowerBound
                     damage.append(Damage(
@@ -89,6 +93,7 @@ extension ReplayV2 {
                 headVerified = false
             }
             if head.sequence == watchedSequence { watchedChain = head.chainValue }
+            checkRecoveredHead(head, at: position)
             outcome.head = head
             outcome.end = position
             OpeningProgressReporting.verified(position, of: committedEnd)
@@ -97,18 +102,22 @@ extension ReplayV2 {
             guard let chain = chains[keyID] else { continue }
             nameUnconfirmed(chain.abandoned, keyID: keyID, because: "another page of the group was lost after it")
             nameUnconfirmed(chain.held, keyID: keyID, because: "no commit's heads after it read")
+            heldPages.resolve((chain.abandoned + chain.held).map(\.ticket), confirmed: false)
             chains[keyID]?.held = []
             chains[keyID]?.abandoned = []
         }
+        for page in heldPages.takeResolved() { applyRecoveredV3(page, groupNames: groupNames) }
+        checkNewestHead(head, committedEnd: committedEnd)
         outcome.groups = chains.mapValues(\.chain)
         listUncommitted(after: committedEnd)
     }
 
     /// Applies the pages of a record that does not verify whole, each as the next page of its group's chain, then
-    /// puts the chains at the record's heads if they open.
+    /// puts the chains at the record's heads if they open. A page opened past damage to its chain is held, and every
+    /// page after it waits behind it in `heldPages`, until heads confirm or drop it.
     private mutating func applyPagesV3(
         of walked: WalkedRecordV3, sequence: UInt64, keys: RecordKeysV3, groupNames: [UInt8: String], followsEveryGroup: Bool,
-        chains: inout [UInt8: RecoveringChainV3]
+        chains: inout [UInt8: RecoveringChainV3], heldPages: inout HeldPagesV3
     ) {
         for (number, segment) in walked.groupSegments.enumerated() {
             let offset = windowStart + segment.range.lowerBound
@@ -122,11 +131,15 @@ extension ReplayV2 {
             }
             var damaged: [DamagedSecretV3] = []
             if let entries = chain.open(segment, in: window, place: "record \(sequence), segment \(number)", damagedSecrets: &damaged) {
-                let page = pageEntriesV3(entries, keyID: segment.keyID, groupNames: groupNames, at: offset)
-                if chain.isProven {
+                var page = pageEntriesV3(entries, keyID: segment.keyID, groupNames: groupNames, at: offset)
+                page.damagedPuts = damaged.map(\.id)
+                if !chain.isProven {
+                    page.ticket = heldPages.hold(page)
+                    chain.held.append(page)
+                } else if heldPages.isEmpty {
                     applyRecoveredV3(page, groupNames: groupNames)
                 } else {
-                    chain.held.append(page)
+                    heldPages.append(page)
                 }
             } else {
                 damage.append(Damage(
@@ -134,8 +147,7 @@ extension ReplayV2 {
                     reason: "a page of group \(segment.keyID) in record \(sequence) does not open in its chain, even repaired"))
             }
             for lost in damaged {
-                // The item's latest version is lost: it is left out, never served at an older version.
-                try? index.apply([.delete(id: lost.id)])
+                // The item's latest version is lost: the page takes it out when it is applied (``PageEntriesV3/damagedPuts``).
                 damage.append(Damage(
                     offset: HealingLayout.physical(windowStart + lost.box.lowerBound), itemID: lost.id, loss: .item,
                     reason: "in a page of group \(segment.keyID) of record \(sequence): \(lost.reason)"))
@@ -146,28 +158,35 @@ extension ReplayV2 {
               let heads = try? HeadsV3.open(window, box: box.pageBox, keys: keys, sequence: sequence, base: 0)
         else { return }
         let offset = HealingLayout.physical(windowStart + box.range.lowerBound)
+        var refused = false
         for keyID in chains.keys.sorted() {
             guard let groupHead = heads[keyID], var chain = chains[keyID] else { continue }
             let read = chain.sequence
             nameUnconfirmed(chain.abandoned, keyID: keyID, because: "another page of the group was lost after it")
+            heldPages.resolve(chain.abandoned.map(\.ticket), confirmed: false)
             chain.abandoned = []
             switch chain.synchronize(to: groupHead) {
             case .confirmed(let held):
-                for page in held { applyRecoveredV3(page, groupNames: groupNames) }
+                heldPages.resolve(held.map(\.ticket), confirmed: true)
             case .moved(let dropped):
                 nameUnconfirmed(dropped, keyID: keyID, because: "record \(sequence)'s heads put the chain elsewhere")
+                heldPages.resolve(dropped.map(\.ticket), confirmed: false)
             case .refused(ahead: true):
+                refused = true
                 damage.append(Damage(
                     offset: offset, loss: .region(byteCount: 0),
                     reason: "record \(sequence)'s heads put group \(keyID) at page \(groupHead.groupSequence), where its pages read end at page \(read) and none was lost: pages of the group are missing, and these heads are not followed"))
             case .refused(ahead: false):
+                refused = true
                 damage.append(Damage(
                     offset: offset, loss: .region(byteCount: 0),
                     reason: "record \(sequence)'s heads put group \(keyID) at page \(groupHead.groupSequence) of start epoch \(groupHead.startEpoch), behind page \(chain.provenSequence) of start epoch \(chain.startEpoch), which opened in its chain: no writer makes such heads, and they are not followed"))
             }
             chains[keyID] = chain
         }
-        outcome.heads = heads
+        for page in heldPages.takeResolved() { applyRecoveredV3(page, groupNames: groupNames) }
+        // Heads some of which are not followed are not what a writer's next commit would start from.
+        if !refused { outcome.heads = heads }
     }
 
     /// Lists every item that pages opened past damage to group `keyID`'s chain touch, pages no heads confirmed: they
@@ -187,6 +206,7 @@ extension ReplayV2 {
     private mutating func applyVerifiedV3(_ record: ReplayedRecordV2, groupNames: [UInt8: String], at offset: Int) {
         let keyIDs = Dictionary(groupNames.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         var touched: [ItemID: UInt8] = [:]
+        for placement in record.placements { noteRecoveredChange(placement.id) }
         if (try? checkGroups(of: record, keyIDs: keyIDs, touched: &touched, at: offset)) != nil, (try? index.apply(record.entries)) != nil {
             for (id, time) in record.deletionTimes { outcome.tombstones[id] = time }
             for placement in record.placements where placement.kind != .put { outcome.tombstoneGroups[placement.id] = placement.keyID }
@@ -223,9 +243,14 @@ extension ReplayV2 {
         return page
     }
 
-    /// Applies a page's entries one by one (``applyRecoveredV3(_:deletions:placements:at:groupNames:)``).
+    /// Applies a page's entries one by one (``applyRecoveredV3(_:deletions:placements:at:groupNames:)``), then takes
+    /// out the items whose put in it lost its secret box.
     private mutating func applyRecoveredV3(_ page: PageEntriesV3, groupNames: [UInt8: String]) {
         applyRecoveredV3(page.entries, deletions: page.deletions, placements: page.placements, at: page.offset, groupNames: groupNames)
+        for id in page.damagedPuts where index[id] != nil {
+            noteRecoveredChange(id)
+            try? index.apply([.delete(id: id)])
+        }
     }
 
     /// Applies verified entries one by one, a conflict listed rather than fatal, and keeps each deletion's and
@@ -240,6 +265,7 @@ extension ReplayV2 {
     ) {
         var next = entries.startIndex
         for placement in placements {
+            noteRecoveredChange(placement.id)
             var entry: DecodedEntry? = nil
             if placement.kind != .tombstone, next < entries.endIndex {
                 entry = entries[next]

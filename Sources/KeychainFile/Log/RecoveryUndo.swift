@@ -1,0 +1,61 @@
+/// What a recovering replay applied since the last place where something authenticated confirmed its head: kept so
+/// that it can be taken back (SPEC.md §25.3, §25.4).
+///
+/// A record that verifies proves only that it follows the record before it. Another copy of the file, forked from the
+/// same commit, holds records that verify there just as well, at the same sequence numbers and offsets; only the
+/// newest commit slot's head tells the acknowledged records from those. A recovering replay that reaches the slot's
+/// committed end with another head takes back what it applied since the last head confirmed (the last rewrite's end,
+/// or the older commit slot's end when its head agrees), and names each item it puts back.
+///
+/// ```swift
+/// var undo = RecoveryUndo()
+/// undo.start(at: position)
+/// undo.note(id, index: index, tombstones: outcome.tombstones, groups: outcome.tombstoneGroups)
+/// let restored = undo.takeBack(index: &index, tombstones: &outcome.tombstones, groups: &outcome.tombstoneGroups)
+/// ```
+struct RecoveryUndo {
+    /// Whether changes are noted: from the last rewrite's end on. The records before it are the rewrite's, written
+    /// once in their epoch, so no other copy holds others that verify there.
+    private(set) var isActive = false
+    /// The log offset from which changes are noted.
+    private(set) var since = 0
+    /// Each noted item as it was at `since` (`nil`: absent).
+    private var items: [ItemID: StoredItem?] = [:]
+    /// Each noted item's tombstone time and group at `since`.
+    private var tombstones: [ItemID: (time: Int64?, keyID: UInt8?)] = [:]
+    /// The noted items, in the order first changed.
+    private(set) var touched: [ItemID] = []
+
+    /// Starts noting afresh at `offset`, a place whose head is confirmed: what was applied before it stays.
+    mutating func start(at offset: Int) {
+        isActive = true
+        since = offset
+        items = [:]
+        tombstones = [:]
+        touched = []
+    }
+
+    /// Notes item `id` as it is now, before a change, unless it was noted since the last start.
+    mutating func note(_ id: ItemID, index: ItemIndex, tombstones current: [ItemID: Int64], groups: [ItemID: UInt8]) {
+        guard isActive, items.index(forKey: id) == nil else { return }
+        items[id] = .some(index[id])
+        tombstones[id] = (current[id], groups[id])
+        touched.append(id)
+    }
+
+    /// Puts every noted item and tombstone back as it was at `since`: the items put back, in the order first changed.
+    mutating func takeBack(index: inout ItemIndex, tombstones current: inout [ItemID: Int64], groups: inout [ItemID: UInt8]) -> [ItemID] {
+        // Every noted item is taken out before any is put back, so that no primary key is held twice on the way.
+        for id in touched { index.restore(id, to: nil) }
+        for id in touched {
+            if case .some(.some(let original)) = items[id] { index.restore(id, to: original) }
+        }
+        for (id, was) in tombstones {
+            current[id] = was.time
+            groups[id] = was.keyID
+        }
+        let restored = touched
+        start(at: since)
+        return restored
+    }
+}
