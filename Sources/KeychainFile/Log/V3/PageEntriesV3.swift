@@ -15,6 +15,8 @@ struct PageEntriesV3 {
     var damagedPuts: [ItemID] = []
     /// Its place among the pages waiting to be applied, while it is held (``HeldPagesV3``).
     var ticket = 0
+    /// The sequence number of its record: a record's pages are applied together where they can be.
+    var record: UInt64 = 0
 
     init(offset: Int) {
         self.offset = offset

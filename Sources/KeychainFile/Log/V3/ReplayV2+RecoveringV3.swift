@@ -106,7 +106,7 @@ extension ReplayV2 {
             chains[keyID]?.held = []
             chains[keyID]?.abandoned = []
         }
-        for page in heldPages.takeResolved() { applyRecoveredV3(page, groupNames: groupNames) }
+        applyRecoveredPagesV3(heldPages.takeResolved(), groupNames: groupNames)
         checkNewestHead(head, committedEnd: committedEnd)
         outcome.groups = chains.mapValues(\.chain)
         listUncommitted(after: committedEnd)
@@ -133,13 +133,12 @@ extension ReplayV2 {
             if let entries = chain.open(segment, in: window, place: "record \(sequence), segment \(number)", damagedSecrets: &damaged) {
                 var page = pageEntriesV3(entries, keyID: segment.keyID, groupNames: groupNames, at: offset)
                 page.damagedPuts = damaged.map(\.id)
-                if !chain.isProven {
+                page.record = sequence
+                if chain.isProven {
+                    heldPages.append(page)
+                } else {
                     page.ticket = heldPages.hold(page)
                     chain.held.append(page)
-                } else if heldPages.isEmpty {
-                    applyRecoveredV3(page, groupNames: groupNames)
-                } else {
-                    heldPages.append(page)
                 }
             } else {
                 damage.append(Damage(
@@ -154,10 +153,17 @@ extension ReplayV2 {
             }
             chains[segment.keyID] = chain
         }
-        guard let box = walked.heads,
-              let heads = try? HeadsV3.open(window, box: box.pageBox, keys: keys, sequence: sequence, base: 0)
-        else { return }
-        let offset = HealingLayout.physical(windowStart + box.range.lowerBound)
+        if let box = walked.heads, let heads = try? HeadsV3.open(window, box: box.pageBox, keys: keys, sequence: sequence, base: 0) {
+            synchronizeV3(chains: &chains, to: heads, of: sequence, at: HealingLayout.physical(windowStart + box.range.lowerBound), heldPages: &heldPages)
+        }
+        applyRecoveredPagesV3(heldPages.takeResolved(), groupNames: groupNames)
+    }
+
+    /// Puts each followed group's chain at its head in `heads`, the heads of record `sequence` at file offset `offset`
+    /// (SPEC.md §37.6 rule 5), confirming or dropping its held pages.
+    private mutating func synchronizeV3(
+        chains: inout [UInt8: RecoveringChainV3], to heads: HeadsV3, of sequence: UInt64, at offset: Int, heldPages: inout HeldPagesV3
+    ) {
         var refused = false
         for keyID in chains.keys.sorted() {
             guard let groupHead = heads[keyID], var chain = chains[keyID] else { continue }
@@ -184,7 +190,6 @@ extension ReplayV2 {
             }
             chains[keyID] = chain
         }
-        for page in heldPages.takeResolved() { applyRecoveredV3(page, groupNames: groupNames) }
         // Heads some of which are not followed are not what a writer's next commit would start from.
         if !refused { outcome.heads = heads }
     }
@@ -241,6 +246,54 @@ extension ReplayV2 {
             }
         }
         return page
+    }
+
+    /// Applies pages taken from ``HeldPagesV3``, in order: the pages of one record together, as one change, when their
+    /// entries keep every item in its group and the index takes them together (SPEC.md §37.6 rule 7: an exchange of two
+    /// items' primary keys, say), else entry by entry.
+    private mutating func applyRecoveredPagesV3(_ pages: [PageEntriesV3], groupNames: [UInt8: String]) {
+        var start = pages.startIndex
+        while start < pages.endIndex {
+            var end = start + 1
+            while end < pages.endIndex, pages[end].record == pages[start].record { end += 1 }
+            if !applyTogetherV3(pages[start..<end], groupNames: groupNames) {
+                for page in pages[start..<end] { applyRecoveredV3(page, groupNames: groupNames) }
+            }
+            start = end
+        }
+    }
+
+    /// Applies pages of one record as one change, if each put, deletion and tombstone keeps its item in its group
+    /// (§36, judged as ``checkGroups(of:keyIDs:touched:at:)`` judges a record) and the index takes their entries
+    /// together: whether it did. Nothing is applied when it did not.
+    private mutating func applyTogetherV3(_ pages: ArraySlice<PageEntriesV3>, groupNames: [UInt8: String]) -> Bool {
+        // The group each item touched so far is live in after the entries before (`.some(nil)`: deleted by them).
+        var touched: [ItemID: String?] = [:]
+        for page in pages {
+            for placement in page.placements {
+                guard let name = groupNames[placement.keyID] else { return false }
+                let live: String? = touched[placement.id] ?? index[placement.id].map { AccessGroupsV3.name(of: $0.attributes) }
+                if let live, live != name { return false }
+                switch placement.kind {
+                case .put: touched[placement.id] = .some(name)
+                case .delete: touched[placement.id] = .some(nil)
+                case .tombstone: continue
+                }
+            }
+        }
+        for page in pages {
+            for id in page.itemIDs { noteRecoveredChange(id) }
+        }
+        guard (try? index.apply(pages.flatMap(\.entries))) != nil else { return false }
+        for page in pages {
+            for placement in page.placements where placement.kind != .put {
+                guard let time = page.deletions.first(where: { $0.0 == placement.id })?.1 else { continue }
+                outcome.tombstones[placement.id] = time
+                outcome.tombstoneGroups[placement.id] = placement.keyID
+            }
+            for id in page.damagedPuts where index[id] != nil { try? index.apply([.delete(id: id)]) }
+        }
+        return true
     }
 
     /// Applies a page's entries one by one (``applyRecoveredV3(_:deletions:placements:at:groupNames:)``), then takes

@@ -86,4 +86,34 @@ struct KeychainV3HeldOrderTests {
         #expect(!damage.contains { $0.itemID == x }, "x is named: \(damage)")
         #expect(!damage.isEmpty)
     }
+
+    @Test("An exchange of two items' primary keys in one commit, read past damage, is applied as one change: both items are served exchanged and neither is named")
+    func exchangeAppliedTogether() throws {
+        let directory = TemporaryDirectory()
+        let keychain = try V3Keychain.create(in: directory)
+        let path = directory.file("v3.kcf")
+        try keychain.add(GenericPassword(service: "svc", account: "a", accessGroup: Self.groupA, value: Array("a-value".utf8)))
+        try keychain.add(GenericPassword(service: "svc", account: "p", accessGroup: Self.groupB, value: Array("p-value".utf8)))
+        try keychain.add(GenericPassword(service: "svc", account: "q", accessGroup: Self.groupB, value: Array("q-value".utf8)))
+        try keychain.add(GenericPassword(service: "svc", account: "big", accessGroup: Self.groupB, value: [UInt8](repeating: 7, count: 14_000)))
+        let (p, q, big) = (try Self.id(keychain, "p"), try Self.id(keychain, "q"), try Self.id(keychain, "big"))
+        // p and q exchange accounts in one commit: its page puts p with q's primary key while q still holds it.
+        try keychain.batch { (batch) throws(KeychainError) in
+            _ = try batch.update(.genericPassword(service: "svc", account: "p"), setting: [.account: .string("swap")])
+            _ = try batch.update(.genericPassword(service: "svc", account: "q"), setting: [.account: .string("p")])
+            _ = try batch.update(.genericPassword(service: "svc", account: "swap"), setting: [.account: .string("q")])
+        }
+        #expect(try liveSecrets(keychain) == ["a": Array("a-value".utf8), "p": Array("q-value".utf8), "q": Array("p-value".utf8), "big": [UInt8](repeating: 7, count: 14_000)])
+        let map = try V3LogMap(keychain)
+        let lost = try Self.loseBigPage(map, big: big, at: path)
+        let exchange = try #require(map.pages.last { $0.puts.contains { $0.id == p } })
+        try #require(exchange.record == lost.record + 1 && Set(exchange.puts.map(\.id)) == [p, q], "the exchange in one page of the next commit")
+        try Self.requireSameChunk([lost.segment, exchange.segment])
+
+        let recovered = try Keychain.open(at: path, credential: TestKeychain.password, options: .init(recover: true))
+        #expect(try liveSecrets(recovered) == ["a": Array("a-value".utf8), "p": Array("q-value".utf8), "q": Array("p-value".utf8)])
+        let damage = recovered.recovery?.damage ?? []
+        #expect(!damage.contains { $0.itemID == p || $0.itemID == q }, "p or q is named: \(damage)")
+        #expect(!damage.isEmpty)
+    }
 }
