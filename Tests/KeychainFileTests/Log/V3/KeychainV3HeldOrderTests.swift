@@ -97,17 +97,30 @@ struct KeychainV3HeldOrderTests {
         try keychain.add(GenericPassword(service: "svc", account: "q", accessGroup: Self.groupB, value: Array("q-value".utf8)))
         try keychain.add(GenericPassword(service: "svc", account: "big", accessGroup: Self.groupB, value: [UInt8](repeating: 7, count: 14_000)))
         let (p, q, big) = (try Self.id(keychain, "p"), try Self.id(keychain, "q"), try Self.id(keychain, "big"))
-        // p and q exchange accounts in one commit: its page puts p with q's primary key while q still holds it.
-        try keychain.batch { (batch) throws(KeychainError) in
-            _ = try batch.update(.genericPassword(service: "svc", account: "p"), setting: [.account: .string("swap")])
-            _ = try batch.update(.genericPassword(service: "svc", account: "q"), setting: [.account: .string("p")])
-            _ = try batch.update(.genericPassword(service: "svc", account: "swap"), setting: [.account: .string("q")])
+        // p and q exchange accounts in one commit, as SPEC.md §37.6 rule 7 has a record do it: one page puts p with q's
+        // primary key while q still holds it, and q with p's. (This library's batches keep each step, so the record
+        // is made through the log.)
+        let log = try V3Keychain.log(keychain)
+        let exchanged = try [(p, "q", "p-value"), (q, "p", "q-value")].map { (id, account, value) -> LogEntry in
+            .put(
+                id: id,
+                attributes: try ItemAttributes(
+                    itemClass: .genericPassword,
+                    values: [.service: .string("svc"), .account: .string(account), .accessGroup: .string(Self.groupB),
+                             .creationDate: .date(Date()), .modificationDate: .date(Date())]),
+                secret: .bytes(Array(value.utf8)))
         }
-        #expect(try liveSecrets(keychain) == ["a": Array("a-value".utf8), "p": Array("q-value".utf8), "q": Array("p-value".utf8), "big": [UInt8](repeating: 7, count: 14_000)])
-        let map = try V3LogMap(keychain)
+        var random = RandomSource(SystemRandomNumberGenerator())
+        _ = try keychain.withLock { () throws(KeychainError) in try log.append(exchanged, before: { keychain.index[$0] }, using: &random) }
+        let reopened = try V3Keychain.open(path)
+        let afterExchange = try liveSecrets(reopened)
+        #expect(
+            afterExchange == ["a": Array("a-value".utf8), "p": Array("q-value".utf8), "q": Array("p-value".utf8), "big": [UInt8](repeating: 7, count: 14_000)],
+            "\(afterExchange.mapValues { String(decoding: $0.prefix(9), as: UTF8.self) })")
+        let map = try V3LogMap(reopened)
         let lost = try Self.loseBigPage(map, big: big, at: path)
         let exchange = try #require(map.pages.last { $0.puts.contains { $0.id == p } })
-        try #require(exchange.record == lost.record + 1 && Set(exchange.puts.map(\.id)) == [p, q], "the exchange in one page of the next commit")
+        try #require(exchange.record == lost.record + 1 && exchange.puts.map(\.id) == [p, q], "the exchange in one page of the next commit")
         try Self.requireSameChunk([lost.segment, exchange.segment])
 
         let recovered = try Keychain.open(at: path, credential: TestKeychain.password, options: .init(recover: true))
