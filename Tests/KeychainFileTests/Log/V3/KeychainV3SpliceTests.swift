@@ -11,14 +11,9 @@ struct KeychainV3SpliceTests {
     static let groupA = KeychainV3GroupTests.groupA
     static let groupB = KeychainV3GroupTests.groupB
 
-    /// The older copy: item x of group B put, then updated five times, a page of B each. The current file: the same
-    /// keychain compacted (B's chain starts again at page 1), x deleted, then y (a large secret) and w (x's sizes) put
-    /// in B, a commit each. The attacker destroys y's page beyond what parity repairs, except its tag, which it sets
-    /// to the older copy's tag of the page at y's group sequence, and puts the older copy's next page — x at an older
-    /// version — in the place of w's. With `headsToo`, w's commit's heads are destroyed as well.
-    @Test("A page spliced in from an older copy, past a page destroyed with a chosen tag, is not applied: the deleted item stays deleted, is named, and salvage does not write it", arguments: [false, true])
-    func olderPageSplicedIn(headsToo: Bool) throws {
-        let directory = TemporaryDirectory()
+    /// The older copy and the current file of ``olderPageSplicedIn(headsToo:)``: the current file's keychain, the map
+    /// of the older copy's log, and the paths of both.
+    static func olderCopyThenCompacted(in directory: TemporaryDirectory) throws -> (keychain: Keychain, path: String, older: V3LogMap, olderPath: String) {
         let keychain = try V3Keychain.create(in: directory)
         let path = directory.file("v3.kcf")
         try keychain.add(GenericPassword(service: "svc", account: "a", accessGroup: Self.groupA, value: Array("a-value".utf8)))
@@ -34,6 +29,18 @@ struct KeychainV3SpliceTests {
         try keychain.delete(.genericPassword(service: "svc", account: "x"))
         try keychain.add(GenericPassword(service: "svc", account: "y", accessGroup: Self.groupB, value: [UInt8](repeating: 7, count: 14_000)))
         try keychain.add(GenericPassword(service: "svc", account: "w", accessGroup: Self.groupB, value: Array("w-value-9".utf8)))
+        return (keychain, path, older, olderPath)
+    }
+
+    /// The older copy: item x of group B put, then updated five times, a page of B each. The current file: the same
+    /// keychain compacted (B's chain starts again at page 1), x deleted, then y (a large secret) and w (x's sizes) put
+    /// in B, a commit each. The attacker destroys y's page beyond what parity repairs, except its tag, which it sets
+    /// to the older copy's tag of the page at y's group sequence, and puts the older copy's next page — x at an older
+    /// version — in the place of w's. With `headsToo`, w's commit's heads are destroyed as well.
+    @Test("A page spliced in from an older copy, past a page destroyed with a chosen tag, is not applied: the deleted item stays deleted, is named, and salvage does not write it", arguments: [false, true])
+    func olderPageSplicedIn(headsToo: Bool) throws {
+        let directory = TemporaryDirectory()
+        let (keychain, path, older, olderPath) = try Self.olderCopyThenCompacted(in: directory)
         let map = try V3LogMap(keychain)
         let pagesOfB = map.pages(of: Self.groupB)
         let (y, w) = (pagesOfB[pagesOfB.count - 2], pagesOfB[pagesOfB.count - 1])
@@ -73,21 +80,7 @@ struct KeychainV3SpliceTests {
     @Test("A page spliced in from an older copy, then a second page lost with its real tag kept, is not confirmed by the heads after it: the deleted item stays deleted and is named")
     func splicedBeforeSecondLoss() throws {
         let directory = TemporaryDirectory()
-        let keychain = try V3Keychain.create(in: directory)
-        let path = directory.file("v3.kcf")
-        try keychain.add(GenericPassword(service: "svc", account: "a", accessGroup: Self.groupA, value: Array("a-value".utf8)))
-        try keychain.add(GenericPassword(service: "svc", account: "x", accessGroup: Self.groupB, value: Array("x-value-1".utf8)))
-        for version in 2...6 {
-            try keychain.update(.genericPassword(service: "svc", account: "x"), setting: [:], secret: Array("x-value-\(version)".utf8))
-        }
-        let older = try V3LogMap(keychain)
-        let olderPath = directory.file("older.kcf")
-        try writeFileBytes(try fileBytes(path), to: olderPath)
-
-        try keychain.compact()
-        try keychain.delete(.genericPassword(service: "svc", account: "x"))
-        try keychain.add(GenericPassword(service: "svc", account: "y", accessGroup: Self.groupB, value: [UInt8](repeating: 7, count: 14_000)))
-        try keychain.add(GenericPassword(service: "svc", account: "w", accessGroup: Self.groupB, value: Array("w-value-9".utf8)))
+        let (keychain, path, older, olderPath) = try Self.olderCopyThenCompacted(in: directory)
         try keychain.add(GenericPassword(service: "svc", account: "v", accessGroup: Self.groupB, value: Array("v-value-8".utf8)))
         let map = try V3LogMap(keychain)
         let pagesOfB = map.pages(of: Self.groupB)
