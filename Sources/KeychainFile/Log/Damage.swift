@@ -25,6 +25,11 @@ public struct Damage: Sendable, Equatable, CustomStringConvertible {
         case conflict
         /// A final record that the lock file shows was never acknowledged: a crash remnant, not applied.
         case crashRemnant(byteCount: Int)
+        /// An authentic change that no authenticated head confirms (SPEC.md §25.3): damage after it broke the chain
+        /// of records that links it to the newest commit's head. The item (``itemID``) is listed as the change left
+        /// it, which is most likely what was acknowledged — unless another copy of the file, forked from an earlier
+        /// commit, had its records put there, when it is that copy's version. Check it before trusting it.
+        case unconfirmed
     }
 
     /// The file offset of the damaged structure.
@@ -61,6 +66,9 @@ public struct Damage: Sendable, Equatable, CustomStringConvertible {
             return "\(item ?? "an entry") at byte \(offset) cannot be applied after earlier damage (\(reason))"
         case .crashRemnant(let count):
             return "\(count) bytes at byte \(offset) were never acknowledged (\(reason)); not applied"
+        case .unconfirmed:
+            return "\(item ?? "an item") was changed after byte \(offset) by records that no authenticated head confirms (\(reason)); "
+                + "listed as they left it, which may be another copy's version"
         }
     }
 }

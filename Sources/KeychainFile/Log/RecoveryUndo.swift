@@ -4,8 +4,11 @@
 /// A record that verifies proves only that it follows the record before it. Another copy of the file, forked from the
 /// same commit, holds records that verify there just as well, at the same sequence numbers and offsets; only the
 /// newest commit slot's head tells the acknowledged records from those. A recovering replay that reaches the slot's
-/// committed end with another head takes back what it applied since the last head confirmed (the last rewrite's end,
-/// or the older commit slot's end when its head agrees), and names each item it puts back.
+/// committed end with another head, one that verified, takes back what it applied since the last head confirmed (the
+/// last rewrite's end, or the older commit slot's end when its head agrees), and names each item it puts back.
+///
+/// A head confirms only what is linked to it by records that verified: past a record that did not, or bytes skipped,
+/// the link is unproven (`linkUnproven(at:)`), and the items changed before it are named, unconfirmed, though kept.
 ///
 /// ```swift
 /// var undo = RecoveryUndo()
@@ -25,6 +28,13 @@ struct RecoveryUndo {
     private var tombstones: [ItemID: (time: Int64?, keyID: UInt8?)] = [:]
     /// The noted items, in the order first changed.
     private(set) var touched: [ItemID] = []
+    /// How many changes were noted since `since`, and when each noted item was last changed (its count then).
+    private var changeCount = 0
+    private var lastChange: [ItemID: Int] = [:]
+    /// The latest place since `since` where the chain's link could not be checked — a record that did not verify,
+    /// or bytes skipped to the next record that reads — and the count of changes before it: nothing after it can
+    /// confirm what was applied before it, since the bytes that link the two are not authenticated.
+    private(set) var lastBreak: (offset: Int, changeCount: Int)? = nil
 
     /// Starts noting afresh at `offset`, a place whose head is confirmed: what was applied before it stays.
     mutating func start(at offset: Int) {
@@ -33,11 +43,31 @@ struct RecoveryUndo {
         items = [:]
         tombstones = [:]
         touched = []
+        changeCount = 0
+        lastChange = [:]
+        lastBreak = nil
+    }
+
+    /// Notes that the chain's link at `offset` could not be checked: what was applied before it is confirmed by no
+    /// head read after it.
+    mutating func linkUnproven(at offset: Int) {
+        guard isActive else { return }
+        lastBreak = (offset, changeCount)
+    }
+
+    /// The noted items last changed before the last unproven link, in the order first changed: what no head read
+    /// after that link can confirm.
+    var changedBeforeBreak: [ItemID] {
+        guard let lastBreak else { return [] }
+        return touched.filter { (lastChange[$0] ?? 0) <= lastBreak.changeCount }
     }
 
     /// Notes item `id` as it is now, before a change, unless it was noted since the last start.
     mutating func note(_ id: ItemID, index: ItemIndex, tombstones current: [ItemID: Int64], groups: [ItemID: UInt8]) {
-        guard isActive, items.index(forKey: id) == nil else { return }
+        guard isActive else { return }
+        changeCount += 1
+        lastChange[id] = changeCount
+        guard items.index(forKey: id) == nil else { return }
         items[id] = .some(index[id])
         tombstones[id] = (current[id], groups[id])
         touched.append(id)

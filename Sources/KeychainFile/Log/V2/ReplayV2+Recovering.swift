@@ -18,9 +18,11 @@ extension ReplayV2 {
         let committedEnd = log.committedEnd
         var position = outcome.end
         var head = outcome.head
+        // Whether `head` is the chain tag of a record that verified, linked to the one before it (``RecoveryUndo``).
+        var headVerified = true
         OpeningProgressReporting.verified(position, of: committedEnd)
         while position < committedEnd {
-            startNotingChanges(at: position)
+            startNotingChanges(at: position, headVerified: headVerified)
             var record = try? readRecord(at: position, after: head, limit: committedEnd)
             if record == nil, (try? proposeRepairs(from: position)) == true {
                 record = try? readRecord(at: position, after: head, limit: committedEnd)
@@ -29,20 +31,39 @@ extension ReplayV2 {
                 applyRecovered(record.entries, at: position)
                 head = Head(epoch: head.epoch, sequence: record.sequence, chainValue: record.chain)
                 position = windowStart + record.end
+                headVerified = true
             } else if let scanned = scanRecord(at: position, limit: committedEnd) {
                 // The frame walks: each page on its own, chained through the tags as they read.
+                let listed = damage.count
+                var lastOpened = false
                 for page in scanned.pages {
                     do {
                         let entries = try RecordV2Decoder.openPage(page, of: scanned, in: window, previousChain: head.chainValue, keys: keys)
                         applyRecovered(entries, at: windowStart + page.box.lowerBound)
+                        lastOpened = true
                     } catch {
+                        lastOpened = false
+                        // Each page's tag chains to the one before: past this one, the link to the pages before
+                        // it cannot be checked.
+                        recoveryUndo.linkUnproven(at: windowStart + page.box.lowerBound)
                         damage.append(Damage(
                             offset: HealingLayout.physical(windowStart + page.box.lowerBound), loss: .region(byteCount: page.box.count),
                             reason: "a page of record \(scanned.sequence) does not authenticate, even repaired"))
                     }
                 }
+                // Each page's tag chains to the one before: the last one's tag, the record's chain value, is linked
+                // to the pages after the last that did not open (``RecoveryUndo/linkUnproven(at:)``), or to the head
+                // before when every page opened.
+                if headVerified, damage.count == listed {
+                    // Every page opened, yet the record does not verify: its frame is damaged. Said, so that no
+                    // damage a plain open refuses goes unlisted.
+                    damage.append(Damage(
+                        offset: HealingLayout.physical(position), loss: .region(byteCount: 0),
+                        reason: "record \(scanned.sequence) does not verify (its frame), though every page of it opens"))
+                }
                 head = Head(epoch: head.epoch, sequence: scanned.sequence, chainValue: Array(window[scanned.chainRange]))
                 position = windowStart + scanned.end
+                headVerified = lastOpened
             } else {
                 // The frame does not walk: the bytes up to the next record that verifies are lost.
                 let next = nextRecord(after: position, limit: committedEnd, after: head)
@@ -52,21 +73,24 @@ extension ReplayV2 {
                     reason: "records whose frames cannot be read, even repaired"))
                 position = end
                 if let next { head = next.before }
+                headVerified = false
             }
             if head.sequence == watchedSequence { watchedChain = head.chainValue }
-            checkRecoveredHead(head, at: position)
+            checkRecoveredHead(head, at: position, verified: headVerified)
             outcome.head = head
             outcome.end = position
             OpeningProgressReporting.verified(position, of: committedEnd)
         }
-        checkNewestHead(head, committedEnd: committedEnd)
+        checkNewestHead(head, committedEnd: committedEnd, verified: headVerified)
         listUncommitted(after: committedEnd)
     }
 
-    /// Before the record at `position`: a recovering replay notes what it changes from the last rewrite's end on
-    /// (``RecoveryUndo``).
-    mutating func startNotingChanges(at position: Int) {
-        if !recoveryUndo.isActive, position >= log.rewriteEnd { recoveryUndo.start(at: position) }
+    /// Before the record at `position`, which follows `head`: a recovering replay notes what it changes from the last
+    /// rewrite's end on (``RecoveryUndo``).
+    mutating func startNotingChanges(at position: Int, headVerified: Bool) {
+        guard !recoveryUndo.isActive, position >= log.rewriteEnd else { return }
+        recoveryUndo.start(at: position)
+        if !headVerified { recoveryUndo.linkUnproven(at: position) }
     }
 
     /// Notes item `id` as it is, before a recovering replay changes it.
@@ -74,28 +98,60 @@ extension ReplayV2 {
         recoveryUndo.note(id, index: index, tombstones: outcome.tombstones, groups: outcome.tombstoneGroups)
     }
 
-    /// After the records that end at `position` with `head`: a head the header or the older commit slot names there is
-    /// checked, as ``run()`` checks it. The rewrite's records ending with another head is damage to their last one; the
-    /// older slot's head agreeing confirms everything before it (``RecoveryUndo``).
-    mutating func checkRecoveredHead(_ head: Head, at position: Int) {
+    /// After the records that end at `position` with `head` (`verified`: the chain tag of a record that verified): a
+    /// head the header or the older commit slot names there is checked, as ``run()`` checks it. The rewrite's records
+    /// ending with another head is damage to their last one. The older slot's head agreeing confirms what is linked to
+    /// it by records that verified; what was changed before an unproven link is named (``RecoveryUndo``). A head that
+    /// did not verify confirms nothing: its bytes could be anyone's.
+    mutating func checkRecoveredHead(_ head: Head, at position: Int, verified: Bool) {
+        if !verified { recoveryUndo.linkUnproven(at: position) }
         if position == log.rewriteEnd, let rewriteHead, rewriteHead != head {
             damage.append(Damage(
                 offset: HealingLayout.physical(position), loss: .region(byteCount: 0),
                 reason: "the records the last rewrite wrote end with another head than its header names: the last of them is damaged"))
         }
-        if let seal = log.older?.seal, Int(seal.committedEnd) == position, position >= log.rewriteEnd, log.isHead(head, of: seal) {
+        if let seal = log.older?.seal, Int(seal.committedEnd) == position, position >= log.rewriteEnd, verified, log.isHead(head, of: seal) {
+            nameChangesBeforeBreak(confirmedBy: "the older commit slot's head, at log byte \(position)")
             recoveryUndo.start(at: position)
         }
     }
 
-    /// At the log's committed end: records that end with another head than the newest commit slot names are not all
-    /// the ones it acknowledged (SPEC.md §25.3) — another copy's, forked from an earlier commit, verify there as well.
-    /// What was applied since the last head confirmed is taken back, and each item it changed is named; the region
-    /// is listed, since the acknowledged records' entries are unknown.
-    mutating func checkNewestHead(_ head: Head, committedEnd: Int) {
-        guard let seal = log.newest?.seal, Int(seal.committedEnd) == committedEnd, !log.isHead(head, of: seal) else { return }
+    /// Names each item changed before the last unproven link since the last confirmed place: the head `confirmer`
+    /// names confirms only what came after that link (``Damage/Loss/unconfirmed``). They are kept.
+    private mutating func nameChangesBeforeBreak(confirmedBy confirmer: String) {
+        guard let link = recoveryUndo.lastBreak else { return }
+        let since = recoveryUndo.since
+        for id in recoveryUndo.changedBeforeBreak {
+            damage.append(Damage(
+                offset: HealingLayout.physical(since), itemID: id, loss: .unconfirmed,
+                reason: "by records from log byte \(since) on, which \(confirmer) does not confirm: the records that link them "
+                    + "to it break, at log byte \(link.offset), at a record that does not verify or bytes that cannot be read"))
+        }
+    }
+
+    /// At the log's committed end: records that end, verified, with another head than the newest commit slot names
+    /// are not all the ones it acknowledged (SPEC.md §25.3) — another copy's, forked from an earlier commit, verify
+    /// there as well. What was applied since the last head confirmed is taken back, and each item it changed is named;
+    /// the region is listed, since the acknowledged records' entries are unknown. A head that agrees confirms what is
+    /// linked to it by records that verified; a head that did not verify confirms nothing. What no head confirms is
+    /// kept and named.
+    mutating func checkNewestHead(_ head: Head, committedEnd: Int, verified: Bool) {
+        guard let seal = log.newest?.seal, Int(seal.committedEnd) == committedEnd else { return }
+        let confirmer = "the newest commit slot's head (record \(seal.headSequence))"
+        guard verified else {
+            recoveryUndo.linkUnproven(at: committedEnd)
+            nameChangesBeforeBreak(confirmedBy: confirmer)
+            return
+        }
+        guard !log.isHead(head, of: seal) else {
+            nameChangesBeforeBreak(confirmedBy: confirmer)
+            return
+        }
         let since = recoveryUndo.isActive ? recoveryUndo.since : log.rewriteEnd
         let restored = recoveryUndo.takeBack(index: &index, tombstones: &outcome.tombstones, groups: &outcome.tombstoneGroups)
+        // An item whose version there was lost stays out, as its report says, never served at the older version.
+        let lost = Set(damage.compactMap { $0.loss == .item && $0.offset >= HealingLayout.physical(since) ? $0.itemID : nil })
+        for id in restored where lost.contains(id) { index.restore(id, to: nil) }
         damage.append(Damage(
             offset: HealingLayout.physical(since), loss: .region(byteCount: committedEnd - since),
             reason: "the records from log byte \(since) to the committed end do not end with the head the newest commit slot names "

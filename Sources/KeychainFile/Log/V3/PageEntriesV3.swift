@@ -17,6 +17,8 @@ struct PageEntriesV3 {
     var ticket = 0
     /// The sequence number of its record: a record's pages are applied together where they can be.
     var record: UInt64 = 0
+    /// The key id of its group.
+    var keyID: UInt8 = 0
 
     init(offset: Int) {
         self.offset = offset

@@ -22,7 +22,7 @@ extension ReplayV2 {
         var headVerified = true
         OpeningProgressReporting.verified(position, of: committedEnd)
         while position < committedEnd {
-            startNotingChanges(at: position)
+            startNotingChanges(at: position, headVerified: headVerified)
             // The record as a replay verifies it, while every chain is at a place proven: the common case, and
             // what parity repaired.
             var groups = chains.mapValues(\.chain)
@@ -77,9 +77,12 @@ extension ReplayV2 {
                         offset: HealingLayout.physical(position), loss: .region(byteCount: 0),
                         reason: "record \(sequence) does not verify (its chain tag or heads), though every page of it this credential reads opens"))
                 }
+                // The chain tag binds the frame and every page's tag to the record before: when it matches, the
+                // record is linked to it though a page's bytes behind its tag are damaged (SPEC.md §35.8).
+                let linked = verified || chainTagMatches(of: walked, after: head.chainValue, keys: keys)
                 head = Head(epoch: head.epoch, sequence: sequence, chainValue: Array(window[walked.chainTag]))
                 position = windowStart + walked.end
-                headVerified = verified
+                headVerified = linked
             } else {
                 // The frame does not walk: the bytes up to the next record whose frame reads are lost.
                 let next = nextRecordV3(after: position, limit: committedEnd, after: head)
@@ -93,7 +96,7 @@ extension ReplayV2 {
                 headVerified = false
             }
             if head.sequence == watchedSequence { watchedChain = head.chainValue }
-            checkRecoveredHead(head, at: position)
+            checkRecoveredHead(head, at: position, verified: headVerified)
             outcome.head = head
             outcome.end = position
             OpeningProgressReporting.verified(position, of: committedEnd)
@@ -107,9 +110,17 @@ extension ReplayV2 {
             chains[keyID]?.abandoned = []
         }
         applyRecoveredPagesV3(heldPages.takeResolved(), groupNames: groupNames)
-        checkNewestHead(head, committedEnd: committedEnd)
+        checkNewestHead(head, committedEnd: committedEnd, verified: headVerified)
         outcome.groups = chains.mapValues(\.chain)
         listUncommitted(after: committedEnd)
+    }
+
+    /// Whether the chain tag of `walked`, whose frame may be damaged, matches after `previousChain` (SPEC.md §35.8).
+    private func chainTagMatches(of walked: WalkedRecordV3, after previousChain: [UInt8], keys: RecordKeysV3) -> Bool {
+        guard walked.frameCheckPasses, let scanned = try? RecordV3Decoder.scan(window, at: walked.start) else { return false }
+        let expected = ChainTagV3.compute(
+            chainKey: keys.chainKey, previousChain: previousChain, bytes: window, start: walked.start, segments: scanned.segments)
+        return ChainTagV3.matches(window[scanned.chainTag], expected)
     }
 
     /// Applies the pages of a record that does not verify whole, each as the next page of its group's chain, then
@@ -225,6 +236,7 @@ extension ReplayV2 {
     /// listed as a conflict and left out.
     private mutating func pageEntriesV3(_ entries: [DecodedEntryV2], keyID: UInt8, groupNames: [UInt8: String], at offset: Int) -> PageEntriesV3 {
         var page = PageEntriesV3(offset: offset)
+        page.keyID = keyID
         for entry in entries {
             switch entry {
             case .put(let id, let attributes, let box):
@@ -291,19 +303,33 @@ extension ReplayV2 {
                 outcome.tombstones[placement.id] = time
                 outcome.tombstoneGroups[placement.id] = placement.keyID
             }
-            for id in page.damagedPuts where index[id] != nil { try? index.apply([.delete(id: id)]) }
+            takeOutDamagedPuts(of: page, groupNames: groupNames)
         }
         return true
+    }
+
+    /// Takes out each item whose put in `page` lost its secret box, never served at an older version — unless it is
+    /// live in another group than the page's, which the put could not have moved it from (SPEC.md §36): a conflict.
+    private mutating func takeOutDamagedPuts(of page: PageEntriesV3, groupNames: [UInt8: String]) {
+        for id in page.damagedPuts {
+            guard let item = index[id] else { continue }
+            let live = AccessGroupsV3.name(of: item.attributes)
+            guard live == groupNames[page.keyID] else {
+                damage.append(Damage(
+                    offset: HealingLayout.physical(page.offset), itemID: id, loss: .conflict,
+                    reason: "a page of group \(page.keyID) puts an item live in group \"\(live)\", with a secret box that does not authenticate: the item is kept"))
+                continue
+            }
+            noteRecoveredChange(id)
+            try? index.apply([.delete(id: id)])
+        }
     }
 
     /// Applies a page's entries one by one (``applyRecoveredV3(_:deletions:placements:at:groupNames:)``), then takes
     /// out the items whose put in it lost its secret box.
     private mutating func applyRecoveredV3(_ page: PageEntriesV3, groupNames: [UInt8: String]) {
         applyRecoveredV3(page.entries, deletions: page.deletions, placements: page.placements, at: page.offset, groupNames: groupNames)
-        for id in page.damagedPuts where index[id] != nil {
-            noteRecoveredChange(id)
-            try? index.apply([.delete(id: id)])
-        }
+        takeOutDamagedPuts(of: page, groupNames: groupNames)
     }
 
     /// Applies verified entries one by one, a conflict listed rather than fatal, and keeps each deletion's and

@@ -110,6 +110,20 @@ struct KeychainV2RecoveryTests {
         return (directory.file("v2.kcf"), expected, log.state.log.writtenEnd, log.state.keys)
     }
 
+    /// The items the first page of `record`, the first record of the file at `path`, puts: those of service "svc"
+    /// its other pages do not (the first page's associated data names the chain value before the record, which a
+    /// test does not hold). Read before the file is damaged.
+    static func onFirstPage(_ record: RecordV2Decoder.Scanned, in log: [UInt8], keys: RecordKeysV2, path: String) throws -> Set<ItemID> {
+        var later = Set<ItemID>()
+        for page in record.pages.dropFirst() {
+            for entry in try RecordV2Decoder.openPage(page, of: record, in: log, previousChain: [], keys: keys) {
+                if case .put(let id, _, _) = entry { later.insert(id) }
+            }
+        }
+        let all = try V2Keychain.open(path).search(.genericPassword(service: "svc"), returning: .persistentReference).compactMap(\.persistentReference?.itemID)
+        return Set(all).subtracting(later)
+    }
+
     @Test("A page damaged beyond repair costs its items only; the rest are served, and the damage is listed")
     func damagedPageCostsItsItems() throws {
         let directory = TemporaryDirectory()
@@ -118,6 +132,7 @@ struct KeychainV2RecoveryTests {
         let log = Self.logBytes(damaged, end: logEnd)
         let record = try RecordV2Decoder.scan(log, at: 0)
         let page = record.pages[1].box
+        let onFirstPage = try Self.onFirstPage(record, in: log, keys: keys, path: path)
         // The items the page names, read before the damage.
         let onPage = try RecordV2Decoder.openPage(record.pages[1], of: record, in: log, previousChain: [], keys: keys).compactMap { entry in
             if case .put(let id, _, _) = entry { return id } else { return nil }
@@ -130,8 +145,10 @@ struct KeychainV2RecoveryTests {
 
         let recovered = try Keychain.open(at: path, credential: TestKeychain.password, options: .init(recover: true))
         let report = try #require(recovered.recovery)
-        #expect(report.damage.count == 1)
+        #expect(costs(report.damage).count == 1)
         #expect(report.damage.first?.loss == .region(byteCount: page.count))
+        // Each page's tag chains to the one before: the lost page breaks the link from the first page to the head.
+        #expect(!onFirstPage.isEmpty && Set(report.damage.compactMap { $0.loss == .unconfirmed ? $0.itemID : nil }) == onFirstPage)
         let served = try liveSecrets(recovered)
         for (account, secret) in served { #expect(expected[account] == secret, "\(account)") }
         #expect(!onPage.isEmpty && served.count == 300 - onPage.count, "\(served.count) of 300 served; the page held \(onPage.count)")

@@ -248,8 +248,11 @@ struct KeychainV3RecoveryTests {
         let (path, expected, added, lost, _, map) = try Self.destroyedRecord(directory, order: ["A", "B-lost", "A", "B-big", "B-late"])
         #expect(throws: KeychainError.self) { _ = try V3Keychain.open(path) }
         let recovered = try Self.openRecovering(path)
-        let damage = try #require(recovered.recovery?.damage)
+        let damage = costs(try #require(recovered.recovery?.damage))
         #expect(damage.count == 1, "\(damage)")
+        // A's second commit, read past the lost bytes, chains to a tag they held: no head confirms it (SPEC.md §25.3).
+        let secondA = Set((10..<20).map { "\(Self.groupA)-\($0)-" + String(repeating: "x", count: 60) })
+        #expect(try unconfirmedAccounts(recovered) == secondA)
         #expect(damage.first?.loss == .region(byteCount: lost.count))
         #expect(damage.first?.offset == map.physical(lost.lowerBound))
         let served = try Self.served(recovered)
@@ -264,7 +267,7 @@ struct KeychainV3RecoveryTests {
         let (path, expected, added, lost, big, map) = try Self.destroyedRecord(directory, order: ["A", "B-lost", "B-big", "A", "B-late"])
         #expect(throws: KeychainError.self) { _ = try V3Keychain.open(path) }
         let recovered = try Self.openRecovering(path)
-        let damage = try #require(recovered.recovery?.damage)
+        let damage = costs(try #require(recovered.recovery?.damage))
         #expect(damage.count == 2, "\(damage)")
         #expect(damage.first?.loss == .region(byteCount: lost.count))
         #expect(damage.first?.offset == map.physical(lost.lowerBound))
@@ -278,6 +281,8 @@ struct KeychainV3RecoveryTests {
         #expect(missing.subtracting(inLostRecord).count == firstAfter.puts.count, "\(missing.count) missing")
         #expect(missing.subtracting(inLostRecord).isSubset(of: Set(added["B-big", default: [:]].keys)))
         #expect(served.keys.filter { $0.hasPrefix(Self.groupA) }.count == 20)
+        // B's big commit, read past the lost bytes, chains to a tag they held: its items served are named.
+        #expect(try unconfirmedAccounts(recovered) == Set(added["B-big", default: [:]].keys).intersection(served.keys))
         #expect(served.keys.contains { $0.hasPrefix("\(Self.groupB)-1000-") })
         #expect(served.keys.contains { $0.hasPrefix("default-0-") })
     }
@@ -414,12 +419,20 @@ struct KeychainV3RecoveryTests {
 
         let scoped = try Self.openRecovering(path, credential: KeychainV3ScopedWriteTests.scopedA)
         #expect(try Self.served(scoped) == expected.filter { $0.key.hasPrefix(Self.groupA) }, "every item of A")
-        let damage = try #require(scoped.recovery?.damage)
+        let damage = costs(try #require(scoped.recovery?.damage))
+        // The destroyed chain tag breaks the record chain: A's items, changed before it or after it, are named.
+        // A's item 100 comes before the rewrite that adding group B and the scoped credential made: no other copy's
+        // records can stand there.
+        let itemsOfA = Set(expected.keys.filter { $0.hasPrefix(Self.groupA) && !$0.hasPrefix("\(Self.groupA)-100-") })
+        let wrongScoped = try unconfirmedAccounts(scoped).symmetricDifference(itemsOfA)
+        #expect(wrongScoped.isEmpty, "named, or not, wrongly: \(wrongScoped.sorted())")
         #expect(damage.count == 1 && damage.first?.offset == map.physical(record.lowerBound), "\(damage)")
         #expect(damage.first?.reason.contains("does not verify") == true)
 
         let full = try Self.openRecovering(path)
-        #expect(full.recovery?.damage.map(\.loss) == [.item], "\(full.recovery?.damage ?? [])")
+        #expect(costs(full.recovery?.damage ?? []).map(\.loss) == [.item], "\(full.recovery?.damage ?? [])")
+        let wrongFull = try unconfirmedAccounts(full).symmetricDifference(itemsOfA)
+        #expect(wrongFull.isEmpty, "named, or not, wrongly: \(wrongFull.sorted())")
         #expect(full.recovery?.damage.first?.itemID == large.id)
         #expect(try Self.served(full) == expected.filter { $0.key != "large" })
     }
@@ -435,7 +448,12 @@ struct KeychainV3RecoveryTests {
         #expect(throws: KeychainError.self) { _ = try V3Keychain.open(path) }
 
         let full = try Self.openRecovering(path)
-        let damage = try #require(full.recovery?.damage)
+        let damage = costs(try #require(full.recovery?.damage))
+        // A's item 100 comes before the rewrite that adding group B and the scoped credential made: no other copy's
+        // records can stand there.
+        let itemsOfA = Set(expected.keys.filter { $0.hasPrefix(Self.groupA) && !$0.hasPrefix("\(Self.groupA)-100-") })
+        let wrongFull = try unconfirmedAccounts(full).symmetricDifference(itemsOfA)
+        #expect(wrongFull.isEmpty, "named, or not, wrongly: \(wrongFull.sorted())")
         #expect(damage.map(\.loss) == [.item, .region(byteCount: heads.upperBound - (heads.lowerBound - RecordV3.segmentHeaderSize))], "\(damage)")
         #expect(damage.first?.itemID == large.id)
         #expect(damage.last?.offset == map.physical(heads.lowerBound - RecordV3.segmentHeaderSize))
@@ -443,7 +461,9 @@ struct KeychainV3RecoveryTests {
 
         let scoped = try Self.openRecovering(path, credential: KeychainV3ScopedWriteTests.scopedA)
         #expect(try Self.served(scoped) == expected.filter { $0.key.hasPrefix(Self.groupA) })
-        #expect(scoped.recovery?.damage.count == 1)
+        #expect(costs(scoped.recovery?.damage ?? []).count == 1)
+        let wrongScoped = try unconfirmedAccounts(scoped).symmetricDifference(itemsOfA)
+        #expect(wrongScoped.isEmpty, "named, or not, wrongly: \(wrongScoped.sorted())")
     }
 
     @Test("A frame forged with sequence 2^64 − 1 and its frame check made again (no key needed): the recovering open and salvage report it and serve the rest, never trapping")
