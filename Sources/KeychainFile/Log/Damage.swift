@@ -27,7 +27,7 @@ public struct Damage: Sendable, Equatable, CustomStringConvertible {
         case crashRemnant(byteCount: Int)
         /// An authentic change that no authenticated head confirms (SPEC.md §25.3): damage after it broke the chain
         /// of records that links it to the newest commit's head. The item (``itemID``) is listed as the change left
-        /// it, which is most likely what was acknowledged — unless another copy of the file, forked from an earlier
+        /// it (not listed, if the change deleted it), which is most likely what was acknowledged — unless another copy of the file, forked from an earlier
         /// commit, had its records put there, when it is that copy's version. Check it before trusting it.
         case unconfirmed
     }
@@ -68,7 +68,7 @@ public struct Damage: Sendable, Equatable, CustomStringConvertible {
             return "\(count) bytes at byte \(offset) were never acknowledged (\(reason)); not applied"
         case .unconfirmed:
             return "\(item ?? "an item") was changed after byte \(offset) by records that no authenticated head confirms (\(reason)); "
-                + "listed as they left it, which may be another copy's version"
+                + "listed as they left it (not listed, if they deleted it), which may be another copy's version"
         }
     }
 }

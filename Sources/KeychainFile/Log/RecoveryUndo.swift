@@ -13,7 +13,7 @@
 /// ```swift
 /// var undo = RecoveryUndo()
 /// undo.start(at: position)
-/// undo.note(id, index: index, tombstones: outcome.tombstones, groups: outcome.tombstoneGroups)
+/// undo.note(id, at: offset, index: index, tombstones: outcome.tombstones, groups: outcome.tombstoneGroups)
 /// let restored = undo.takeBack(index: &index, tombstones: &outcome.tombstones, groups: &outcome.tombstoneGroups)
 /// ```
 struct RecoveryUndo {
@@ -28,13 +28,13 @@ struct RecoveryUndo {
     private var tombstones: [ItemID: (time: Int64?, keyID: UInt8?)] = [:]
     /// The noted items, in the order first changed.
     private(set) var touched: [ItemID] = []
-    /// How many changes were noted since `since`, and when each noted item was last changed (its count then).
-    private var changeCount = 0
+    /// The log offset of the record or page that last changed each noted item. Offsets, not the order applied: a
+    /// version 3 page held behind damage is applied later than it was read.
     private var lastChange: [ItemID: Int] = [:]
-    /// The latest place since `since` where the chain's link could not be checked — a record that did not verify,
-    /// or bytes skipped to the next record that reads — and the count of changes before it: nothing after it can
-    /// confirm what was applied before it, since the bytes that link the two are not authenticated.
-    private(set) var lastBreak: (offset: Int, changeCount: Int)? = nil
+    /// The latest log offset since `since` where the chain's link could not be checked — past a record or page that
+    /// did not verify, or bytes skipped to the next record that reads: nothing after it can confirm what came before
+    /// it, since the bytes that link the two are not authenticated.
+    private(set) var lastBreak: Int? = nil
 
     /// Starts noting afresh at `offset`, a place whose head is confirmed: what was applied before it stays.
     mutating func start(at offset: Int) {
@@ -43,30 +43,29 @@ struct RecoveryUndo {
         items = [:]
         tombstones = [:]
         touched = []
-        changeCount = 0
         lastChange = [:]
         lastBreak = nil
     }
 
-    /// Notes that the chain's link at `offset` could not be checked: what was applied before it is confirmed by no
-    /// head read after it.
+    /// Notes that the chain's link at log offset `offset` could not be checked: what lies before it is confirmed by
+    /// no head read after it.
     mutating func linkUnproven(at offset: Int) {
         guard isActive else { return }
-        lastBreak = (offset, changeCount)
+        lastBreak = max(lastBreak ?? offset, offset)
     }
 
-    /// The noted items last changed before the last unproven link, in the order first changed: what no head read
-    /// after that link can confirm.
+    /// The noted items last changed by records or pages before the last unproven link, in the order first changed:
+    /// what no head read after that link can confirm.
     var changedBeforeBreak: [ItemID] {
         guard let lastBreak else { return [] }
-        return touched.filter { (lastChange[$0] ?? 0) <= lastBreak.changeCount }
+        return touched.filter { (lastChange[$0] ?? since) < lastBreak }
     }
 
-    /// Notes item `id` as it is now, before a change, unless it was noted since the last start.
-    mutating func note(_ id: ItemID, index: ItemIndex, tombstones current: [ItemID: Int64], groups: [ItemID: UInt8]) {
+    /// Notes item `id` as it is now, before a change by the record or page at log offset `offset`; its state is kept
+    /// unless it was noted since the last start.
+    mutating func note(_ id: ItemID, at offset: Int, index: ItemIndex, tombstones current: [ItemID: Int64], groups: [ItemID: UInt8]) {
         guard isActive else { return }
-        changeCount += 1
-        lastChange[id] = changeCount
+        lastChange[id] = max(lastChange[id] ?? offset, offset)
         guard items.index(forKey: id) == nil else { return }
         items[id] = .some(index[id])
         tombstones[id] = (current[id], groups[id])

@@ -121,4 +121,40 @@ struct ForkedCommitLinkTests {
         let report = try Keychain.salvage(from: path, credential: TestKeychain.password, to: directory.file("salvaged.kcf"))
         #expect(report.damages.contains { $0.itemID == x && $0.loss == .unconfirmed }, "salvage names x as well")
     }
+
+    /// Version 3: the fork's commit puts x with a large secret, whose box the attacker then destroys past what parity
+    /// repairs; the record's chain tag still matches, so its head is proven, and it disagrees with the newest slot's.
+    /// What the record changed is taken back — and x, whose version there was lost, stays out as its report says,
+    /// never listed at the version before.
+    @Test("Another copy's commit whose put of x lost its secret box: taken back, and x stays out, as its report says")
+    func takenBackItemStaysOut() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("current.kcf")
+        let (keychain, forkPath, _) = try Self.forked(version: 3, in: directory)
+        try keychain.update(.genericPassword(service: "svc", account: "x"), setting: [:], secret: [UInt8](repeating: 2, count: 12_000))
+        let fork = try Keychain.open(at: forkPath, credential: TestKeychain.password)
+        try fork.update(.genericPassword(service: "svc", account: "x"), setting: [:], secret: [UInt8](repeating: 3, count: 12_000))
+        let map = try V3LogMap(fork)
+        let x = try Self.id(of: "x", in: keychain)
+        let put = try #require(map.pages.last?.puts.first { $0.id == x })
+
+        // The attack, with no key: every log byte that differs is the fork's (its parity too, not its commit slots),
+        // then x's box destroyed.
+        var current = try fileBytes(path)
+        let forked = try fileBytes(forkPath)
+        try #require(current.count == forked.count)
+        for offset in try Forked.logStart(of: keychain, version: 3)..<current.count where current[offset] != forked[offset] {
+            current[offset] = forked[offset]
+        }
+        try writeFileBytes(current, to: path)
+        try map.destroy((put.box.lowerBound + 12)..<(put.box.upperBound - 16), at: path)
+
+        let recovered = try Keychain.open(at: path, credential: TestKeychain.password, options: .init(recover: true))
+        let damage = recovered.recovery?.damage ?? []
+        #expect(damage.contains { $0.itemID == x && $0.loss == .item }, "x's lost version is reported: \(damage)")
+        #expect(damage.contains { $0.itemID == x && $0.loss == .conflict }, "x is named as taken back: \(damage)")
+        let served = try liveSecrets(recovered)
+        #expect(served["x"] == nil, "x is served at the version before, though its report says it is left out")
+        #expect(served["a"] == Array("a-value".utf8) && served["z"] == Array("z-value-1".utf8))
+    }
 }

@@ -94,8 +94,8 @@ extension ReplayV2 {
     }
 
     /// Notes item `id` as it is, before a recovering replay changes it.
-    mutating func noteRecoveredChange(_ id: ItemID) {
-        recoveryUndo.note(id, index: index, tombstones: outcome.tombstones, groups: outcome.tombstoneGroups)
+    mutating func noteRecoveredChange(_ id: ItemID, at offset: Int) {
+        recoveryUndo.note(id, at: offset, index: index, tombstones: outcome.tombstones, groups: outcome.tombstoneGroups)
     }
 
     /// After the records that end at `position` with `head` (`verified`: the chain tag of a record that verified): a
@@ -125,7 +125,7 @@ extension ReplayV2 {
             damage.append(Damage(
                 offset: HealingLayout.physical(since), itemID: id, loss: .unconfirmed,
                 reason: "by records from log byte \(since) on, which \(confirmer) does not confirm: the records that link them "
-                    + "to it break, at log byte \(link.offset), at a record that does not verify or bytes that cannot be read"))
+                    + "to it break, at log byte \(link), at a record that does not verify or bytes that cannot be read"))
         }
     }
 
@@ -215,7 +215,7 @@ extension ReplayV2 {
     private mutating func applyRecovered(_ entries: [DecodedEntryV2], at offset: Int) {
         for entry in entries {
             switch entry {
-            case .put(let id, _, _), .delete(let id, _), .tombstone(let id, _): noteRecoveredChange(id)
+            case .put(let id, _, _), .delete(let id, _), .tombstone(let id, _): noteRecoveredChange(id, at: offset)
             }
             switch entry {
             case .put(let id, let attributes, let box):

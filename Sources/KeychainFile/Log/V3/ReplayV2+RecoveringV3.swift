@@ -222,7 +222,7 @@ extension ReplayV2 {
     private mutating func applyVerifiedV3(_ record: ReplayedRecordV2, groupNames: [UInt8: String], at offset: Int) {
         let keyIDs = Dictionary(groupNames.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         var touched: [ItemID: UInt8] = [:]
-        for placement in record.placements { noteRecoveredChange(placement.id) }
+        for placement in record.placements { noteRecoveredChange(placement.id, at: offset) }
         if (try? checkGroups(of: record, keyIDs: keyIDs, touched: &touched, at: offset)) != nil, (try? index.apply(record.entries)) != nil {
             for (id, time) in record.deletionTimes { outcome.tombstones[id] = time }
             for placement in record.placements where placement.kind != .put { outcome.tombstoneGroups[placement.id] = placement.keyID }
@@ -294,7 +294,7 @@ extension ReplayV2 {
             }
         }
         for page in pages {
-            for id in page.itemIDs { noteRecoveredChange(id) }
+            for id in page.itemIDs { noteRecoveredChange(id, at: page.offset) }
         }
         guard (try? index.apply(pages.flatMap(\.entries))) != nil else { return false }
         for page in pages {
@@ -320,7 +320,7 @@ extension ReplayV2 {
                     reason: "a page of group \(page.keyID) puts an item live in group \"\(live)\", with a secret box that does not authenticate: the item is kept"))
                 continue
             }
-            noteRecoveredChange(id)
+            noteRecoveredChange(id, at: page.offset)
             try? index.apply([.delete(id: id)])
         }
     }
@@ -344,7 +344,7 @@ extension ReplayV2 {
     ) {
         var next = entries.startIndex
         for placement in placements {
-            noteRecoveredChange(placement.id)
+            noteRecoveredChange(placement.id, at: offset)
             var entry: DecodedEntry? = nil
             if placement.kind != .tombstone, next < entries.endIndex {
                 entry = entries[next]
