@@ -27,8 +27,9 @@ public struct Damage: Sendable, Equatable, CustomStringConvertible {
         case crashRemnant(byteCount: Int)
         /// An authentic change that no authenticated head confirms (SPEC.md §25.3): damage after it broke the chain
         /// of records that links it to the newest commit's head. The item (``itemID``) is listed as the change left
-        /// it (not listed, if the change deleted it), which is most likely what was acknowledged — unless another copy of the file, forked from an earlier
-        /// commit, had its records put there, when it is that copy's version. Check it before trusting it.
+        /// it (not listed, if the change deleted it), which is most likely what was acknowledged — unless another
+        /// copy of the file, forked from an earlier commit, had its records put there, when it is that copy's
+        /// version. Check it before trusting it.
         case unconfirmed
     }
 
