@@ -88,6 +88,16 @@ struct ForkedCommitLinkTests {
     /// head: it confirms itself, not the fork's commit before the destroyed bytes.
     @Test("Another copy's commit, then destroyed bytes, then the acknowledged commit after: the agreeing head does not confirm the fork's commit", arguments: [2, 3])
     func forkedCommitThenGapThenRealTail(version: Int) throws {
+        try Self.forkedCommitThenGapThenRealTail(version: version, forkDeletes: false)
+    }
+
+    /// As above, with the fork's commit deleting x: x is not listed, and is named.
+    @Test("Another copy's deletion, then destroyed bytes, then the acknowledged commit after: the deleted item is named, though not listed", arguments: [2, 3])
+    func forkedDeletionThenGapThenRealTail(version: Int) throws {
+        try Self.forkedCommitThenGapThenRealTail(version: version, forkDeletes: true)
+    }
+
+    static func forkedCommitThenGapThenRealTail(version: Int, forkDeletes: Bool) throws {
         let directory = TemporaryDirectory()
         let path = directory.file("current.kcf")
         let (keychain, forkPath, start) = try Self.forked(version: version, in: directory)
@@ -95,7 +105,11 @@ struct ForkedCommitLinkTests {
         let acknowledgedEnd = try Self.logEnd(keychain, version: version)
         try keychain.update(.genericPassword(service: "svc", account: "a"), setting: [:], secret: Array("a-value-2".utf8))
         let fork = try Keychain.open(at: forkPath, credential: TestKeychain.password)
-        try fork.update(.genericPassword(service: "svc", account: "x"), setting: [:], secret: Array("x-value-3".utf8))
+        if forkDeletes {
+            try fork.delete(.genericPassword(service: "svc", account: "x"))
+        } else {
+            try fork.update(.genericPassword(service: "svc", account: "x"), setting: [:], secret: Array("x-value-3".utf8))
+        }
         let forkEnd = try Self.logEnd(fork, version: version)
         try #require(acknowledgedEnd - 16 - forkEnd >= 4_400, "the fork's commit ends at \(forkEnd), the acknowledged one at \(acknowledgedEnd)")
         let (x, a) = (try Self.id(of: "x", in: keychain), try Self.id(of: "a", in: keychain))
@@ -117,6 +131,7 @@ struct ForkedCommitLinkTests {
         #expect(damage.contains { if case .region = $0.loss { true } else { false } }, "the destroyed bytes are listed")
         let served = try liveSecrets(recovered)
         #expect(served["a"] == Array("a-value-2".utf8) && served["z"] == Array("z-value-1".utf8))
+        if forkDeletes { #expect(served["x"] == nil, "the fork's deletion is kept, and named") }
 
         let report = try Keychain.salvage(from: path, credential: TestKeychain.password, to: directory.file("salvaged.kcf"))
         #expect(report.damages.contains { $0.itemID == x && $0.loss == .unconfirmed }, "salvage names x as well")
