@@ -100,9 +100,9 @@ extension ReplayV2 {
 
     /// After the records that end at `position` with `head` (`verified`: the chain tag of a record that verified): a
     /// head the header or the older commit slot names there is checked, as ``run()`` checks it. The rewrite's records
-    /// ending with another head is damage to their last one. The older slot's head agreeing confirms what is linked to
-    /// it by records that verified; what was changed before an unproven link is named (``RecoveryUndo``). A head that
-    /// did not verify confirms nothing: its bytes could be anyone's.
+    /// ending with another head is damage to their last one. The older slot's head agreeing confirms nothing — another
+    /// copy's older slot reads in its place as well — but bounds what a newest head that disagrees takes back
+    /// (``RecoveryUndo/markOlderSlot(at:)``). A head that did not verify agrees with nothing: its bytes could be anyone's.
     mutating func checkRecoveredHead(_ head: Head, at position: Int, verified: Bool) {
         if !verified { recoveryUndo.linkUnproven(at: position) }
         if position == log.rewriteEnd, let rewriteHead, rewriteHead != head {
@@ -111,8 +111,7 @@ extension ReplayV2 {
                 reason: "the records the last rewrite wrote end with another head than its header names: the last of them is damaged"))
         }
         if let seal = log.older?.seal, Int(seal.committedEnd) == position, position >= log.rewriteEnd, verified, log.isHead(head, of: seal) {
-            nameChangesBeforeBreak(confirmedBy: "the older commit slot's head, at log byte \(position)")
-            recoveryUndo.start(at: position)
+            recoveryUndo.markOlderSlot(at: position)
         }
     }
 
@@ -131,10 +130,11 @@ extension ReplayV2 {
 
     /// At the log's committed end: records that end, verified, with another head than the newest commit slot names
     /// are not all the ones it acknowledged (SPEC.md §25.3) — another copy's, forked from an earlier commit, verify
-    /// there as well. What was applied since the last head confirmed is taken back, and each item it changed is named;
-    /// the region is listed, since the acknowledged records' entries are unknown. A head that agrees confirms what is
-    /// linked to it by records that verified; a head that did not verify confirms nothing. What no head confirms is
-    /// kept and named.
+    /// there as well. What was applied since the older slot's end, where its head agreed, or else since the last
+    /// rewrite's end, is taken back, and each item it changed is named; what was changed before the older slot's end
+    /// is kept and named; the region is listed, since the acknowledged records' entries are unknown. A head that agrees
+    /// confirms what is linked to it by records that verified; a head that did not verify confirms nothing. What no
+    /// head confirms is kept and named.
     mutating func checkNewestHead(_ head: Head, committedEnd: Int, verified: Bool) {
         guard let seal = log.newest?.seal, Int(seal.committedEnd) == committedEnd else { return }
         let confirmer = "the newest commit slot's head (record \(seal.headSequence))"
@@ -147,20 +147,25 @@ extension ReplayV2 {
             nameChangesBeforeBreak(confirmedBy: confirmer)
             return
         }
-        let since = recoveryUndo.isActive ? recoveryUndo.since : log.rewriteEnd
-        let restored = recoveryUndo.takeBack(index: &index, tombstones: &outcome.tombstones, groups: &outcome.tombstoneGroups)
-        // An item whose version there was lost stays out, as its report says, never served at the older version.
-        let lost = Set(damage.compactMap { $0.loss == .item && $0.offset >= HealingLayout.physical(since) ? $0.itemID : nil })
-        for id in restored where lost.contains(id) { index.restore(id, to: nil) }
+        let noted = recoveryUndo.isActive
+        let since = noted ? recoveryUndo.since : log.rewriteEnd
+        let taken = recoveryUndo.takeBack(index: &index, tombstones: &outcome.tombstones, groups: &outcome.tombstoneGroups)
+        let (from, restored, kept) = (noted ? taken.from : since, taken.restored, taken.kept)
         damage.append(Damage(
-            offset: HealingLayout.physical(since), loss: .region(byteCount: committedEnd - since),
-            reason: "the records from log byte \(since) to the committed end do not end with the head the newest commit slot names "
+            offset: HealingLayout.physical(from), loss: .region(byteCount: committedEnd - from),
+            reason: "the records from log byte \(from) to the committed end do not end with the head the newest commit slot names "
                 + "(record \(seal.headSequence)): they may be another copy's, put over the acknowledged ones, whose entries are then lost; "
                 + "what they changed is not applied"))
         for id in restored {
             damage.append(Damage(
-                offset: HealingLayout.physical(since), itemID: id, loss: .conflict,
-                reason: "changed by records after log byte \(since) that do not end with the head the newest commit slot names: listed as it was before them"))
+                offset: HealingLayout.physical(from), itemID: id, loss: .conflict,
+                reason: "changed by records after log byte \(from) that do not end with the head the newest commit slot names: listed as it was before them"))
+        }
+        for id in kept {
+            damage.append(Damage(
+                offset: HealingLayout.physical(since), itemID: id, loss: .unconfirmed,
+                reason: "by records from log byte \(since) to \(from), where the older commit slot's head agrees — but another copy's older "
+                    + "slot reads there as well, and the records after it do not end with the head the newest commit slot names"))
         }
     }
 

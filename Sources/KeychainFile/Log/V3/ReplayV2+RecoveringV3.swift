@@ -78,11 +78,16 @@ extension ReplayV2 {
                         reason: "record \(sequence) does not verify (its chain tag or heads), though every page of it this credential reads opens"))
                 }
                 // The chain tag binds the frame and every page's tag to the record before: when it matches, the
-                // record is linked to it though a page's bytes behind its tag are damaged (SPEC.md §35.8).
+                // record is linked to it though a page's bytes behind its tag are damaged (SPEC.md §35.8). When the tag
+                // itself is damaged, the one the record's bytes compute stands for it if what follows proves it.
+                let stored = Array(window[walked.chainTag])
                 let linked = verified || chainTagMatches(of: walked, after: head.chainValue, keys: keys)
-                head = Head(epoch: head.epoch, sequence: sequence, chainValue: Array(window[walked.chainTag]))
-                position = windowStart + walked.end
-                headVerified = linked
+                let end = windowStart + walked.end
+                let computed = linked ? nil : provenComputedChainTag(
+                    of: walked, sequence: sequence, after: head, keys: keys, committedEnd: committedEnd)
+                head = Head(epoch: head.epoch, sequence: sequence, chainValue: computed ?? stored)
+                position = end
+                headVerified = linked || computed != nil
             } else {
                 // The frame does not walk: the bytes up to the next record whose frame reads are lost.
                 let next = nextRecordV3(after: position, limit: committedEnd, after: head)
@@ -121,6 +126,27 @@ extension ReplayV2 {
         let expected = ChainTagV3.compute(
             chainKey: keys.chainKey, previousChain: previousChain, bytes: window, start: walked.start, segments: scanned.segments)
         return ChainTagV3.matches(window[scanned.chainTag], expected)
+    }
+
+    /// The chain tag `walked` computes after `head` when the record's own does not match: it stands for that tag
+    /// when what follows proves it — the next record's chain tag matches after it, or, at the committed end, the
+    /// newest commit slot's head names it (SPEC.md §25.3). `nil` when nothing proves it.
+    private mutating func provenComputedChainTag(
+        of walked: WalkedRecordV3, sequence: UInt64, after head: Head, keys: RecordKeysV3, committedEnd: Int
+    ) -> [UInt8]? {
+        guard walked.frameCheckPasses, let scanned = try? RecordV3Decoder.scan(window, at: walked.start) else { return nil }
+        let computed = ChainTagV3.compute(
+            chainKey: keys.chainKey, previousChain: head.chainValue, bytes: window, start: walked.start, segments: scanned.segments)
+        let end = windowStart + walked.end
+        if end == committedEnd {
+            guard let seal = log.newest?.seal, Int(seal.committedEnd) == committedEnd,
+                  log.isHead(Head(epoch: head.epoch, sequence: sequence, chainValue: computed), of: seal)
+            else { return nil }
+            return computed
+        }
+        // Walking the next record may move the window: `walked`'s ranges are not read after it.
+        guard let next = walkRecordV3(at: end, limit: committedEnd), chainTagMatches(of: next, after: computed, keys: keys) else { return nil }
+        return computed
     }
 
     /// Applies the pages of a record that does not verify whole, each as the next page of its group's chain, then
@@ -321,6 +347,7 @@ extension ReplayV2 {
                 continue
             }
             noteRecoveredChange(id, at: page.offset)
+            recoveryUndo.noteTakenOut(id, at: page.offset)
             try? index.apply([.delete(id: id)])
         }
     }
