@@ -10,8 +10,10 @@ public struct Damage: Sendable, Equatable, CustomStringConvertible {
     /// What the damage costs.
     public enum Loss: Sendable, Equatable {
         /// An item's version could not be read. When its id could be authenticated (``itemID``), the item is
-        /// left out, never served at an older version. When not, it was either a new item, which is lost, or an
-        /// update of an item that may then be listed at its older version.
+        /// left out, never served at an older version — unless the page that held the version was itself not
+        /// applied, or the item is live in another group than the page's (version 3): another report then names the
+        /// item, listed at its older version. When the id could not be authenticated, it was either a new item,
+        /// which is lost, or an update of an item that may then be listed at its older version.
         case item
         /// A deletion could not be read: the item it deleted (``itemID`` when known) may be listed although it
         /// was deleted.
@@ -26,10 +28,11 @@ public struct Damage: Sendable, Equatable, CustomStringConvertible {
         /// A final record that the lock file shows was never acknowledged: a crash remnant, not applied.
         case crashRemnant(byteCount: Int)
         /// An authentic change that no authenticated head confirms (SPEC.md §25.3): damage after it broke the chain
-        /// of records that links it to the newest commit's head. The item (``itemID``) is listed as the change left
-        /// it (not listed, if the change deleted it), which is most likely what was acknowledged — unless another
-        /// copy of the file, forked from an earlier commit, had its records put there, when it is that copy's
-        /// version. Check it before trusting it.
+        /// of records that links it to the newest commit's head, or the records after it end with another head than
+        /// that one (only the older commit slot's agrees, which another copy's reads as well). The item
+        /// (``itemID``) is listed as the change left it (not listed, if the change deleted it), which is most
+        /// likely what was acknowledged — unless another copy of the file, forked from an earlier commit, had its
+        /// records put there, when it is that copy's version. Check it before trusting it.
         case unconfirmed
     }
 

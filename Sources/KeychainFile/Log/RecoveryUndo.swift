@@ -11,13 +11,13 @@
 /// A head confirms only what is linked to it by records that verified: past a record that did not, or bytes skipped,
 /// the link is unproven (`linkUnproven(at:)`), and the items changed before it are named, unconfirmed, though kept.
 /// The older slot's head confirms nothing: another copy's older slot reads in its place as well as this file's. It
-/// only bounds what a newest head that disagrees takes back; what was changed before it is then kept, and named.
+/// only bounds what a newest head that disagrees takes back; what was changed before it is then named.
 ///
 /// ```swift
 /// var undo = RecoveryUndo()
 /// undo.start(at: position)
 /// undo.note(id, at: offset, index: index, tombstones: outcome.tombstones, groups: outcome.tombstoneGroups)
-/// let (restored, kept) = undo.takeBack(index: &index, tombstones: &outcome.tombstones, groups: &outcome.tombstoneGroups)
+/// let (from, restored, unconfirmed) = undo.takeBack(index: &index, tombstones: &outcome.tombstones, groups: &outcome.tombstoneGroups)
 /// ```
 struct RecoveryUndo {
     /// Items as they were at one place of the log, to put back.
@@ -48,6 +48,8 @@ struct RecoveryUndo {
     private(set) var olderSlotEnd: Int? = nil
     /// The items changed after `olderSlotEnd`, as they were there.
     private var atOlderSlot = Snapshot()
+    /// The items changed before `olderSlotEnd` (all the noted items while it is not set).
+    private var changedBeforeOlderSlot: Set<ItemID> = []
     /// The log offset of the record or page that last changed each noted item. Offsets, not the order applied: a
     /// version 3 page held behind damage is applied later than it was read.
     private var lastChange: [ItemID: Int] = [:]
@@ -68,6 +70,7 @@ struct RecoveryUndo {
         atSince = Snapshot()
         olderSlotEnd = nil
         atOlderSlot = Snapshot()
+        changedBeforeOlderSlot = []
         lastChange = [:]
         takenOut = [:]
         lastBreak = nil
@@ -99,8 +102,14 @@ struct RecoveryUndo {
     mutating func note(_ id: ItemID, at offset: Int, index: ItemIndex, tombstones current: [ItemID: Int64], groups: [ItemID: UInt8]) {
         guard isActive else { return }
         lastChange[id] = max(lastChange[id] ?? offset, offset)
+        // A later change puts the item back: a take-back no longer keeps it out.
+        if let out = takenOut[id], offset > out { takenOut[id] = nil }
         atSince.note(id, index: index, tombstones: current, groups: groups)
-        if let olderSlotEnd, offset >= olderSlotEnd { atOlderSlot.note(id, index: index, tombstones: current, groups: groups) }
+        if let olderSlotEnd, offset >= olderSlotEnd {
+            atOlderSlot.note(id, index: index, tombstones: current, groups: groups)
+        } else {
+            changedBeforeOlderSlot.insert(id)
+        }
     }
 
     /// Notes that the page at log offset `offset` took item `id` out, its put there having lost its secret box.
@@ -113,10 +122,11 @@ struct RecoveryUndo {
     /// was there — except one a page there took out for its lost secret box, which stays out, as its report says.
     ///
     /// - Returns: the place taken back from; the items put back, in the order first changed; and the items changed
-    ///   only before the older slot's end, which are kept.
+    ///   before the older slot's end, when it is that place, in the order first changed: what they are listed as,
+    ///   kept or put back, is what records no head confirms left.
     mutating func takeBack(
         index: inout ItemIndex, tombstones current: inout [ItemID: Int64], groups: inout [ItemID: UInt8]
-    ) -> (from: Int, restored: [ItemID], kept: [ItemID]) {
+    ) -> (from: Int, restored: [ItemID], unconfirmed: [ItemID]) {
         let from = olderSlotEnd ?? since
         let snapshot = olderSlotEnd == nil ? atSince : atOlderSlot
         // Every noted item is taken out before any is put back, so that no primary key is held twice on the way.
@@ -128,9 +138,8 @@ struct RecoveryUndo {
             current[id] = was.time
             groups[id] = was.keyID
         }
-        let restored = Set(snapshot.touched)
-        let kept = touched.filter { !restored.contains($0) }
-        let result = (from, snapshot.touched, kept)
+        let unconfirmed = olderSlotEnd == nil ? [] : touched.filter { changedBeforeOlderSlot.contains($0) }
+        let result = (from, snapshot.touched, unconfirmed)
         start(at: from)
         return result
     }

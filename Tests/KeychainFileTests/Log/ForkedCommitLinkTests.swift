@@ -177,4 +177,36 @@ struct ForkedCommitLinkTests {
         #expect(served["x"] == nil, "x is served at the version before, though its report says it is left out")
         #expect(served["a"] == Array("a-value".utf8) && served["z"] == Array("z-value-1".utf8))
     }
+
+    /// As `acknowledgedTagWrittenBack`, with one more acknowledged commit after it (a's update, kept). The fork's
+    /// record does not compute the tag written back, so the tag it computes does not stand for it: the next
+    /// record's chain tag matches after the tag written back, not after that one. The link stays unproven there.
+    @Test("Another copy's commit with the acknowledged tag written back, then the acknowledged commit after: the link stays unproven", arguments: [2, 3])
+    func acknowledgedTagWrittenBackThenCommit(version: Int) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("current.kcf")
+        let (keychain, forkPath, start) = try Self.forked(version: version, in: directory)
+        try Self.bulkCommit(keychain, x: "x-value-2", version: version)
+        let end = try Self.logEnd(keychain, version: version)
+        try keychain.update(.genericPassword(service: "svc", account: "a"), setting: [:], secret: Array("a-value-2".utf8))
+        let fork = try Keychain.open(at: forkPath, credential: TestKeychain.password)
+        try Self.bulkCommit(fork, x: "x-value-3", version: version)
+        try #require(try Self.logEnd(fork, version: version) == end, "both commits end at log byte \(end)")
+        let (x, a) = (try Self.id(of: "x", in: keychain), try Self.id(of: "a", in: keychain))
+
+        var current = try fileBytes(path)
+        let forked = try fileBytes(forkPath)
+        for logical in start..<(end - 16) {
+            let offset = try Self.physical(logical, of: keychain, version: version)
+            current[offset] = forked[offset]
+        }
+        try writeFileBytes(current, to: path)
+
+        let recovered = try Keychain.open(at: path, credential: TestKeychain.password, options: .init(recover: true))
+        let damage = recovered.recovery?.damage ?? []
+        #expect(damage.contains { $0.itemID == x && $0.loss == .unconfirmed }, "x, changed by the fork's commit, is named: \(damage)")
+        #expect(!damage.contains { $0.itemID == a }, "a, changed after the link by a record the newest head confirms, is not named: \(damage)")
+        let served = try liveSecrets(recovered)
+        #expect(served["a"] == Array("a-value-2".utf8) && served["x"] == Array("x-value-3".utf8))
+    }
 }

@@ -131,10 +131,10 @@ extension ReplayV2 {
     /// At the log's committed end: records that end, verified, with another head than the newest commit slot names
     /// are not all the ones it acknowledged (SPEC.md §25.3) — another copy's, forked from an earlier commit, verify
     /// there as well. What was applied since the older slot's end, where its head agreed, or else since the last
-    /// rewrite's end, is taken back, and each item it changed is named; what was changed before the older slot's end
-    /// is kept and named; the region is listed, since the acknowledged records' entries are unknown. A head that agrees
-    /// confirms what is linked to it by records that verified; a head that did not verify confirms nothing. What no
-    /// head confirms is kept and named.
+    /// rewrite's end, is taken back, and each item it changed is named; each item changed before the older slot's end
+    /// is named unconfirmed, kept or put back as it was there; the region is listed, since the acknowledged records'
+    /// entries are unknown. A head that agrees confirms what is linked to it by records that verified; a head that did
+    /// not verify confirms nothing. What no head confirms is kept and named.
     mutating func checkNewestHead(_ head: Head, committedEnd: Int, verified: Bool) {
         guard let seal = log.newest?.seal, Int(seal.committedEnd) == committedEnd else { return }
         let confirmer = "the newest commit slot's head (record \(seal.headSequence))"
@@ -150,7 +150,7 @@ extension ReplayV2 {
         let noted = recoveryUndo.isActive
         let since = noted ? recoveryUndo.since : log.rewriteEnd
         let taken = recoveryUndo.takeBack(index: &index, tombstones: &outcome.tombstones, groups: &outcome.tombstoneGroups)
-        let (from, restored, kept) = (noted ? taken.from : since, taken.restored, taken.kept)
+        let (from, restored, unconfirmed) = (noted ? taken.from : since, taken.restored, taken.unconfirmed)
         damage.append(Damage(
             offset: HealingLayout.physical(from), loss: .region(byteCount: committedEnd - from),
             reason: "the records from log byte \(from) to the committed end do not end with the head the newest commit slot names "
@@ -159,9 +159,10 @@ extension ReplayV2 {
         for id in restored {
             damage.append(Damage(
                 offset: HealingLayout.physical(from), itemID: id, loss: .conflict,
-                reason: "changed by records after log byte \(from) that do not end with the head the newest commit slot names: listed as it was before them"))
+                reason: "changed by records after log byte \(from) that do not end with the head the newest commit slot names: listed as it was before them, "
+                    + "or left out when a page there lost its version"))
         }
-        for id in kept {
+        for id in unconfirmed {
             damage.append(Damage(
                 offset: HealingLayout.physical(since), itemID: id, loss: .unconfirmed,
                 reason: "by records from log byte \(since) to \(from), where the older commit slot's head agrees — but another copy's older "
