@@ -318,6 +318,7 @@ public final class Keychain: @unchecked Sendable {
         at path: String, credential: Credential, options: OpenOptions, random: RandomSource,
         clock: @escaping @Sendable () -> Date, fileSystem: any FileSystem
     ) throws(KeychainError) -> Keychain {
+        try options.expectedHead?.validateAsPin()
         let file = try fileSystem.resolve(path, creating: false)
         guard fileSystem.exists(file) else { throw .io(operation: "open", errno: ENOENT, path: path) }
         let (lockFile, lockReadOnly) = try fileSystem.openLockForExistingKeychain(lockFilePath(for: file))

@@ -33,6 +33,30 @@ public struct Head: Sendable, Hashable, CustomStringConvertible {
         self.groups = groups
     }
 
+    /// Checks that this head is one a keychain could have written, before it is used as a pin: a 16-byte chain
+    /// value, and groups of key ids 1 … 255 in increasing order, each with a 16-byte tag. ``init(_:)`` reads only
+    /// such heads; the memberwise initialisers take any values, and a pin that cannot be a head is an error, never
+    /// a refusal that blames the file (`rolledBack`) or a check that passes unsaid.
+    ///
+    /// - Throws: `KeychainError.invalidParameter` saying which part is wrong.
+    func validateAsPin() throws(KeychainError) {
+        guard chainValue.count == 16 else {
+            throw .invalidParameter("the pinned head's chain value is \(chainValue.count) bytes; a head's chain value is 16 bytes")
+        }
+        var previous = 0
+        for (position, group) in groups.enumerated() {
+            guard group.keyID >= 1, Int(group.keyID) > previous else {
+                throw .invalidParameter(
+                    "group \(position + 1) of the pinned head has key id \(group.keyID); key ids are 1 … 255, each above the one before")
+            }
+            guard group.lastTag.count == 16 else {
+                throw .invalidParameter(
+                    "group \(position + 1) of the pinned head has a tag of \(group.lastTag.count) bytes; a group's tag is 16 bytes")
+            }
+            previous = Int(group.keyID)
+        }
+    }
+
     /// A text form, `epoch.sequence.chainvalue-hex`, followed for a version 3 head by
     /// `/keyid.startepoch.sequence.tag-hex` for each group, for storing a head; ``init(_:)`` reads it back.
     public var description: String {

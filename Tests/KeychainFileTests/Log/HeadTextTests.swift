@@ -73,4 +73,31 @@ struct HeadTextTests {
             try Keychain.open(at: path, credential: TestKeychain.password, options: .init(expectedHead: try Head(pin)))
         }
     }
+
+    /// A pin built with the memberwise initialisers can hold what no keychain writes: it is refused as a parameter,
+    /// naming the part, not checked against the file (where it was refused as `rolledBack`, blaming the file, or —
+    /// for a later epoch — passed unsaid).
+    @Test("A pin that cannot be a head is refused as a parameter, naming what is wrong", arguments: [0, 1, 2, 3])
+    func malformedPinRefused(kind: Int) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("test.kcf")
+        let keychain = try TestKeychain.create(in: directory)
+        try keychain.add(GenericPassword(service: "svc", account: "a", password: "1"))
+        let head = keychain.head
+        let tag = [UInt8](repeating: 7, count: 16)
+        let (pin, mentions): (Head, String) = switch kind {
+        case 0: (Head(epoch: head.epoch, sequence: head.sequence, chainValue: Array(head.chainValue.prefix(3))), "chain value is 3 bytes")
+        case 1: (Head(epoch: 0, sequence: 0, chainValue: head.chainValue, groups: [
+            .init(keyID: 2, startEpoch: 1, sequence: 0, lastTag: tag), .init(keyID: 1, startEpoch: 1, sequence: 0, lastTag: tag)]), "key id 1")
+        case 2: (Head(epoch: 0, sequence: 0, chainValue: head.chainValue, groups: [.init(keyID: 0, startEpoch: 1, sequence: 0, lastTag: tag)]), "key id 0")
+        default: (Head(epoch: 0, sequence: 0, chainValue: head.chainValue, groups: [.init(keyID: 1, startEpoch: 1, sequence: 0, lastTag: [1])]), "tag of 1 bytes")
+        }
+        var reason: String? = nil
+        do {
+            _ = try Keychain.open(at: path, credential: TestKeychain.password, options: .init(expectedHead: pin))
+        } catch {
+            if case .invalidParameter(let message) = error { reason = message } else { reason = "\(error)" }
+        }
+        #expect(reason?.contains(mentions) == true, "\(pin): \(reason ?? "accepted")")
+    }
 }
