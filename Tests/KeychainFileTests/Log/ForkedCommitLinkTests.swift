@@ -46,21 +46,19 @@ struct ForkedCommitLinkTests {
         }
     }
 
-    /// The fork's commit put over the acknowledged one byte for byte, but for the last 16: the chain tag, which stays
-    /// the acknowledged one, so that the records end with the head the newest commit slot names.
-    @Test("Another copy's commit with the acknowledged chain tag written back: what it changed is named unconfirmed, not served unsaid", arguments: [2, 3])
-    func acknowledgedTagWrittenBack(version: Int) throws {
+    /// The attack of `acknowledgedTagWrittenBack`, with no key: every byte of the fork's bulk commit but its chain
+    /// tag (parity is not copied) put over the acknowledged one; when `thenUpdateA`, the acknowledged file updated a
+    /// after that commit. The directory, the file's path and the acknowledged keychain.
+    static func tagWrittenBack(version: Int, thenUpdateA: Bool) throws -> (TemporaryDirectory, String, Keychain) {
         let directory = TemporaryDirectory()
         let path = directory.file("current.kcf")
         let (keychain, forkPath, start) = try Self.forked(version: version, in: directory)
         try Self.bulkCommit(keychain, x: "x-value-2", version: version)
         let end = try Self.logEnd(keychain, version: version)
+        if thenUpdateA { try keychain.update(.genericPassword(service: "svc", account: "a"), setting: [:], secret: Array("a-value-2".utf8)) }
         let fork = try Keychain.open(at: forkPath, credential: TestKeychain.password)
         try Self.bulkCommit(fork, x: "x-value-3", version: version)
         try #require(try Self.logEnd(fork, version: version) == end, "both commits end at log byte \(end)")
-        let x = try Self.id(of: "x", in: keychain)
-
-        // The attack, with no key: every byte of the fork's commit but its chain tag (parity is not copied).
         var current = try fileBytes(path)
         let forked = try fileBytes(forkPath)
         for logical in start..<(end - 16) {
@@ -68,6 +66,15 @@ struct ForkedCommitLinkTests {
             current[offset] = forked[offset]
         }
         try writeFileBytes(current, to: path)
+        return (directory, path, keychain)
+    }
+
+    /// The fork's commit put over the acknowledged one byte for byte, but for the last 16: the chain tag, which stays
+    /// the acknowledged one, so that the records end with the head the newest commit slot names.
+    @Test("Another copy's commit with the acknowledged chain tag written back: what it changed is named unconfirmed, not served unsaid", arguments: [2, 3])
+    func acknowledgedTagWrittenBack(version: Int) throws {
+        let (directory, path, keychain) = try Self.tagWrittenBack(version: version, thenUpdateA: false)
+        let x = try Self.id(of: "x", in: keychain)
         // A plain open sets the newest commit's last write aside (SPEC.md §25.4 rule 2): it serves x as before it.
         let plain = try Keychain.open(at: path, credential: TestKeychain.password)
         let servedPlainly = try liveSecrets(plain)
@@ -84,6 +91,7 @@ struct ForkedCommitLinkTests {
         // slot reads there as well — so a is named too.
         let aIsNamed = damage.contains { $0.loss == .unconfirmed && $0.itemID != nil && (try? Self.id(of: "a", in: recovered)) == $0.itemID }
         #expect(aIsNamed == (version == 2), "a is named: \(aIsNamed)")
+        withExtendedLifetime(directory) {}
     }
 
     /// The fork's commit, shorter than the acknowledged one, put over its start; the rest of the acknowledged commit
@@ -102,7 +110,9 @@ struct ForkedCommitLinkTests {
         try Self.forkedCommitThenGapThenRealTail(version: version, forkDeletes: true)
     }
 
-    static func forkedCommitThenGapThenRealTail(version: Int, forkDeletes: Bool) throws {
+    /// - Parameter copyForkSlot: the fork's newest commit slot is put in this file's older slot's place too
+    ///   (``ForkedOlderSlotTests``).
+    static func forkedCommitThenGapThenRealTail(version: Int, forkDeletes: Bool, copyForkSlot: Bool = false) throws {
         let directory = TemporaryDirectory()
         let path = directory.file("current.kcf")
         let (keychain, forkPath, start) = try Self.forked(version: version, in: directory)
@@ -121,13 +131,24 @@ struct ForkedCommitLinkTests {
 
         var current = try fileBytes(path)
         let forked = try fileBytes(forkPath)
+        if copyForkSlot {
+            let forkSlot = try ForkedOlderSlotTests.newestSlot(of: fork, version: version)
+            try #require(forkSlot != (try ForkedOlderSlotTests.newestSlot(of: keychain, version: version)), "the fork's newest slot lies where this file's older one does")
+            for offset in forkSlot { current[offset] = forked[offset] }
+        }
         for logical in start..<forkEnd {
             let offset = try Self.physical(logical, of: keychain, version: version)
             current[offset] = forked[offset]
         }
         for logical in forkEnd..<(acknowledgedEnd - 16) { current[try Self.physical(logical, of: keychain, version: version)] ^= 0xA5 }
         try writeFileBytes(current, to: path)
-        #expect(throws: KeychainError.self, "a plain open refuses the file") { _ = try Keychain.open(at: path, credential: TestKeychain.password) }
+        if copyForkSlot {
+            // The fork's slot says where the newest commit's last write begins: a plain open sets the rest aside, and
+            // says so (SPEC.md §25.4 rule 2) — as it would a whole older copy of the file put in place, unsaid.
+            #expect(try Keychain.open(at: path, credential: TestKeychain.password).tornTail != nil)
+        } else {
+            #expect(throws: KeychainError.self, "a plain open refuses the file") { _ = try Keychain.open(at: path, credential: TestKeychain.password) }
+        }
 
         let recovered = try Keychain.open(at: path, credential: TestKeychain.password, options: .init(recover: true))
         let damage = recovered.recovery?.damage ?? []
@@ -183,24 +204,8 @@ struct ForkedCommitLinkTests {
     /// record's chain tag matches after the tag written back, not after that one. The link stays unproven there.
     @Test("Another copy's commit with the acknowledged tag written back, then the acknowledged commit after: the link stays unproven", arguments: [2, 3])
     func acknowledgedTagWrittenBackThenCommit(version: Int) throws {
-        let directory = TemporaryDirectory()
-        let path = directory.file("current.kcf")
-        let (keychain, forkPath, start) = try Self.forked(version: version, in: directory)
-        try Self.bulkCommit(keychain, x: "x-value-2", version: version)
-        let end = try Self.logEnd(keychain, version: version)
-        try keychain.update(.genericPassword(service: "svc", account: "a"), setting: [:], secret: Array("a-value-2".utf8))
-        let fork = try Keychain.open(at: forkPath, credential: TestKeychain.password)
-        try Self.bulkCommit(fork, x: "x-value-3", version: version)
-        try #require(try Self.logEnd(fork, version: version) == end, "both commits end at log byte \(end)")
+        let (directory, path, keychain) = try Self.tagWrittenBack(version: version, thenUpdateA: true)
         let (x, a) = (try Self.id(of: "x", in: keychain), try Self.id(of: "a", in: keychain))
-
-        var current = try fileBytes(path)
-        let forked = try fileBytes(forkPath)
-        for logical in start..<(end - 16) {
-            let offset = try Self.physical(logical, of: keychain, version: version)
-            current[offset] = forked[offset]
-        }
-        try writeFileBytes(current, to: path)
 
         let recovered = try Keychain.open(at: path, credential: TestKeychain.password, options: .init(recover: true))
         let damage = recovered.recovery?.damage ?? []
@@ -208,5 +213,6 @@ struct ForkedCommitLinkTests {
         #expect(!damage.contains { $0.itemID == a }, "a, changed after the link by a record the newest head confirms, is not named: \(damage)")
         let served = try liveSecrets(recovered)
         #expect(served["a"] == Array("a-value-2".utf8) && served["x"] == Array("x-value-3".utf8))
+        withExtendedLifetime(directory) {}
     }
 }

@@ -29,40 +29,7 @@ struct ForkedOlderSlotTests {
     /// commit 2. The older slot's head agrees with the fork's record; it must not confirm it.
     @Test("Another copy's slot and record in place, then destroyed bytes, then the acknowledged commit: the other copy's change is named", arguments: [2, 3], [false, true])
     func otherCopysSlotThenGapThenRealTail(version: Int, forkDeletes: Bool) throws {
-        let directory = TemporaryDirectory()
-        let path = directory.file("current.kcf")
-        let (keychain, forkPath, start) = try Link.forked(version: version, in: directory)
-        try keychain.update(.genericPassword(service: "svc", account: "x"), setting: [:], secret: [UInt8](repeating: 2, count: 12_000))
-        let firstEnd = try Link.logEnd(keychain, version: version)
-        try keychain.update(.genericPassword(service: "svc", account: "a"), setting: [:], secret: Array("a-value-2".utf8))
-        let fork = try Keychain.open(at: forkPath, credential: TestKeychain.password)
-        if forkDeletes {
-            try fork.delete(.genericPassword(service: "svc", account: "x"))
-        } else {
-            try fork.update(.genericPassword(service: "svc", account: "x"), setting: [:], secret: Array("x-value-3".utf8))
-        }
-        let forkEnd = try Link.logEnd(fork, version: version)
-        try #require(firstEnd - 16 - forkEnd >= 4_400, "the fork's commit ends at \(forkEnd), the acknowledged one at \(firstEnd)")
-        let forkSlot = try Self.newestSlot(of: fork, version: version)
-        try #require(forkSlot != (try Self.newestSlot(of: keychain, version: version)), "the fork's newest slot lies where this file's older one does")
-        let (x, a) = (try Link.id(of: "x", in: keychain), try Link.id(of: "a", in: keychain))
-
-        var current = try fileBytes(path)
-        let forked = try fileBytes(forkPath)
-        for offset in forkSlot { current[offset] = forked[offset] }
-        for logical in start..<forkEnd {
-            let offset = try Link.physical(logical, of: keychain, version: version)
-            current[offset] = forked[offset]
-        }
-        for logical in forkEnd..<(firstEnd - 16) { current[try Link.physical(logical, of: keychain, version: version)] ^= 0xA5 }
-        try writeFileBytes(current, to: path)
-
-        let recovered = try Keychain.open(at: path, credential: TestKeychain.password, options: .init(recover: true))
-        let damage = recovered.recovery?.damage ?? []
-        #expect(damage.contains { $0.itemID == x && $0.loss == .unconfirmed }, "x, changed by the fork's record, is named: \(damage)")
-        #expect(!damage.contains { $0.itemID == a }, "a, changed after the destroyed bytes by records the newest head confirms, is not named")
-        let served = try liveSecrets(recovered)
-        #expect(served["a"] == Array("a-value-2".utf8) && served["z"] == Array("z-value-1".utf8))
+        try Link.forkedCommitThenGapThenRealTail(version: version, forkDeletes: forkDeletes, copyForkSlot: true)
     }
 
     /// As above without destroyed bytes: both copies commit twice, and the attack puts the fork's records and its

@@ -108,6 +108,12 @@ enum GroupPageV3 {
         var reader = ByteReader(plaintext)
         var entries: [DecodedEntryV2] = []
         var nextBox = segment.secrets.lowerBound
+        // The damaged puts of this page so far: a later entry naming the same item supersedes them.
+        let firstDamaged = damagedSecrets?.count ?? 0
+        func supersede(_ id: ItemID) {
+            guard let end = damagedSecrets?.count, end > firstDamaged else { return }
+            for index in firstDamaged..<end where damagedSecrets?[index].id == id { damagedSecrets?[index].superseded = true }
+        }
         do {
             let version = try reader.readUInt8("page encoding version")
             guard version == encodingVersion else {
@@ -148,6 +154,7 @@ enum GroupPageV3 {
                     } else if !verifySecret(bytes, box: box, id: decoded.id, keys: keys) {
                         secretFailure = "the secret box of item \(decoded.id) does not authenticate"
                     }
+                    supersede(decoded.id)
                     if let secretFailure {
                         guard damagedSecrets != nil else {
                             throw KeychainError.corrupted(offset: box.lowerBound - base, reason: "record: \(place), group \(keys.keyID): \(secretFailure)")
@@ -159,6 +166,7 @@ enum GroupPageV3 {
                 case 2, 3:
                     let id = try ItemID(bytes: try reader.readBytes(ItemID.byteCount, "item id"))
                     let time = Int64(bitPattern: try reader.readUInt64("time"))
+                    supersede(id)
                     entries.append(kind == 2 ? .delete(id: id, time: time) : .tombstone(id: id, time: time))
                 default:
                     throw corrupted("unknown entry kind \(kind)")

@@ -10,8 +10,9 @@ struct PageEntriesV3 {
     var deletions: [(ItemID, Int64)] = []
     /// Every put, deletion and tombstone in order, with its page's key id: `entries` are its puts and deletions.
     var placements: [(id: ItemID, keyID: UInt8, kind: ReplayedRecordV2.Placement)] = []
-    /// The items whose put in the page has a secret box that does not authenticate: their latest version is lost, so
-    /// they are taken out after the entries, never served at an older version.
+    /// The items whose last put in the page has a secret box that does not authenticate, with no later entry of the
+    /// page naming them: their latest version is lost, so they are taken out after the entries, never served at an
+    /// older version.
     var damagedPuts: [ItemID] = []
     /// Its place among the pages waiting to be applied, while it is held (``HeldPagesV3``).
     var ticket = 0

@@ -169,7 +169,7 @@ extension ReplayV2 {
             var damaged: [DamagedSecretV3] = []
             if let entries = chain.open(segment, in: window, place: "record \(sequence), segment \(number)", damagedSecrets: &damaged) {
                 var page = pageEntriesV3(entries, keyID: segment.keyID, groupNames: groupNames, at: offset)
-                page.damagedPuts = damaged.map(\.id)
+                page.damagedPuts = damaged.filter { !$0.superseded }.map(\.id)
                 page.record = sequence
                 if chain.isProven {
                     heldPages.append(page)
@@ -182,7 +182,13 @@ extension ReplayV2 {
                     offset: HealingLayout.physical(offset), loss: .region(byteCount: segment.range.count),
                     reason: "a page of group \(segment.keyID) in record \(sequence) does not open in its chain, even repaired"))
             }
-            for lost in damaged {
+            for lost in damaged where lost.superseded {
+                damage.append(Damage(
+                    offset: HealingLayout.physical(windowStart + lost.box.lowerBound), itemID: lost.id, loss: .region(byteCount: lost.box.count),
+                    reason: "in a page of group \(segment.keyID) of record \(sequence): \(lost.reason); a later entry of the page names the item, so this "
+                        + "version was not its last, and nothing acknowledged is lost with it"))
+            }
+            for lost in damaged where !lost.superseded {
                 // The item's latest version is lost: the page takes it out when it is applied (``PageEntriesV3/damagedPuts``).
                 damage.append(Damage(
                     offset: HealingLayout.physical(windowStart + lost.box.lowerBound), itemID: lost.id, loss: .item,
@@ -323,21 +329,23 @@ extension ReplayV2 {
             for id in page.itemIDs { noteRecoveredChange(id, at: page.offset) }
         }
         guard (try? index.apply(pages.flatMap(\.entries))) != nil else { return false }
-        for page in pages {
+        for (position, page) in pages.enumerated() {
             for placement in page.placements where placement.kind != .put {
                 guard let time = page.deletions.first(where: { $0.0 == placement.id })?.1 else { continue }
                 outcome.tombstones[placement.id] = time
                 outcome.tombstoneGroups[placement.id] = placement.keyID
             }
-            takeOutDamagedPuts(of: page, groupNames: groupNames)
+            // A later page of the record that names the item supersedes the lost version, as one page's later entry does.
+            let later = Set(pages.dropFirst(position + 1).flatMap(\.itemIDs))
+            takeOutDamagedPuts(of: page, groupNames: groupNames, except: later)
         }
         return true
     }
 
     /// Takes out each item whose put in `page` lost its secret box, never served at an older version — unless it is
     /// live in another group than the page's, which the put could not have moved it from (SPEC.md §36): a conflict.
-    private mutating func takeOutDamagedPuts(of page: PageEntriesV3, groupNames: [UInt8: String]) {
-        for id in page.damagedPuts {
+    private mutating func takeOutDamagedPuts(of page: PageEntriesV3, groupNames: [UInt8: String], except superseded: Set<ItemID> = []) {
+        for id in page.damagedPuts where !superseded.contains(id) {
             guard let item = index[id] else { continue }
             let live = AccessGroupsV3.name(of: item.attributes)
             guard live == groupNames[page.keyID] else {
