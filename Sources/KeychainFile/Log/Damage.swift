@@ -12,8 +12,9 @@ public struct Damage: Sendable, Equatable, CustomStringConvertible {
         /// An item's version could not be read. When its id could be authenticated (``itemID``), the item is
         /// left out, never served at an older version — unless the page that held the version was itself not
         /// applied, the item is live in another group than the page's (version 3), or what changed it was taken back
-        /// and named (SPEC.md §25.3): another report then names the item, listed at its older version. When the id could not be authenticated, it was either a new item,
-        /// which is lost, or an update of an item that may then be listed at its older version.
+        /// and named (SPEC.md §25.3): another report then names the item, listed at its older version. When the id
+        /// could not be authenticated, it was either a new item, which is lost, or an update of an item that may then
+        /// be listed at its older version.
         case item
         /// A deletion could not be read: the item it deleted (``itemID`` when known) may be listed although it
         /// was deleted.
