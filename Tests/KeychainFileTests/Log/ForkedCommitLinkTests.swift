@@ -179,15 +179,8 @@ struct ForkedCommitLinkTests {
         let x = try Self.id(of: "x", in: keychain)
         let put = try #require(map.pages.last?.puts.first { $0.id == x })
 
-        // The attack, with no key: every log byte that differs is the fork's (its parity too, not its commit slots),
-        // then x's box destroyed.
-        var current = try fileBytes(path)
-        let forked = try fileBytes(forkPath)
-        try #require(current.count == forked.count)
-        for offset in try Forked.logStart(of: keychain, version: 3)..<current.count where current[offset] != forked[offset] {
-            current[offset] = forked[offset]
-        }
-        try writeFileBytes(current, to: path)
+        // The attack, with no key: every log byte that differs is the fork's, then x's box destroyed.
+        try Forked.copyLogDifferences(from: forkPath, to: path, of: keychain, version: 3)
         try map.destroy((put.box.lowerBound + 12)..<(put.box.upperBound - 16), at: path)
 
         let recovered = try Keychain.open(at: path, credential: TestKeychain.password, options: .init(recover: true))

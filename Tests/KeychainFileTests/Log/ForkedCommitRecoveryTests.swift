@@ -25,6 +25,22 @@ struct ForkedCommitRecoveryTests {
         return HeaderRunShiftedFileHandle.physical(HealingLayout.logStart, pageCount: try V3Keychain.log(keychain).state.pageCount)
     }
 
+    /// The attack, with no key: every log byte of the file at `path` that differs from the fork's at `forkPath` (the
+    /// records, their chunks' parity; not the commit slots) is put over by the fork's. The count of bytes copied.
+    @discardableResult
+    static func copyLogDifferences(from forkPath: String, to path: String, of keychain: Keychain, version: Int) throws -> Int {
+        var current = try fileBytes(path)
+        let forked = try fileBytes(forkPath)
+        try #require(current.count == forked.count, "both files are \(current.count) and \(forked.count) bytes")
+        var copied = 0
+        for offset in try logStart(of: keychain, version: version)..<current.count where current[offset] != forked[offset] {
+            current[offset] = forked[offset]
+            copied += 1
+        }
+        try writeFileBytes(current, to: path)
+        return copied
+    }
+
     @Test("The other copy's commit, put over the acknowledged one, is not applied: the item is listed as the commit before left it, and named", arguments: [2, 3])
     func otherCopysCommit(version: Int) throws {
         let directory = TemporaryDirectory()
@@ -35,23 +51,12 @@ struct ForkedCommitRecoveryTests {
         try keychain.add(Self.item("z", "z-value-1", version: version, group: KeychainV3GroupTests.groupB))
         try writeFileBytes(try fileBytes(path), to: forkPath)
         let x = try #require(try keychain.search(.genericPassword(service: "svc", account: "x"), returning: .persistentReference)[0].persistentReference?.itemID)
-        let start = try Self.logStart(of: keychain, version: version)
 
         // The acknowledged commit updates x to version 2; the fork's, at the same place, to version 3.
         try keychain.update(.genericPassword(service: "svc", account: "x"), setting: [:], secret: Array("x-value-2".utf8))
         let fork = try Keychain.open(at: forkPath, credential: TestKeychain.password)
         try fork.update(.genericPassword(service: "svc", account: "x"), setting: [:], secret: Array("x-value-3".utf8))
-        var current = try fileBytes(path)
-        let forked = try fileBytes(forkPath)
-        try #require(current.count == forked.count, "both commits are \(current.count) and \(forked.count) bytes")
-        // The attack, with no key: every log byte that differs (the record, its chunk's parity) is the fork's.
-        var copied = 0
-        for offset in start..<current.count where current[offset] != forked[offset] {
-            current[offset] = forked[offset]
-            copied += 1
-        }
-        try #require(copied > 0)
-        try writeFileBytes(current, to: path)
+        try #require(try Self.copyLogDifferences(from: forkPath, to: path, of: keychain, version: version) > 0)
         #expect(throws: KeychainError.self, "a plain open refuses the file") { _ = try Keychain.open(at: path, credential: TestKeychain.password) }
 
         let recovered = try Keychain.open(at: path, credential: TestKeychain.password, options: .init(recover: true))

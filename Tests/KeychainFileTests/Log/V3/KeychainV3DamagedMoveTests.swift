@@ -64,13 +64,7 @@ struct KeychainV3DamagedMoveTests {
         try KeychainV3HeldOrderTests.requireSameChunk([deletion.segment, box])
 
         // Every log byte that differs is the fork's, its parity too; then the fork's deletion page and x's box destroyed.
-        var current = try fileBytes(path)
-        let forked = try fileBytes(forkPath)
-        try #require(current.count == forked.count)
-        for offset in try ForkedCommitRecoveryTests.logStart(of: keychain, version: 3)..<current.count where current[offset] != forked[offset] {
-            current[offset] = forked[offset]
-        }
-        try writeFileBytes(current, to: path)
+        try ForkedCommitRecoveryTests.copyLogDifferences(from: forkPath, to: path, of: keychain, version: 3)
         try map.destroy((deletion.segment.lowerBound + RecordV3.segmentHeaderSize)..<(deletion.pageBox.upperBound - 16), at: path)
         try map.destroy((box.lowerBound + 100)..<(box.lowerBound + 4_500), at: path)
 
