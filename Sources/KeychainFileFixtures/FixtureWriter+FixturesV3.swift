@@ -29,6 +29,11 @@ extension FixtureWriter {
         ("scoped-password-change", { try $0.scopedPasswordChangeV3($1) }),
         ("keys-renewed", { try $0.keysRenewedV3($1) }),
         ("header-two-pages", { try $0.headerTwoPagesV3($1) }),
+        ("header-two-pages-page-repaired", { try $0.headerTwoPagesDamagedV3($1, .secondPageBurst) }),
+        ("header-two-pages-run-a-destroyed", { try $0.headerTwoPagesDamagedV3($1, .runADestroyed) }),
+        ("grants-piled-up", { try $0.grantsPiledUpV3($1) }),
+        ("scoped-rewrites-in-turn", { try $0.scopedRewritesInTurnV3($1) }),
+        ("groups-repaired", { try $0.groupsRepairedV3($1) }),
         ("repaired-flipped-bits", { try $0.repairedV2($1, .flippedBits) }),
         ("repaired-sector", { try $0.repairedV2($1, .sector) }),
         ("repaired-header-copy", { try $0.repairedV2($1, .headerCopy) }),
@@ -48,6 +53,7 @@ extension FixtureWriter {
     static let mailPassword = Credential.password("the mail app's password")
     static let chatPassword = Credential.password("the chat app's password")
     static let sharedPassword = Credential.password("a password for mail and chat")
+    static let notesGroup = "TEAMID.notes"
 
     /// A raw-key credential and its manifest form.
     struct RawKey {
@@ -227,6 +233,95 @@ extension FixtureWriter {
         return withOtherCredentials(
             opens(fixture, "ten raw-key credentials and a scoped password: each header run takes two pages, so the commit slots, run B and the log start 4,096 bytes later (SPEC.md §30.2)"),
             [view(fixture, keys[9].credential, json: keys[9].json, scope: nil), view(fixture, Self.mailPassword, scope: [Self.mailGroup])])
+    }
+
+    enum HeaderRunDamage { case secondPageBurst, runADestroyed }
+
+    /// `header-two-pages` with run A damaged: a 256-byte burst in its second page, which that page's parity
+    /// repairs (SPEC.md §31.3), or both of its pages overwritten, so that run B is found by its own first page
+    /// (§31.4 step 3).
+    func headerTwoPagesDamagedV3(_ name: String, _ damage: HeaderRunDamage) throws -> ManifestJSON {
+        let base = try headerTwoPagesV3(name)
+        guard case .object(let members) = base, case .array(let views)? = members["otherCredentials"] else {
+            throw FixtureError("the header-two-pages manifest has no other credentials")
+        }
+        let path = path(name)
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        guard bytes.count > 40_960, bytes[9] == 3 else { throw FixtureError("the file is not a version 3 file of two-page runs") }
+        var random = FixtureRandom(seed: 64)
+        let description: String
+        switch damage {
+        case .secondPageBurst:
+            for offset in (4_096 + 1_000)..<(4_096 + 1_256) { bytes[offset] = UInt8(truncatingIfNeeded: random.next()) }
+            description = "header-two-pages with 256 random bytes in the data of run A's second page (file offsets 5,096 ..< 5,352): that page's parity repairs them (SPEC.md §31.3), and the reader reports a repair"
+        case .runADestroyed:
+            for offset in 0..<8_192 { bytes[offset] = UInt8(truncatingIfNeeded: random.next()) }
+            description = "header-two-pages with both pages of run A overwritten by random bytes: no page count can be read there, so run B is found at file offset 32,768 by its own first page (SPEC.md §31.4 step 3); the reader reports a repair"
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return withRepaired(.object(members.merging(["description": .string(description),
+                                                     "otherCredentials": .array(views.map(withRepaired))]) { $1 }))
+    }
+
+    /// `groups` with a raw key added as a second full credential, then two rotations and a group added between
+    /// them: every slot but the writer's holds three grants, each opened with the `ρ` of the key set before it
+    /// (SPEC.md §33.5, §33.7).
+    func grantsPiledUpV3(_ name: String) throws -> ManifestJSON {
+        let fixture = try groupsBase(name, seed: 65)
+        let key = RawKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+        try fixture.addCredential(key.credential)
+        let second = Credential.password(Self.newPassword)
+        let third = Credential.password("a third password, after two rotations")
+        try fixture.changeCredentialRenewingKeys(from: Self.passwordCredential, to: second)
+        try fixture.add(item("note0", "notes secret 0", group: Self.notesGroup))
+        try fixture.changeCredentialRenewingKeys(from: second, to: third)
+        try fixture.add(item("mail3", "mail secret 3", group: Self.mailGroup))
+        try fixture.add(item("chat2", "chat secret 2", group: Self.chatGroup))
+        return withOtherCredentials(
+            opens(fixture, "the groups fixture and a raw key for the whole keychain; then the full password changed renewing every key, \(Self.notesGroup) added, and the password changed renewing every key again (SPEC.md §38.4, §38.6): the raw key's slot and each scoped slot hold three grants, which open in turn; the two earlier full passwords open nothing",
+                  credentialJSON: Self.json(third)),
+            groupViews(fixture) + [view(fixture, key.credential, json: key.json, scope: nil), refused(Self.passwordCredential), refused(second)])
+    }
+
+    /// `groups`, then scoped rewrites by different holders one after the other, each carrying the other groups'
+    /// segments, some of them carried already by the rewrite before (SPEC.md §38.7).
+    func scopedRewritesInTurnV3(_ name: String) throws -> ManifestJSON {
+        let fixture = try groupsBase(name, seed: 66)
+        let mail = try fixture.open(with: Self.mailPassword, seed: 67)
+        try fixture.through(mail) {
+            try fixture.add(item("mail3", "mail secret 3", group: Self.mailGroup))
+            try fixture.compact()
+        }
+        let chat = try fixture.open(with: Self.chatPassword, seed: 68)
+        try fixture.through(chat) {
+            try fixture.delete(.genericPassword(service: "app.example.com", account: "chat0"))
+            try fixture.compact()
+            try fixture.add(item("chat2", "chat secret 2", group: Self.chatGroup))
+        }
+        try fixture.through(mail) {
+            try mail.refresh()
+            try fixture.compact()
+            try fixture.add(item("mail4", "mail secret 4", group: Self.mailGroup))
+        }
+        try fixture.add(item("fay", "default secret 3", group: ""))
+        return withOtherCredentials(
+            opens(fixture, "the groups fixture, then \(Self.mailGroup)'s holder compacts, \(Self.chatGroup)'s holder deletes and compacts, and \(Self.mailGroup)'s holder compacts again (SPEC.md §38.7: each scoped rewrite copies the other groups' segments, among them segments an earlier scoped rewrite copied), with adds between; then a full holder adds"),
+            groupViews(fixture))
+    }
+
+    /// `groups` with a zeroed 4 KiB sector at the log's start and header run A overwritten: every credential,
+    /// scoped ones too, repairs both through parity and run B, and reports a repair.
+    func groupsRepairedV3(_ name: String) throws -> ManifestJSON {
+        let fixture = try groupsBase(name, seed: 69)
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: fixture.path)))
+        guard bytes.count >= LayoutV2.logStart + 4_096 else { throw FixtureError("the groups file is shorter than one sector of log") }
+        var random = FixtureRandom(seed: 70)
+        for offset in LayoutV2.logStart..<(LayoutV2.logStart + 4_096) { bytes[offset] = 0 }
+        for offset in 0..<LayoutV2.headerCopyLength { bytes[offset] = UInt8(truncatingIfNeeded: random.next()) }
+        try Data(bytes).write(to: URL(fileURLWithPath: fixture.path))
+        return withOtherCredentials(
+            withRepaired(opens(fixture, "the groups fixture with the log's first 4 KiB sector zeroed (file offset 32,768) and header run A overwritten by random bytes: every credential, scoped ones too, reads the log through its parity and the header through run B, and reports a repair")),
+            groupViews(fixture).map(withRepaired))
     }
 
     /// SPEC.md §31.5 step 7: the first 16 bytes say version 3 with a flag this reader does not know, and neither
