@@ -29,6 +29,15 @@ struct OpaqueChainV3: Sendable, Equatable {
         self.watchedSequence = watchedSequence
     }
 
+    /// The chain where a commit's `head` says it is: for a recovering read past damage, whose count of the group's
+    /// segments was lost with the damaged bytes (SPEC.md §37.6 rule 1). The bytes of the segments are not known.
+    init(anchoredAt head: GroupHeadV3, watching watchedSequence: UInt64? = nil) {
+        self.init(keyID: head.keyID, startEpoch: head.startEpoch, watching: watchedSequence)
+        sequence = head.groupSequence
+        lastTag = head.lastTag
+        if sequence == watchedSequence { watchedTag = lastTag }
+    }
+
     /// Counts one more segment of the group, `byteCount` bytes long, whose page box ends with `pageTag`.
     mutating func advance(pageTag: ArraySlice<UInt8>, byteCount: Int) {
         sequence &+= 1

@@ -22,13 +22,17 @@ enum RecordV3ReplayDecoder {
     ///     unchanged when this throws.
     ///   - others: a scoped holder's count of each other group's segments and their last page tag, checked against
     ///     each commit's heads (§2.6); moved past this record when it verifies. A full holder's stays empty.
+    ///   - anchorsOthers: the count is not known (a recovering read past damage, SPEC.md §37.6 rule 1): a commit's
+    ///     heads are not checked against it but set it, save that a group with segments here must have a head whose
+    ///     tag is its last segment's.
     /// - Throws: what ``RecordV3Decoder/decode(_:at:previousChain:keys:groups:)`` throws, its offsets made offsets in
     ///   `bytes`; `.corrupted` for a segment or a head of a group the reader does not follow. A put whose access
     ///   group is not its page's is the record's ``ReplayedRecordV2/violation``: it authenticated, so no damage made
     ///   it, and the replay refuses it wherever it lies rather than setting it aside as a torn commit.
     static func decode(
         _ bytes: [UInt8], at offset: Int, previousChain: [UInt8], keys: RecordKeysV3, groupNames: [UInt8: String],
-        followsEveryGroup: Bool = true, groups: inout [UInt8: GroupChainV3], others: inout [UInt8: OpaqueChainV3]
+        followsEveryGroup: Bool = true, groups: inout [UInt8: GroupChainV3], others: inout [UInt8: OpaqueChainV3],
+        anchorsOthers: Bool = false
     ) throws(KeychainError) -> ReplayedRecordV2 {
         var chains = groups
         let decoded: DecodedRecordV3
@@ -76,7 +80,7 @@ enum RecordV3ReplayDecoder {
             }
         }
         if !followsEveryGroup {
-            others = try Self.others(after: decoded, at: offset, followed: chains, others: others, keys: keys)
+            others = try Self.others(after: decoded, at: offset, followed: chains, others: others, keys: keys, anchoring: anchorsOthers)
             record.opaque = decoded.segments.compactMap { if case .opaque(let opaque) = $0 { return opaque } else { return nil } }
         }
         groups = chains
@@ -87,12 +91,26 @@ enum RecordV3ReplayDecoder {
     /// heads: every head of a group the holder does not follow, every such group with segments, and every such group
     /// an earlier commit named (kept from then on, segments or not: a group is never removed).
     private static func others(
-        after record: DecodedRecordV3, at offset: Int, followed: [UInt8: GroupChainV3], others: [UInt8: OpaqueChainV3], keys: RecordKeysV3
+        after record: DecodedRecordV3, at offset: Int, followed: [UInt8: GroupChainV3], others: [UInt8: OpaqueChainV3], keys: RecordKeysV3,
+        anchoring: Bool
     ) throws(KeychainError) -> [UInt8: OpaqueChainV3] {
         var moved = others
         for case .opaque(let opaque) in record.segments {
             moved[opaque.keyID, default: OpaqueChainV3(keyID: opaque.keyID, startEpoch: keys.startEpoch(of: opaque.keyID), watching: keys.watchedPages[opaque.keyID])]
                 .advance(pageTag: opaque.bytes[opaque.segment.pageTag], byteCount: opaque.bytes.count)
+        }
+        if anchoring, let heads = record.heads {
+            var anchored: [UInt8: OpaqueChainV3] = [:]
+            for head in heads.groups where followed[head.keyID] == nil {
+                anchored[head.keyID] = OpaqueChainV3(anchoredAt: head, watching: keys.watchedPages[head.keyID])
+            }
+            for case .opaque(let opaque) in record.segments {
+                guard let head = heads[opaque.keyID], let last = moved[opaque.keyID], ChainTagV3.matches(head.lastTag, last.lastTag) else {
+                    throw .corrupted(
+                        offset: offset, reason: "record \(record.sequence): group \(opaque.keyID) has segments here, and the heads do not name the last one's tag")
+                }
+            }
+            return anchored
         }
         if let heads = record.heads {
             let named = Set(heads.groups.map(\.keyID)).union(moved.keys).filter { followed[$0] == nil }

@@ -8,7 +8,8 @@
 /// group's chain goes on past its lost pages (``RecoveringChainV3``), and a commit's heads put it back where its
 /// writer left it. Pages that open past damage to their chain wait for such heads to confirm them, and are named and
 /// not applied when none do. Entries are applied one by one, so that one which conflicts with what damage left is
-/// listed, not fatal. A scoped holder follows its own groups only: other groups' segments are neither read nor counted.
+/// listed, not fatal. A scoped holder follows its own groups only: other groups' segments are not read, only counted
+/// against each commit's heads (SPEC.md §37.4) where damage has not made the count unknown.
 extension ReplayV2 {
     mutating func recoverVersion3(keys: RecordKeysV3, groupNames: [UInt8: String], followsEveryGroup: Bool) throws(KeychainError) {
         let committedEnd = log.committedEnd
@@ -20,6 +21,11 @@ extension ReplayV2 {
         // Whether `head` is the chain tag of a record that verified: what tells a record that does not verify from one
         // read after damage, whose link to the record before cannot be checked.
         var headVerified = true
+        // A scoped holder's count of the other groups' segments, checked at each commit as a plain open checks it
+        // (SPEC.md §37.4); lost with damage read by rule 2 or 3, and set again by the heads of the next record that
+        // verifies (§37.6 rule 1).
+        var others = outcome.others
+        var othersKnown = true
         OpeningProgressReporting.verified(position, of: committedEnd)
         while position < committedEnd {
             startNotingChanges(at: position, headVerified: headVerified)
@@ -28,18 +34,43 @@ extension ReplayV2 {
             var groups = chains.mapValues(\.chain)
             var record: ReplayedRecordV2? = nil
             if heldPages.isEmpty, chains.values.allSatisfy(\.isProven) {
-                var others: [UInt8: OpaqueChainV3] = [:]
                 var moved = groups
-                record = try? readRecordForReplay(at: position, after: head, limit: committedEnd, groups: &moved, others: &others)
+                var movedOthers = others
+                var refusal: KeychainError? = nil
+                do {
+                    record = try readRecordForReplay(
+                        at: position, after: head, limit: committedEnd, groups: &moved, others: &movedOthers, anchorsOthers: !othersKnown)
+                } catch { refusal = error }
                 if record == nil, (try? proposeRepairs(from: position)) == true {
                     moved = groups
-                    record = try? readRecordForReplay(at: position, after: head, limit: committedEnd, groups: &moved, others: &others)
+                    movedOthers = others
+                    do {
+                        record = try readRecordForReplay(
+                            at: position, after: head, limit: committedEnd, groups: &moved, others: &movedOthers, anchorsOthers: !othersKnown)
+                    } catch { refusal = error }
+                }
+                if record == nil, !followsEveryGroup, othersKnown {
+                    // Verified in all but the other groups' heads: pages of a group this holder cannot read were
+                    // dropped, added or replaced. Its own pages are applied; what the group lost only its holders can tell.
+                    moved = groups
+                    movedOthers = others
+                    if let anchored = try? readRecordForReplay(
+                        at: position, after: head, limit: committedEnd, groups: &moved, others: &movedOthers, anchorsOthers: true) {
+                        record = anchored
+                        var reason = "another group's head does not match its segments"
+                        if case .corrupted(_, let why)? = refusal { reason = why }
+                        damage.append(Damage(
+                            offset: HealingLayout.physical(position), loss: .region(byteCount: 0),
+                            reason: "record \(anchored.sequence) verifies, but not against the pages of a group this credential cannot read (\(reason)); that group's holders refuse the file"))
+                    }
                 }
                 groups = moved
+                if record != nil { others = movedOthers }
             } else {
                 _ = try? proposeRepairs(from: position)
             }
             if let record, record.violation == nil {
+                if record.heads != nil { othersKnown = true }
                 applyVerifiedV3(record, groupNames: groupNames, at: position)
                 if let heads = record.heads {
                     // The heads matched every followed chain: each is where its writer left it.
@@ -88,6 +119,7 @@ extension ReplayV2 {
                 head = Head(epoch: head.epoch, sequence: sequence, chainValue: computed ?? stored)
                 position = end
                 headVerified = linked || computed != nil
+                othersKnown = false
             } else {
                 // The frame does not walk: the bytes up to the next record whose frame reads are lost.
                 let next = nextRecordV3(after: position, limit: committedEnd, after: head)
@@ -99,6 +131,7 @@ extension ReplayV2 {
                 position = end
                 if let next { head = next.before }
                 headVerified = false
+                othersKnown = false
             }
             if head.sequence == watchedSequence { watchedChain = head.chainValue }
             checkRecoveredHead(head, at: position, verified: headVerified)
@@ -117,6 +150,7 @@ extension ReplayV2 {
         applyRecoveredPagesV3(heldPages.takeResolved(), groupNames: groupNames)
         checkNewestHead(head, committedEnd: committedEnd, verified: headVerified)
         outcome.groups = chains.mapValues(\.chain)
+        outcome.others = others
         listUncommitted(after: committedEnd)
     }
 
@@ -209,7 +243,15 @@ extension ReplayV2 {
     ) {
         var refused = false
         for keyID in chains.keys.sorted() {
-            guard let groupHead = heads[keyID], var chain = chains[keyID] else { continue }
+            guard var chain = chains[keyID] else { continue }
+            guard let groupHead = heads[keyID] else {
+                // Every commit names every group (SPEC.md §35.7): a head dropped, perhaps with the group's pages.
+                refused = true
+                damage.append(Damage(
+                    offset: offset, loss: .region(byteCount: 0),
+                    reason: "record \(sequence)'s heads do not name group \(keyID), which every commit names: its head was dropped, perhaps with pages of the group, and these heads are not followed for it"))
+                continue
+            }
             let read = chain.sequence
             nameUnconfirmed(chain.abandoned, keyID: keyID, because: "another page of the group was lost after it")
             heldPages.resolve(chain.abandoned.map(\.ticket), confirmed: false)

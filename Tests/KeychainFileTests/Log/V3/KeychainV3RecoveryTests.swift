@@ -209,9 +209,9 @@ struct KeychainV3RecoveryTests {
     /// Commits of groups A and B, in the order `order` names them: "A" 10 items, "B-lost" 4 of B with one large secret
     /// (the record destroyed whole, its frame with it), "B-big" 150 of B (three pages or more in one record),
     /// "B-late" 1 of B; then 1 of the default group. Returns the file, the items, what each commit added, the lost
-    /// record and the big commit's pages of B.
+    /// record and the big commit's pages of B. Each of `scoped` is added after the first commit, reaching its groups.
     static func destroyedRecord(
-        _ directory: TemporaryDirectory, order: [String]
+        _ directory: TemporaryDirectory, order: [String], scoped: [(credential: Credential, groups: [String])] = []
     ) throws -> (path: String, expected: [String: [UInt8]], added: [String: [String: [UInt8]]], lost: Range<Int>, big: [V3LogMap.Page], map: V3LogMap) {
         let keychain = try V3Keychain.create(in: directory)
         var expected: [String: [UInt8]] = [:]
@@ -229,6 +229,11 @@ struct KeychainV3RecoveryTests {
             }
             added[commit, default: [:]].merge(items) { $1 }
             expected.merge(items) { $1 }
+            if expected.count == items.count {
+                for (credential, groups) in scoped {
+                    try keychain.addCredential(credential, scope: .groups(groups), keyDerivation: KeychainV3CredentialTests.cheap)
+                }
+            }
         }
         expected.merge(try add(keychain, group: "", 0..<1)) { $1 }
         let map = try V3LogMap(keychain)
