@@ -25,6 +25,8 @@ import pins_v3 as P  # noqa: E402
 FULL = {"password": "correct horse battery staple"}
 HOLDER_A = {"password": "holder of A"}          # scoped to key id 2 (GA)
 HOLDER_B = {"password": "holder of B"}          # scoped to key id 3 (GB)
+HOLDER_DA = {"password": "holder of the default group and A"}    # scoped to key ids 1 and 2
+HOLDER_ALL = {"password": "holder of every group, without the root"}   # scoped to key ids 1, 2 and 3
 GA, GB = "group-0", "group-1"
 EVERYONE = (FULL, HOLDER_A, HOLDER_B)
 
@@ -35,10 +37,13 @@ def clock():
 
 
 def new_file(seed: int = 21) -> V3.WriterV3:
-    """A file of the default group (key id 1), A (2) and B (3), a full password and one scoped to each of A and B, an
-    item in each group: the full holder's writer."""
+    """A file of the default group (key id 1), A (2) and B (3), a full password, one scoped to each of A and B, one to
+    the default group and A, one to all three (no root: it cannot add a group), an item in each group: the full
+    holder's writer."""
     w = V3.WriterV3.create(None, FULL["password"], iterations=1000, rng=random.Random(seed), clock=clock(),
-                           extra_groups=2, scoped_slots=[(HOLDER_A["password"], [2]), (HOLDER_B["password"], [3])])
+                           extra_groups=2, scoped_slots=[(HOLDER_A["password"], [2]), (HOLDER_B["password"], [3]),
+                                                         (HOLDER_DA["password"], [1, 2]),
+                                                         (HOLDER_ALL["password"], [1, 2, 3])])
     for n, group in enumerate(("", GA, GB)):
         put(w, f"first {n}", group)
     return w
@@ -235,6 +240,7 @@ def test_an_older_copy_put_back_is_refused():
     pin_after = pin_of(compacted_once)
     assert outcomes(w.data, pin_after) == ["rolledBack"] * 3            # an earlier epoch
     assert outcomes(older, pin_after) == ["rolledBack"] * 3
+    assert outcomes(w.data, without_groups(pin_after)) == ["rolledBack"] * 3     # §15.4 alone: an earlier epoch
 
 
 def test_a_fork_at_the_pinned_sequence_is_refused():
@@ -319,19 +325,38 @@ def test_a_rollback_of_a_carried_chain_past_two_epochs_is_refused():
     assert outcomes(rolled_back, pin) == ["rolledBack"] * 3
 
 
+def test_a_fork_of_a_group_compacted_past_the_pinned_epoch_is_refused():
+    """The pin is taken after B's page n + 1. A fork of the older copy holds another page n + 1 of B (written by a
+    holder of K_B); A's holder compacts the fork into epoch 2, carrying B's chain from epoch 1 with as many pages as
+    the pin's: §37.5 step 3 refuses for the page tag at the pin's group sequence."""
+    w = new_file()
+    older = w.data
+    put(w, "B's pinned page", GB)
+    pin = pin_of(w.data)
+    fork = holder(older, HOLDER_B)
+    put(fork, "B's other page", GB)
+    rolled_back = compacted(fork.data, HOLDER_A)
+    assert P.parse_head(pin_of(rolled_back)).group(3).group_sequence == P.parse_head(pin).group(3).group_sequence
+    assert outcomes(rolled_back, pin) == ["rolledBack"] * 3
+    assert outcomes(compacted(w.data, HOLDER_A), pin) == ["opens"] * 3
+
+
 def test_a_group_emptied_and_its_older_chain_put_back_is_refused():
-    """B's items are deleted and the full holder compacts (epoch 2): the pin names B at (2, 0, its start value). The
+    """B's items are deleted and the full holder compacts past the tombstones' horizon (epoch 2): the pin names B at (2, 0, its start value). The
     older copy, where B had pages in a chain begun at epoch 1, compacted twice by A's holder (epoch 3), carries B
-    from epoch 1: §37.5 step 3 refuses the start epoch (1, not the pin's 2)."""
+    from epoch 1: §37.5 step 3 refuses the start epoch (1, not the pin's 2). The rollback is compacted by the holder
+    of the default group and A, so that B is the only group carried (the others begin anew: step 2)."""
     w = new_file()
     older = w.data
     for item_id, item in sorted(V3.open_keychain(w.data, FULL).items.items()):
         if item.attributes.get("accessGroup") == GB:
             w.delete(item_id)
-    data = compacted(w.data, FULL)
-    pin = pin_of(data)
+    later = V3.WriterV3.open(w.data, FULL, rng=random.Random(31), clock=lambda: 1_700_000_000_000 + 100 * 86_400_000)
+    later.path = None
+    later.compact()                                        # 100 days on: past the horizon, no tombstone kept
+    pin = pin_of(later.data)
     assert P.parse_head(pin).group(3).start_epoch == 2 and P.parse_head(pin).group(3).group_sequence == 0
-    rolled_back = compacted(older, HOLDER_A, times=2)
+    rolled_back = compacted(older, HOLDER_DA, times=2)
     assert P.parse_head(pin_of(rolled_back)).group(3).start_epoch == 1
     assert outcomes(rolled_back, pin) == ["rolledBack"] * 3
 
@@ -339,17 +364,19 @@ def test_a_group_emptied_and_its_older_chain_put_back_is_refused():
 def test_a_group_dropped_by_putting_back_an_older_key_table_is_refused():
     """§37.5 step 1: the pin names key id 4, added by a rewrite (epoch 2). A's holder puts back the older file (its
     older key table and slots, K_log unchanged) and compacts it twice (epoch 3): the last commit names no head for
-    key id 4. Refused for the full holder and for A's and B's holders; the pin from before the group still opens."""
+    key id 4. Refused for the full holder and for A's and B's holders; the pin from before the group still opens. The
+    same when the holder of every group of the older table (but not the root) compacts it."""
     w = new_file()
     older = w.data
     pin_before = pin_of(w.data)
     put(w, "in a new group", "com.example.new")
     pin = pin_of(w.data)
-    rolled_back = compacted(older, HOLDER_A, times=2)
-    assert P.parse_head(pin_of(rolled_back)).epoch == 3 and 4 not in [g.key_id for g in
-                                                                      P.parse_head(pin_of(rolled_back)).groups]
-    assert outcomes(rolled_back, pin) == ["rolledBack"] * 3
-    assert outcomes(rolled_back, pin_before) == ["opens"] * 3
+    for compactor in (HOLDER_A, HOLDER_ALL):     # HOLDER_ALL: every other group begins anew, step 1 alone refuses
+        rolled_back = compacted(older, compactor, times=2)
+        assert P.parse_head(pin_of(rolled_back)).epoch == 3
+        assert 4 not in [g.key_id for g in P.parse_head(pin_of(rolled_back)).groups]
+        assert outcomes(rolled_back, pin) == ["rolledBack"] * 3
+        assert outcomes(rolled_back, pin_before) == ["opens"] * 3
 
 
 # ---------------------------------------------------------------------------------------------
