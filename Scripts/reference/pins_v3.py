@@ -164,7 +164,8 @@ def _record_bytes(kc, info) -> bytes:
 
 def last_commit_heads(kc) -> dict:
     """{key id: GroupHead} as the heads segment of the file's last applied commit states them (§35.7), opened under
-    K_heads (every holder of K_log, full or scoped, reads them). Empty when no commit was applied."""
+    K_heads (every holder of K_log, full or scoped, reads them). Empty when no commit was applied. SPEC-GAP (README
+    "Pinned heads" 5): "the file's last commit" is the last applied one; a newest commit set aside does not count."""
     info = next((r for r in reversed(kc.records) if r.kind == V2.KIND_COMMIT), None)
     if info is None:
         return {}
@@ -210,6 +211,8 @@ def _version_2_rule(kc, pin: PinnedHead):
         return f"the file's epoch {epoch} is before the pinned epoch {pin.epoch}"
     if pin.sequence == 0:
         return None if bytes(kc.keys.c0) == pin.chain else "the pinned chain value at sequence 0 is not the file's C0"
+    # SPEC-GAP (README "Pinned heads" 4): "replay reaches a record" — an applied record, a part of a committed
+    # transaction included; a record set aside, a remnant or an undone transaction is not reached.
     reached = next((r for r in kc.records if r.sequence == pin.sequence), None)
     if reached is None:
         return f"replay does not reach a record of sequence {pin.sequence}"
@@ -232,6 +235,7 @@ def _group_rule(pinned: GroupHead, head, page_tags: list, pin_epoch: int):
     if head.group_sequence < pinned.group_sequence:
         return f"group {k} has {head.group_sequence} pages, fewer than the pinned {pinned.group_sequence}"
     if pinned.group_sequence == 0:
+        # SPEC-GAP (README "Pinned heads" 7): the pin's 0 and the file's above 0 compares nothing more.
         if head.group_sequence == 0 and head.last_tag != pinned.last_tag:
             return f"group {k}'s start value is not the pinned one"
         return None
@@ -244,6 +248,8 @@ def why_not_contained(kc, pin: PinnedHead):
     """Why the opened file does not contain the pin (§15.4, and §37.5 when the file's epoch is later than the pin's
     and the pin names groups), or None when it does."""
     reason = _version_2_rule(kc, pin)
+    # §37.5: the groups only "if the file's epoch is greater than P.epoch" (README "Pinned heads" 6: in the same
+    # epoch the chain value binds every page tag).
     if reason is not None or kc.header.epoch == pin.epoch or not pin.groups:
         return reason
     heads = last_commit_heads(kc)

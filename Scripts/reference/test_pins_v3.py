@@ -17,10 +17,12 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import header_v3 as H  # noqa: E402
 import kcf_reference as K  # noqa: E402
 import kcf_reference_v2 as V2  # noqa: E402
 import kcf_reference_v3 as V3  # noqa: E402
 import pins_v3 as P  # noqa: E402
+import records_v3 as R  # noqa: E402
 
 FULL = {"password": "correct horse battery staple"}
 HOLDER_A = {"password": "holder of A"}          # scoped to key id 2 (GA)
@@ -377,6 +379,67 @@ def test_a_group_dropped_by_putting_back_an_older_key_table_is_refused():
         assert 4 not in [g.key_id for g in P.parse_head(pin_of(rolled_back)).groups]
         assert outcomes(rolled_back, pin) == ["rolledBack"] * 3
         assert outcomes(rolled_back, pin_before) == ["opens"] * 3
+
+
+def false_new_start_of_b(head_of_b: tuple):
+    """A tamper for a scoped rewrite by a holder without K_B (it holds K_log, so K_chain and K_heads): the rewrite's
+    commit names B (key id 3) at head_of_b = (start epoch, group sequence, tag) instead of what it carried."""
+    def tamper(record: bytes, previous: bytes, keys) -> bytes:
+        frame = R.split(record)
+        if frame["kind"] != V2.KIND_COMMIT:
+            return record
+        segments = [record[x["start"]:x["secrets"][1]] for x in frame["segments"]]
+        heads_box = segments[-1][R.SEGMENT_HEADER:]
+        heads = R.open_heads(heads_box, 0, keys.k_heads, keys.file_id, keys.epoch, frame["sequence"])
+        heads[3] = {"startEpoch": head_of_b[0], "groupSequence": head_of_b[1], "lastTag": head_of_b[2]}
+        aad = R.heads_aad(keys.file_id, keys.epoch, frame["sequence"])
+        box = R.seal(keys.k_heads, R.heads_plaintext(heads), aad, random.Random(1))
+        segments[-1] = R.u8(0) + R.u32(len(box)) + R.u32(len(box)) + box
+        return R.assemble(frame["kind"], frame["sequence"], frame["part"], segments, previous, keys.k_chain)
+    return tamper
+
+
+def without_chain_start_of_b(w: V3.WriterV3) -> bytes:
+    """w's file with both header runs made again without B's chain start entry (MAC under K_header, from K_log), so
+    that the header starts B's chain at its own epoch."""
+    raw = w.header.raw
+    ph = H.parse_header(raw)
+    header = H.build_header(ph["fileID"], ph["epoch"], ph["salt"], ph["rewriteEnd"], R.rd64(raw, 80), ph["headChain"],
+                            R.rd32(raw, 104), ph["table"], [b for _, b, _ in ph["slots"]], w.keys.log_key,
+                            tuple((k, e) for k, e in ph["chainStarts"] if k != 3))
+    run = H.run_of(header)
+    assert H.page_count(len(header)) == H.page_count(len(raw))
+    data = bytearray(w.data)
+    data[0:len(run)] = run
+    b_at = H.run_b_offset(H.page_count(len(header)))
+    data[b_at:b_at + len(run)] = run
+    return bytes(data)
+
+
+def test_a_scoped_readers_pin_does_not_see_a_false_new_start_of_a_group_it_does_not_hold():
+    """§37.5 step 2's limit, §40: B has no page in the older copy; B's holder adds one and the head is pinned. A's
+    holder (K_log and K_A) puts the copy back and compacts it, writing B's head as a chain begun anew in epoch 2 (a
+    false start value) and no chain start entry for B. A's own pin passes (step 2: it cannot tell the start value);
+    holders of K_B refuse the file itself (corrupted: B's head is not its start value). The honest compaction of the
+    copy (B carried from epoch 1 at group sequence 0) is refused for every credential (step 3)."""
+    w = V3.WriterV3.create(None, FULL["password"], iterations=1000, rng=random.Random(8), clock=clock(),
+                           extra_groups=2, scoped_slots=[(HOLDER_A["password"], [2]), (HOLDER_B["password"], [3])])
+    put(w, "default", "")
+    put(w, "A", GA)
+    older = w.data
+    b = holder(w.data, HOLDER_B)
+    put(b, "B's first page", GB)
+    pin = pin_of(b.data)
+    assert outcomes(compacted(older, HOLDER_A), pin) == ["rolledBack"] * 3
+    a = holder(older, HOLDER_A)
+    a.tamper = false_new_start_of_b((2, 0, bytes(range(16))))
+    a.compact()
+    forged = without_chain_start_of_b(a)
+    assert P.parse_head(pin_of(forged, HOLDER_A)).group(3) == P.GroupHead(3, 2, 0, bytes(range(16)))
+    assert outcome(forged, HOLDER_A, pin) == "opens"
+    for credential in (FULL, HOLDER_B):
+        with pytest.raises(K.Corrupted):
+            V3.open_keychain(forged, credential, pin=pin)
 
 
 # ---------------------------------------------------------------------------------------------
