@@ -1049,6 +1049,24 @@ def _rolled_back_by_a(seed: int, changed: str) -> tuple:
     return older_model, a, older_head, pin_text(h)
 
 
+OLD_GROUPS_PW = {"password": "the default group and mail, without the root"}
+
+
+def _fork_compacted_by_a(seed: int) -> tuple:
+    """groups_file, a copy kept; B's holder adds an item in B and the head is pinned; on the copy B's holder adds
+    another (a fork of B's chain), and A's holder compacts the fork (epoch 2). Returns (model of the fork, A's writer
+    after the compaction, the copy's head, the pinned head, the fork's head)."""
+    w, model, _ = groups_file(seed, many=False, slots=SLOTS_WITH_B)
+    older, fork_model, older_head = w.data, copy.deepcopy(model), pin_text(w)
+    b = _holder(w.data, CHAT_PW, seed * 10 + 1, 1_800_000_000_000)
+    put(b, model, K.GENERIC_PASSWORD, {"account": "B's pinned item", "service": "s"}, b"pinned", CHAT)
+    fork = _holder(older, CHAT_PW, seed * 10 + 2, 1_800_000_000_000)
+    put(fork, fork_model, K.GENERIC_PASSWORD, {"account": "B's item on the copy", "service": "s"}, b"fork", CHAT)
+    a = _holder(fork.data, MAIL_PW, seed * 10 + 3, 1_810_000_000_000)
+    a.compact()
+    return fork_model, a, older_head, pin_text(b), pin_text(fork)
+
+
 def pinned_fixtures() -> list:
     """[(name, manifest, bytes)] of the reference-pinned-* files."""
     out = []
@@ -1100,16 +1118,28 @@ def pinned_fixtures() -> list:
         [pinned(credential, head, "opens") for credential, head in heads]
         + [pinned(PW, pin_text(fork), "rolledBack"), pinned(CHAT_PW, pin_text(fork), "rolledBack")]))
 
+    model, a, older_head, head, fork_head = _fork_compacted_by_a(325)
+    out.append(_pinned_manifest(
+        "reference-pinned-fork-compacted", "reference-groups' start (no updates) copied; B's holder adds an item in B "
+        "and the head is pinned (epoch 1); on the copy B's holder adds another item (a fork: B's page at the same "
+        "group sequence, another page tag), and A's holder compacts the fork (epoch 2; B's chain carried from epoch 1 "
+        "with as many pages as the pin's). The pin: rolledBack for every credential (§37.5 step 3: B's page at the "
+        "pin's group sequence has another tag — A's holder compares page tags too); the fork's own head and the "
+        "copy's open", model, a,
+        [pinned(PW, head, "rolledBack"), pinned(MAIL_PW, head, "rolledBack"), pinned(CHAT_PW, head, "rolledBack"),
+         pinned(BOTH_PW, head, "rolledBack"), pinned(PW, fork_head, "opens"), pinned(MAIL_PW, older_head, "opens")]))
+
     for seed, name in ((323, "reference-pinned-group-added"), (324, "reference-pinned-group-dropped")):
-        w = _create(seed, (MAIL,), ((MAIL_PW, [MAIL], None),))
+        w = _create(seed, (MAIL,), ((MAIL_PW, [MAIL], None), (OLD_GROUPS_PW, ["", MAIL], None)))
         model = Model((MAIL,))
         put(w, model, K.GENERIC_PASSWORD, {"account": "in the default group", "service": "s"}, b"d")
         put(w, model, K.GENERIC_PASSWORD, {"account": "in mail", "service": "s"}, b"m", MAIL)
         older, older_model, before = w.data, copy.deepcopy(model), pin_text(w)
         put(w, model, K.GENERIC_PASSWORD, {"account": "in a new group", "service": "s"}, b"c", CHAT)   # adds CHAT
         after = pin_text(w)
-        who = (f"The default group and {MAIL} (key ids 1, 2) with a password scoped to {MAIL} (A's holder); the full "
-               f"holder adds {CHAT} (key id 3) by a rewrite (epoch 2) under a new root")
+        who = (f"The default group and {MAIL} (key ids 1, 2) with a password scoped to {MAIL} (A's holder) and one "
+               f"scoped to both (every group of this key table, without the root); the full holder adds {CHAT} (key "
+               f"id 3) by a rewrite (epoch 2) under a new root")
         if name.endswith("added"):
             a = _holder(w.data, MAIL_PW, seed * 10 + 1, 1_800_000_000_000)
             put(a, model, K.GENERIC_PASSWORD, {"account": "A's item after the new group", "service": "s"}, b"a", MAIL)
@@ -1119,17 +1149,20 @@ def pinned_fixtures() -> list:
             pins = [pinned(PW, before, "opens"), pinned(MAIL_PW, before, "opens"), pinned(PW, after, "opens"),
                     pinned(MAIL_PW, after, "opens")]
         else:
-            a = _holder(older, MAIL_PW, seed * 10 + 1, 1_800_000_000_000)
+            a = _holder(older, OLD_GROUPS_PW, seed * 10 + 1, 1_800_000_000_000)
             a.compact()
             a.compact()
             model = older_model
-            text = (f"and the head is pinned (naming key ids 1, 2 and 3). A's holder puts back the copy from before "
-                    f"the addition — its older key table and slots, K_log unchanged — and compacts it twice (epoch "
-                    f"3, past the pinned epoch): the last commit names no head for key id 3. That pin: rolledBack "
-                    f"(§37.5 step 1), for the full holder and A's; the pin from before the addition opens")
+            text = (f"and the head is pinned (naming key ids 1, 2 and 3). The holder scoped to the default group and "
+                    f"{MAIL} puts back the copy from before the addition — its older key table and slots, K_log "
+                    f"unchanged — and compacts it twice (epoch 3, past the pinned epoch; both its groups begin anew): "
+                    f"the last commit names no head for key id 3. That pin: rolledBack (§37.5 step 1 alone), for the "
+                    f"full holder, A's and the compactor's own; the pin from before the addition opens")
             pins = [pinned(PW, after, "rolledBack"), pinned(MAIL_PW, after, "rolledBack"),
-                    pinned(PW, before, "opens"), pinned(MAIL_PW, before, "opens")]
+                    pinned(OLD_GROUPS_PW, after, "rolledBack"), pinned(PW, before, "opens"),
+                    pinned(MAIL_PW, before, "opens")]
         m = manifest(name, f"{who}, {text}", view(PW, None, model, a), [view(MAIL_PW, [MAIL], model, a),
+                                                                         view(OLD_GROUPS_PW, ["", MAIL], model, a),
                                                                          refused(WRONG)])
         m["pins"] = pins
         out.append((name, m, a.data))

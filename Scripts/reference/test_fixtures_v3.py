@@ -35,7 +35,7 @@ REFERENCE_NAMES = ["reference-empty", "reference-groups", "reference-scoped-writ
                    "reference-forged-last-page-dropped", "reference-forged-chain-start-malformed-one-run",
                    "reference-forged-chain-start-malformed-both-runs", "reference-pinned-scoped-rollback",
                    "reference-pinned-own-group-rollback", "reference-pinned-rewrites", "reference-pinned-group-added",
-                   "reference-pinned-group-dropped"]
+                   "reference-pinned-group-dropped", "reference-pinned-fork-compacted"]
 
 
 def test_fixtures_v3_all_match_the_reference_reader():
@@ -143,8 +143,8 @@ def _flip_outcome(p):
 
 @pytest.mark.parametrize("change", [
     lambda m: _flip_outcome(m["pins"][0]),
-    lambda m: _flip_outcome(m["pins"][2]),
-    lambda m: m["pins"][2].update(head=m["pins"][0]["head"]),
+    lambda m: _flip_outcome(m["pins"][3]),
+    lambda m: m["pins"][3].update(head=m["pins"][0]["head"]),
     lambda m: m["pins"][0].update(head=m["pins"][0]["head"] + "/"),
     lambda m: m["pins"][0].update(outcome="fails"),
     lambda m: m["pins"][0].update(extra=1),
