@@ -32,7 +32,9 @@ credential reaching the whole keychain, else the sorted names of the groups it r
 commit's heads segment states it, decoded here from the log with the heads key), and "otherCredentials" (each
 {"credential", "scope", "expect"}, opened and checked as the manifest's own). The reference writer then appends, with
 every credential that opens, a put, a transaction with a deletion and the same in parts, in the groups that credential
-reaches; after the transaction every other credential of the manifest must see exactly its groups' part of it.
+reaches; after the transaction every other credential of the manifest must see exactly its groups' part of it. An
+optional "pins" ([{"credential", "head", "outcome"}], SPEC.md §15.4, §37.5): the file opened with each credential,
+pinning the head (its text form), must give the outcome, "opens" or "rolledBack".
 
     python3 Scripts/reference/check_fixtures.py --write-reference Fixtures/v3   # the reference's own v3 files
 """
@@ -64,7 +66,9 @@ TOP_FIELDS = {"name", "formatVersion", "description", "credential", "expect"}
 OPENS_FIELDS = {"outcome", "itemCount", "items", "head", "tornTail"}
 OPENS_FIELDS_V2 = OPENS_FIELDS | {"repaired"}
 FAILS_FIELDS = {"outcome", "error", "errorOffsetRange", "version"}
-TOP_FIELDS_V3 = TOP_FIELDS | {"scope", "otherCredentials"}
+TOP_FIELDS_V3 = TOP_FIELDS | {"scope", "otherCredentials", "pins"}
+PIN_FIELDS_V3 = {"credential", "head", "outcome"}
+PIN_OUTCOMES = ("opens", "rolledBack")
 OPENS_FIELDS_V3 = OPENS_FIELDS_V2 | {"groups", "groupHeads"}
 OTHER_FIELDS_V3 = {"credential", "scope", "expect"}
 HEAD_FIELDS_V3 = {"keyID", "startEpoch", "sequence", "lastTag"}
@@ -612,6 +616,48 @@ def check_writer_append_v3(path: str, cred: dict, kc, others: list, out: list) -
     return "+".join(notes)
 
 
+def pin_outcome(kcf: str, credential: dict, head: str) -> str:
+    """"opens" or "rolledBack": the file opened with the credential, pinning the head (SPEC.md §15.4, §37.5);
+    anything else is the error's name (a malformed head: "invalidParameter")."""
+    try:
+        V3.open_keychain(kcf, credential, pin=head)
+        return "opens"
+    except V.RolledBack:
+        return "rolledBack"
+    except V3.InvalidParameter as err:
+        return f"invalidParameter ({err.part})"
+    except K.KCFError as err:
+        return f"{ERROR_NAMES.get(type(err), type(err).__name__)}: {err}"
+
+
+def check_pins(kcf: str, pins, out: list) -> str:
+    """Version 3's optional "pins": [{"credential", "head", "outcome"}], each opened and compared. Returns a short
+    summary ("" without pins)."""
+    if not isinstance(pins, list) or not pins:
+        out.append(f"pins {json.dumps(pins)} is not a non-empty list")
+        return ""
+    counts = {outcome: 0 for outcome in PIN_OUTCOMES}
+    for n, p in enumerate(pins):
+        if not isinstance(p, dict) or set(p) != PIN_FIELDS_V3:
+            out.append(f"pins[{n}]: fields {sorted(p) if isinstance(p, dict) else p!r}, not {sorted(PIN_FIELDS_V3)}")
+            continue
+        if p["outcome"] not in PIN_OUTCOMES or not isinstance(p["head"], str):
+            out.append(f"pins[{n}]: outcome {p['outcome']!r} or head {p['head']!r} not understood")
+            continue
+        try:
+            credential = credential_of(p)
+        except (KeyError, ValueError) as e:
+            out.append(f"pins[{n}]: {e}")
+            continue
+        got = pin_outcome(kcf, credential, p["head"])
+        if got != p["outcome"]:
+            out.append(f"pins[{n}] ({_describe(p['credential'])}, {p['head'][:24]}…): expected {p['outcome']}, "
+                       f"reader {got}")
+        else:
+            counts[got] += 1
+    return "pins " + ", ".join(f"{c} {o}" for o, c in counts.items() if c)
+
+
 def check_fixture(manifest_path: str) -> tuple:
     """Returns (name, list of mismatches, short summary of what the reader found)."""
     out = []
@@ -681,6 +727,8 @@ def check_fixture(manifest_path: str) -> tuple:
         out.extend(label + p for p in problems)
         if notes:
             appended.append(notes)
+    if "pins" in m:
+        summaries[0] += "; " + check_pins(kcf, m["pins"], out)
     found = summaries[0] + ("" if len(summaries) == 1 else "; others: " + ", ".join(summaries[1:]))
     if appended and not out:
         found += "; writer appends (" + ", ".join(f"{appended.count(a)}× {a}" for a in sorted(set(appended))) + ") ok"

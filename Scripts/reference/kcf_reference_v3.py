@@ -60,11 +60,13 @@ Module use:
 
 CLI (JSON on stdout, the exit status says how it went; errors as JSON on stderr):
 
-    kcf_reference_v3.py dump FILE (--password P | --key HEX)          ("open" is the same command)
+    kcf_reference_v3.py dump FILE (--password P | --key HEX) [--expected-head HEAD]   ("open" is the same command)
         the shape of kcf_reference_v2.py's dump ("formatVersion": 3), plus "page_count", "groups" ([{"keyID",
         "name"}]), "chain_starts" ([{"keyID", "startEpoch"}], §2.6), "tombstones" ([{"id", "time", "keyID"}]) and "records"; each item also has "group" (its group's
         name, "" the default group) and "keyID". With a scoped credential: the same shape, holding only its
-        groups' items, tombstones and groups.
+        groups' items, tombstones and groups. "headText": the file's head in its text form (SPEC.md §37.5, pins_v3),
+        to give as --expected-head HEAD at a later dump: exit 8 (rolledBack, its JSON on stderr with "expected" and
+        "found") when the file does not contain it, 2 (usage) when HEAD is malformed (whitespace around it ignored).
     kcf_reference_v3.py append FILE (--password P | --key HEX) [--seed N] [--transaction] --items JSON
         ("append-scoped" is the same command) appends the items (make's JSON) to an existing file, each its own
         commit (one transaction with --transaction), with a full or a scoped credential; an item outside a scoped
@@ -82,7 +84,7 @@ CLI (JSON on stdout, the exit status says how it went; errors as JSON on stderr)
         {"file_id", "items": [id HEX, …], "head": {"sequence", "chain"}}.
 
 Exit codes as version 2's: 0 success, 1 I/O or other error, 2 usage, 3 notAKeychain, 4 unsupportedVersion,
-5 wrongCredentials, 6 corrupted, 7 unsupportedFeature, 9 missingEntitlement (its JSON
+5 wrongCredentials, 6 corrupted, 7 unsupportedFeature, 8 rolledBack (a pinned head not contained), 9 missingEntitlement (its JSON
 on stderr with "group", null when the writer cannot name it, and "osStatus": -34018).
 
 Where §2.10 or §2.5.1 leave a choice open, this module decides as version 2 does and marks it "SPEC-GAP" (listed in
@@ -105,12 +107,14 @@ if HERE not in sys.path:
 import header_v3 as H  # noqa: E402
 import kcf_reference as K  # noqa: E402
 import kcf_reference_v2 as V2  # noqa: E402
+import pins_v3 as P  # noqa: E402
 import records_v3 as R  # noqa: E402
 import slots_v3 as S  # noqa: E402
 
 from kcf_reference import (Corrupted, KCFError, NotAKeychain, UnsupportedVersion,  # noqa: E402,F401
                            WrongCredentials)
-from kcf_reference_v2 import UnsupportedFeature, CorruptedRecord  # noqa: E402,F401
+from kcf_reference_v2 import UnsupportedFeature, CorruptedRecord, RolledBack  # noqa: E402,F401
+from pins_v3 import InvalidParameter, PinNotContained, PinnedHead, GroupHead  # noqa: E402,F401
 
 VERSION = 3
 DEFAULT_GROUP = 1                        # §2.4: a new keychain's table holds the default group ("") as key id 1
@@ -448,10 +452,16 @@ def _tell_version(data: bytes):
     raise Corrupted(0, "the file says version 3, but neither header run reads")
 
 
-def open_keychain(path_or_bytes, credential: dict, *, decrypt_secrets: bool = True) -> V2.KeychainV2:
+def open_keychain(path_or_bytes, credential: dict, *, decrypt_secrets: bool = True, pin=None) -> V2.KeychainV2:
     """Opens a version 3 file as §2.10 says: the header runs (header_v3), then version 2's commit slots, log and
     replay with §2.5.1's records. Returns version 2's KeychainV2 (its `keys` a KeysV3, its `header` the chosen
-    header's fields) with `layout`, `page_count` and `groups` added. Raises as version 2's reader does."""
+    header's fields) with `layout`, `page_count` and `groups` added. Raises as version 2's reader does.
+
+    pin: a pinned head (SPEC.md §15.4, §37.5), as its text form or a pins_v3.PinnedHead. Text that does not spell a
+    head any file could have raises InvalidParameter before the file is read; a file that does not contain the pin
+    raises PinNotContained (a RolledBack), after the file opened as it would without a pin."""
+    if isinstance(pin, str):
+        pin = P.parse_head(pin)
     data = V2._read_source(path_or_bytes)
     V2._check_credential(credential)
     _tell_version(data)
@@ -519,7 +529,16 @@ def open_keychain(path_or_bytes, credential: dict, *, decrypt_secrets: bool = Tr
     kc.scoped = keys.scoped
     kc.opaque_segments = [(offset, k, b) for offset in sorted(scans[0].opaque) if offset < kc.committed_end
                           for k, b in scans[0].opaque[offset]]
+    if pin is not None:
+        P.check_contains(kc, pin)
     return kc
+
+
+def head_text(kc: V2.KeychainV2) -> str:
+    """The opened file's own head in its text form (SPEC.md §37.5): `epoch.sequence.chain` after the last commit,
+    then `/k.start.sequence.tag` for every group that commit's heads name. Pinning it at the next open
+    (open_keychain(..., pin=head_text(kc))) refuses an older copy put back."""
+    return P.format_head(P.head_of(kc))
 
 
 def to_json(kc: V2.KeychainV2) -> dict:
@@ -553,6 +572,7 @@ def to_json(kc: V2.KeychainV2) -> dict:
         "written_end": kc.written_end,
         "newest_commit": None if kc.newest is None else {"slot": kc.newest.slot, "counter": kc.newest.counter},
         "head": {"sequence": kc.head[0], "chain": kc.head[1].hex()},
+        "headText": head_text(kc),
         "remnant": span(kc.remnant),
         "undone_transaction": span(kc.undone),
         "set_aside": span(kc.set_aside),
@@ -1276,6 +1296,9 @@ def main(argv=None) -> int:
     d.add_argument("file")
     d.add_argument("--password")
     d.add_argument("--key", metavar="HEX")
+    d.add_argument("--expected-head", metavar="HEAD", help="a pinned head in its text form (SPEC.md §15.4, §37.5; "
+                                                           "whitespace around it ignored): exit 8 (rolledBack) when "
+                                                           "the file does not contain it, 2 when it is malformed")
     a = sub.add_parser("append", aliases=["append-scoped"],
                        help="append the given items to an existing file, with a full or a scoped credential")
     a.add_argument("file")
@@ -1349,12 +1372,17 @@ def main(argv=None) -> int:
                               "items": [i.hex() for i in ids],
                               "head": {"sequence": w.head[0], "chain": w.head[1].hex()}}))
             return EXIT_OK
-        kc = open_keychain(args.file, cred)
+        kc = open_keychain(args.file, cred, pin=None if args.expected_head is None else args.expected_head.strip())
         json.dump(to_json(kc), sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return EXIT_OK
+    except InvalidParameter as err:           # a malformed --expected-head: a usage error, not evidence (§15.4)
+        print(json.dumps({"error": "usage", "message": str(err), "part": err.part}), file=sys.stderr)
+        return EXIT_USAGE
     except KCFError as err:
         out = {"error": type(err).__name__, "message": str(err)}
+        if isinstance(err, PinNotContained):
+            out.update(error="RolledBack", expected=err.expected, found=err.found)
         if isinstance(err, (Corrupted, UnsupportedFeature)):
             out.update(offset=err.offset, reason=err.reason)
         if isinstance(err, UnsupportedVersion):

@@ -20,6 +20,7 @@ a header; everything after the header is WriterV3's.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -29,6 +30,7 @@ import header_v3 as H
 import kcf_reference as K
 import kcf_reference_v2 as V2
 import kcf_reference_v3 as V3
+import pins_v3 as P
 import records_v3 as R
 import slots_v3 as S
 from reference_fixtures_v2 import _format, _value
@@ -408,6 +410,7 @@ def fixtures() -> list:
         view(PW, None, model, a), [view(MAIL_PW, [MAIL], model, a), refused(WRONG)]), a.data))
     out.extend(forged_fixtures())
     out.extend(more_forged_fixtures())
+    out.extend(pinned_fixtures())
     return out
 
 
@@ -1000,6 +1003,169 @@ def more_forged_fixtures() -> list:
                                f"such: corrupted(0)' (§31.4 step 4 'No copy reads', before any slot: the wrong "
                                f"password too; §39)", corrupted(PW, OFFSET_0),
                                [corrupted(c, OFFSET_0) for c in (BOTH_PW, MAIL_PW, CHAT_PW, WRONG)]), bad))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Pinned heads (SPEC.md §15.4, §37.5)
+# ---------------------------------------------------------------------------------------------
+#
+# Each manifest's "pins" (Fixtures/README.md): open the .kcf with the credential, pinning the head, expect the outcome.
+# The heads are the generator's: taken from the state of the writer that made a commit (its epoch, its head, every
+# group's head as its last commit stated it), at some point of the file's history or of a copy's — not read back.
+
+def pin_text(w: V3.WriterV3) -> str:
+    """The head w's last commit made, in its text form (§37.5): what an application stores and pins."""
+    heads = tuple(P.GroupHead(h["keyID"], h["startEpoch"], h["sequence"], bytes.fromhex(h["lastTag"]))
+                  for h in group_heads(w))
+    return P.format_head(P.PinnedHead(w.keys.epoch, w.head[0], bytes(w.head[1]), heads))
+
+
+def pinned(credential: dict, head: str, outcome: str) -> dict:
+    """One entry of a manifest's pins."""
+    assert outcome in ("opens", "rolledBack")
+    return {"credential": _credential_json(credential), "head": head, "outcome": outcome}
+
+
+def _pinned_manifest(name: str, text: str, model: Model, w, pins: list, *, who: str = "") -> tuple:
+    """A manifest of a file of groups_file's slots (with B's holder) whose last commit w made, plus its pins."""
+    main, others = _expectations(model, w, full="opens", both="opens", mail="opens", chat="opens")
+    m = manifest(name, f"{who or WHO_MORE}. {text}", main, others)
+    m["pins"] = pins
+    return name, m, w.data
+
+
+def _rolled_back_by_a(seed: int, changed: str) -> tuple:
+    """groups_file, a copy kept; then `changed` ("B": B's holder, "A": A's holder) adds an item in its group and the
+    head is pinned (epoch 1); then A's holder puts the copy back and compacts it (epoch 2, past the pin). Returns
+    (model of the copy, A's writer after the compaction, the copy's head, the pinned head)."""
+    w, model, _ = groups_file(seed, many=False, slots=SLOTS_WITH_B)
+    older, older_model, older_head = w.data, copy.deepcopy(model), pin_text(w)
+    credential, group = (CHAT_PW, CHAT) if changed == "B" else (MAIL_PW, MAIL)
+    h = _holder(w.data, credential, seed * 10 + 1, 1_800_000_000_000)
+    put(h, model, K.GENERIC_PASSWORD, {"account": f"{changed}'s item after the copy", "service": "s"}, b"newer", group)
+    a = _holder(older, MAIL_PW, seed * 10 + 2, 1_810_000_000_000)
+    a.compact()
+    return older_model, a, older_head, pin_text(h)
+
+
+OLD_GROUPS_PW = {"password": "the default group and mail, without the root"}
+
+
+def _fork_compacted_by_a(seed: int) -> tuple:
+    """groups_file, a copy kept; B's holder adds an item in B and the head is pinned; on the copy B's holder adds
+    another (a fork of B's chain), and A's holder compacts the fork (epoch 2). Returns (model of the fork, A's writer
+    after the compaction, the copy's head, the pinned head, the fork's head)."""
+    w, model, _ = groups_file(seed, many=False, slots=SLOTS_WITH_B)
+    older, fork_model, older_head = w.data, copy.deepcopy(model), pin_text(w)
+    b = _holder(w.data, CHAT_PW, seed * 10 + 1, 1_800_000_000_000)
+    put(b, model, K.GENERIC_PASSWORD, {"account": "B's pinned item", "service": "s"}, b"pinned", CHAT)
+    fork = _holder(older, CHAT_PW, seed * 10 + 2, 1_800_000_000_000)
+    put(fork, fork_model, K.GENERIC_PASSWORD, {"account": "B's item on the copy", "service": "s"}, b"fork", CHAT)
+    a = _holder(fork.data, MAIL_PW, seed * 10 + 3, 1_810_000_000_000)
+    a.compact()
+    return fork_model, a, older_head, pin_text(b), pin_text(fork)
+
+
+def pinned_fixtures() -> list:
+    """[(name, manifest, bytes)] of the reference-pinned-* files."""
+    out = []
+
+    model, a, older_head, head = _rolled_back_by_a(320, "B")
+    out.append(_pinned_manifest(
+        "reference-pinned-scoped-rollback", "reference-groups' start (no updates) copied; B's holder adds an item in B "
+        "and the head is pinned (epoch 1); A's holder puts the copy back and compacts it (epoch 2, past the pinned "
+        "epoch; B's chain carried from epoch 1 with one page fewer). Every credential with that pin: rolledBack "
+        "(§37.5 step 3: B's group sequence is below the pin's — A's holder compares B's page tags too); the pin "
+        "without its groups (a version 2 head) and the copy's own head: opens", model, a,
+        [pinned(PW, head, "rolledBack"), pinned(CHAT_PW, head, "rolledBack"), pinned(MAIL_PW, head, "rolledBack"),
+         pinned(BOTH_PW, head, "rolledBack"), pinned({"key": RAW_KEY}, head.split("/")[0], "opens"),
+         pinned(PW, older_head, "opens"), pinned(CHAT_PW, older_head, "opens")]))
+
+    model, a, older_head, head = _rolled_back_by_a(321, "A")
+    out.append(_pinned_manifest(
+        "reference-pinned-own-group-rollback", "reference-groups' start (no updates) copied; A's holder adds an item "
+        "in A and the head is pinned (epoch 1); A's holder puts the copy back and compacts it (epoch 2): A's chain "
+        "begins anew after the pin (a true start value, made with K_A), every other group is as pinned. Every "
+        "credential with that pin: opens (§37.5 step 2 — what a pin does not catch: a holder of K_g rolling g back)",
+        model, a, [pinned(PW, head, "opens"), pinned(MAIL_PW, head, "opens"), pinned(CHAT_PW, head, "opens"),
+                   pinned(PW, older_head, "opens")]))
+
+    w, model, _ = groups_file(322, many=False, slots=SLOTS_WITH_B)
+    heads = [(PW, pin_text(w))]
+    a = _holder(w.data, MAIL_PW, 3221, 1_800_000_000_000)
+    put(a, model, K.GENERIC_PASSWORD, {"account": "A's item", "service": "s"}, b"a", MAIL)
+    heads.append((MAIL_PW, pin_text(a)))
+    a.compact()
+    heads.append((CHAT_PW, pin_text(a)))
+    f = _holder(a.data, PW, 3222, 1_810_000_000_000)
+    put(f, model, K.GENERIC_PASSWORD, {"account": "the full holder's item", "service": "s"}, b"f", CHAT)
+    f.compact()
+    heads.append((BOTH_PW, pin_text(f)))
+    c = _holder(f.data, CHAT_PW, 3223, 1_820_000_000_000)
+    c.compact()
+    heads.append(({"key": RAW_KEY}, pin_text(c)))
+    fork = _holder(c.data, PW, 3224, 1_830_000_000_000)
+    put(fork, copy.deepcopy(model), K.GENERIC_PASSWORD, {"account": "a fork's item", "service": "s"}, b"x", MAIL)
+    put(c, model, K.GENERIC_PASSWORD, {"account": "B's item", "service": "s"}, b"c", CHAT)
+    heads.append((PW, pin_text(c)))
+    out.append(_pinned_manifest(
+        "reference-pinned-rewrites", "reference-groups' start (no updates), its head pinned; A's holder adds an item "
+        "(pinned) and compacts (epoch 2, pinned); the full holder adds an item in B and compacts (epoch 3, pinned); "
+        "B's holder compacts (epoch 4, pinned) and adds an item. Every pin taken along the way opens the file, with "
+        "each credential; the head of a fork (another item appended by the full holder at the same sequence as B's "
+        "last) is rolledBack (§15.4: the same epoch, another chain value)", model, c,
+        [pinned(credential, head, "opens") for credential, head in heads]
+        + [pinned(PW, pin_text(fork), "rolledBack"), pinned(CHAT_PW, pin_text(fork), "rolledBack")]))
+
+    model, a, older_head, head, fork_head = _fork_compacted_by_a(325)
+    out.append(_pinned_manifest(
+        "reference-pinned-fork-compacted", "reference-groups' start (no updates) copied; B's holder adds an item in B "
+        "and the head is pinned (epoch 1); on the copy B's holder adds another item (a fork: B's page at the same "
+        "group sequence, another page tag), and A's holder compacts the fork (epoch 2; B's chain carried from epoch 1 "
+        "with as many pages as the pin's). The pin: rolledBack for every credential (§37.5 step 3: B's page at the "
+        "pin's group sequence has another tag — A's holder compares page tags too); the fork's own head and the "
+        "copy's open", model, a,
+        [pinned(PW, head, "rolledBack"), pinned(MAIL_PW, head, "rolledBack"), pinned(CHAT_PW, head, "rolledBack"),
+         pinned(BOTH_PW, head, "rolledBack"), pinned(PW, fork_head, "opens"), pinned(MAIL_PW, older_head, "opens")]))
+
+    for seed, name in ((323, "reference-pinned-group-added"), (324, "reference-pinned-group-dropped")):
+        w = _create(seed, (MAIL,), ((MAIL_PW, [MAIL], None), (OLD_GROUPS_PW, ["", MAIL], None)))
+        model = Model((MAIL,))
+        put(w, model, K.GENERIC_PASSWORD, {"account": "in the default group", "service": "s"}, b"d")
+        put(w, model, K.GENERIC_PASSWORD, {"account": "in mail", "service": "s"}, b"m", MAIL)
+        older, older_model, before = w.data, copy.deepcopy(model), pin_text(w)
+        put(w, model, K.GENERIC_PASSWORD, {"account": "in a new group", "service": "s"}, b"c", CHAT)   # adds CHAT
+        after = pin_text(w)
+        who = (f"The default group and {MAIL} (key ids 1, 2) with a password scoped to {MAIL} (A's holder) and one "
+               f"scoped to both (every group of this key table, without the root); the full holder adds {CHAT} (key "
+               f"id 3) by a rewrite (epoch 2) under a new root")
+        if name.endswith("added"):
+            a = _holder(w.data, MAIL_PW, seed * 10 + 1, 1_800_000_000_000)
+            put(a, model, K.GENERIC_PASSWORD, {"account": "A's item after the new group", "service": "s"}, b"a", MAIL)
+            text = (f"then A's holder adds an item. A pin from before {CHAT} was added (it names key ids 1 and 2 "
+                    f"at epoch 1) opens, with either credential (§37.5 step 2: both chains began anew after it); so "
+                    f"does the pin taken after the addition")
+            pins = [pinned(PW, before, "opens"), pinned(MAIL_PW, before, "opens"), pinned(PW, after, "opens"),
+                    pinned(MAIL_PW, after, "opens")]
+        else:
+            a = _holder(older, OLD_GROUPS_PW, seed * 10 + 1, 1_800_000_000_000)
+            a.compact()
+            a.compact()
+            model = older_model
+            text = (f"and the head is pinned (naming key ids 1, 2 and 3). The holder scoped to the default group and "
+                    f"{MAIL} puts back the copy from before the addition — its older key table and slots, K_log "
+                    f"unchanged — and compacts it twice (epoch 3, past the pinned epoch; both its groups begin anew): "
+                    f"the last commit names no head for key id 3. That pin: rolledBack (§37.5 step 1 alone), for the "
+                    f"full holder, A's and the compactor's own; the pin from before the addition opens")
+            pins = [pinned(PW, after, "rolledBack"), pinned(MAIL_PW, after, "rolledBack"),
+                    pinned(OLD_GROUPS_PW, after, "rolledBack"), pinned(PW, before, "opens"),
+                    pinned(MAIL_PW, before, "opens")]
+        m = manifest(name, f"{who}, {text}", view(PW, None, model, a), [view(MAIL_PW, [MAIL], model, a),
+                                                                         view(OLD_GROUPS_PW, ["", MAIL], model, a),
+                                                                         refused(WRONG)])
+        m["pins"] = pins
+        out.append((name, m, a.data))
     return out
 
 

@@ -33,7 +33,9 @@ REFERENCE_NAMES = ["reference-empty", "reference-groups", "reference-scoped-writ
                    "reference-forged-runs-of-two-files", "reference-forged-later-run-mac-bad",
                    "reference-forged-rewrite-without-group", "reference-forged-page-ciphertext-changed",
                    "reference-forged-last-page-dropped", "reference-forged-chain-start-malformed-one-run",
-                   "reference-forged-chain-start-malformed-both-runs"]
+                   "reference-forged-chain-start-malformed-both-runs", "reference-pinned-scoped-rollback",
+                   "reference-pinned-own-group-rollback", "reference-pinned-rewrites", "reference-pinned-group-added",
+                   "reference-pinned-group-dropped", "reference-pinned-fork-compacted"]
 
 
 def test_fixtures_v3_all_match_the_reference_reader():
@@ -65,9 +67,10 @@ def test_the_manifests_are_not_read_back_from_the_files():
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):
-    """reference-group-added (a full credential, a scoped one, a wrong one) and reference-remnant, copied."""
+    """reference-group-added (a full credential, a scoped one, a wrong one), reference-remnant and
+    reference-pinned-group-dropped (pins), copied."""
     d = tmp_path_factory.mktemp("v3-base")
-    for name in ("reference-group-added", "reference-remnant"):
+    for name in ("reference-group-added", "reference-remnant", "reference-pinned-group-dropped"):
         for ext in ("json", "kcf"):
             shutil.copyfile(os.path.join(V3_DIR, f"{name}.{ext}"), d / f"{name}.{ext}")
     return d
@@ -87,6 +90,7 @@ def run_mutated(base, tmp_path, change, name="reference-group-added"):
 
 
 def test_the_unchanged_manifests_match(base):
+    """The base manifests, pins included, as written."""
     assert C.main([str(base)]) == 0
 
 
@@ -131,3 +135,23 @@ def test_check_fixtures_v3_finds_each_wrong_field(base, tmp_path, change):
 ], ids=["torn tail", "torn tail offset", "other's repaired"])
 def test_check_fixtures_v3_finds_a_wrong_tail(base, tmp_path, change):
     assert run_mutated(base, tmp_path, change, "reference-remnant") == 1
+
+
+def _flip_outcome(p):
+    p["outcome"] = "opens" if p["outcome"] == "rolledBack" else "rolledBack"
+
+
+@pytest.mark.parametrize("change", [
+    lambda m: _flip_outcome(m["pins"][0]),
+    lambda m: _flip_outcome(m["pins"][3]),
+    lambda m: m["pins"][3].update(head=m["pins"][0]["head"]),
+    lambda m: m["pins"][0].update(head=m["pins"][0]["head"] + "/"),
+    lambda m: m["pins"][0].update(outcome="fails"),
+    lambda m: m["pins"][0].update(extra=1),
+    lambda m: m["pins"][0]["credential"].update(password="not this keychain's password"),
+    lambda m: m.update(pins={}),
+    lambda m: m.update(pins=[]),
+], ids=["rolledBack said opens", "opens said rolledBack", "another head", "malformed head", "outcome not understood",
+        "pin field", "wrong credential", "pins not a list", "pins empty"])
+def test_check_fixtures_v3_finds_a_wrong_pin(base, tmp_path, change):
+    assert run_mutated(base, tmp_path, change, "reference-pinned-group-dropped") == 1
