@@ -40,18 +40,39 @@ struct ConformanceTests {
             try Self.check(name: "\(name), other credential \(index)", credentialObject: try #require(other["credential"] as? [String: Any]),
                            scope: other["scope"], expect: try #require(other["expect"] as? [String: Any]))
         }
+        // Format version 3, optional: heads pinned at an open (SPEC.md §15.4, §37.5), each with its outcome.
+        for (index, pin) in ((manifest["pins"] as? [[String: Any]]) ?? []).enumerated() {
+            try Self.checkPin(name: "\(name), pin \(index)", pin: pin)
+        }
+    }
+
+    /// Opens a copy of the fixture with the pin's credential and head, and compares the outcome (`opens` or
+    /// `rolledBack`) with the pin's.
+    static func checkPin(name: String, pin: [String: Any]) throws {
+        let fixtureName = name.components(separatedBy: ",")[0]
+        let credential = try Self.credential(try #require(pin["credential"] as? [String: Any]))
+        let head = try Head(try #require(pin["head"] as? String))
+        let directory = TemporaryDirectory()
+        let path = directory.file("fixture.kcf")
+        try FileManager.default.copyItem(atPath: Self.fixtures.appendingPathComponent("\(fixtureName).kcf").path, toPath: path)
+        let outcome = Result { () throws(KeychainError) in try Keychain.open(at: path, credential: credential, options: .init(expectedHead: head)) }
+        switch (pin["outcome"] as? String, outcome) {
+        case ("opens", .success), ("rolledBack", .failure(.rolledBack(_, _))): break
+        case (let expected, let got):
+            Issue.record("\(name): expected \(expected ?? "?") with the head \(head), got \(got)")
+        }
+    }
+
+    static func credential(_ object: [String: Any]) throws -> Credential {
+        if let password = object["password"] as? String { return .password(password) }
+        return .key(SymmetricKey(data: try hex(try #require(object["key"] as? String))))
     }
 
     /// Opens a copy of the fixture with one credential and compares what it finds with `expect`; `scope` is the
     /// manifest's (format version 3: `NSNull` for a full credential, or the groups it reaches).
     static func check(name: String, credentialObject: [String: Any], scope: Any?, expect: [String: Any]) throws {
         let fixtureName = name.components(separatedBy: ",")[0]
-        let credential: Credential
-        if let password = credentialObject["password"] as? String {
-            credential = .password(password)
-        } else {
-            credential = .key(SymmetricKey(data: try hex(try #require(credentialObject["key"] as? String))))
-        }
+        let credential = try Self.credential(credentialObject)
         // Opened from a copy: opening creates a lock file beside the keychain (SPEC.md §16), which does not
         // belong in Fixtures/.
         let directory = TemporaryDirectory()

@@ -35,12 +35,7 @@ struct KeychainV3ScopedRecoveryTests {
         let expect = try #require(entry["expect"] as? [String: Any])
         guard expect["outcome"] as? String == "fails", expect["error"] as? String == "corrupted" else { return }
         let credentialObject = try #require(entry["credential"] as? [String: Any])
-        let credential: Credential
-        if let password = credentialObject["password"] as? String {
-            credential = .password(password)
-        } else {
-            credential = .key(SymmetricKey(data: try hex(try #require(credentialObject["key"] as? String))))
-        }
+        let credential = try ConformanceTests.credential(credentialObject)
         let directory = TemporaryDirectory()
         let path = directory.file("fixture.kcf")
         try FileManager.default.copyItem(atPath: ConformanceTests.fixtures.appendingPathComponent("v3/\(name).kcf").path, toPath: path)
