@@ -69,7 +69,7 @@ FAILS_FIELDS = {"outcome", "error", "errorOffsetRange", "version"}
 TOP_FIELDS_V3 = TOP_FIELDS | {"scope", "otherCredentials", "pins"}
 PIN_FIELDS_V3 = {"credential", "head", "outcome"}
 PIN_OUTCOMES = ("opens", "rolledBack")
-OPENS_FIELDS_V3 = OPENS_FIELDS_V2 | {"groups", "groupHeads"}
+OPENS_FIELDS_V3 = OPENS_FIELDS_V2 | {"groups", "groupHeads", "tombstones"}
 OTHER_FIELDS_V3 = {"credential", "scope", "expect"}
 HEAD_FIELDS_V3 = {"keyID", "startEpoch", "sequence", "lastTag"}
 
@@ -432,7 +432,18 @@ def v3_group_heads(kc) -> list:
 
 
 def check_opens_v3(exp: dict, kc, out: list):
-    """Version 3's fields of expect beyond version 2's: groups and groupHeads."""
+    """Version 3's fields of expect beyond version 2's: groups, groupHeads and (optional) tombstones."""
+    if "tombstones" in exp:
+        expected = exp["tombstones"]
+        found = [{"id": i.hex(), "time": kc.tombstones[i], "group": kc.keys.names.get(kc.tombstone_groups[i], "?")}
+                 for i in sorted(kc.tombstones)]
+        if not isinstance(expected, list) or any(not isinstance(t, dict) or set(t) != {"id", "time", "group"}
+                                                 for t in expected):
+            out.append(f"tombstones {json.dumps(expected)} is not a list of {{id, time, group}}")
+        elif expected != sorted(expected, key=lambda t: t["id"]):
+            out.append("manifest tombstones are not sorted by id")
+        elif expected != found:
+            out.append(f"tombstones expected {json.dumps(expected)}, reader {json.dumps(found)}")
     if "groups" in exp:
         if not isinstance(exp["groups"], list) or exp["groups"] != sorted(exp["groups"]):
             out.append(f"manifest groups {json.dumps(exp['groups'])} are not a sorted list")

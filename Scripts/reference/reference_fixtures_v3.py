@@ -1003,6 +1003,30 @@ def more_forged_fixtures() -> list:
                                f"such: corrupted(0)' (§31.4 step 4 'No copy reads', before any slot: the wrong "
                                f"password too; §39)", corrupted(PW, OFFSET_0),
                                [corrupted(c, OFFSET_0) for c in (BOTH_PW, MAIL_PW, CHAT_PW, WRONG)]), bad))
+
+    # Row 3 again, its head left as written: B's last page dropped, the heads still naming it.
+    w, model, _ = groups_file(335, many=False, slots=SLOTS_WITH_B)
+    x = w.written_end
+
+    def drop_last_b(frame, segments, keys):
+        of_b = _of(frame, B_KEY_ID)
+        assert len(of_b) == 2, of_b
+        del segments[of_b[1]]
+        return segments
+    _once(w, drop_last_b)
+    b_pages(w, model, "xy")
+    x_end = w.written_end
+    put(w, model, K.GENERIC_PASSWORD, {"account": "after the forgery", "service": "s"}, b"after", MAIL)
+    at = ("corrupted", (x, x_end))
+    out.append(_more(
+        "reference-forged-last-page-dropped-head-kept", f"A commit at log offset {x} held two of B's pages; the second "
+        f"(B's last) was removed and the chain tag made again, B's head left as written (naming the removed page and "
+        f"its tag); then an honest commit in A. Holders of K_B: B's head names a page its chain does not have (§35.9 "
+        f"step 6); A's holder: B has one segment fewer than its head names (§35.9 step 7, §37.4). Every credential: "
+        f"corrupted at that record ([{x}, {x_end}), below the newest commit). A recovering read must list it for "
+        f"every credential (§37.6 rule 1): A's holder cannot anchor its count there, as B has a segment in the record "
+        f"and the heads do not name its tag", model, w, w.data,
+        full=at, both=at, mail=at, chat=at))
     return out
 
 

@@ -16,6 +16,9 @@ final class FixtureKeychain {
     /// Every access group an item was ever put in, and the default group (format version 3 keeps a group, with
     /// its key, once it was added: SPEC.md §32).
     private(set) var groups: Set<String> = [""]
+    /// Every item deleted, with when (milliseconds since 1970) and from which group: the tombstones a reader must
+    /// find (a rewrite keeps them, SPEC.md §36).
+    private(set) var tombstones: [ItemID: (time: Int64, group: String)] = [:]
 
     /// Fixtures use 1,000 PBKDF2 iterations: deliberately insecure, so that test suites do not spend their
     /// time in the key derivation (the KDF has its own vectors).
@@ -87,10 +90,10 @@ final class FixtureKeychain {
     }
 
     func delete(_ query: Query) throws {
-        clock.advance()
+        let now = clock.advance()
         let count = try keychain.delete(query)
         let removed = expected.filter { query.matches($0.value.attributes) }.map(\.key)
-        for reference in removed { expected.removeValue(forKey: reference) }
+        for reference in removed { remove(reference, at: now) }
         guard removed.count == count else { throw FixtureError("delete removed \(count) items, the model \(removed.count)") }
     }
 
@@ -118,7 +121,7 @@ final class FixtureKeychain {
             return references
         }
         let removed = expected.filter { query.matches($0.value.attributes) }.map(\.key)
-        for reference in removed { expected.removeValue(forKey: reference) }
+        for reference in removed { remove(reference, at: now) }
         for (reference, (attributes, secret)) in zip(references, items) {
             expected[reference] = (try stamp(attributes.withDefaults(), created: now, modified: now), secret)
             groups.insert(groupName(attributes))
@@ -155,6 +158,12 @@ final class FixtureKeychain {
         try keychain.changeCredential(from: old, to: new, keyDerivation: .pbkdf2(Self.iterations))
     }
 
+    /// Takes `reference` out of the expected items, leaving its tombstone.
+    private func remove(_ reference: PersistentReference, at time: Date) {
+        guard let removed = expected.removeValue(forKey: reference) else { return }
+        tombstones[reference.itemID] = (Int64((time.timeIntervalSince1970 * 1_000).rounded()), groupName(removed.attributes))
+    }
+
     private func stamp(_ attributes: ItemAttributes, created: Date, modified: Date) throws -> ItemAttributes {
         try attributes.setting(.creationDate, to: .date(created)).setting(.modificationDate, to: .date(modified))
     }
@@ -169,7 +178,7 @@ final class FixtureKeychain {
     /// What a reader must find: the items, the groups, and the groups' heads as the writer's last commit states
     /// them (format version 3; none before).
     var model: FixtureModel {
-        FixtureModel(expected: expected, groups: groups, groupHeads: keychain.head.groups)
+        FixtureModel(expected: expected, groups: groups, groupHeads: keychain.head.groups, tombstones: tombstones)
     }
 
     func headJSON() -> ManifestJSON {

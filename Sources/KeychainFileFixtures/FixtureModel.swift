@@ -7,12 +7,21 @@ struct FixtureModel {
     let expected: [PersistentReference: (attributes: ItemAttributes, secret: [UInt8])]
     var groups: Set<String> = [""]
     var groupHeads: [Head.Group] = []
+    var tombstones: [ItemID: (time: Int64, group: String)] = [:]
 
     /// What a credential reaching only `scope` sees: the items of those groups, and those groups. Heads are read
     /// by every holder (SPEC.md §35.7) and stay.
     func scoped(to scope: [String]) -> FixtureModel {
         FixtureModel(expected: expected.filter { scope.contains(groupName($0.value.attributes)) },
-                     groups: groups.intersection(scope), groupHeads: groupHeads)
+                     groups: groups.intersection(scope), groupHeads: groupHeads,
+                     tombstones: tombstones.filter { scope.contains($0.value.group) })
+    }
+
+    /// The tombstones sorted by item id: `{"id", "time", "group"}`, the time in milliseconds since 1970.
+    func tombstonesJSON() -> ManifestJSON {
+        .array(tombstones.sorted { hex($0.key.bytes) < hex($1.key.bytes) }.map { id, tombstone in
+            .object(["id": .string(hex(id.bytes)), "time": .integer(tombstone.time), "group": .string(tombstone.group)])
+        })
     }
 
     func groupsJSON() -> ManifestJSON { .array(groups.sorted().map { .string($0) }) }

@@ -111,6 +111,7 @@ struct FixtureWriter {
         if formatVersion == 3 {
             expect["groups"] = model.groupsJSON()
             expect["groupHeads"] = model.groupHeadsJSON()
+            expect["tombstones"] = model.tombstonesJSON()
             manifest["expect"] = .object(expect)
             manifest["scope"] = .null
         }

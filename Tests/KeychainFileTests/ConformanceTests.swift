@@ -172,6 +172,15 @@ struct ConformanceTests {
         #expect(keychain.head.groups.map { "\($0.keyID).\($0.startEpoch).\($0.sequence).\($0.lastTag.hexString)" }
                 == heads.map { "\($0["keyID"] ?? "").\($0["startEpoch"] ?? "").\($0["sequence"] ?? "").\($0["lastTag"] ?? "")" },
                 "\(name) group heads")
+        // Optional: every tombstone, with its time and group; a moved item's deletion in its old group is not one.
+        if let tombstones = expect["tombstones"] as? [[String: Any]] {
+            var found: [String] = []
+            for (id, time) in log.state.replayed.tombstones where keychain.withLock({ keychain.index[id] }) == nil {
+                let group = log.state.replayed.tombstoneGroups[id].flatMap { log.state.groups.names[$0] } ?? "?"
+                found.append("\(id.bytes.hexString).\(time).\(group)")
+            }
+            #expect(found.sorted() == tombstones.map { "\($0["id"] ?? "").\($0["time"] ?? "").\($0["group"] ?? "")" }, "\(name) tombstones")
+        }
     }
 
     @Test("Regenerating the fixtures writes byte-identical files", arguments: [1, 2, 3])
