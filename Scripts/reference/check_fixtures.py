@@ -29,7 +29,9 @@ the reference writer then appends a put, a transaction with a deletion, and the 
 A manifest with "formatVersion": 3 is read with kcf_reference_v3, with version 2's fields and: "scope" (null for a
 credential reaching the whole keychain, else the sorted names of the groups it reaches, "" the default group),
 "groups" and "groupHeads" in expect (the group names the opener sees; every group's head as the last applied
-commit's heads segment states it, decoded here from the log with the heads key), and "otherCredentials" (each
+commit's heads segment states it, decoded here from the log with the heads key), optionally "tombstones" in expect
+([{"id", "time", "group"}] sorted by id: the tombstones the opener reads, with the group whose page holds each), and
+"otherCredentials" (each
 {"credential", "scope", "expect"}, opened and checked as the manifest's own). The reference writer then appends, with
 every credential that opens, a put, a transaction with a deletion and the same in parts, in the groups that credential
 reaches; after the transaction every other credential of the manifest must see exactly its groups' part of it. An

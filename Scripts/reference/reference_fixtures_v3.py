@@ -1027,6 +1027,28 @@ def more_forged_fixtures() -> list:
         f"every credential (§37.6 rule 1): A's holder cannot anchor its count there, as B has a segment in the record "
         f"and the heads do not name its tag", model, w, w.data,
         full=at, both=at, mail=at, chat=at))
+    # Damage, then a commit whose heads leave B out: past the damage, A's holder's count of B is a lower bound, and
+    # heads that no longer name B do not set it again.
+    w, model, _ = groups_file(336, many=False, slots=SLOTS_WITH_B)
+    b_pages(w, model, "xy")
+    lost_start = w.written_end
+    commit(w, model, [w.make_put(K.GENERIC_PASSWORD, {"account": f"lost b page {c}", "service": "s", "label": c * 5000,
+                                                      "accessGroup": CHAT}, c.encode()) for c in "uv"])
+    lost_end = w.written_end
+    _once(w, lambda frame, segments, keys: _reseal_heads(segments, frame, keys, lambda heads: heads.pop(B_KEY_ID)))
+    put(w, model, K.GENERIC_PASSWORD, {"account": "forged: heads leave B out", "service": "s"}, b"x", MAIL)
+    data = bytearray(w.data)
+    for offset in range(lost_start, lost_end):
+        data[w.layout.physical(offset)] ^= 0xA5
+    at = ("corrupted", (lost_start, lost_end))
+    out.append(_more(
+        "reference-forged-heads-without-group-after-damage", f"Two commits of two of B's pages each; the second "
+        f"(log offsets [{lost_start}, {lost_end})) then destroyed beyond what parity repairs (every byte XORed with "
+        f"a5); after it, a commit in A whose heads were re-sealed without B's head, the chain tag made again. Every "
+        f"credential: corrupted at the destroyed record. A recovering read lists the destroyed bytes and, for every "
+        f"credential, the commit whose heads leave B out (§37.6 rules 1 and 5): A's holder, whose count of B is a "
+        f"lower bound past the damage, does not let heads that no longer name B set it again", model, w, bytes(data),
+        full=at, both=at, mail=at, chat=at))
     return out
 
 

@@ -33,7 +33,9 @@ REFERENCE_NAMES = ["reference-empty", "reference-groups", "reference-scoped-writ
                    "reference-forged-runs-of-two-files", "reference-forged-later-run-mac-bad",
                    "reference-forged-rewrite-without-group", "reference-forged-page-ciphertext-changed",
                    "reference-forged-last-page-dropped", "reference-forged-chain-start-malformed-one-run",
-                   "reference-forged-chain-start-malformed-both-runs", "reference-pinned-scoped-rollback",
+                   "reference-forged-chain-start-malformed-both-runs", "reference-forged-last-page-dropped-head-kept",
+                   "reference-forged-heads-without-group-after-damage",
+                   "reference-pinned-scoped-rollback",
                    "reference-pinned-own-group-rollback", "reference-pinned-rewrites", "reference-pinned-group-added",
                    "reference-pinned-group-dropped", "reference-pinned-fork-compacted"]
 

@@ -272,7 +272,7 @@ struct ReplayV2 {
     /// - Parameter groups: version 3: the group chains before the record, moved past it when it verifies.
     mutating func readRecordForReplay(
         at position: Int, after head: Head, limit: Int, groups: inout [UInt8: GroupChainV3], others: inout [UInt8: OpaqueChainV3],
-        anchorsOthers: Bool = false
+        otherHeads: OtherHeadsCheckV3 = .refuse
     ) throws(KeychainError) -> ReplayedRecordV2 {
         try loadRecord(at: position, limit: limit)
         let record: ReplayedRecordV2
@@ -287,7 +287,7 @@ struct ReplayV2 {
             record = try inLog { () throws(KeychainError) in
                 try RecordV3ReplayDecoder.decode(
                     window, at: position - windowStart, previousChain: head.chainValue, keys: keys, groupNames: names,
-                    followsEveryGroup: followsEveryGroup, groups: &moved, others: &movedOthers, anchorsOthers: anchorsOthers)
+                    followsEveryGroup: followsEveryGroup, groups: &moved, others: &movedOthers, otherHeads: otherHeads)
             }
         }
         try checkSequence(record.sequence, at: position, after: head)

@@ -23,6 +23,9 @@ struct ReplayedRecordV2 {
     var heads: HeadsV3? = nil
     /// Version 3, a scoped holder: the segments of groups it does not follow, in record order, as their bytes.
     var opaque: [OpaqueSegmentV3] = []
+    /// Version 3, a scoped holder's recovering read (``OtherHeadsCheckV3/report``): how the commit's heads disagree
+    /// with the segments of a group it does not follow, in words.
+    var otherHeadsMismatch: String? = nil
 
     /// What a version 3 entry does to its item's place in a group.
     enum Placement {

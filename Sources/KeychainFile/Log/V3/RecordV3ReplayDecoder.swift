@@ -22,9 +22,7 @@ enum RecordV3ReplayDecoder {
     ///     unchanged when this throws.
     ///   - others: a scoped holder's count of each other group's segments and their last page tag, checked against
     ///     each commit's heads (§2.6); moved past this record when it verifies. A full holder's stays empty.
-    ///   - anchorsOthers: the count is not known (a recovering read past damage, SPEC.md §37.6 rule 1): a commit's
-    ///     heads are not checked against it but set it, save that a group with segments here must have a head whose
-    ///     tag is its last segment's.
+    ///   - otherHeads: how a commit's heads are held against `others` (``OtherHeadsCheckV3``).
     /// - Throws: what ``RecordV3Decoder/decode(_:at:previousChain:keys:groups:)`` throws, its offsets made offsets in
     ///   `bytes`; `.corrupted` for a segment or a head of a group the reader does not follow. A put whose access
     ///   group is not its page's is the record's ``ReplayedRecordV2/violation``: it authenticated, so no damage made
@@ -32,7 +30,7 @@ enum RecordV3ReplayDecoder {
     static func decode(
         _ bytes: [UInt8], at offset: Int, previousChain: [UInt8], keys: RecordKeysV3, groupNames: [UInt8: String],
         followsEveryGroup: Bool = true, groups: inout [UInt8: GroupChainV3], others: inout [UInt8: OpaqueChainV3],
-        anchorsOthers: Bool = false
+        otherHeads: OtherHeadsCheckV3 = .refuse
     ) throws(KeychainError) -> ReplayedRecordV2 {
         var chains = groups
         let decoded: DecodedRecordV3
@@ -80,7 +78,8 @@ enum RecordV3ReplayDecoder {
             }
         }
         if !followsEveryGroup {
-            others = try Self.others(after: decoded, at: offset, followed: chains, others: others, keys: keys, anchoring: anchorsOthers)
+            (others, record.otherHeadsMismatch) = try Self.others(
+                after: decoded, at: offset, followed: chains, others: others, keys: keys, check: otherHeads)
             record.opaque = decoded.segments.compactMap { if case .opaque(let opaque) = $0 { return opaque } else { return nil } }
         }
         groups = chains
@@ -92,38 +91,61 @@ enum RecordV3ReplayDecoder {
     /// an earlier commit named (kept from then on, segments or not: a group is never removed).
     private static func others(
         after record: DecodedRecordV3, at offset: Int, followed: [UInt8: GroupChainV3], others: [UInt8: OpaqueChainV3], keys: RecordKeysV3,
-        anchoring: Bool
-    ) throws(KeychainError) -> [UInt8: OpaqueChainV3] {
+        check: OtherHeadsCheckV3
+    ) throws(KeychainError) -> (others: [UInt8: OpaqueChainV3], mismatch: String?) {
         var moved = others
+        var here: Set<UInt8> = []
         for case .opaque(let opaque) in record.segments {
+            here.insert(opaque.keyID)
             moved[opaque.keyID, default: OpaqueChainV3(keyID: opaque.keyID, startEpoch: keys.startEpoch(of: opaque.keyID), watching: keys.watchedPages[opaque.keyID])]
                 .advance(pageTag: opaque.bytes[opaque.segment.pageTag], byteCount: opaque.bytes.count)
         }
-        if anchoring, let heads = record.heads {
-            var anchored: [UInt8: OpaqueChainV3] = [:]
-            for head in heads.groups where followed[head.keyID] == nil {
-                anchored[head.keyID] = OpaqueChainV3(anchoredAt: head, watching: keys.watchedPages[head.keyID])
-            }
-            for case .opaque(let opaque) in record.segments {
-                guard let head = heads[opaque.keyID], let last = moved[opaque.keyID], ChainTagV3.matches(head.lastTag, last.lastTag) else {
-                    throw .corrupted(
-                        offset: offset, reason: "record \(record.sequence): group \(opaque.keyID) has segments here, and the heads do not name the last one's tag")
-                }
-            }
-            return anchored
+        guard let heads = record.heads else { return (moved, nil) }
+        if check == .anchor {
+            return (try anchored(moved, segmentsHere: here, to: heads, of: record.sequence, at: offset, followed: followed, keys: keys), nil)
         }
-        if let heads = record.heads {
-            let named = Set(heads.groups.map(\.keyID)).union(moved.keys).filter { followed[$0] == nil }
-            for keyID in named.sorted() {
-                let chain = moved[keyID] ?? OpaqueChainV3(keyID: keyID, startEpoch: keys.startEpoch(of: keyID), watching: keys.watchedPages[keyID])
-                do {
-                    try chain.check(against: heads, at: 0)
-                } catch .corrupted(_, let reason) {
-                    throw .corrupted(offset: offset, reason: "record \(record.sequence): \(reason)")
-                }
-                moved[keyID] = chain
+        let named = Set(heads.groups.map(\.keyID)).union(moved.keys).filter { followed[$0] == nil }
+        var mismatch: String? = nil
+        for keyID in named.sorted() {
+            let chain = moved[keyID] ?? OpaqueChainV3(keyID: keyID, startEpoch: keys.startEpoch(of: keyID), watching: keys.watchedPages[keyID])
+            do {
+                try chain.check(against: heads, at: 0)
+            } catch .corrupted(_, let reason) {
+                guard check == .report else { throw .corrupted(offset: offset, reason: "record \(record.sequence): \(reason)") }
+                mismatch = mismatch ?? "record \(record.sequence): \(reason)"
+            }
+            moved[keyID] = chain
+        }
+        return (moved, mismatch)
+    }
+
+    /// The count set again from `heads` past damage (``OtherHeadsCheckV3/anchor``), `counted` being what the segments
+    /// read still show: at least that far, in the same chains.
+    static func anchored(
+        _ counted: [UInt8: OpaqueChainV3], segmentsHere: Set<UInt8>, to heads: HeadsV3, of sequence: UInt64, at offset: Int,
+        followed: [UInt8: GroupChainV3], keys: RecordKeysV3
+    ) throws(KeychainError) -> [UInt8: OpaqueChainV3] {
+        var anchored: [UInt8: OpaqueChainV3] = [:]
+        for head in heads.groups where followed[head.keyID] == nil {
+            guard head.startEpoch == keys.startEpoch(of: head.keyID) else {
+                throw .corrupted(
+                    offset: offset, reason: "record \(sequence): the heads say group \(head.keyID)'s chain began in epoch \(head.startEpoch), the header says \(keys.startEpoch(of: head.keyID))")
+            }
+            anchored[head.keyID] = OpaqueChainV3(anchoredAt: head, watching: keys.watchedPages[head.keyID])
+        }
+        for (keyID, chain) in counted where followed[keyID] == nil {
+            guard let head = heads[keyID] else {
+                throw .corrupted(offset: offset, reason: "record \(sequence): the heads no longer name group \(keyID), which the file named or held segments of")
+            }
+            guard head.groupSequence >= chain.sequence else {
+                throw .corrupted(
+                    offset: offset, reason: "record \(sequence): the heads put group \(keyID) at page \(head.groupSequence), behind the \(chain.sequence) segments of it read")
+            }
+            if segmentsHere.contains(keyID), !ChainTagV3.matches(head.lastTag, chain.lastTag) {
+                throw .corrupted(
+                    offset: offset, reason: "record \(sequence): group \(keyID) has segments here, and the heads do not name the last one's tag")
             }
         }
-        return moved
+        return anchored
     }
 }

@@ -33,36 +33,23 @@ extension ReplayV2 {
             // what parity repaired.
             var groups = chains.mapValues(\.chain)
             var record: ReplayedRecordV2? = nil
+            // Why the record failed to verify as the next one of this file, when it was read so.
+            var refusal: KeychainError? = nil
             if heldPages.isEmpty, chains.values.allSatisfy(\.isProven) {
                 var moved = groups
                 var movedOthers = others
-                var refusal: KeychainError? = nil
+                let check: OtherHeadsCheckV3 = othersKnown ? .report : .anchor
                 do {
                     record = try readRecordForReplay(
-                        at: position, after: head, limit: committedEnd, groups: &moved, others: &movedOthers, anchorsOthers: !othersKnown)
+                        at: position, after: head, limit: committedEnd, groups: &moved, others: &movedOthers, otherHeads: check)
                 } catch { refusal = error }
                 if record == nil, (try? proposeRepairs(from: position)) == true {
                     moved = groups
                     movedOthers = others
                     do {
                         record = try readRecordForReplay(
-                            at: position, after: head, limit: committedEnd, groups: &moved, others: &movedOthers, anchorsOthers: !othersKnown)
+                            at: position, after: head, limit: committedEnd, groups: &moved, others: &movedOthers, otherHeads: check)
                     } catch { refusal = error }
-                }
-                if record == nil, !followsEveryGroup, othersKnown {
-                    // Verified in all but the other groups' heads: pages of a group this holder cannot read were
-                    // dropped, added or replaced. Its own pages are applied; what the group lost only its holders can tell.
-                    moved = groups
-                    movedOthers = others
-                    if let anchored = try? readRecordForReplay(
-                        at: position, after: head, limit: committedEnd, groups: &moved, others: &movedOthers, anchorsOthers: true) {
-                        record = anchored
-                        var reason = "another group's head does not match its segments"
-                        if case .corrupted(_, let why)? = refusal { reason = why }
-                        damage.append(Damage(
-                            offset: HealingLayout.physical(position), loss: .region(byteCount: 0),
-                            reason: "record \(anchored.sequence) verifies, but not against the pages of a group this credential cannot read (\(reason)); that group's holders refuse the file"))
-                    }
                 }
                 groups = moved
                 if record != nil { others = movedOthers }
@@ -71,6 +58,12 @@ extension ReplayV2 {
             }
             if let record, record.violation == nil {
                 if record.heads != nil { othersKnown = true }
+                if let mismatch = record.otherHeadsMismatch {
+                    // Pages of a group this holder cannot read were dropped, added or replaced: its own are applied.
+                    damage.append(Damage(
+                        offset: HealingLayout.physical(position), loss: .region(byteCount: 0),
+                        reason: "record \(record.sequence) verifies, but not against the pages of a group this credential cannot read (\(mismatch)); that group's holders refuse the file"))
+                }
                 applyVerifiedV3(record, groupNames: groupNames, at: position)
                 if let heads = record.heads {
                     // The heads matched every followed chain: each is where its writer left it.
@@ -90,6 +83,9 @@ extension ReplayV2 {
                 // A sequence number the frame check does not confirm is taken to be the next.
                 let sequence = walked.frameCheckPasses ? walked.sequence : head.sequence &+ 1
                 let listed = damage.count
+                if !followsEveryGroup {
+                    checkOtherHeads(of: walked, sequence: sequence, keys: keys, others: others, followed: chains.mapValues(\.chain))
+                }
                 applyPagesV3(
                     of: walked, sequence: sequence, keys: keys, groupNames: groupNames, followsEveryGroup: followsEveryGroup, chains: &chains,
                     heldPages: &heldPages)
@@ -107,6 +103,14 @@ extension ReplayV2 {
                     damage.append(Damage(
                         offset: HealingLayout.physical(position), loss: .region(byteCount: 0),
                         reason: "record \(sequence) does not verify (its chain tag or heads), though every page of it this credential reads opens"))
+                } else if verified, let refusal, damage.count == listed {
+                    // It verifies on its own, but a plain open refuses it here (another group's heads past damage,
+                    // its sequence), and nothing its pages showed said why: said, for the same reason.
+                    var reason = "\(refusal)"
+                    if case .corrupted(_, let why) = refusal { reason = why }
+                    damage.append(Damage(
+                        offset: HealingLayout.physical(position), loss: .region(byteCount: 0),
+                        reason: "record \(sequence) verifies on its own, but not as the next record of this file: \(reason)"))
                 }
                 // The chain tag binds the frame and every page's tag to the record before: when it matches, the
                 // record is linked to it though a page's bytes behind its tag are damaged (SPEC.md §35.8). When the tag
@@ -181,6 +185,24 @@ extension ReplayV2 {
         // Walking the next record may move the window: `walked`'s ranges are not read after it.
         guard let next = walkRecordV3(at: end, limit: committedEnd), chainTagMatches(of: next, after: computed, keys: keys) else { return nil }
         return computed
+    }
+
+    /// A scoped holder's check of the heads of a record read by rule 2 against what its count still shows of the groups
+    /// it does not follow, a lower bound past damage (SPEC.md §37.6 rule 1): heads that drop a group counted or named
+    /// before, give it another start epoch or put it behind its segments read are listed.
+    private mutating func checkOtherHeads(
+        of walked: WalkedRecordV3, sequence: UInt64, keys: RecordKeysV3, others: [UInt8: OpaqueChainV3], followed: [UInt8: GroupChainV3]
+    ) {
+        guard let box = walked.heads, let heads = try? HeadsV3.open(window, box: box.pageBox, keys: keys, sequence: sequence, base: 0) else { return }
+        do {
+            _ = try RecordV3ReplayDecoder.anchored(others, segmentsHere: [], to: heads, of: sequence, at: 0, followed: followed, keys: keys)
+        } catch {
+            var reason = "\(error)"
+            if case .corrupted(_, let why) = error { reason = why }
+            damage.append(Damage(
+                offset: HealingLayout.physical(windowStart + box.range.lowerBound), loss: .region(byteCount: 0),
+                reason: "\(reason), though a group this credential cannot read is never removed nor moved back; that group's holders refuse the file"))
+        }
     }
 
     /// Applies the pages of a record that does not verify whole, each as the next page of its group's chain, then

@@ -49,7 +49,7 @@ struct KeychainV3ScopedRecoveryTests {
         #expect(listed.count > 0, "\(fixtureCase): a plain open refuses it, and a recovering read lists nothing")
     }
 
-    @Test("A page of another group dropped, its head left naming it: the holder of A, which cannot read that group, serves its own items and lists the record")
+    @Test("A page of another group dropped, its head left naming it: the holder of A, which cannot read that group, serves its own items and lists each commit whose heads disagree with that group's segments")
     func droppedPageOfAnotherGroupListed() throws {
         let name = "reference-forged-dropped-page"
         let manifest = try Self.manifest(name)
@@ -62,9 +62,11 @@ struct KeychainV3ScopedRecoveryTests {
         #expect(throws: KeychainError.self) { _ = try Keychain.open(at: path, credential: mailHolder) }
         let recovered = try Keychain.open(at: path, credential: mailHolder, options: .init(recover: true))
         let damage = recovered.recovery?.damage ?? []
-        #expect(damage.count == 1, "\(damage)")
-        #expect(damage.first?.loss == .region(byteCount: 0))
-        #expect(damage.first?.reason.contains("group 3") == true, "\(damage)")
+        // The forged commit, and the honest one after it, which carries B's head as the forgery left it: the heads of
+        // each disagree with B's segments in the file.
+        #expect(damage.count == 2, "\(damage)")
+        #expect(damage.allSatisfy { $0.loss == .region(byteCount: 0) && $0.reason.contains("group 3 has 4 segments") }, "\(damage)")
+        #expect(damage.first?.reason.hasPrefix("record 9 ") == true, "\(damage)")
         // Its own group's items, the honest commit after the forgery's among them.
         let accounts = Set(try recovered.search(Query(.genericPassword, limit: .all), returning: [.attributes]).compactMap { $0.attributes?.string(.account) })
         #expect(accounts.contains("after the forgery"), "\(accounts.sorted())")
@@ -84,5 +86,27 @@ struct KeychainV3ScopedRecoveryTests {
         let served = try liveSecrets(recovered)
         #expect(served == (added["A"] ?? [:]), "group A's 30 items, as written")
         withExtendedLifetime(directory) {}
+    }
+
+    @Test("Damage, then a commit whose heads leave group B out: every credential's recovering read lists that commit, beside the lost bytes — the holder of A too, whose count of B past the damage is a lower bound the heads must keep")
+    func headsWithoutGroupAfterDamage() throws {
+        let name = "reference-forged-heads-without-group-after-damage"
+        let manifest = try Self.manifest(name)
+        var credentials = [try ConformanceTests.credential(try #require(manifest["credential"] as? [String: Any]))]
+        for other in (manifest["otherCredentials"] as? [[String: Any]]) ?? [] {
+            let expect = try #require(other["expect"] as? [String: Any])
+            guard expect["error"] as? String == "corrupted" else { continue }
+            credentials.append(try ConformanceTests.credential(try #require(other["credential"] as? [String: Any])))
+        }
+        #expect(credentials.count == 4)
+        for (index, credential) in credentials.enumerated() {
+            let directory = TemporaryDirectory()
+            let path = directory.file("fixture.kcf")
+            try FileManager.default.copyItem(atPath: ConformanceTests.fixtures.appendingPathComponent("v3/\(name).kcf").path, toPath: path)
+            let recovered = try Keychain.open(at: path, credential: credential, options: .init(recover: true))
+            let damage = costs(recovered.recovery?.damage ?? [])
+            #expect(damage.contains { if case .region(let count) = $0.loss { count > 4_400 } else { false } }, "credential \(index): \(damage)")
+            #expect(damage.contains { $0.loss == .region(byteCount: 0) && $0.reason.contains("group 3") }, "credential \(index): \(damage)")
+        }
     }
 }
