@@ -20,6 +20,13 @@ struct KeychainV3ScopedRecoveryTests {
         }
     }
 
+    /// A copy of the fixture `v3/<name>.kcf` in `directory` (opening makes a lock file, which does not belong in Fixtures/).
+    static func copy(_ name: String, into directory: TemporaryDirectory) throws -> String {
+        let path = directory.file("fixture.kcf")
+        try FileManager.default.copyItem(atPath: ConformanceTests.fixtures.appendingPathComponent("v3/\(name).kcf").path, toPath: path)
+        return path
+    }
+
     static func manifest(_ name: String) throws -> [String: Any] {
         let url = ConformanceTests.fixtures.appendingPathComponent("v3/\(name).json")
         return try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
@@ -37,8 +44,7 @@ struct KeychainV3ScopedRecoveryTests {
         let credentialObject = try #require(entry["credential"] as? [String: Any])
         let credential = try ConformanceTests.credential(credentialObject)
         let directory = TemporaryDirectory()
-        let path = directory.file("fixture.kcf")
-        try FileManager.default.copyItem(atPath: ConformanceTests.fixtures.appendingPathComponent("v3/\(name).kcf").path, toPath: path)
+        let path = try Self.copy(name, into: directory)
         let recovered: Keychain
         do {
             recovered = try Keychain.open(at: path, credential: credential, options: .init(recover: true))
@@ -57,8 +63,7 @@ struct KeychainV3ScopedRecoveryTests {
         let mailHolder = Credential.password("the mail holder's password")
         try #require(others.contains { ($0["credential"] as? [String: Any])?["password"] as? String == "the mail holder's password" })
         let directory = TemporaryDirectory()
-        let path = directory.file("fixture.kcf")
-        try FileManager.default.copyItem(atPath: ConformanceTests.fixtures.appendingPathComponent("v3/\(name).kcf").path, toPath: path)
+        let path = try Self.copy(name, into: directory)
         #expect(throws: KeychainError.self) { _ = try Keychain.open(at: path, credential: mailHolder) }
         let recovered = try Keychain.open(at: path, credential: mailHolder, options: .init(recover: true))
         let damage = recovered.recovery?.damage ?? []
@@ -101,8 +106,7 @@ struct KeychainV3ScopedRecoveryTests {
         #expect(credentials.count == 4)
         for (index, credential) in credentials.enumerated() {
             let directory = TemporaryDirectory()
-            let path = directory.file("fixture.kcf")
-            try FileManager.default.copyItem(atPath: ConformanceTests.fixtures.appendingPathComponent("v3/\(name).kcf").path, toPath: path)
+            let path = try Self.copy(name, into: directory)
             let recovered = try Keychain.open(at: path, credential: credential, options: .init(recover: true))
             let damage = costs(recovered.recovery?.damage ?? [])
             #expect(damage.contains { if case .region(let count) = $0.loss { count > 4_400 } else { false } }, "credential \(index): \(damage)")
