@@ -235,13 +235,14 @@ public struct Batch: ~Copyable {
         try stage([entry])
     }
 
-    private mutating func stage(_ newEntries: [LogEntry]) throws(KeychainError) {
+    mutating func stage(_ newEntries: [LogEntry]) throws(KeychainError) {
         // What is staged now may remove or change items, moving the trailing adds' items in the index.
         keepTrailingAdds()
-        let decoded: [DecodedEntry] = newEntries.map { entry in
+        let decoded: [DecodedEntry] = newEntries.compactMap { entry in
             switch entry {
             case .put(let id, let attributes, _): return .put(id: id, attributes: attributes, secret: Batch.unsealed)
-            case .delete(let id): return .delete(id: id)
+            case .delete(let id), .deletion(let id, _): return .delete(id: id)
+            case .tombstone: return nil
             }
         }
         for entry in decoded {
@@ -301,7 +302,8 @@ public struct Batch: ~Copyable {
         for index in start..<entries.count {
             switch entries[index] {
             case .put(let id, _, _): latestPuts?[id] = index
-            case .delete(let id): latestPuts?[id] = nil
+            case .delete(let id), .deletion(let id, _): latestPuts?[id] = nil
+            case .tombstone: break
             }
         }
     }

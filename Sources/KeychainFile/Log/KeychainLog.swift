@@ -85,6 +85,9 @@ protocol KeychainLog: AnyObject {
 extension KeychainLog {
     var accessScope: [String]? { nil }
 
+    /// The deleted ids and their times the file keeps for merging (SPEC.md §24.4); none in version 1.
+    var tombstones: [ItemID: Int64] { [:] }
+
     /// ``append(_:before:using:)`` for entries that add items only (tests): no item was live before.
     func append<Entries: RandomAccessCollection<LogEntry>>(
         _ entries: Entries, using generator: inout RandomSource

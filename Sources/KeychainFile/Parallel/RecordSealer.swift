@@ -79,7 +79,7 @@ struct RecordSealer {
         static func firstBoxByteCount(_ entry: LogEntry) -> Int {
             switch entry {
             case .put(_, let attributes, _): AttributeCoding.encodedByteCount(attributes) + Format.boxOverhead
-            case .delete: 16 + Format.boxOverhead
+            case .delete, .deletion, .tombstone: 16 + Format.boxOverhead
             }
         }
     }
@@ -141,7 +141,7 @@ struct RecordSealer {
     private static func weight(_ job: Job) -> Int {
         switch job.entry {
         case .put(_, let attributes, let secret): 64 + attributes.encoded.count + secret.count
-        case .delete: 64
+        case .delete, .deletion, .tombstone: 64
         }
     }
 
@@ -172,9 +172,11 @@ struct RecordSealer {
                     into: UnsafeMutableRawBufferPointer(rebasing: boxes[offset..<(offset + boxByteCount)]), job, record, id,
                     key: key, nonce: secretNonce)
             }
-        case .delete(let id):
+        case .delete(let id), .deletion(let id, _):
             id.withUnsafeBytes { plaintext.copyMemory(from: $0) }
             try sealInPlace(box, record, job.entryIndex, .deletion, nil, key: key, nonce: job.nonce)
+        case .tombstone:
+            throw .invalidParameter("internal error: a version 1 record cannot hold a tombstone")
         }
     }
 

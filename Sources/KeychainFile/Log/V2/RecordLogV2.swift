@@ -90,6 +90,7 @@ final class RecordLogV2 {
     var formatVersion: Int { Int(FileHeaderV2.version) }
     var fileID: [UInt8] { state.header.fileID }
     var epoch: UInt64 { state.header.epoch }
+    var tombstones: [ItemID: Int64] { state.replayed.tombstones }
     var masterKey: SymmetricKey { state.masterKey }
     var head: Head { state.replayed.head }
     var end: Int { state.replayed.end }
@@ -390,6 +391,12 @@ final class RecordLogV2 {
                 case .delete(let id):
                     sealed.append(.delete(id: id, time: time))
                     deletions.append((id, time))
+                case .deletion(let id, let deleted):
+                    sealed.append(.delete(id: id, time: deleted))
+                    deletions.append((id, deleted))
+                case .tombstone(let id, let deleted):
+                    sealed.append(.tombstone(id: id, time: deleted))
+                    deletions.append((id, deleted))
                 }
             }
             defer { EntryV2.wipeSecrets(&sealed) }
@@ -439,7 +446,7 @@ final class RecordLogV2 {
                 let entry = 1 + 4 + AttributeCoding.encodedByteCount(attributes) + 4 + 16
                 let page = paddedPages ? max(256, 2 * entry) : entry
                 size = page + entry / 128 + RecordV2.boxFieldHeaderSize + secret.count + 28
-            case .delete:
+            case .delete, .deletion, .tombstone:
                 size = paddedPages ? 256 : 26
             }
             if index > start, bytes + size > partLimit {

@@ -135,6 +135,19 @@ extension RecordLogV3 {
                     sealedGroups.append(keyID)
                     deletions.append((id, time, keyID))
                     touched[id] = 0
+                case .deletion(let id, let deleted):
+                    let keyID = groupBefore(id) ?? Self.defaultKeyID
+                    sealed.append(.delete(id: id, time: deleted))
+                    sealedGroups.append(keyID)
+                    deletions.append((id, deleted, keyID))
+                    touched[id] = 0
+                case .tombstone(let id, let deleted):
+                    // In the group the item is live in (§36 refuses a tombstone of an item live in another group); for an
+                    // id no one holds, the group of its last deletion here, else the default group.
+                    let keyID = groupBefore(id) ?? state.replayed.tombstoneGroups[id] ?? Self.defaultKeyID
+                    sealed.append(.tombstone(id: id, time: deleted))
+                    sealedGroups.append(keyID)
+                    deletions.append((id, deleted, keyID))
                 }
             }
             let sequence = head.sequence + 1 + UInt64(part)

@@ -103,6 +103,7 @@ final class RecordLogV3 {
     var formatVersion: Int { Int(FileHeaderV3.version) }
     var fileID: [UInt8] { state.header.fileID }
     var epoch: UInt64 { state.header.epoch }
+    var tombstones: [ItemID: Int64] { state.replayed.tombstones }
     /// The log key `K_log`: what every credential of the file holds.
     var masterKey: SymmetricKey { state.logKey }
     /// The last record's head with every group's as the last commit left them (§37.5): what a caller pins.

@@ -1,0 +1,22 @@
+/// What ``Keychain/merge(from:base:importing:)`` changed in the keychain it merged into.
+///
+/// For example:
+/// ```swift
+/// let report = try ours.merge(from: theirs, base: base)
+/// print("\(report.added) added, \(report.changed) changed, \(report.deleted) deleted, \(report.conflicts.count) conflicts")
+/// ```
+public struct MergeReport: Sendable, Hashable {
+    /// Items the keychain did not hold before, conflict copies included.
+    public var added: Int = 0
+    /// Items the keychain held at another version before.
+    public var changed: Int = 0
+    /// Items the keychain held that the merge deleted (each keeps a tombstone).
+    public var deleted: Int = 0
+    /// Deletions recorded for ids the keychain did not hold (so that a later merge knows of them).
+    public var tombstones: Int = 0
+    /// The conflicts met, ordered by item id; each kept both versions.
+    public var conflicts: [MergeConflict] = []
+
+    /// Whether the merge wrote nothing: the keychain already held everything the other copy had.
+    public var isUnchanged: Bool { added == 0 && changed == 0 && deleted == 0 && tombstones == 0 }
+}
