@@ -52,6 +52,15 @@ extension Keychain {
             if keeping == .copy {
                 let secret = try batch.decryptSecret(copy)
                 let dated = try attributes.setting(.modificationDate, to: .date(batch.now))
+                // The version the item held is set aside too: a tombstone of the id its conflict copy would have
+                // keeps a later merge with a copy still holding it from keeping it again (SPEC.md §43.4).
+                if let item = batch.state[origin], log.formatVersion >= 2 {
+                    let previous = MergeVersion(id: origin, attributes: item.attributes.detached(), secret: try batch.decryptSecret(item))
+                    let dismissed = ConflictCopy.id(origin: origin, digest: previous.digest)
+                    if batch.state[dismissed] == nil {
+                        entries.append(.tombstone(id: dismissed, time: RecordLogV2.milliseconds(batch.now)))
+                    }
+                }
                 entries.append(.put(id: origin, attributes: dated, secret: .bytes(secret)))
             }
             try batch.stage(entries)

@@ -59,7 +59,8 @@ extension Keychain {
             let ours = try batch.mergeEntries(tombstones: log.tombstones)
             let outcome = try CopyMerger.merge(ours: ours, theirs: theirs, base: baseEntries)
             var report = MergeReport()
-            report.conflicts = outcome.conflicts
+            // A conflict whose copy this keychain holds already was reported by the merge that made it.
+            report.conflicts = outcome.conflicts.filter { conflict in conflict.copyID.map { ours[$0]?.version == nil } ?? true }
             var deletions: [LogEntry] = []
             var puts: [LogEntry] = []
             for id in outcome.result.keys.sorted(by: { $0.bytesPrecede($1) }) {

@@ -47,6 +47,8 @@ protocol KeychainLog: AnyObject {
     /// The access groups the credential that opened the file reaches, in increasing key id; `nil` when it
     /// reaches the whole keychain (every version 1 and 2 credential does).
     var accessScope: [String]? { get }
+    /// The deleted ids and their times the file keeps for merging (SPEC.md §24.4); none in version 1.
+    var tombstones: [ItemID: Int64] { get }
     /// The lock file's acknowledgement of this log's head (SPEC.md §16.1), or `nil` for a format that needs none
     /// (the caller then withdraws any block an earlier file left).
     func acknowledgementBytes() -> [UInt8]?
@@ -84,8 +86,6 @@ protocol KeychainLog: AnyObject {
 
 extension KeychainLog {
     var accessScope: [String]? { nil }
-
-    /// The deleted ids and their times the file keeps for merging (SPEC.md §24.4); none in version 1.
     var tombstones: [ItemID: Int64] { [:] }
 
     /// ``append(_:before:using:)`` for entries that add items only (tests): no item was live before.

@@ -96,19 +96,13 @@ enum ConflictCopy {
         return (origin, unmarked)
     }
 
+    /// The id 32 lowercase hexadecimal digits spell, as a marker writes it; nil for anything else.
     private static func itemID(hexadecimal digits: [UInt8]) -> ItemID? {
-        guard digits.count == 32 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
-        var index = 0
-        while index < 32 {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return try? ItemID(bytes: bytes)
+        guard digits.allSatisfy({ nibble($0) != nil }), let text = String(validating: digits, as: UTF8.self) else { return nil }
+        return try? ItemID(hexadecimal: text)
     }
 
+    /// The value of a lowercase hexadecimal digit.
     private static func nibble(_ digit: UInt8) -> UInt8? {
         switch digit {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")

@@ -14,7 +14,8 @@ public struct MergeReport: Sendable, Hashable {
     public var deleted: Int = 0
     /// Deletions recorded for ids the keychain did not hold (so that a later merge knows of them).
     public var tombstones: Int = 0
-    /// The conflicts met, ordered by item id; each kept both versions.
+    /// The conflicts this merge met that earlier merges had not (their conflict copies are new), ordered by item id;
+    /// each kept both versions.
     public var conflicts: [MergeConflict] = []
 
     /// Whether the merge wrote nothing: the keychain already held everything the other copy had.

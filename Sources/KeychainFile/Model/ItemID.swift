@@ -105,6 +105,42 @@ public struct ItemID: Hashable, Sendable, CustomStringConvertible {
         return try Swift.withUnsafeBytes(of: &storage, body)
     }
 
+    /// Creates an item ID from the 32 hexadecimal digits ``description`` prints (either case).
+    ///
+    /// For example:
+    /// ```swift
+    /// let id = try ItemID(hexadecimal: "3f0c9a4e1b7d25c8a0e6f4b2d9c17e53")
+    /// ```
+    ///
+    /// - Parameter hexadecimal: Exactly 32 hexadecimal digits.
+    /// - Throws: `KeychainError.invalidParameter` for anything else.
+    public init(hexadecimal: String) throws(KeychainError) {
+        let digits = Array(hexadecimal.utf8)
+        guard digits.count == 2 * Self.byteCount else {
+            throw .invalidParameter("item id: \(digits.count) characters, expected \(2 * Self.byteCount) hexadecimal digits")
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Self.byteCount)
+        var index = 0
+        while index < digits.count {
+            guard let high = Self.nibble(digits[index]), let low = Self.nibble(digits[index + 1]) else {
+                throw .invalidParameter("item id: not hexadecimal")
+            }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        try self.init(bytes: bytes)
+    }
+
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
     /// The ID as 32 lowercase hexadecimal digits.
     public var description: String {
         let digits = Array("0123456789abcdef".utf8)

@@ -21,6 +21,8 @@ enum ExitStatus: Int32, CaseIterable {
     case outputFailed = 4
     case recoveredDamage = 5
     case notConfirmedDurable = 6
+    /// `conflicts` only: the keychain holds conflict copies that merges kept (SPEC.md §43.4).
+    case conflictsFound = 7
     /// The credential reaches only some access groups, and the command asked for another, or for the whole
     /// keychain (errSecMissingEntitlement, −34018).
     case missingEntitlement = 30
@@ -80,6 +82,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .tornTail: return "verify: the records verify, but the last one is torn (interrupted write or damage)"
         case .outputFailed: return "output could not be written (full disk, closed pipe, closed stdout or stderr)"
         case .notConfirmedDurable: return "the change took effect, but the disk did not confirm it durable (a failed fsync)"
+        case .conflictsFound: return "conflicts: the keychain holds conflict copies that merges kept (resolve them with kcf resolve)"
         case .recoveredDamage: return "--recover: the command ran on what still authenticates; damage was found and listed on stderr"
         case .missingEntitlement: return "the credential does not reach that access group, or the whole keychain (errSecMissingEntitlement)"
         case .rolledBack: return "the file was rolled back to an older copy (errSecVerifyFailed)"

@@ -73,6 +73,11 @@ struct MergeHistory {
                 without[chosen.id] = MergeEntry(tombstone: time)
                 guard Self.isFree(kept, in: without) else { break }
                 copy = without
+                // As Keychain.resolveConflict does: the item's version is set aside with a tombstone of its copy's id.
+                if let previous = copy[origin]?.version {
+                    let dismissed = ConflictCopy.id(origin: origin, digest: previous.digest)
+                    if copy[dismissed]?.version == nil { copy[dismissed, default: MergeEntry()].tombstone = time }
+                }
                 copy[origin, default: MergeEntry()].version = kept
             } else {
                 copy[chosen.id] = MergeEntry(tombstone: time)

@@ -1,0 +1,84 @@
+import Foundation
+import KeychainFile
+
+/// `kcf merge`: merges another copy of a keychain into it (SPEC.md §43), as `git merge` calls a merge driver.
+enum MergeCommand {
+    static let command = Command(
+        name: "merge", summary: "merge another copy of a keychain into it; conflicts are kept as conflict copies",
+        options: [
+            OptionSpec(long: "base", .value("BASE"), values: .file, help: "the copy both came from, when known (git passes it as %O)"),
+            OptionSpec("o", long: "output", .value("OUT"), values: .file, help: "write the merged keychain to OUT (a new file) and leave OURS as it is"),
+            OptionSpec(long: "import", help: "copy the items of another keychain (another file id) across"),
+        ],
+        positionals: [PositionalSpec("OURS", values: .file), PositionalSpec("THEIRS", values: .file)],
+        details: ["""
+            Items are matched by item id. With --base, a change or deletion made on one side only is taken as it
+            is; without it, the file's tombstones tell a deletion from an addition, and the newer version of an
+            item wins. An item changed on both sides keeps the newer version, and the other is kept as a conflict
+            copy, an item whose account (or key tag, or certificate serial) ends in "(conflict ITEM-ID COPY)":
+            `kcf conflicts` lists them and `kcf resolve` settles them. Two different items that end with one
+            primary key keep the newer; the other becomes a conflict copy. Nothing either copy holds is dropped.
+            """, """
+            OURS keeps its credentials; the password opens all the copies. The merge is one transaction: a crash
+            leaves OURS as it was or merged. THEIRS and BASE are only read. Exits 0 when merged (conflict copies
+            included, as git's merge driver expects), 206 when the copies are of different keychains (see --import),
+            252 when OURS is format version 1 (it keeps no tombstones: `kcf upgrade` it first).
+            As a git merge driver: `kcf merge --base %O %A %B`, with the password in $KCF_PASSWORD.
+            """],
+        run: { (context) throws(CommandError) in try merge(context) })
+
+    private static func merge(_ context: CommandContext) throws(CommandError) -> ExitStatus {
+        let (oursPath, theirsPath) = (context.arguments.positionals[0], context.arguments.positionals[1])
+        let paths = [oursPath, theirsPath] + [context.value("base"), context.value("output")].compactMap { $0 }
+        for path in paths.dropLast(context.value("output") == nil ? 0 : 1) where !KeychainLocation.exists(path) {
+            throw .failure("no keychain at \(path)", .io)
+        }
+        // git hands a merge driver temporary files (%O, %A, %B): a lock file this command made beside one of them
+        // would be left in the work tree. Those that were not there before are removed when the keychains are closed.
+        let lockFiles = paths.map { $0 + ".lock" }.filter { !FileManager.default.fileExists(atPath: $0) }
+        defer { for lockFile in lockFiles { try? FileManager.default.removeItem(atPath: lockFile) } }
+        return try mergeOpened(context, ours: oursPath, theirs: theirsPath)
+    }
+
+    /// The merge itself; every keychain it opens is closed when it returns.
+    private static func mergeOpened(_ context: CommandContext, ours oursPath: String, theirs theirsPath: String) throws(CommandError) -> ExitStatus {
+        let password = try context.secrets.keychainPassword(for: oursPath)
+        let options = Keychain.OpenOptions(keyDerivationMemoryLimit: try context.keyDerivationMemoryLimit())
+        func open(_ path: String) throws(CommandError) -> Keychain {
+            try keychainCall { () throws(KeychainError) in try Keychain.open(at: path, credential: .password(password), options: options) }
+        }
+        let theirs = try open(theirsPath)
+        let base = try context.value("base").map { (path) throws(CommandError) in try open(path) }
+        var target = oursPath
+        if let output = context.value("output") {
+            guard !KeychainLocation.exists(output) else { throw .failure("\(output) exists; -o writes a new file", .io) }
+            try copyFile(from: oursPath, to: output)
+            target = output
+        }
+        let ours = try open(target)
+        let report = try keychainCall { () throws(KeychainError) in
+            try ours.merge(from: theirs, base: base, importing: context.has("import"))
+        }
+        let name = SecurityText.quoted(Array(theirsPath.utf8))
+        let into = SecurityText.quoted(Array(target.utf8))
+        if report.isUnchanged && report.conflicts.isEmpty {
+            Output.line("\(into) already holds everything in \(name); nothing to do")
+        } else {
+            Output.line(
+                "merged \(name) into \(into): \(report.added) added, \(report.changed) changed, \(report.deleted) deleted, "
+                    + "\(report.tombstones) deletions recorded, \(report.conflicts.count) conflicts")
+        }
+        for conflict in report.conflicts { Output.line("conflict: \(conflict)") }
+        return .success
+    }
+
+    /// Copies OURS to a new file for `-o`, durably, before the merge writes into the copy.
+    private static func copyFile(from source: String, to destination: String) throws(CommandError) {
+        do {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+            try bytes.write(to: URL(fileURLWithPath: destination), options: [.withoutOverwriting])
+        } catch {
+            throw .failure("copying \(source) to \(destination): \(error.localizedDescription)", .io)
+        }
+    }
+}

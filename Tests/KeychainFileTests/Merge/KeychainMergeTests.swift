@@ -1,0 +1,248 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+@testable import KeychainFile
+
+/// `Keychain.merge` on real files (SPEC.md §43): two copies of one keychain edited apart, merged in one transaction,
+/// read back from disk; conflicts kept and resolved; tombstones carried with their times, through compaction.
+@Suite("Merging copies of a keychain file")
+struct KeychainMergeTests {
+    private func password(_ service: String, _ account: String, _ secret: String) throws -> GenericPassword {
+        try GenericPassword(service: service, account: account, password: secret)
+    }
+
+    private func secret(_ keychain: Keychain, _ service: String, _ account: String) throws -> String? {
+        guard let found = try? keychain.search(.genericPassword(service: service, account: account), returning: [.data]) else { return nil }
+        return found.first?.value.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// A keychain of `formatVersion` with four items, and a byte copy of it (the same file id) beside it.
+    private func twoCopies(_ directory: TemporaryDirectory, formatVersion: Int) throws -> (Keychain, Keychain) {
+        let ours = try TestKeychain.create(in: directory, name: "ours.kcf", formatVersion: formatVersion)
+        let items = try ["keep", "change", "remove", "both"].map { try password("s", $0, "\($0)-0") }
+        try ours.batch { (batch) throws(KeychainError) in
+            for item in items { try batch.add(item) }
+        }
+        try writeFileBytes(try fileBytes(directory.file("ours.kcf")), to: directory.file("theirs.kcf"))
+        let theirs = try Keychain.open(at: directory.file("theirs.kcf"), credential: TestKeychain.password)
+        return (ours, theirs)
+    }
+
+    private func entries(_ keychain: Keychain) throws -> [ItemID: MergeEntry] {
+        try keychain.mergeSide().entries
+    }
+
+    @Test("Changes on either side are taken, an item changed on both keeps the newer and a conflict copy", arguments: [2, 3])
+    func copiesMerge(formatVersion: Int) throws {
+        let directory = TemporaryDirectory()
+        let (ours, theirs) = try twoCopies(directory, formatVersion: formatVersion)
+        try ours.add(try password("s", "added-here", "a"))
+        _ = try ours.delete(.genericPassword(service: "s", account: "remove"))
+        _ = try ours.update(.genericPassword(service: "s", account: "both"), setting: [:], secret: Array("both-ours".utf8))
+        try theirs.add(try password("s", "added-there", "t"))
+        _ = try theirs.update(.genericPassword(service: "s", account: "change"), setting: [:], secret: Array("change-1".utf8))
+        Thread.sleep(forTimeInterval: 0.005)
+        _ = try theirs.update(.genericPassword(service: "s", account: "both"), setting: [:], secret: Array("both-theirs".utf8))
+
+        let report = try ours.merge(from: theirs)
+        // Without a base, "change" (changed there only) also keeps the version here as a conflict copy: nothing
+        // tells a merge of two copies alone that it is older than the change (SPEC.md §43.3).
+        #expect(report.added == 3)  // added-there, and two conflict copies
+        #expect(report.changed == 2)  // change, both
+        #expect(report.deleted == 0)
+        #expect(report.conflicts.map(\.kind) == [.changedOnBothSides, .changedOnBothSides])
+
+        // Read back from disk, by a fresh open.
+        let reopened = try Keychain.open(at: directory.file("ours.kcf"), credential: TestKeychain.password)
+        #expect(try secret(reopened, "s", "keep") == "keep-0")
+        #expect(try secret(reopened, "s", "change") == "change-1")
+        #expect(try secret(reopened, "s", "remove") == nil)
+        #expect(try secret(reopened, "s", "added-here") == "a")
+        #expect(try secret(reopened, "s", "added-there") == "t")
+        #expect(try secret(reopened, "s", "both") == "both-theirs")
+        let copies = try reopened.conflictCopies()
+        #expect(copies.count == 2)
+        let bothID = try #require(try entries(reopened).first { $0.value.version?.attributes[.account] == .string("both") }?.key)
+        let copy = try #require(copies.first { $0.itemID == bothID })
+        #expect(copy.isItemLive)
+        #expect(!copy.isChanged)
+        guard case .string(let account)? = copy.attributes[.account] else { Issue.record("no account"); return }
+        #expect(account == "both (conflict \(copy.itemID) \(String(copy.copyID.description.prefix(8))))")
+        #expect(try reopened.secret(for: PersistentReference(itemID: copy.copyID)) == Array("both-ours".utf8))
+        #expect(reopened.count == 7)  // keep, change, both, added-here, added-there, two copies
+
+        // Merging the same copy again writes nothing.
+        let head = reopened.head
+        let again = try reopened.merge(from: theirs)
+        #expect(again.isUnchanged)
+        #expect(again.conflicts.isEmpty)
+        #expect(reopened.head == head)
+    }
+
+    @Test("A deletion is carried with its time; a later merge does not bring the item back, even after compaction", arguments: [2, 3])
+    func deletionsCarryTheirTime(formatVersion: Int) throws {
+        let directory = TemporaryDirectory()
+        let (ours, theirs) = try twoCopies(directory, formatVersion: formatVersion)
+        _ = try theirs.delete(.genericPassword(service: "s", account: "remove"))
+        let removed = try #require(try entries(ours).first { $0.value.version?.attributes[.account] == .string("remove") }?.key)
+        let deletedAt = try #require(try entries(theirs)[removed]?.tombstone)
+        _ = try theirs.compact()
+        #expect(try entries(theirs)[removed]?.tombstone == deletedAt)
+
+        let report = try ours.merge(from: theirs)
+        #expect(report.deleted == 1)
+        let reopened = try Keychain.open(at: directory.file("ours.kcf"), credential: TestKeychain.password)
+        #expect(try secret(reopened, "s", "remove") == nil)
+        #expect(try entries(reopened)[removed]?.tombstone == deletedAt)
+        _ = try reopened.compact()
+        #expect(try entries(reopened)[removed]?.tombstone == deletedAt)
+
+        // The other way round: theirs, compacted, never sees the item come back from ours's older copy.
+        let back = try theirs.merge(from: reopened)
+        #expect(back.isUnchanged)
+        #expect(try secret(theirs, "s", "remove") == nil)
+    }
+
+    @Test("A tombstone of an id this copy never held is recorded, so that a third copy's older item does not come back", arguments: [2, 3])
+    func tombstoneOfUnknownID(formatVersion: Int) throws {
+        let directory = TemporaryDirectory()
+        let (ours, theirs) = try twoCopies(directory, formatVersion: formatVersion)
+        try theirs.add(try password("s", "short-lived", "x"))
+        try writeFileBytes(try fileBytes(directory.file("theirs.kcf")), to: directory.file("third.kcf"))
+        let third = try Keychain.open(at: directory.file("third.kcf"), credential: TestKeychain.password)
+        Thread.sleep(forTimeInterval: 0.005)
+        _ = try theirs.delete(.genericPassword(service: "s", account: "short-lived"))
+
+        let report = try ours.merge(from: theirs)
+        #expect(report.tombstones == 1)
+        #expect(report.added == 0)
+        let afterThird = try ours.merge(from: third)
+        #expect(afterThird.added == 0)
+        #expect(try secret(ours, "s", "short-lived") == nil)
+    }
+
+    @Test("Merging either way gives the same items and tombstones", arguments: [2, 3])
+    func commutativeOnFiles(formatVersion: Int) throws {
+        let directory = TemporaryDirectory()
+        let (ours, theirs) = try twoCopies(directory, formatVersion: formatVersion)
+        try ours.add(try password("s", "x", "1"))
+        _ = try ours.delete(.genericPassword(service: "s", account: "change"))
+        _ = try theirs.update(.genericPassword(service: "s", account: "both"), setting: [:], secret: Array("2".utf8))
+        try theirs.add(try password("s", "x", "3"))  // the same primary key as ours's x: a collision
+        try writeFileBytes(try fileBytes(directory.file("ours.kcf")), to: directory.file("ours2.kcf"))
+        try writeFileBytes(try fileBytes(directory.file("theirs.kcf")), to: directory.file("theirs2.kcf"))
+        let ours2 = try Keychain.open(at: directory.file("ours2.kcf"), credential: TestKeychain.password)
+        let theirs2 = try Keychain.open(at: directory.file("theirs2.kcf"), credential: TestKeychain.password)
+
+        let report = try ours.merge(from: theirs)
+        _ = try theirs2.merge(from: ours2)
+        #expect(report.conflicts.contains { $0.kind == .primaryKeyTaken })
+        let (left, right) = (try entries(ours), try entries(theirs2))
+        #expect(MergeHistory.same(left, right), "\(MergeHistory.difference(left, right))")
+        #expect(ours.count == theirs2.count)
+    }
+
+    @Test("With a base, a change on one side only is taken without a conflict copy", arguments: [2, 3])
+    func threeWay(formatVersion: Int) throws {
+        let directory = TemporaryDirectory()
+        let (ours, theirs) = try twoCopies(directory, formatVersion: formatVersion)
+        try writeFileBytes(try fileBytes(directory.file("ours.kcf")), to: directory.file("base.kcf"))
+        let base = try Keychain.open(at: directory.file("base.kcf"), credential: TestKeychain.password)
+        _ = try ours.update(.genericPassword(service: "s", account: "keep"), setting: [:], secret: Array("ours".utf8))
+        Thread.sleep(forTimeInterval: 0.005)
+        _ = try theirs.update(.genericPassword(service: "s", account: "change"), setting: [:], secret: Array("theirs".utf8))
+        _ = try theirs.delete(.genericPassword(service: "s", account: "keep"))
+
+        // Without the base, "keep" changed here and deleted there: the deletion is newer, and wins.
+        try writeFileBytes(try fileBytes(directory.file("ours.kcf")), to: directory.file("plain.kcf"))
+        let plain = try Keychain.open(at: directory.file("plain.kcf"), credential: TestKeychain.password)
+        _ = try plain.merge(from: theirs)
+        #expect(try secret(plain, "s", "keep") == nil)
+
+        // With it, both changed "keep": the change is kept over the deletion, and reported.
+        let report = try ours.merge(from: theirs, base: base)
+        #expect(try secret(ours, "s", "keep") == "ours")
+        #expect(try secret(ours, "s", "change") == "theirs")
+        #expect(report.conflicts.map(\.kind) == [.changedWhereDeleted])
+        #expect(try ours.conflictCopies().isEmpty)
+    }
+
+    @Test("Resolving keeps one version; a later merge does not make the same copy again", arguments: [false, true])
+    func resolve(keepCopy: Bool) throws {
+        let directory = TemporaryDirectory()
+        let (ours, theirs) = try twoCopies(directory, formatVersion: 2)
+        _ = try ours.update(.genericPassword(service: "s", account: "both"), setting: [:], secret: Array("ours".utf8))
+        Thread.sleep(forTimeInterval: 0.005)
+        _ = try theirs.update(.genericPassword(service: "s", account: "both"), setting: [:], secret: Array("theirs".utf8))
+        _ = try ours.merge(from: theirs)
+        let copy = try #require(try ours.conflictCopies().first)
+        try ours.resolveConflict(copy.copyID, keeping: keepCopy ? .copy : .item)
+        #expect(try ours.conflictCopies().isEmpty)
+        #expect(try secret(ours, "s", "both") == (keepCopy ? "ours" : "theirs"))
+        #expect(ours.count == 4)
+
+        let again = try ours.merge(from: theirs)
+        #expect(try ours.conflictCopies().isEmpty, "the resolved copy came back: \(again)")
+        #expect(try secret(ours, "s", "both") == (keepCopy ? "ours" : "theirs"))
+        let plainItem = try #require(try entries(ours).first { $0.value.version != nil && ConflictCopy.unmarked($0.value.version!.attributes) == nil }?.key)
+        #expect {
+            try ours.resolveConflict(plainItem, keeping: .item)
+        } throws: { error in
+            guard case KeychainError.invalidParameter(let reason) = error else { return false }
+            return reason.contains("not a conflict copy")
+        }
+    }
+
+    @Test("Copies of different keychains are refused unless importing; a version 1 keychain is refused as the one written")
+    func refusals() throws {
+        let directory = TemporaryDirectory()
+        let ours = try TestKeychain.create(in: directory, name: "a.kcf", formatVersion: 2)
+        let other = try TestKeychain.create(in: directory, name: "b.kcf", formatVersion: 3)
+        try other.add(try password("s", "from-b", "b"))
+        #expect {
+            try ours.merge(from: other)
+        } throws: { error in
+            guard case KeychainError.invalidParameter(let reason) = error else { return false }
+            return reason.contains("another keychain")
+        }
+        #expect(ours.count == 0)
+        let imported = try ours.merge(from: other, importing: true)
+        #expect(imported.added == 1)
+        #expect(try secret(ours, "s", "from-b") == "b")
+
+        let old = try TestKeychain.create(in: directory, name: "v1.kcf", formatVersion: 1)
+        #expect {
+            try old.merge(from: ours, importing: true)
+        } throws: { error in
+            guard case KeychainError.unsupportedFeature = error else { return false }
+            return true
+        }
+        // A version 1 copy can still be read as the other side.
+        let fromOld = try ours.merge(from: old, importing: true)
+        #expect(fromOld.isUnchanged)
+    }
+
+    @Test("Random edits on two files merge to exactly what the merge rules give, read back from disk", arguments: [2, 3])
+    func filesAgreeWithTheRules(formatVersion: Int) throws {
+        var random = SplitMix64(seed: UInt64(formatVersion))
+        for round in 0..<6 {
+            let directory = TemporaryDirectory()
+            let (ours, theirs) = try twoCopies(directory, formatVersion: formatVersion)
+            for keychain in [ours, theirs] {
+                for step in 0..<12 {
+                    let account = "a\(random.next() % 6)"
+                    switch random.next() % 3 {
+                    case 0: _ = try? keychain.add(try password("s", account, "\(round)-\(step)"))
+                    case 1: _ = try? keychain.update(.genericPassword(service: "s", account: account), setting: [:], secret: Array("\(step)".utf8))
+                    default: _ = try? keychain.delete(.genericPassword(service: "s", account: account))
+                    }
+                }
+            }
+            let expected = try CopyMerger.merge(ours: try entries(ours), theirs: try entries(theirs), base: nil).result
+            _ = try ours.merge(from: theirs)
+            let reopened = try Keychain.open(at: directory.file("ours.kcf"), credential: TestKeychain.password)
+            let written = try entries(reopened)
+            #expect(MergeHistory.same(written, expected), "round \(round): \(MergeHistory.difference(written, expected))")
+        }
+    }
+}
