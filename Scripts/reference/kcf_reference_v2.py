@@ -1412,10 +1412,8 @@ class _Scan:
                 self.reached = pending_records[0].offset
                 break
             state.commit(plan)
+            # A put does not clear a tombstone (§24.4): a merge keeps the deletion time of an item it brought back.
             tombstones.update(pending_tomb)
-            for iid in list(tombstones):
-                if iid in state.items:
-                    del tombstones[iid]
             records.extend(pending_records)
             pending_entries, pending_records, pending_tomb, pending_raw = [], [], {}, []
             head = (frame.sequence, chain)

@@ -796,7 +796,7 @@ class WriterV3(V2.Writer):
         if kwargs.get("seal", True) and kwargs.get("cut_after") is None:
             for e in placed:
                 if isinstance(e, K.Put):
-                    self.tombstones.pop(e.item_id, None)
+                    pass                      # a put does not clear a tombstone (§24.4); a rewrite drops it
                 else:
                     self.tombstones[e.item_id] = (e.time, e.key_id)
         return offsets

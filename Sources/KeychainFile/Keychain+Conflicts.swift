@@ -15,7 +15,7 @@ extension Keychain {
             var copies: [ConflictCopyItem] = []
             for item in index.itemsInAddedOrder() {
                 let attributes = item.attributes.detached()
-                guard let (origin, _) = ConflictCopy.unmarked(attributes) else { continue }
+                guard let (origin, _) = ConflictCopy.unmarked(attributes, id: item.id) else { continue }
                 let version = MergeVersion(id: item.id, attributes: attributes, secret: try log.decryptSecret(of: item))
                 copies.append(ConflictCopyItem(
                     copyID: item.id, itemID: origin, itemClass: attributes.itemClass, isItemLive: index[origin] != nil,
@@ -42,7 +42,7 @@ extension Keychain {
     public func resolveConflict(_ copyID: ItemID, keeping: ConflictResolution) throws(KeychainError) {
         try batch { (batch) throws(KeychainError) in
             guard let copy = batch.state[copyID] else { throw .itemNotFound }
-            guard let (origin, attributes) = ConflictCopy.unmarked(copy.attributes.detached()) else {
+            guard let (origin, attributes) = ConflictCopy.unmarked(copy.attributes.detached(), id: copyID) else {
                 throw .invalidParameter("item \(copyID) is not a conflict copy")
             }
             if case .string(let group)? = attributes[.accessGroup] {
@@ -58,7 +58,8 @@ extension Keychain {
                     let previous = MergeVersion(id: origin, attributes: item.attributes.detached(), secret: try batch.decryptSecret(item))
                     let dismissed = ConflictCopy.id(origin: origin, digest: previous.digest)
                     if batch.state[dismissed] == nil {
-                        entries.append(.tombstone(id: dismissed, time: RecordLogV2.milliseconds(batch.now)))
+                        let group: String? = if case .string(let name)? = attributes[.accessGroup] { name } else { nil }
+                        entries.append(.tombstone(id: dismissed, time: RecordLogV2.milliseconds(batch.now), group: group))
                     }
                 }
                 entries.append(.put(id: origin, attributes: dated, secret: .bytes(secret)))

@@ -82,10 +82,17 @@ extension Keychain {
                     break
                 }
                 if let time = merged.tombstone, time != current.tombstone {
-                    deletions.append(.tombstone(id: id, time: time))
+                    deletions.append(.tombstone(id: id, time: time, group: nil))
                     report.tombstones += 1
                 }
             }
+            for (id, entry) in theirs {
+                guard let version = entry.version, outcome.result[id]?.version?.digest != version.digest else { continue }
+                if let base = baseEntries?[id]?.version, base.digest == version.digest { continue }
+                if outcome.result[ConflictCopy.id(origin: id, digest: version.digest)]?.version != nil { continue }
+                if let time = outcome.result[id]?.tombstone, time > version.time { report.overruled.append(id) }
+            }
+            report.overruled.sort { $0.bytesPrecede($1) }
             // Deletions first: a put may take the primary key of an item deleted here.
             if !deletions.isEmpty || !puts.isEmpty { try batch.stage(deletions + puts) }
             return report

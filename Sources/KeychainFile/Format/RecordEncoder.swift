@@ -36,7 +36,7 @@ enum RecordEncoder {
                 switch entry {
                 case .put(let id, let attributes, _): .put(id: id, attributes: attributes, secret: secret(of: puts.next()!))
                 case .delete(let id), .deletion(let id, _): .delete(id: id)
-                case .tombstone(let id, _): .delete(id: id)  // never encoded: version 1 keeps no tombstones
+                case .tombstone(let id, _, _): .delete(id: id)  // never encoded: version 1 keeps no tombstones
                 }
             }
         }

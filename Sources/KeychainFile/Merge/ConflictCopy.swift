@@ -59,17 +59,19 @@ enum ConflictCopy {
         return MergeVersion(id: copyID, attributes: attributes, secret: version.secret)
     }
 
-    /// The item an untouched conflict copy is a copy of, and the version it keeps; nil for any other version.
+    /// The item an untouched conflict copy is a copy of, and the version it keeps; nil for any other version. A copy is
+    /// untouched when it is exactly what ``make(of:)`` makes of the version its marker gives back.
     static func original(of copy: MergeVersion) -> (origin: ItemID, version: MergeVersion)? {
-        guard let (origin, attributes) = unmarked(copy.attributes) else { return nil }
+        guard let (origin, attributes) = unmarked(copy.attributes, id: copy.id) else { return nil }
         let version = MergeVersion(id: origin, attributes: attributes, secret: copy.secret)
-        guard id(origin: origin, digest: version.digest) == copy.id else { return nil }
+        guard id(origin: origin, digest: version.digest) == copy.id, (try? make(of: version))?.digest == copy.digest else { return nil }
         return (origin, version)
     }
 
-    /// The item id a conflict copy's marker names, and the copy's attributes with the marker taken off; nil when
-    /// `attributes` carry no marker. Says nothing of whether the copy was changed since it was made.
-    static func unmarked(_ attributes: ItemAttributes) -> (origin: ItemID, attributes: ItemAttributes)? {
+    /// The item id the marker of the conflict copy with id `id` names, and the copy's attributes with the marker taken
+    /// off; nil when `attributes` carry no marker, or one whose 8 digits are not the start of `id`. Says nothing of
+    /// whether the copy was changed since it was made.
+    static func unmarked(_ attributes: ItemAttributes, id copyID: ItemID) -> (origin: ItemID, attributes: ItemAttributes)? {
         let attribute = markedAttribute(of: attributes.itemClass)
         let prefix = Array(" (conflict ".utf8)
         let markerLength = prefix.count + 32 + 1 + 8 + 1
@@ -83,7 +85,7 @@ enum ConflictCopy {
         let tail = Array(stored[(stored.count - markerLength)...])
         guard tail.starts(with: prefix), tail[prefix.count + 32] == UInt8(ascii: " "), tail.last == UInt8(ascii: ")"),
               let origin = itemID(hexadecimal: Array(tail[prefix.count..<(prefix.count + 32)])),
-              tail[(prefix.count + 33)..<(prefix.count + 41)].allSatisfy({ nibble($0) != nil }) else { return nil }
+              tail[(prefix.count + 33)..<(prefix.count + 41)].elementsEqual(copyID.description.utf8.prefix(8)) else { return nil }
         let kept = Array(stored[..<(stored.count - markerLength)])
         let restored: AttributeValue
         if case .string = attributes[attribute] {

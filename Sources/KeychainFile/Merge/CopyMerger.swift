@@ -92,7 +92,7 @@ struct CopyMerger {
         var seen = side
         if seen.tombstone == nil {
             if side.version == nil, let version = base.version {
-                seen.tombstone = version.time &+ 1
+                seen.tombstone = max(version.time &+ 1, base.tombstone ?? Int64.min)
             } else {
                 seen.tombstone = base.tombstone
             }

@@ -12,12 +12,20 @@ public struct MergeReport: Sendable, Hashable {
     public var changed: Int = 0
     /// Items the keychain held that the merge deleted (each keeps a tombstone).
     public var deleted: Int = 0
-    /// Deletions recorded for ids the keychain did not hold (so that a later merge knows of them).
+    /// Deletions recorded for ids the keychain did not hold, or for items a merge brought back (so that a later merge
+    /// knows of them).
     public var tombstones: Int = 0
+    /// Items the other copy holds at a version this merge did not keep, because this keychain deleted them after that
+    /// version was made (by modification times, which a machine's wrong clock can misorder: SPEC.md §43.3). Nothing
+    /// was written for them; they are listed so that a deletion never overrides another copy's change unsaid.
+    public var overruled: [ItemID] = []
     /// The conflicts this merge met that earlier merges had not (their conflict copies are new), ordered by item id;
     /// each kept both versions.
     public var conflicts: [MergeConflict] = []
 
     /// Whether the merge wrote nothing: the keychain already held everything the other copy had.
     public var isUnchanged: Bool { added == 0 && changed == 0 && deleted == 0 && tombstones == 0 }
+
+    /// Whether the merge wrote nothing and the other copy held nothing this keychain did not keep.
+    public var holdsEverything: Bool { isUnchanged && overruled.isEmpty }
 }

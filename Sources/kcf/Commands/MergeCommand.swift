@@ -33,11 +33,27 @@ enum MergeCommand {
         for path in paths.dropLast(context.value("output") == nil ? 0 : 1) where !KeychainLocation.exists(path) {
             throw .failure("no keychain at \(path)", .io)
         }
-        // git hands a merge driver temporary files (%O, %A, %B): a lock file this command made beside one of them
-        // would be left in the work tree. Those that were not there before are removed when the keychains are closed.
-        let lockFiles = paths.map { $0 + ".lock" }.filter { !FileManager.default.fileExists(atPath: $0) }
+        if let base = context.value("base"), sameFile(base, oursPath) || sameFile(base, theirsPath) {
+            throw .usage("--base names OURS or THEIRS itself; the base is the copy both came from (git's %O)")
+        }
+        // git hands a merge driver temporary files (%O, %A, %B): a lock file this command made beside one of them would
+        // be left in the work tree. Those of the inputs only read, and of a git temporary OURS, that were not there
+        // before are removed when the keychains are closed; another OURS keeps its lock file, which other processes may
+        // be using (SPEC.md §16).
+        var removable = [theirsPath] + [context.value("base")].compactMap { $0 }
+        if URL(fileURLWithPath: oursPath).lastPathComponent.hasPrefix(".merge_file_") { removable.append(oursPath) }
+        let lockFiles = removable.map { $0 + ".lock" }.filter { !FileManager.default.fileExists(atPath: $0) }
         defer { for lockFile in lockFiles { try? FileManager.default.removeItem(atPath: lockFile) } }
         return try mergeOpened(context, ours: oursPath, theirs: theirsPath)
+    }
+
+    /// Whether two paths name one file (the same device and inode), following symbolic links.
+    private static func sameFile(_ left: String, _ right: String) -> Bool {
+        guard let a = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: left).resolvingSymlinksInPath().path),
+              let b = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: right).resolvingSymlinksInPath().path)
+        else { return false }
+        return (a[.systemNumber] as? NSNumber) == (b[.systemNumber] as? NSNumber)
+            && (a[.systemFileNumber] as? NSNumber) == (b[.systemFileNumber] as? NSNumber)
     }
 
     /// The merge itself; every keychain it opens is closed when it returns.
@@ -55,13 +71,23 @@ enum MergeCommand {
             try copyFile(from: oursPath, to: output)
             target = output
         }
-        let ours = try open(target)
-        let report = try keychainCall { () throws(KeychainError) in
-            try ours.merge(from: theirs, base: base, importing: context.has("import"))
+        let report: MergeReport
+        do throws(CommandError) {
+            let ours = try open(target)
+            report = try keychainCall { () throws(KeychainError) in
+                try ours.merge(from: theirs, base: base, importing: context.has("import"))
+            }
+        } catch {
+            // A refused merge leaves no half-made OUT behind (and its lock file, made by this command).
+            if target != oursPath {
+                try? FileManager.default.removeItem(atPath: target)
+                try? FileManager.default.removeItem(atPath: target + ".lock")
+            }
+            throw error
         }
         let name = SecurityText.quoted(Array(theirsPath.utf8))
         let into = SecurityText.quoted(Array(target.utf8))
-        if report.isUnchanged && report.conflicts.isEmpty {
+        if report.holdsEverything && report.conflicts.isEmpty {
             Output.line("\(into) already holds everything in \(name); nothing to do")
         } else {
             Output.line(
@@ -69,15 +95,26 @@ enum MergeCommand {
                     + "\(report.tombstones) deletions recorded, \(report.conflicts.count) conflicts")
         }
         for conflict in report.conflicts { Output.line("conflict: \(conflict)") }
+        for id in report.overruled {
+            Output.line("not kept: item \(id): the other copy's version is older than its deletion here (by modification time)")
+        }
         return .success
     }
 
-    /// Copies OURS to a new file for `-o`, durably, before the merge writes into the copy.
+    /// Copies OURS to a new file for `-o` (owner read and write only, as a keychain is created), durably, before the
+    /// merge writes into the copy.
     private static func copyFile(from source: String, to destination: String) throws(CommandError) {
         do {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
-            try bytes.write(to: URL(fileURLWithPath: destination), options: [.withoutOverwriting])
+            guard FileManager.default.createFile(atPath: destination, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteUnknown)
+            }
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: destination))
+            defer { try? handle.close() }
+            try handle.write(contentsOf: bytes)
+            try handle.synchronize()
         } catch {
+            try? FileManager.default.removeItem(atPath: destination)
             throw .failure("copying \(source) to \(destination): \(error.localizedDescription)", .io)
         }
     }

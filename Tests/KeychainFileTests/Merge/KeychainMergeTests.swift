@@ -184,7 +184,7 @@ struct KeychainMergeTests {
         let again = try ours.merge(from: theirs)
         #expect(try ours.conflictCopies().isEmpty, "the resolved copy came back: \(again)")
         #expect(try secret(ours, "s", "both") == (keepCopy ? "ours" : "theirs"))
-        let plainItem = try #require(try entries(ours).first { $0.value.version != nil && ConflictCopy.unmarked($0.value.version!.attributes) == nil }?.key)
+        let plainItem = try #require(try entries(ours).first { $0.value.version != nil && ConflictCopy.unmarked($0.value.version!.attributes, id: $0.key) == nil }?.key)
         #expect {
             try ours.resolveConflict(plainItem, keeping: .item)
         } throws: { error in
@@ -220,6 +220,73 @@ struct KeychainMergeTests {
         // A version 1 copy can still be read as the other side.
         let fromOld = try ours.merge(from: old, importing: true)
         #expect(fromOld.isUnchanged)
+    }
+
+    @Test("A version of the other copy that a later deletion here overrides is listed as overruled, not dropped unsaid")
+    func overruledListed() throws {
+        let directory = TemporaryDirectory()
+        let (ours, theirs) = try twoCopies(directory, formatVersion: 2)
+        _ = try theirs.update(.genericPassword(service: "s", account: "change"), setting: [:], secret: Array("there".utf8))
+        let changed = try #require(try entries(theirs).first { $0.value.version?.attributes[.account] == .string("change") }?.key)
+        Thread.sleep(forTimeInterval: 0.005)
+        _ = try ours.delete(.genericPassword(service: "s", account: "change"))
+        let report = try ours.merge(from: theirs)
+        #expect(report.overruled == [changed])
+        #expect(!report.holdsEverything)
+        #expect(try secret(ours, "s", "change") == nil)
+    }
+
+    @Test("A credential scoped to a group resolves a conflict copy in that group, keeping the copy; the file opens whole after")
+    func scopedResolve() throws {
+        let directory = TemporaryDirectory()
+        let (ours, theirs) = try twoCopies(directory, formatVersion: 3)
+        let team = try GenericPassword(service: "t", account: "shared", password: "0", accessGroup: "team")
+        try ours.add(team)
+        try writeFileBytes(try fileBytes(directory.file("ours.kcf")), to: directory.file("theirs.kcf"))
+        let theirsAgain = try Keychain.open(at: directory.file("theirs.kcf"), credential: TestKeychain.password)
+        _ = theirs
+        _ = try ours.update(.genericPassword(service: "t", account: "shared"), setting: [:], secret: Array("ours".utf8))
+        Thread.sleep(forTimeInterval: 0.005)
+        _ = try theirsAgain.update(.genericPassword(service: "t", account: "shared"), setting: [:], secret: Array("theirs".utf8))
+        _ = try ours.merge(from: theirsAgain)
+        _ = try ours.addCredential(.password("team only"), scope: .groups(["team"]), keyDerivation: KeychainV3CredentialTests.cheap)
+        let scoped = try Keychain.open(at: directory.file("ours.kcf"), credential: .password("team only"))
+        let copy = try #require(try scoped.conflictCopies().first)
+        try scoped.resolveConflict(copy.copyID, keeping: .copy)
+        let reopened = try Keychain.open(at: directory.file("ours.kcf"), credential: TestKeychain.password)
+        #expect(try secret(reopened, "t", "shared") == "ours")
+        #expect(try reopened.conflictCopies().isEmpty)
+        let again = try reopened.merge(from: theirsAgain)
+        #expect(try reopened.conflictCopies().isEmpty, "the version set aside came back: \(again)")
+    }
+
+    @Test("An item whose account only looks like a marker is not a conflict copy")
+    func markerLookalike() throws {
+        let directory = TemporaryDirectory()
+        let keychain = try TestKeychain.create(in: directory, formatVersion: 2)
+        try keychain.add(try password("s", "note (conflict 0123456789abcdef0123456789abcdef 01234567)", "x"))
+        #expect(try keychain.conflictCopies().isEmpty)
+    }
+
+    @Test("A credential scoped to access groups can neither merge into its keychain nor be merged from: it cannot read every item")
+    func scopedRefused() throws {
+        let directory = TemporaryDirectory()
+        let (full, _) = try twoCopies(directory, formatVersion: 3)
+        try full.add(try GenericPassword(service: "s", account: "in-a", password: "a", accessGroup: "A"))
+        _ = try full.addCredential(.password("scoped"), scope: .groups(["A"]), keyDerivation: KeychainV3CredentialTests.cheap)
+        let copyPath = directory.file("copy.kcf")
+        try writeFileBytes(try fileBytes(directory.file("ours.kcf")), to: copyPath)
+        let scoped = try Keychain.open(at: copyPath, credential: .password("scoped"))
+        let head = full.head
+        for (into, from) in [(scoped, full), (full, scoped)] {
+            #expect {
+                try into.merge(from: from)
+            } throws: { error in
+                guard case KeychainError.unsupportedFeature(_, let reason) = error else { return false }
+                return reason.contains("scoped to access groups")
+            }
+        }
+        #expect(full.head == head)
     }
 
     @Test("Random edits on two files merge to exactly what the merge rules give, read back from disk", arguments: [2, 3])

@@ -45,7 +45,7 @@ struct MergeHistory {
         let time = tick()
         var copy = copies[index]
         let live = copy.compactMap { $0.value.version }.sorted { $0.id.bytesPrecede($1.id) }
-        let conflictCopies = live.filter { ConflictCopy.unmarked($0.attributes) != nil }
+        let conflictCopies = live.filter { ConflictCopy.unmarked($0.attributes, id: $0.id) != nil }
         switch random.next() % 10 {
         case 0, 1, 2:
             add(to: &copy, time: time)
@@ -65,7 +65,7 @@ struct MergeHistory {
         default:
             guard !conflictCopies.isEmpty else { break }
             let chosen = conflictCopies[Int(random.next() % UInt64(conflictCopies.count))]
-            let (origin, unmarked) = ConflictCopy.unmarked(chosen.attributes)!
+            let (origin, unmarked) = ConflictCopy.unmarked(chosen.attributes, id: chosen.id)!
             if random.next() % 2 == 0 {
                 let dated = try! unmarked.setting(.modificationDate, to: .date(Self.date(time)))
                 let kept = MergeVersion(id: origin, attributes: dated, secret: chosen.secret)

@@ -394,7 +394,7 @@ final class RecordLogV2 {
                 case .deletion(let id, let deleted):
                     sealed.append(.delete(id: id, time: deleted))
                     deletions.append((id, deleted))
-                case .tombstone(let id, let deleted):
+                case .tombstone(let id, let deleted, _):
                     sealed.append(.tombstone(id: id, time: deleted))
                     deletions.append((id, deleted))
                 }

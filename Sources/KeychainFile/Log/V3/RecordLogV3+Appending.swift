@@ -141,10 +141,11 @@ extension RecordLogV3 {
                     sealedGroups.append(keyID)
                     deletions.append((id, deleted, keyID))
                     touched[id] = 0
-                case .tombstone(let id, let deleted):
+                case .tombstone(let id, let deleted, let group):
                     // In the group the item is live in (§36 refuses a tombstone of an item live in another group); for an
-                    // id no one holds, the group of its last deletion here, else the default group.
-                    let keyID = groupBefore(id) ?? state.replayed.tombstoneGroups[id] ?? Self.defaultKeyID
+                    // id no one holds, the group named, else that of its last deletion here, else the default group.
+                    let keyID = groupBefore(id) ?? group.flatMap { groups.keyID(named: $0) } ?? state.replayed.tombstoneGroups[id]
+                        ?? Self.defaultKeyID
                     sealed.append(.tombstone(id: id, time: deleted))
                     sealedGroups.append(keyID)
                     deletions.append((id, deleted, keyID))
