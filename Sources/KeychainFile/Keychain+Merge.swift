@@ -9,8 +9,12 @@ extension Keychain {
     /// dropped: every version either is the item, is a conflict copy, or was followed by a later change or deletion.
     /// This keychain keeps its own credentials; `other` and `base` are only read.
     ///
-    /// Merging is commutative (up to the credentials kept), associative and idempotent: merging a copy into itself,
-    /// or merging the same copy twice, changes nothing the second time.
+    /// Merging is commutative (up to the credentials kept) and idempotent: merging a copy into itself, or merging the
+    /// same copy twice, changes nothing the second time. It is associative when no two items end with one primary
+    /// key; where they do, two orders of merges keep the same versions but may differ in which item keeps the key
+    /// (SPEC.md §43.7). Without `base`, a change and a deletion are ordered by their modification times, so a machine
+    /// whose clock is behind can lose a change to an earlier deletion: the report lists each such version
+    /// (``MergeReport/overruled``).
     ///
     /// For example:
     /// ```swift

@@ -31,7 +31,7 @@ enum ConflictCommands {
             for attribute in [Attribute.label, .service, .account, .server] {
                 if case .string(let text)? = copy.attributes[attribute] { fields.append("\(attribute)=\(SecurityText.quoted(Array(text.utf8)))") }
             }
-            if !copy.isItemLive { fields.append("(the item was deleted since)") }
+            if !copy.isItemLive { fields.append("(the item it is a copy of is not live)") }
             if copy.isChanged { fields.append("(changed since the merge)") }
             Output.line(fields.joined(separator: " "))
         }

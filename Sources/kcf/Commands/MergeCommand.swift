@@ -13,8 +13,9 @@ enum MergeCommand {
         positionals: [PositionalSpec("OURS", values: .file), PositionalSpec("THEIRS", values: .file)],
         details: ["""
             Items are matched by item id. With --base, a change or deletion made on one side only is taken as it
-            is; without it, the file's tombstones tell a deletion from an addition, and the newer version of an
-            item wins. An item changed on both sides keeps the newer version, and the other is kept as a conflict
+            is; without it, the file's tombstones tell a deletion from an addition, and modification times order
+            a change and a deletion (a machine with a wrong clock can misorder them: each version of THEIRS a
+            deletion here overrode is listed as "not kept"). An item changed on both sides keeps the newer version, and the other is kept as a conflict
             copy, an item whose account (or key tag, or certificate serial) ends in "(conflict ITEM-ID COPY)":
             `kcf conflicts` lists them and `kcf resolve` settles them. Two different items that end with one
             primary key keep the newer; the other becomes a conflict copy. Nothing either copy holds is dropped.
