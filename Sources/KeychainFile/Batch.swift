@@ -245,6 +245,11 @@ public struct Batch: ~Copyable {
             case .tombstone: return nil
             }
         }
+        // A tombstone entry changes no item, but a version 3 log puts it in the page of the group its item was live
+        // in before the batch (SPEC.md §36): that group is read from `originals`.
+        for case .tombstone(let id, _, _) in newEntries where originals[id] == nil && !isAddedByThisBatch(id) {
+            if let original = state[id] { originals[id] = original }
+        }
         for entry in decoded {
             let id: ItemID
             switch entry {

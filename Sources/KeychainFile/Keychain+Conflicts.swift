@@ -51,17 +51,21 @@ extension Keychain {
             var entries: [LogEntry] = [.delete(id: copyID)]
             if keeping == .copy {
                 let secret = try batch.decryptSecret(copy)
-                let dated = try attributes.setting(.modificationDate, to: .date(batch.now))
-                // The version the item held is set aside too: a tombstone of the id its conflict copy would have
-                // keeps a later merge with a copy still holding it from keeping it again (SPEC.md §43.4).
-                if let item = batch.state[origin], log.formatVersion >= 2 {
+                // The kept version is newer than the one it replaces, even within one millisecond of it: else a later
+                // merge with a copy still holding that version would order the two by digest (SPEC.md §43.4).
+                var time = RecordLogV2.milliseconds(batch.now)
+                if let item = batch.state[origin] {
                     let previous = MergeVersion(id: origin, attributes: item.attributes.detached(), secret: try batch.decryptSecret(item))
+                    time = max(time, previous.time &+ 1)
+                    // The version the item held is set aside too: a tombstone of the id its conflict copy would have
+                    // keeps a later merge with a copy still holding it from keeping it again.
                     let dismissed = ConflictCopy.id(origin: origin, digest: previous.digest)
-                    if batch.state[dismissed] == nil {
+                    if batch.state[dismissed] == nil && log.formatVersion >= 2 {
                         let group: String? = if case .string(let name)? = attributes[.accessGroup] { name } else { nil }
-                        entries.append(.tombstone(id: dismissed, time: RecordLogV2.milliseconds(batch.now), group: group))
+                        entries.append(.tombstone(id: dismissed, time: time, group: group))
                     }
                 }
+                let dated = try attributes.setting(.modificationDate, to: .date(milliseconds: time))
                 entries.append(.put(id: origin, attributes: dated, secret: .bytes(secret)))
             }
             try batch.stage(entries)

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension Keychain {
     /// Merges another copy of this keychain into this one, in one transaction (SPEC.md §43).
     ///
@@ -35,16 +41,26 @@ extension Keychain {
     ///   cannot be made; what reading either keychain or committing throws. Nothing is written then.
     public func merge(from other: Keychain, base: Keychain? = nil, importing: Bool = false) throws(KeychainError) -> MergeReport {
         guard other !== self else { return MergeReport() }
-        let (theirs, theirFileID) = try other.mergeSide()
-        var baseEntries: [ItemID: MergeEntry]? = nil
-        var baseFileID: [UInt8]? = nil
-        if let base, base !== self {
-            let side = try base.mergeSide()
-            (baseEntries, baseFileID) = (side.entries, side.fileID)
-        } else if base === self {
-            baseEntries = try mergeSide().entries
+        // The other copies are read against a snapshot of this keychain, each under its own lock only (never two
+        // keychains' locks at once). A write here before the merge's transaction makes it read them again.
+        for _ in 0..<Self.mergeAttempts {
+            let (snapshot, head) = try withRead { () throws(KeychainError) -> (ItemIndex, Head) in (index, log.head) }
+            let theirs = try other.mergeSide(against: snapshot)
+            let baseSide = try base.map { (base) throws(KeychainError) in try base.mergeSide(against: snapshot) }
+            if let report = try merge(theirs, base: baseSide, importing: importing, snapshotHead: head) { return report }
         }
-        return try batch { (batch) throws(KeychainError) -> MergeReport in
+        throw .io(
+            operation: "merging (this keychain changed \(Self.mergeAttempts) times while the other copy was read; try again)",
+            errno: EAGAIN, path: path)
+    }
+
+    /// How many times a merge reads the other copies again when this keychain changes meanwhile.
+    private static let mergeAttempts = 4
+
+    /// The merge's transaction; nil, writing nothing, when this keychain is no longer at `snapshotHead`.
+    private func merge(_ theirSide: MergeSide, base baseSide: MergeSide?, importing: Bool, snapshotHead: Head) throws(KeychainError) -> MergeReport? {
+        let (theirFileID, baseFileID) = (theirSide.fileID, baseSide?.fileID)
+        return try batch { (batch) throws(KeychainError) -> MergeReport? in
             guard log.formatVersion >= 2 else {
                 throw .unsupportedFeature(
                     offset: 0, reason: "merging into a format version 1 keychain, which keeps no tombstones; upgrade it first (kcf upgrade)")
@@ -60,8 +76,10 @@ extension Keychain {
                             + "merge copies of one keychain, or import to copy its items across")
                 }
             }
-            let ours = try batch.mergeEntries(tombstones: log.tombstones)
-            let outcome = try CopyMerger.merge(ours: ours, theirs: theirs, base: baseEntries)
+            guard log.head == snapshotHead else { return nil }
+            var inputs = MergeInputs(ours: batch.state, tombstones: log.tombstones, theirs: theirSide, base: baseSide)
+            let outcome = try inputs.merge { (item) throws(KeychainError) in try batch.decryptSecret(item) }
+            let (ours, theirs) = (inputs.ours, inputs.theirs)
             var report = MergeReport()
             // A conflict whose copy this keychain holds already was reported by the merge that made it.
             report.conflicts = outcome.conflicts.filter { conflict in conflict.copyID.map { ours[$0]?.version == nil } ?? true }
@@ -86,13 +104,15 @@ extension Keychain {
                     break
                 }
                 if let time = merged.tombstone, time != current.tombstone {
-                    deletions.append(.tombstone(id: id, time: time, group: nil))
+                    // Version 3: in the group the item was live in here, else the one the merge makes it live in (§43.7).
+                    let group = merged.version.map { AccessGroupsV3.name(of: $0.attributes) }
+                    deletions.append(.tombstone(id: id, time: time, group: group))
                     report.tombstones += 1
                 }
             }
             for (id, entry) in theirs {
                 guard let version = entry.version, outcome.result[id]?.version?.digest != version.digest else { continue }
-                if let base = baseEntries?[id]?.version, base.digest == version.digest { continue }
+                if let base = inputs.base?[id]?.version, base.digest == version.digest { continue }
                 if outcome.result[ConflictCopy.id(origin: id, digest: version.digest)]?.version != nil { continue }
                 if let time = outcome.result[id]?.tombstone, time > version.time { report.overruled.append(id) }
             }
@@ -103,7 +123,21 @@ extension Keychain {
         }
     }
 
-    /// This copy's entries and file id, read under its lock: the side of a merge that is only read.
+    /// This copy read against `snapshot` (the items of the keychain merged into), under this copy's lock only: the side
+    /// of a merge that is only read.
+    func mergeSide(against snapshot: ItemIndex) throws(KeychainError) -> MergeSide {
+        try withRead { () throws(KeychainError) -> MergeSide in
+            guard log.accessScope == nil else {
+                throw .unsupportedFeature(offset: 0, reason: "merging with a credential scoped to access groups; open the keychain with one for the whole keychain")
+            }
+            let log = self.log
+            return try MergeSide(index: index, tombstones: log.tombstones, fileID: log.fileID, against: snapshot) { (item) throws(KeychainError) in
+                try log.decryptSecret(of: item)
+            }
+        }
+    }
+
+    /// This copy's entries and file id, every secret read, under its lock (for tests that compare copies).
     func mergeSide() throws(KeychainError) -> (entries: [ItemID: MergeEntry], fileID: [UInt8]) {
         try withRead { () throws(KeychainError) -> ([ItemID: MergeEntry], [UInt8]) in
             guard log.accessScope == nil else {

@@ -73,19 +73,8 @@ enum ConflictCopy {
     /// whether the copy was changed since it was made.
     static func unmarked(_ attributes: ItemAttributes, id copyID: ItemID) -> (origin: ItemID, attributes: ItemAttributes)? {
         let attribute = markedAttribute(of: attributes.itemClass)
-        let prefix = Array(" (conflict ".utf8)
-        let markerLength = prefix.count + 32 + 1 + 8 + 1
-        let stored: [UInt8]
-        switch attributes[attribute] {
-        case .string(let text)?: stored = Array(text.utf8)
-        case .bytes(let bytes)?: stored = bytes
-        default: return nil
-        }
-        guard stored.count >= markerLength else { return nil }
-        let tail = Array(stored[(stored.count - markerLength)...])
-        guard tail.starts(with: prefix), tail[prefix.count + 32] == UInt8(ascii: " "), tail.last == UInt8(ascii: ")"),
-              let origin = itemID(hexadecimal: Array(tail[prefix.count..<(prefix.count + 32)])),
-              tail[(prefix.count + 33)..<(prefix.count + 41)].elementsEqual(copyID.description.utf8.prefix(8)) else { return nil }
+        guard let (origin, stored, copyDigits) = marker(in: attributes),
+              copyDigits.elementsEqual(copyID.description.utf8.prefix(8)) else { return nil }
         let kept = Array(stored[..<(stored.count - markerLength)])
         let restored: AttributeValue
         if case .string = attributes[attribute] {
@@ -96,6 +85,30 @@ enum ConflictCopy {
         }
         guard let unmarked = try? attributes.setting(attribute, to: restored) else { return nil }
         return (origin, unmarked)
+    }
+
+    /// The item id a marker on `attributes` names, whatever the copy's 8 digits: a quick test that most items fail.
+    static func markedOrigin(_ attributes: ItemAttributes) -> ItemID? {
+        marker(in: attributes)?.origin
+    }
+
+    /// The length of a marker: " (conflict ", 32 digits, a space, 8 digits, ")".
+    private static let markerLength = 11 + 32 + 1 + 8 + 1
+
+    /// The marked attribute's bytes when they end with a marker, the id the marker names, and its 8 copy digits.
+    private static func marker(in attributes: ItemAttributes) -> (origin: ItemID, stored: [UInt8], copyDigits: ArraySlice<UInt8>)? {
+        let prefix = Array(" (conflict ".utf8)
+        let stored: [UInt8]
+        switch attributes[markedAttribute(of: attributes.itemClass)] {
+        case .string(let text)?: stored = Array(text.utf8)
+        case .bytes(let bytes)?: stored = bytes
+        default: return nil
+        }
+        guard stored.count >= markerLength, stored.last == UInt8(ascii: ")") else { return nil }
+        let tail = Array(stored[(stored.count - markerLength)...])
+        guard tail.starts(with: prefix), tail[prefix.count + 32] == UInt8(ascii: " "),
+              let origin = itemID(hexadecimal: Array(tail[prefix.count..<(prefix.count + 32)])) else { return nil }
+        return (origin, stored, tail[(prefix.count + 33)..<(prefix.count + 41)])
     }
 
     /// The id 32 lowercase hexadecimal digits spell, as a marker writes it; nil for anything else.

@@ -177,7 +177,8 @@ struct CopyMerger {
             var collided = false
             for versions in holders.values where versions.count > 1 {
                 collided = true
-                let ordered = versions.sorted { $0.precedes($1) }
+                // Equal versions under two ids (two copies added the same item) tie: the greater id keeps the key.
+                let ordered = versions.sorted { $0.precedes($1) || (!$1.precedes($0) && $0.id.bytesPrecede($1.id)) }
                 let winner = ordered[ordered.count - 1]
                 for loser in ordered.dropLast() {
                     let tombstone = max(result[loser.id]?.tombstone ?? loser.time, loser.time)

@@ -193,6 +193,35 @@ struct KeychainMergeTests {
         }
     }
 
+    @Test("Kept within the millisecond of the version it replaces, a conflict copy's version is still the newer: a later merge does not undo it")
+    func resolveWithinOneMillisecond() throws {
+        // Every write at one instant: both changes tie, and the resolution falls in the same millisecond as they do.
+        let clock: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000) }
+        func open(_ path: String) throws -> Keychain {
+            try Keychain.open(at: path, credential: TestKeychain.password, random: RandomSource(SystemRandomNumberGenerator()), clock: clock, fileSystem: PosixFileSystem())
+        }
+        let directory = TemporaryDirectory()
+        let created = try Keychain.create(
+            at: directory.file("ours.kcf"), credential: TestKeychain.password, options: TestKeychain.options(formatVersion: 2),
+            random: RandomSource(SystemRandomNumberGenerator()), clock: clock, fileSystem: PosixFileSystem())
+        try created.add(try password("s", "both", "both-0"))
+        try writeFileBytes(try fileBytes(directory.file("ours.kcf")), to: directory.file("theirs.kcf"))
+        let ours = try open(directory.file("ours.kcf")), theirs = try open(directory.file("theirs.kcf"))
+        let query = Query.genericPassword(service: "s", account: "both")
+        _ = try ours.update(query, setting: [:], secret: Array("ours".utf8))
+        _ = try theirs.update(query, setting: [:], secret: Array("theirs".utf8))
+        _ = try ours.merge(from: theirs)
+        let copy = try #require(try ours.conflictCopies().first)
+        let kept = try #require(try secret(ours, "s", "both"))
+        try ours.resolveConflict(copy.copyID, keeping: .copy)
+        let chosen = try #require(try secret(ours, "s", "both"))
+        #expect(chosen != kept)
+
+        let again = try ours.merge(from: theirs)
+        #expect(try ours.conflictCopies().isEmpty, "the version the resolution replaced came back as a copy: \(again)")
+        #expect(try secret(ours, "s", "both") == chosen)
+    }
+
     @Test("Copies of different keychains are refused unless importing; a version 1 keychain is refused as the one written")
     func refusals() throws {
         let directory = TemporaryDirectory()
@@ -287,6 +316,63 @@ struct KeychainMergeTests {
             }
         }
         #expect(full.head == head)
+    }
+
+    @Test("Version 3: the tombstone kept under an item of another access group goes in that group's page; the file opens")
+    func watermarkInItsGroup() throws {
+        let directory = TemporaryDirectory()
+        let ours = try TestKeychain.create(in: directory, name: "ours.kcf", formatVersion: 3)
+        try ours.add(try GenericPassword(service: "s", account: "team-item", accessGroup: "team", value: Array("one".utf8)))
+        try writeFileBytes(try fileBytes(directory.file("ours.kcf")), to: directory.file("theirs.kcf"))
+        let theirs = try Keychain.open(at: directory.file("theirs.kcf"), credential: TestKeychain.password)
+        let query = Query.genericPassword(service: "s", account: "team-item")
+        _ = try theirs.delete(query)
+        Thread.sleep(forTimeInterval: 0.005)
+        _ = try ours.update(query, setting: [:], secret: Array("two".utf8))
+
+        // The change here is later than the deletion there: it stays, under the deletion's tombstone (SPEC.md §43.7).
+        let report = try ours.merge(from: theirs)
+        #expect(report.tombstones == 1 && report.deleted == 0)
+        let reopened = try Keychain.open(at: directory.file("ours.kcf"), credential: TestKeychain.password)
+        #expect(try secret(reopened, "s", "team-item") == "two")
+        #expect(try entries(reopened).values.contains { $0.version != nil && $0.tombstone != nil })
+    }
+
+    @Test("Version 3: an item moved to another group in the other copy comes with its move's tombstone, written where it was live; the file opens")
+    func watermarkOfAMove() throws {
+        let directory = TemporaryDirectory()
+        let ours = try TestKeychain.create(in: directory, name: "ours.kcf", formatVersion: 3)
+        try ours.add(try GenericPassword(service: "s", account: "moved", accessGroup: "team", value: Array("one".utf8)))
+        try writeFileBytes(try fileBytes(directory.file("ours.kcf")), to: directory.file("theirs.kcf"))
+        let theirs = try Keychain.open(at: directory.file("theirs.kcf"), credential: TestKeychain.password)
+        Thread.sleep(forTimeInterval: 0.005)
+        _ = try theirs.update(.genericPassword(service: "s", account: "moved"), setting: [.accessGroup: .string("other")])
+
+        let report = try ours.merge(from: theirs)
+        #expect(report.changed == 1 && report.tombstones == 1)
+        let reopened = try Keychain.open(at: directory.file("ours.kcf"), credential: TestKeychain.password)
+        let found = try reopened.search(.genericPassword(service: "s", account: "moved"), returning: [.attributes])
+        #expect(found.first?.attributes?[.accessGroup] == .string("other"))
+    }
+
+    @Test("Two copies that added the same item under two ids settle it the same way in either order: the greater id keeps it")
+    func equalVersionsUnderTwoIDs() throws {
+        let attributes = try ItemAttributes(itemClass: .genericPassword, values: [
+            .service: .string("s"), .account: .string("ann"), .accessGroup: .string(""), .synchronizable: .boolean(false),
+            .creationDate: .date(Date(timeIntervalSince1970: 1_800_000_000)), .modificationDate: .date(Date(timeIntervalSince1970: 1_800_000_000)),
+        ])
+        // Many pairs of ids: a merge that picked by the order a dictionary happens to hold them would miss some.
+        var random = SplitMix64(seed: 61)
+        for _ in 0..<40 {
+            let first = ItemID(using: &random), second = ItemID(using: &random)
+            let (low, high) = first.bytesPrecede(second) ? (first, second) : (second, first)
+            let ours = [low: MergeEntry(version: MergeVersion(id: low, attributes: attributes, secret: [1]))]
+            let theirs = [high: MergeEntry(version: MergeVersion(id: high, attributes: attributes, secret: [1]))]
+            for (left, right) in [(ours, theirs), (theirs, ours)] {
+                let result = try CopyMerger.merge(ours: left, theirs: right, base: nil).result
+                #expect(result[high]?.version != nil && result[low]?.version == nil)
+            }
+        }
     }
 
     @Test("Random edits on two files merge to exactly what the merge rules give, read back from disk", arguments: [2, 3])
