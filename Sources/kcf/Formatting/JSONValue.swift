@@ -28,6 +28,17 @@ enum JSONValue: Encodable {
         return .object(members)
     }
 
+    /// The value as JSON text on one line, with sorted keys: a string's newlines and quotes are escaped.
+    func compactText() throws(CommandError) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return String(decoding: try encoder.encode(self), as: UTF8.self)
+        } catch {
+            throw .failed("cannot encode JSON: \(error)")
+        }
+    }
+
     /// The value as pretty-printed JSON text with sorted keys.
     func text() throws(CommandError) -> String {
         let encoder = JSONEncoder()

@@ -106,7 +106,7 @@ struct MergeCommandTests {
         #expect(try sandbox.run(["merge", sandbox.keychain, sandbox.file("missing.kcf")], extra: withPassword).status == 220)
     }
 
-    @Test("As git's merge driver: edits made on two branches are both in the merged keychain, with no conflict")
+    @Test("Set up by kcf git-setup, git merges edits made on two branches with no conflict, and git diff shows items, no secret")
     func gitMergeDriver() throws {
         let sandbox = try twoCopies()
         let repository = sandbox.file("repository")
@@ -128,9 +128,13 @@ struct MergeCommandTests {
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
         }
         #expect(try git(["init", "-q", "-b", "main"]).status == 0)
-        #expect(try git(["config", "merge.kcf.driver", "\(kcf) merge --base %O %A %B"]).status == 0)
-        try "*.kcf merge=kcf -diff\n".write(toFile: repository + "/.gitattributes", atomically: true, encoding: .utf8)
-        try "*.kcf.lock\n".write(toFile: repository + "/.gitignore", atomically: true, encoding: .utf8)
+        let setUp = try sandbox.run(["git-setup", repository], extra: ["GIT_CONFIG_NOSYSTEM": "1"])
+        #expect(setUp.status == 0, "\(setUp.stderr)")
+        let named = URL(fileURLWithPath: kcf).resolvingSymlinksInPath().path
+        #expect(try git(["config", "merge.kcf.driver"]).stdout == "\(named) merge --base %O %A %B\n")
+        #expect(try git(["config", "diff.kcf.textconv"]).stdout == "\(named) diff-text\n")
+        #expect(try String(contentsOfFile: repository + "/.gitattributes", encoding: .utf8) == "*.kcf merge=kcf diff=kcf\n")
+        #expect(try String(contentsOfFile: repository + "/.gitignore", encoding: .utf8) == "*.kcf.lock\n")
         try Data(try sandbox.keychainBytes()).write(to: URL(fileURLWithPath: keychain))
         #expect(try git(["add", "."]).status == 0)
         #expect(try git(["commit", "-q", "-m", "start"]).status == 0)
@@ -142,6 +146,18 @@ struct MergeCommandTests {
         try kcfRun(["add-generic-password", "-U", "-a", "keep", "-s", "s", "-w", "on-main"])
         try kcfRun(["delete-generic-password", "-a", "remove", "-s", "s"])
         #expect(try git(["commit", "-q", "-am", "main"]).status == 0)
+
+        // git diff through the textconv: the changed item is a line out and a line in with another fingerprint, the
+        // deleted one a line out; no secret, old or new, appears.
+        let diff = try git(["diff", "HEAD~1", "HEAD", "--", "secrets.kcf"])
+        #expect(diff.status == 0, "\(diff.stderr)")
+        let changed = diff.stdout.split(separator: "\n").filter { $0.hasPrefix("-genericPassword") || $0.hasPrefix("+genericPassword") }
+        #expect(changed.count == 3, "\(diff.stdout)")
+        #expect(changed.filter { $0.contains("account=\"keep\"") }.count == 2)
+        #expect(changed.contains { $0.hasPrefix("-") && $0.contains("account=\"remove\"") })
+        let fingerprints = Set(changed.filter { $0.contains("account=\"keep\"") }.compactMap { $0.split(separator: " ").last })
+        #expect(fingerprints.count == 2 && fingerprints.allSatisfy { $0.hasPrefix("secret=") && $0.count == 7 + 16 })
+        for secret in ["keep-0", "on-main", "remove-0", "on-other", "both-0"] { #expect(!diff.stdout.contains(secret)) }
 
         let merged = try git(["merge", "-q", "--no-edit", "other"])
         #expect(merged.status == 0, "\(merged.stdout)\(merged.stderr)")
