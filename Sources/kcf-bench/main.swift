@@ -13,6 +13,7 @@ import Darwin
 ///     swift run -c release kcf-bench write-pattern [--operations N]
 ///     swift run -c release kcf-bench open-v2 [--items N…]
 ///     swift run -c release kcf-bench kdf-open [--trials N]
+///     swift run -c release kcf-bench merge [--items N…] [--differing N] [--format 2|3]
 let usage = """
     usage: kcf-bench <command> [options]
 
@@ -28,6 +29,8 @@ let usage = """
                verified, on one and two threads (--items; default 1000 100000 1000000)
       kdf-open opening an empty version 2 keychain whose only slot is a password's, with the real KDF:
                Argon2id (64 MiB, 3 passes, 4 lanes) beside PBKDF2 (600,000 rounds), alternated (--trials)
+      merge    merging two copies of one keychain that differ in --differing items (default 1000), beside
+               opening each copy (--items; default 100000)
       write-pattern
                what one durable change costs in each way of committing it (compare-write-patterns.sh
                runs SQLite's durable insert beside it)
@@ -45,7 +48,8 @@ let usage = """
       --lookups N    finds and secret reads timed per size (store; default 20000)
       --skip-kdf     do not time opening with a password (store; for profiling)
       --memory-phases print each phase's peak resident memory to stderr (store)
-      --format N     the format version of the files measured (store; 1, 2 or 3; default 2)
+      --format N     the format version of the files measured (store; 1, 2 or 3; merge: 2 or 3; default 2)
+      --differing N  items the two copies differ in (merge; default 1000)
     """
 
 func fail(_ message: String) -> Never {
@@ -85,6 +89,7 @@ var memoryPhases = false
 var formatVersion = 2
 var megabytes = 64
 var trials = 7
+var differing = 1_000
 /// Takes the value after `option` from `arguments`: a whole number above zero, or the run ends with a message.
 @MainActor func positiveWholeNumber(after option: String) -> Int {
     guard let value = arguments.first.flatMap(Int.init), value > 0 else { fail("\(option) needs a positive whole number") }
@@ -121,6 +126,7 @@ while !arguments.isEmpty {
     case "--lookups": lookups = positiveWholeNumber(after: option)
     case "--megabytes": megabytes = positiveWholeNumber(after: option)
     case "--trials": trials = positiveWholeNumber(after: option)
+    case "--differing": differing = positiveWholeNumber(after: option)
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -146,6 +152,8 @@ do {
     case "open-v2":
         try runOpenV2Benchmark(sizes: itemCounts.isEmpty ? [1_000, 100_000, 1_000_000] : itemCounts)
     case "kdf-open": try runKDFOpenBenchmark(trials: trials, json: json)
+    case "merge":
+        try runMergeBenchmark(sizes: itemCounts.isEmpty ? [100_000] : itemCounts, differing: differing, formatVersion: formatVersion)
     case "write-pattern":
         let rows = try WritePatternBenchmark(operations: operations).run()
         printWritePatterns(rows, operations: operations)
