@@ -47,11 +47,43 @@ extension Keychain {
             let (snapshot, head) = try withRead { () throws(KeychainError) -> (ItemIndex, Head) in (index, log.head) }
             let theirs = try other.mergeSide(against: snapshot)
             let baseSide = try base.map { (base) throws(KeychainError) in try base.mergeSide(against: snapshot) }
-            if let report = try merge(theirs, base: baseSide, importing: importing, snapshotHead: head) { return report }
+            if var report = try merge(theirs, base: baseSide, importing: importing, snapshotHead: head) {
+                try carryCredentials(from: other, base: base, into: &report)
+                return report
+            }
         }
         throw .io(
             operation: "merging (this keychain changed \(Self.mergeAttempts) times while the other copy was read; try again)",
             errno: EAGAIN, path: path)
+    }
+
+    /// Adds the key slots `other` holds that were added there since `base` (SPEC.md §43.1): a version 2 copy whose
+    /// header this keychain's master key authenticated holds slots wrapping that key, so each opens this keychain as
+    /// it opens that copy. Without a base, a slot only the other copy holds may be one removed here (a credential
+    /// revoked), and is left out; so is one the base held that this keychain no longer does.
+    private func carryCredentials(from other: Keychain, base: Keychain?, into report: inout MergeReport) throws(KeychainError) {
+        let theirs = try other.withRead { () throws(KeychainError) -> (slots: [HeaderKeySlot], key: SymmetricKey)? in
+            (other.log as? RecordLogV2).map { ($0.state.header.slots, $0.masterKey) }
+        }
+        let ourIDs = Set(try keySlots().map(\.id))
+        let baseIDs = try base.map { (base) throws(KeychainError) in Set(try base.keySlots().map(\.id)) }
+        let theirIDs = Set(try other.keySlots().map(\.id))
+        let missing = theirIDs.subtracting(ourIDs)
+        guard !missing.isEmpty else { return }
+        guard let baseIDs else {
+            report.credentialsNotCarried = missing.count
+            return
+        }
+        let added = missing.subtracting(baseIDs)
+        guard !added.isEmpty else { return }
+        try withWrite { () throws(KeychainError) in
+            guard let theirs, let ours = log as? RecordLogV2, ours.masterKey == theirs.key else {
+                report.credentialsNotCarried = added.count
+                return
+            }
+            _ = try rewriteLocked(changing: .carry(theirs.slots.filter { added.contains($0.slotID) }))
+            report.credentialsCarried = added.count
+        }
     }
 
     /// How many times a merge reads the other copies again when this keychain changes meanwhile.

@@ -51,6 +51,8 @@ extension RecordLog: KeychainLog {
         case .removeID(let id):
             guard let position = slots.firstIndex(where: { $0.slotID == id }) else { throw .itemNotFound }
             slots = try slotsWithout(position: position)
+        case .carry:
+            throw .unsupportedFeature(offset: 0, reason: "carrying another copy's key slots into a format version 1 keychain")
         case .replace(let old, let new, let keyDerivation):
             let position = try slotPosition(openedBy: old)
             slots[position] = try makeSlot(for: new, keyDerivation: keyDerivation, using: &generator)

@@ -21,6 +21,9 @@ enum SlotChange {
     case replaceRotating(openedBy: Credential, with: Credential, keyDerivation: PasswordKeyDerivation)
     /// A new master key, in one slot for each credential.
     case rotate([Credential], keyDerivation: PasswordKeyDerivation)
+    /// Add slots another copy of this keychain holds, which wrap the same master key (a merge, SPEC.md §43.1); one
+    /// whose id is here already is not added again. Format version 2 only.
+    case carry([HeaderKeySlot])
 }
 
 extension SlotChange {
@@ -35,7 +38,7 @@ extension SlotChange {
         case .rotate(let credentials, _):
             guard let first = credentials.first, !credentials.contains(where: { $0.isSame(as: current) }) else { return current }
             return first
-        case .keep, .add, .addScoped, .remove, .removeID:
+        case .keep, .add, .addScoped, .remove, .removeID, .carry:
             return current
         }
     }

@@ -23,8 +23,17 @@ public struct MergeReport: Sendable, Hashable {
     /// each kept both versions.
     public var conflicts: [MergeConflict] = []
 
+    /// The key slots (credentials) the other copy holds, added there since the base, that were carried over: each
+    /// opens the merged keychain now (format version 2; SPEC.md §43.1).
+    public var credentialsCarried: Int = 0
+
+    /// The key slots the other copy holds and this keychain does not, left out: without a base a merge cannot tell a
+    /// credential added there from one removed here; a version 1 or 3 keychain, or copies under two master keys,
+    /// cannot take another's slot.
+    public var credentialsNotCarried: Int = 0
+
     /// Whether the merge wrote nothing: the keychain already held everything the other copy had.
-    public var isUnchanged: Bool { added == 0 && changed == 0 && deleted == 0 && tombstones == 0 }
+    public var isUnchanged: Bool { added == 0 && changed == 0 && deleted == 0 && tombstones == 0 && credentialsCarried == 0 }
 
     /// Whether the merge wrote nothing and the other copy held nothing this keychain did not keep.
     public var holdsEverything: Bool { isUnchanged && overruled.isEmpty }

@@ -20,7 +20,8 @@ enum MergeCommand {
             `kcf conflicts` lists them and `kcf resolve` settles them. Two different items that end with one
             primary key keep the newer; the other becomes a conflict copy. Nothing either copy holds is dropped.
             """, """
-            OURS keeps its credentials; the password opens all the copies. The merge is one transaction: a crash
+            OURS keeps its credentials; the password opens all the copies. With --base, a credential added in THEIRS
+            since the base is carried over (format version 2); one removed in OURS stays removed. The merge is one transaction: a crash
             leaves OURS as it was or merged. THEIRS and BASE are only read. Exits 0 when merged (conflict copies
             included, as git's merge driver expects), 206 when the copies are of different keychains (see --import),
             252 when OURS is format version 1 (it keeps no tombstones: `kcf upgrade` it first).
@@ -98,6 +99,12 @@ enum MergeCommand {
         for conflict in report.conflicts { Output.line("conflict: \(conflict)") }
         for id in report.overruled {
             Output.line("not kept: item \(id): the other copy's version is older than its deletion here (by modification time)")
+        }
+        if report.credentialsCarried > 0 { Output.line("carried \(report.credentialsCarried) credentials over from \(name)") }
+        if report.credentialsNotCarried > 0 {
+            Output.line(
+                "not carried: \(report.credentialsNotCarried) credentials \(name) has and \(into) lacks (without --base, one added there "
+                    + "cannot be told from one removed here; kcf add-credential to add one)")
         }
         return .success
     }

@@ -222,6 +222,32 @@ struct KeychainMergeTests {
         #expect(try secret(ours, "s", "both") == chosen)
     }
 
+    @Test("A credential added in the other copy since the base opens the merged keychain; one removed here is not put back; without a base none is carried")
+    func credentialsCarried() throws {
+        let directory = TemporaryDirectory()
+        let ours = try TestKeychain.create(in: directory, name: "ours.kcf", formatVersion: 2)
+        try ours.add(try password("s", "a", "one"))
+        let revoked = Credential.key(SymmetricKey(size: .bits256))
+        try ours.addCredential(revoked)
+        for name in ["theirs.kcf", "base.kcf"] { try writeFileBytes(try fileBytes(directory.file("ours.kcf")), to: directory.file(name)) }
+        let theirs = try Keychain.open(at: directory.file("theirs.kcf"), credential: TestKeychain.password)
+        let base = try Keychain.open(at: directory.file("base.kcf"), credential: TestKeychain.password)
+        try ours.removeCredential(revoked)
+        let added = Credential.key(SymmetricKey(size: .bits256))
+        try theirs.addCredential(added)
+
+        let twoWay = try ours.merge(from: theirs)
+        #expect(twoWay.credentialsCarried == 0 && twoWay.credentialsNotCarried == 2, "without a base, added there and removed here look alike")
+        #expect(throws: KeychainError.wrongCredentials) { try Keychain.open(at: directory.file("ours.kcf"), credential: added) }
+
+        let threeWay = try ours.merge(from: theirs, base: base)
+        #expect(threeWay.credentialsCarried == 1 && threeWay.credentialsNotCarried == 0)
+        let reopened = try Keychain.open(at: directory.file("ours.kcf"), credential: added)
+        #expect(try secret(reopened, "s", "a") == "one")
+        #expect(throws: KeychainError.wrongCredentials) { try Keychain.open(at: directory.file("ours.kcf"), credential: revoked) }
+        #expect(try ours.merge(from: theirs, base: base).isUnchanged, "carried once")
+    }
+
     @Test("Copies of different keychains are refused unless importing; a version 1 keychain is refused as the one written")
     func refusals() throws {
         let directory = TemporaryDirectory()

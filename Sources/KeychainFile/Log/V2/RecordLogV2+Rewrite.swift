@@ -235,6 +235,9 @@ extension RecordLogV2 {
         case .removeID(let id):
             guard let position = positionOfID(id) else { throw .itemNotFound }
             slots.remove(at: position)
+        case .carry(let carried):
+            for slot in carried where !slots.contains(where: { $0.slotID == slot.slotID }) { slots.append(slot) }
+            try checkSlotLimits(works: slots.map(\.work))
         case .replace(let old, let new, let keyDerivation):
             let position = try positionOpenedBy(old)
             try new.validate()

@@ -116,6 +116,8 @@ extension RecordLogV3 {
         case .removeID(let id):
             guard let position = header.slots.firstIndex(where: { $0.slotID == id }) else { throw .itemNotFound }
             return (try keysDropping(position), nil)
+        case .carry:
+            throw .unsupportedFeature(offset: 0, reason: "carrying another copy's key slots into a format version 3 keychain")
         }
 
         func keysDropping(_ position: Int) throws(KeychainError) -> FileKeys {
@@ -160,6 +162,8 @@ extension RecordLogV3 {
             throw .missingEntitlement(group: nil, operation: "removing a credential")
         case .rotate:
             throw .missingEntitlement(group: nil, operation: "rotating the keychain's keys")
+        case .carry:
+            throw .unsupportedFeature(offset: 0, reason: "carrying another copy's key slots into a format version 3 keychain")
         }
         return FileKeys(
             fileID: fileID, logKey: state.logKey, root: nil, groups: state.groups, sealedKeyTable: header.sealedKeyTable, slots: slots,
