@@ -87,25 +87,9 @@ enum MergeCommand {
             }
             throw error
         }
-        let name = SecurityText.quoted(Array(theirsPath.utf8))
-        let into = SecurityText.quoted(Array(target.utf8))
-        if report.holdsEverything && report.conflicts.isEmpty {
-            Output.line("\(into) already holds everything in \(name); nothing to do")
-        } else {
-            Output.line(
-                "merged \(name) into \(into): \(report.added) added, \(report.changed) changed, \(report.deleted) deleted, "
-                    + "\(report.tombstones) deletions recorded, \(report.conflicts.count) conflicts")
-        }
-        for conflict in report.conflicts { Output.line("conflict: \(conflict)") }
-        for id in report.overruled {
-            Output.line("not kept: item \(id): the other copy's version is older than its deletion here (by modification time)")
-        }
-        if report.credentialsCarried > 0 { Output.line("carried \(report.credentialsCarried) credentials over from \(name)") }
-        if report.credentialsNotCarried > 0 {
-            Output.line(
-                "not carried: \(report.credentialsNotCarried) credentials \(name) has and \(into) lacks (without --base, one added there "
-                    + "cannot be told from one removed here; kcf add-credential to add one)")
-        }
+        let lines = MergeReportText.lines(
+            report, theirs: SecurityText.quoted(Array(theirsPath.utf8)), into: SecurityText.quoted(Array(target.utf8)))
+        for line in lines { Output.line(line) }
         return .success
     }
 

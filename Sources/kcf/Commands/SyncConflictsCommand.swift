@@ -113,13 +113,7 @@ enum SyncConflictsCommand {
         } catch {
             throw .failure("not merged into \(copy.original) (left where it is): \(error.description)", error.status)
         }
-        Output.line(
-            "merged \(copy.copy) into \(copy.original): \(report.added) added, \(report.changed) changed, \(report.deleted) deleted, "
-                + "\(report.conflicts.count) conflicts")
-        for conflict in report.conflicts { Output.line("conflict: \(conflict)") }
-        for id in report.overruled {
-            Output.line("not kept: item \(id) of \(copy.copy): its version is older than its deletion in \(copy.original) (by modification time)")
-        }
+        for line in MergeReportText.lines(report, theirs: copy.copy, into: copy.original) { Output.line(line) }
         // The merge committed durably (§43.7): only now may the copy go.
         let aside = copyPath + mergedSuffix
         guard !FileManager.default.fileExists(atPath: aside) else {
@@ -129,7 +123,7 @@ enum SyncConflictsCommand {
             throw .failure("merged, but not renamed to \(aside): \(SystemError.describe(errno))", .io)
         }
         try syncDirectory(directory)
-        Output.line("renamed \(copy.copy) \(copy.copy + mergedSuffix)")
+        Output.line("renamed \(copy.copy) to \(copy.copy + mergedSuffix)")
     }
 
     /// fsync(2) of a directory, so that a rename in it is durable.
