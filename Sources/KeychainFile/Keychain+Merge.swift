@@ -46,8 +46,13 @@ extension Keychain {
         for _ in 0..<Self.mergeAttempts {
             let (snapshot, head) = try withRead { () throws(KeychainError) -> (ItemIndex, Head) in (index, log.head) }
             let theirs = try other.mergeSide(against: snapshot)
-            let baseSide = try base.map { (base) throws(KeychainError) in try base.mergeSide(against: snapshot) }
-            if var report = try merge(theirs, base: baseSide, importing: importing, snapshotHead: head) {
+            var baseSide = try base.map { (base) throws(KeychainError) in try base.mergeSide(against: snapshot) }
+            var sharedEnd: Int? = nil
+            if base == nil, !importing, let shared = try sharedHistory(with: theirs, against: snapshot) {
+                (baseSide, sharedEnd) = (shared.side, shared.end)
+            }
+            if var report = try merge(theirs, base: baseSide, sharedHistory: sharedEnd != nil, importing: importing, snapshotHead: head) {
+                report.sharedHistoryEnd = sharedEnd
                 try carryCredentials(from: other, base: base, into: &report)
                 return report
             }
@@ -55,6 +60,30 @@ extension Keychain {
         throw .io(
             operation: "merging (this keychain changed \(Self.mergeAttempts) times while the other copy was read; try again)",
             errno: EAGAIN, path: path)
+    }
+
+    /// The state both this keychain and the copy read as `theirs` came from, found in their logs (SPEC.md §43.9): the
+    /// last commit whose records both files hold byte for byte, read against `snapshot`, and where it ends. Nil when
+    /// the copies share no commit: another epoch (one was rewritten since they parted), logs that differ from their
+    /// first record, or a copy that cannot be compared.
+    private func sharedHistory(with theirs: MergeSide, against snapshot: ItemIndex) throws(KeychainError) -> (side: MergeSide, end: Int)? {
+        guard let theirHistory = theirs.history else { return nil }
+        return try withRead { () throws(KeychainError) -> (side: MergeSide, end: Int)? in
+            guard let ourHistory = log.copyHistory, let divergence = CopyHistory.divergence(of: ourHistory, and: theirHistory) else { return nil }
+            let log = self.log
+            let decrypt = { (item: StoredItem) throws(KeychainError) -> [UInt8] in try log.decryptSecret(of: item) }
+            // The copy holds all of this keychain's records, or this keychain all of the copy's: the earlier one of
+            // the two is the shared state, already read (§43.9's last commit both hold is that one's last).
+            if divergence == theirHistory.end, theirHistory.end > 0 { return (theirs, theirHistory.end) }
+            if divergence == ourHistory.end, ourHistory.end > 0 {
+                let side = try MergeSide(index: index, tombstones: log.tombstones, fileID: log.fileID, against: snapshot, decryptSecret: decrypt)
+                return (side, ourHistory.end)
+            }
+            let earlier = try log.replayEarlierState(endingBy: divergence)
+            guard earlier.end > 0, earlier.end >= ourHistory.rewriteEnd else { return nil }
+            let side = try MergeSide(index: earlier.index, tombstones: earlier.tombstones, fileID: log.fileID, against: snapshot, decryptSecret: decrypt)
+            return (side, earlier.end)
+        }
     }
 
     /// Adds the key slots `other` holds that were added there since `base` (SPEC.md §43.1): a version 2 copy whose
@@ -90,7 +119,9 @@ extension Keychain {
     private static let mergeAttempts = 4
 
     /// The merge's transaction; nil, writing nothing, when this keychain is no longer at `snapshotHead`.
-    private func merge(_ theirSide: MergeSide, base baseSide: MergeSide?, importing: Bool, snapshotHead: Head) throws(KeychainError) -> MergeReport? {
+    private func merge(
+        _ theirSide: MergeSide, base baseSide: MergeSide?, sharedHistory: Bool, importing: Bool, snapshotHead: Head
+    ) throws(KeychainError) -> MergeReport? {
         let (theirFileID, baseFileID) = (theirSide.fileID, baseSide?.fileID)
         return try batch { (batch) throws(KeychainError) -> MergeReport? in
             guard log.formatVersion >= 2 else {
@@ -109,7 +140,7 @@ extension Keychain {
                 }
             }
             guard log.head == snapshotHead else { return nil }
-            var inputs = MergeInputs(ours: batch.state, tombstones: log.tombstones, theirs: theirSide, base: baseSide)
+            var inputs = MergeInputs(ours: batch.state, tombstones: log.tombstones, theirs: theirSide, base: baseSide, sharedHistory: sharedHistory)
             let outcome = try inputs.merge { (item) throws(KeychainError) in try batch.decryptSecret(item) }
             let (ours, theirs) = (inputs.ours, inputs.theirs)
             var report = MergeReport()
@@ -163,9 +194,11 @@ extension Keychain {
                 throw .unsupportedFeature(offset: 0, reason: "merging with a credential scoped to access groups; open the keychain with one for the whole keychain")
             }
             let log = self.log
-            return try MergeSide(index: index, tombstones: log.tombstones, fileID: log.fileID, against: snapshot) { (item) throws(KeychainError) in
+            var side = try MergeSide(index: index, tombstones: log.tombstones, fileID: log.fileID, against: snapshot) { (item) throws(KeychainError) in
                 try log.decryptSecret(of: item)
             }
+            side.history = log.copyHistory
+            return side
         }
     }
 

@@ -64,6 +64,12 @@ protocol KeychainLog: AnyObject {
     func takeUnconfirmedDurability() -> KeychainError?
     /// Decrypts the secret of a stored item.
     func decryptSecret(of item: StoredItem) throws(KeychainError) -> [UInt8]
+    /// What a merge compares of this copy's log to find the history it shares with another copy (SPEC.md §43.9);
+    /// nil when there is nothing to compare: version 1, a recovering read, a holder scoped to groups.
+    var copyHistory: CopyHistory? { get }
+    /// Replays the log from its start up to the last commit that ends by `limit` (SPEC.md §43.9): the items and
+    /// tombstones it left, and its end (0 when no commit ends by `limit`).
+    func replayEarlierState(endingBy limit: Int) throws(KeychainError) -> (index: ItemIndex, tombstones: [ItemID: Int64], end: Int)
 
     /// The key slots, as the public API describes them.
     func keySlotInfos() -> [KeySlotInfo]

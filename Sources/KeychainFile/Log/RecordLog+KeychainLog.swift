@@ -24,6 +24,13 @@ extension RecordLog: KeychainLog {
 
     func keySlotInfos() -> [KeySlotInfo] { header.slots.map(KeySlotInfo.init) }
 
+    /// Version 1 is never merged into, so its history is never compared (SPEC.md §43.9).
+    var copyHistory: CopyHistory? { nil }
+
+    func replayEarlierState(endingBy limit: Int) throws(KeychainError) -> (index: ItemIndex, tombstones: [ItemID: Int64], end: Int) {
+        throw .unsupportedFeature(offset: 0, reason: "reading an earlier state of a format version 1 log, which a merge never needs")
+    }
+
     @discardableResult
     func rewrite(
         changing change: SlotChange, index: inout ItemIndex, using generator: inout RandomSource

@@ -4,8 +4,9 @@
 /// Without a base, each id is settled by ``join(_:_:id:keepChanges:)``: the later tombstone; each side's live
 /// version unless the other side deleted the item after it (and does not hold it too); of two different live
 /// versions the newer, the other kept as a conflict copy. With a base, a change on one side only is taken as it is,
-/// and where both sides changed an item, a change is kept over a deletion. After that, two live items with one
-/// primary key keep the newer, the other becoming a conflict copy.
+/// and where both sides changed an item, a change is kept over a deletion. With a base found in the copies' logs (the
+/// last commit both hold, §43.9), a change on one side only is taken, and an item both sides changed is settled as
+/// without a base. After that, two live items with one primary key keep the newer, the other becoming a conflict copy.
 struct CopyMerger {
     /// The merged entries and the conflicts met.
     struct Outcome {
@@ -24,20 +25,33 @@ struct CopyMerger {
 
     /// Merges `theirs` into `ours`, with `base` (their common ancestor) when known.
     ///
+    /// - Parameter sharedHistory: `base` is the last commit the copies' logs both hold (SPEC.md §43.9), a state both
+    ///   came from but not always the last they had in common: only a change made on one side since is taken from it.
     /// - Throws: `KeychainError.limitReached` when a conflict copy cannot be made or collisions do not settle.
     static func merge(
-        ours: [ItemID: MergeEntry], theirs: [ItemID: MergeEntry], base: [ItemID: MergeEntry]?
+        ours: [ItemID: MergeEntry], theirs: [ItemID: MergeEntry], base: [ItemID: MergeEntry]?, sharedHistory: Bool = false
     ) throws(KeychainError) -> Outcome {
         var merger = CopyMerger()
-        if let base {
+        if let base, !sharedHistory {
             try merger.mergeThreeWay(ours: ours, theirs: theirs, base: base)
         } else {
             let (ours, oursDerived) = withDerivedTombstones(ours, against: theirs)
             let (theirs, theirsDerived) = withDerivedTombstones(theirs, against: ours)
             for id in Set(ours.keys).union(theirs.keys) {
+                let (mine, other) = (ours[id] ?? MergeEntry(), theirs[id] ?? MergeEntry())
+                if let before = base.map({ $0[id] ?? MergeEntry() }) {
+                    // §43.9: a side still as the shared state left it changed nothing; the other side's change is taken.
+                    if mine.isSame(as: before) {
+                        merger.result[id] = other
+                        continue
+                    }
+                    if other.isSame(as: before) {
+                        merger.result[id] = mine
+                        continue
+                    }
+                }
                 merger.result[id] = try merger.join(
-                    ours[id] ?? MergeEntry(), theirs[id] ?? MergeEntry(), id: id, keepChanges: false,
-                    derived: oursDerived.contains(id) || theirsDerived.contains(id))
+                    mine, other, id: id, keepChanges: false, derived: oursDerived.contains(id) || theirsDerived.contains(id))
             }
         }
         try merger.addCopies()

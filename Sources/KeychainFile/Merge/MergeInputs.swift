@@ -9,6 +9,8 @@ struct MergeInputs {
     private(set) var theirs: [ItemID: MergeEntry] = [:]
     /// The base's entries, for the ids read; nil without a base.
     private(set) var base: [ItemID: MergeEntry]?
+    /// Whether the base is the last commit the copies' logs both hold (SPEC.md §43.9) rather than one given.
+    private let sharedHistory: Bool
     private let index: ItemIndex
     private let tombstones: [ItemID: Int64]
     private let theirSide: MergeSide
@@ -21,8 +23,10 @@ struct MergeInputs {
     ///   - tombstones: This keychain's tombstones.
     ///   - theirs: The other copy, read against `ours`.
     ///   - base: The base, read against `ours`, when there is one.
-    init(ours index: ItemIndex, tombstones: [ItemID: Int64], theirs: MergeSide, base: MergeSide?) {
+    ///   - sharedHistory: `base` was found in the copies' logs (SPEC.md §43.9).
+    init(ours index: ItemIndex, tombstones: [ItemID: Int64], theirs: MergeSide, base: MergeSide?, sharedHistory: Bool = false) {
         self.index = index
+        self.sharedHistory = sharedHistory
         self.tombstones = tombstones
         theirSide = theirs
         baseSide = base
@@ -46,7 +50,7 @@ struct MergeInputs {
         while true {
             for id in pending { try load(id, decryptSecret: decryptSecret) }
             pending = []
-            let outcome = try CopyMerger.merge(ours: ours, theirs: theirs, base: base)
+            let outcome = try CopyMerger.merge(ours: ours, theirs: theirs, base: base, sharedHistory: sharedHistory)
             for (id, entry) in outcome.result {
                 // A conflict copy the rules made at an id this keychain (or the base) holds.
                 if index[id] != nil || baseSide?.entries[id] != nil { note(id) }

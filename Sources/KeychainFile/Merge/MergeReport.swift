@@ -32,6 +32,12 @@ public struct MergeReport: Sendable, Hashable {
     /// cannot take another's slot.
     public var credentialsNotCarried: Int = 0
 
+    /// Where the history both copies' logs share ends (a log offset), when the merge took the state there as its base:
+    /// no base was given, and the copies hold the same records up to that commit (SPEC.md §43.9). A change made on
+    /// one side since is then taken without a conflict copy. Nil when a base was given or the copies share no
+    /// history (one was rewritten since they parted, or another keychain was imported).
+    public var sharedHistoryEnd: Int? = nil
+
     /// Whether the merge wrote nothing: the keychain already held everything the other copy had.
     public var isUnchanged: Bool { added == 0 && changed == 0 && deleted == 0 && tombstones == 0 && credentialsCarried == 0 }
 

@@ -13,6 +13,9 @@ struct MergeSide {
     var tombstones: [ItemID: Int64] = [:]
     /// The copy's file id.
     var fileID: [UInt8] = []
+    /// What a merge compares of the copy's log to find the history it shares with the keychain merged into (SPEC.md
+    /// §43.9); nil when there is nothing to compare.
+    var history: CopyHistory? = nil
 
     /// Reads `index` (with `tombstones`) against `snapshot`; `decryptSecret` opens a secret of `index`.
     init(

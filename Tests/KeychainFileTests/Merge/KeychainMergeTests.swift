@@ -45,12 +45,12 @@ struct KeychainMergeTests {
         _ = try theirs.update(.genericPassword(service: "s", account: "both"), setting: [:], secret: Array("both-theirs".utf8))
 
         let report = try ours.merge(from: theirs)
-        // Without a base, "change" (changed there only) also keeps the version here as a conflict copy: nothing
-        // tells a merge of two copies alone that it is older than the change (SPEC.md §43.3).
-        #expect(report.added == 3)  // added-there, and two conflict copies
+        // The copies' logs share the four items' commit (SPEC.md §43.9): "change", changed there only, is taken.
+        #expect(report.sharedHistoryEnd != nil)
+        #expect(report.added == 2)  // added-there, and the conflict copy of "both"
         #expect(report.changed == 2)  // change, both
         #expect(report.deleted == 0)
-        #expect(report.conflicts.map(\.kind) == [.changedOnBothSides, .changedOnBothSides])
+        #expect(report.conflicts.map(\.kind) == [.changedOnBothSides])
 
         // Read back from disk, by a fresh open.
         let reopened = try Keychain.open(at: directory.file("ours.kcf"), credential: TestKeychain.password)
@@ -61,7 +61,7 @@ struct KeychainMergeTests {
         #expect(try secret(reopened, "s", "added-there") == "t")
         #expect(try secret(reopened, "s", "both") == "both-theirs")
         let copies = try reopened.conflictCopies()
-        #expect(copies.count == 2)
+        #expect(copies.count == 1)
         let bothID = try #require(try entries(reopened).first { $0.value.version?.attributes[.account] == .string("both") }?.key)
         let copy = try #require(copies.first { $0.itemID == bothID })
         #expect(copy.isItemLive)
@@ -69,7 +69,7 @@ struct KeychainMergeTests {
         guard case .string(let account)? = copy.attributes[.account] else { Issue.record("no account"); return }
         #expect(account == "both (conflict \(copy.itemID) \(String(copy.copyID.description.prefix(8))))")
         #expect(try reopened.secret(for: PersistentReference(itemID: copy.copyID)) == Array("both-ours".utf8))
-        #expect(reopened.count == 7)  // keep, change, both, added-here, added-there, two copies
+        #expect(reopened.count == 6)  // keep, change, both, added-here, added-there, the copy
 
         // Merging the same copy again writes nothing.
         let head = reopened.head
@@ -153,10 +153,12 @@ struct KeychainMergeTests {
         _ = try theirs.update(.genericPassword(service: "s", account: "change"), setting: [:], secret: Array("theirs".utf8))
         _ = try theirs.delete(.genericPassword(service: "s", account: "keep"))
 
-        // Without the base, "keep" changed here and deleted there: the deletion is newer, and wins.
+        // Without the base, "keep" changed here and deleted there: the deletion is newer, and wins. (Compacted, the
+        // copy shares no history with theirs, which would otherwise give the merge the state they forked from.)
         try writeFileBytes(try fileBytes(directory.file("ours.kcf")), to: directory.file("plain.kcf"))
         let plain = try Keychain.open(at: directory.file("plain.kcf"), credential: TestKeychain.password)
-        _ = try plain.merge(from: theirs)
+        _ = try plain.compact()
+        #expect(try plain.merge(from: theirs).sharedHistoryEnd == nil)
         #expect(try secret(plain, "s", "keep") == nil)
 
         // With it, both changed "keep": the change is kept over the deletion, and reported.
@@ -407,6 +409,7 @@ struct KeychainMergeTests {
         for round in 0..<6 {
             let directory = TemporaryDirectory()
             let (ours, theirs) = try twoCopies(directory, formatVersion: formatVersion)
+            let fork = try entries(ours)
             for keychain in [ours, theirs] {
                 for step in 0..<12 {
                     let account = "a\(random.next() % 6)"
@@ -417,7 +420,8 @@ struct KeychainMergeTests {
                     }
                 }
             }
-            let expected = try CopyMerger.merge(ours: try entries(ours), theirs: try entries(theirs), base: nil).result
+            // The copies' logs share the fork's commit: its state is what each side changed since (SPEC.md §43.9).
+            let expected = try CopyMerger.merge(ours: try entries(ours), theirs: try entries(theirs), base: fork, sharedHistory: true).result
             _ = try ours.merge(from: theirs)
             let reopened = try Keychain.open(at: directory.file("ours.kcf"), credential: TestKeychain.password)
             let written = try entries(reopened)

@@ -51,6 +51,10 @@ struct ReplayV2 {
     var collectsOpaqueSegments = false
     /// The head the header says the last rewrite's records end with.
     let rewriteHead: Head?
+    /// Where a replay of an earlier state stops (SPEC.md §43.9): it applies the commits that end by this log offset
+    /// and stops before the first record that does not, taking back a transaction it did not finish; `nil` for a
+    /// replay to the log's committed end.
+    var stopsBy: Int? = nil
     /// What a recovering replay applied since its head was last confirmed, to take back at a forked end.
     var recoveryUndo = RecoveryUndo()
     let watchedSequence: UInt64?
@@ -123,6 +127,7 @@ struct ReplayV2 {
         OpeningProgressReporting.verified(position, of: committedEnd)
         do throws(KeychainError) {
             while position < committedEnd {
+                if let stopsBy, try !recordEnds(at: position, by: stopsBy) { break }
                 let record: ReplayedRecordV2
                 do {
                     record = try readRecordForReplay(at: position, after: head, limit: committedEnd, groups: &groups, others: &others)
@@ -184,6 +189,11 @@ struct ReplayV2 {
                         throw .corrupted(offset: position, reason: "the records the last rewrite wrote end with another head than its header names")
                     }
                 }
+            }
+            if stopsBy != nil {
+                // An earlier state is the last commit's: what a transaction it stopped inside applied is taken back.
+                index.abandonApplying(&application)
+                return
             }
             guard nextPart == nil else {
                 throw .corrupted(
@@ -295,6 +305,15 @@ struct ReplayV2 {
         groups = moved
         others = movedOthers
         return record
+    }
+
+    /// Whether the record at `position` ends by `limit`, as its frame's length says (``stopsBy``).
+    private mutating func recordEnds(at position: Int, by limit: Int) throws(KeychainError) -> Bool {
+        guard position + 8 <= limit else { return false }
+        try fill(position..<(position + 8))
+        let at = position - windowStart
+        let length = Int(window[at..<(at + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        return position + 8 + length <= limit
     }
 
     /// Makes the window hold the whole record at `position`, whose frame must end by `limit`.
