@@ -88,7 +88,8 @@ enum MergeCommand {
             throw error
         }
         let lines = MergeReportText.lines(
-            report, theirs: SecurityText.quoted(Array(theirsPath.utf8)), into: SecurityText.quoted(Array(target.utf8)))
+            report, theirs: SecurityText.quoted(Array(theirsPath.utf8)), into: SecurityText.quoted(Array(target.utf8)),
+            baseGiven: base != nil || context.has("import"))
         for line in lines { Output.line(line) }
         return .success
     }

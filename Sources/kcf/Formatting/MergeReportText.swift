@@ -1,10 +1,11 @@
 import KeychainFile
 
-/// What `kcf merge` and `kcf sync-conflicts` print of a merge (``MergeReport``): the counts, one line per new
-/// conflict, each version a deletion here overrode, and the credentials carried over or left.
+/// What `kcf merge` and `kcf sync-conflicts` print of a merge (``MergeReport``): the counts, the base the logs gave,
+/// one line per new conflict, each version a deletion here overrode, and the credentials carried over or left.
 enum MergeReportText {
-    /// The lines for a merge of `theirs` into `into` (each a name as it should be printed).
-    static func lines(_ report: MergeReport, theirs: String, into: String) -> [String] {
+    /// The lines for a merge of `theirs` into `into` (each a name as it should be printed); `baseGiven` when the merge
+    /// was given a base or imported another keychain, so that the copies' logs were not compared.
+    static func lines(_ report: MergeReport, theirs: String, into: String, baseGiven: Bool = false) -> [String] {
         var lines: [String] = []
         if report.holdsEverything && report.conflicts.isEmpty {
             lines.append("\(into) already holds everything in \(theirs); nothing to do")
@@ -12,6 +13,13 @@ enum MergeReportText {
             lines.append(
                 "merged \(theirs) into \(into): \(report.added) added, \(report.changed) changed, \(report.deleted) deleted, "
                     + "\(report.tombstones) deletions recorded, \(report.conflicts.count) conflicts")
+        }
+        if let end = report.sharedHistoryEnd, !report.isUnchanged {
+            lines.append("base: the history both copies share (their logs hold the same records up to log byte \(end))")
+        } else if report.sharedHistoryEnd == nil, !baseGiven, !report.conflicts.isEmpty {
+            lines.append(
+                "no base: the copies share no history (one was compacted or its password changed since they parted), so a "
+                    + "version changed on one side only is kept as a conflict copy too; --base names the copy both came from")
         }
         for conflict in report.conflicts { lines.append("conflict: \(conflict)") }
         for id in report.overruled {

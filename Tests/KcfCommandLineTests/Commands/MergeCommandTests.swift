@@ -63,6 +63,32 @@ struct MergeCommandTests {
         #expect(try secret(sandbox.keychain, "both") == "ours")
     }
 
+    @Test("A copy that shares the keychain's history merges with no conflict for a one-sided change, and says so; a compacted one shares none, and the output says what that costs")
+    func sharedHistoryReported() throws {
+        let sandbox = try twoCopies()
+        let theirs = sandbox.file("theirs.kcf")
+        #expect(try sandbox.run(["add-generic-password", "-k", theirs, "-U", "-a", "change", "-s", "s", "-w", "theirs"], extra: withPassword).status == 0)
+        let compacted = sandbox.file("compacted.kcf")
+        try Data(try sandbox.keychainBytes(sandbox.keychain)).write(to: URL(fileURLWithPath: compacted))
+        #expect(try sandbox.run(["add-generic-password", "-k", compacted, "-U", "-a", "change", "-s", "s", "-w", "compacted"], extra: withPassword).status == 0)
+        #expect(try sandbox.run(["compact", "-k", compacted], extra: withPassword).status == 0)
+        Thread.sleep(forTimeInterval: 0.005)
+        #expect(try sandbox.run(["add-generic-password", "-k", sandbox.keychain, "-U", "-a", "keep", "-s", "s", "-w", "ours"], extra: withPassword).status == 0)
+
+        let shared = try sandbox.run(["merge", sandbox.keychain, theirs], extra: withPassword)
+        #expect(shared.status == 0, "\(shared.stderr)")
+        #expect(shared.stdout.contains("base: the history both copies share"), "\(shared.stdout)")
+        #expect(!shared.stdout.contains("conflict:"), "a change made on one side only: \(shared.stdout)")
+        #expect(try secret(sandbox.keychain, "change") == "theirs")
+        #expect(try secret(sandbox.keychain, "keep") == "ours")
+
+        // The compacted copy changed "change" too, and shares no history: merged by times, with a conflict copy, said so.
+        let unshared = try sandbox.run(["merge", sandbox.keychain, compacted], extra: withPassword)
+        #expect(unshared.status == 0, "\(unshared.stderr)")
+        #expect(unshared.stdout.contains("no base: the copies share no history"), "\(unshared.stdout)")
+        #expect(unshared.stdout.contains("conflict: generic password"), "\(unshared.stdout)")
+    }
+
     @Test("-o writes the merge to a new file and leaves OURS as it is; an existing OUT is refused")
     func output() throws {
         let sandbox = try twoCopies()

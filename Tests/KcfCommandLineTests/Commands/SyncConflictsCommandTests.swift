@@ -72,13 +72,14 @@ struct SyncConflictsCommandTests {
         }
         #expect((try? merged.password(forService: "s", account: "remove")) == nil, "the deletion made in a copy is taken")
         // "both" changed here and in the Syncthing copy: its version there is kept as a conflict copy. The other two
-        // copies hold "both" as it was before; with no base, a merge cannot tell that version older than the change
-        // here (SPEC.md §43.3), so it is kept as a conflict copy too — once, whichever copy brought it.
+        // copies hold "both" as the copies' shared history left it (SPEC.md §43.9): unchanged there, so no copy.
+        #expect(run.stdout.contains("base: the history both copies share"), "\(run.stdout)")
         let copies = try merged.conflictCopies()
-        #expect(copies.count == 2)
+        #expect(copies.count == 1)
         for copy in copies {
             guard case .string(let account)? = copy.attributes[.account] else { Issue.record("a copy without an account"); continue }
             #expect(account.hasPrefix("both (conflict "))
+            #expect(try merged.secret(for: PersistentReference(itemID: copy.copyID)) == Array("theirs".utf8))
         }
         for copy in [syncthing, nextcloud, dropbox] {
             #expect(!FileManager.default.fileExists(atPath: copy), "\(copy) merged, so moved aside")
