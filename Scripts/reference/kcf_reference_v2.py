@@ -1288,11 +1288,18 @@ def _replay(data: bytes, header: HeaderV2, keys: Keys, repairs: list, decrypt: b
         if len(data) > physical(written):
             remnant = (written, max(0, log.length - written))
     state, records, head = scan.state_at(applied_end)
-    return KeychainV2(header=header, keys=keys, master_key=b"", slot_used=-1, items=state.items, head=head,
-                      records=records, committed_end=applied_end, written_end=written, newest=newest, older=older,
-                      remnant=remnant, set_aside=set_aside, undone=undone, repairs=repairs,
-                      repaired_log=scan.repaired_bytes, pages_to_rewrite=[], tombstones=scan.tombstones_at(applied_end),
-                      file_length=len(data), log=bytes(scan.log))
+    kc = KeychainV2(header=header, keys=keys, master_key=b"", slot_used=-1, items=state.items, head=head,
+                    records=records, committed_end=applied_end, written_end=written, newest=newest, older=older,
+                    remnant=remnant, set_aside=set_aside, undone=undone, repairs=repairs,
+                    repaired_log=scan.repaired_bytes, pages_to_rewrite=[], tombstones=scan.tombstones_at(applied_end),
+                    file_length=len(data), log=bytes(scan.log))
+    # SPEC.md §43.9 (merge_reference.shared_history): the logical log bytes as the file stores them (parity not
+    # applied, repairs not taken: `log` above holds those), and the state the replay reached at each commit end
+    # (commit end -> (state, records, head, tombstones)), so that a merge can take the state at the last commit
+    # two copies share.
+    kc.stored_log = bytes(log.bytes)
+    kc.commit_states = scan.snapshots
+    return kc
 
 
 class _Scan:

@@ -4,7 +4,7 @@ sources), to check `kcf merge` against.
 
     import kcf_reference_v2 as V2, merge_reference as M
     ours, theirs = V2.open_keychain("a.kcf", cred), V2.open_keychain("b.kcf", cred)
-    r = M.merge(ours, theirs)                 # or M.merge(ours, theirs, base)
+    r = M.merge(ours, theirs)                 # or M.merge(ours, theirs, base), M.merge(ours, theirs, importing=True)
     r.items        # id -> K.Item (class, attributes, secret): the live items of the result
     r.tombstones   # id -> time: the result's tombstones (§43.3 rule 1, §43.5, §43.4)
     r.conflicts    # [Conflict(kind, item id, conflict copy id)]
@@ -12,7 +12,11 @@ sources), to check `kcf merge` against.
 
 A copy is anything with `.items` (id -> K.Item with cls, attributes, secret) and `.tombstones` (id -> time), as the
 reference readers (kcf_reference_v2 / kcf_reference_v3 `open_keychain`) return them; `Copy(items, tombstones)` makes
-one by hand.
+one by hand. Without a base, §43.9 looks for the history two copies share: that needs copies opened by `load` (their
+header, replay end, stored log bytes and the state at each commit end); a hand-made Copy has none, and is merged by
+§43.3.
+
+    M.shared_history(ours, theirs)   # §43.9: D, E_o, E_t, R, A_end and A (`.base`), or None
 
 Where §43 leaves a reading open, the choice made is marked "SPEC-READING".
 """
@@ -257,6 +261,7 @@ class MergeResult:
     entries: dict                          # id -> Entry (the result, every id either copy held, plus copies)
     conflicts: list = field(default_factory=list)
     events: list = field(default_factory=list)   # which rules fired (for tests' coverage counts), as strings
+    shared: Optional[object] = None        # §43.9: the SharedHistory found; None if condition 1 failed
 
     @property
     def items(self) -> dict:
@@ -315,14 +320,36 @@ def _derived_tombstones(this: dict, other: dict) -> dict:
     return out
 
 
-def _merge_without_base(o_map: dict, t_map: dict, pending: list, conflicts: list, events: list) -> dict:
+def _merge_without_base(o_map: dict, t_map: dict, pending: list, conflicts: list, events: list,
+                        a_map: Optional[dict] = None) -> dict:
+    """§43.3; with `a_map` (§43.9's shared state A, as entries), §43.3 with rule 0 first."""
     # §43.3 derived tombstones, both computed from the copies as they are, then added.
+    # SPEC-READING: §43.9 gives the copies their derived tombstones and none to A ("Each copy is given its derived
+    # tombstones"); A is a state, not a copy.
     d_o, d_t = _derived_tombstones(o_map, t_map), _derived_tombstones(t_map, o_map)
     events.extend(["derived tombstone"] * (len(d_o) + len(d_t)))
     o_map, t_map = {**o_map, **d_o}, {**t_map, **d_t}
     result = {}
     for iid in set(o_map) | set(t_map):
         o, t = o_map.get(iid, Entry()), t_map.get(iid, Entry())
+        if a_map is not None:
+            # §43.9 rule 0: o the same as a: t; otherwise t the same as a: o (the entry as that side holds it).
+            # SPEC-READING: o and t are compared with A as "given its derived tombstones" (the order §43.9 states:
+            # derived tombstones, "Then, for each id ... with o, t and a the entries"), so an id where a side was
+            # given a derived tombstone is not "the same as a" on that side and goes on to §43.3's rules, which is
+            # where a derived tombstone acts. (A side holds nothing at a derived tombstone's id, and A is a state
+            # both copies' logs came through, so A holds nothing there either: the derived tombstone alone makes
+            # the difference.) The derived flag is not part of sameness (§43.2: version and tombstone time).
+            a = a_map.get(iid, Entry())
+            if o.same(a):
+                events.append("43.9 rule 0: " + ("unchanged on both sides" if t.same(a) else "theirs changed"))
+                result[iid] = Entry(t.version, t.tombstone)
+                continue
+            if t.same(a):
+                events.append("43.9 rule 0: ours changed")
+                result[iid] = Entry(o.version, o.tombstone)
+                continue
+            events.append("43.9: both changed, §43.3")
         # Rule 2: a copy's live version survives unless the other's tombstone is later than it and the other
         # copy does not hold the same version.
         def survives(mine: Entry, other: Entry) -> Optional[Version]:
@@ -400,13 +427,115 @@ def _add_copies(result: dict, pending: list, events: list):
         result[cid] = Entry(c, None)
 
 
-def merge(ours, theirs, base=None) -> MergeResult:
-    """SPEC.md §43: the result of merging `theirs` into `ours` (with `base`, the copy both came from, when known)."""
+# ---------------------------------------------------------------------------------------------
+# §43.9 The history two copies share
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class SharedHistory:
+    """§43.9: where two copies' logs part. `base` is A, the state ours's replay leaves at `a_end`."""
+    d: int                     # the first logical log offset below min(E_o, E_t) where the stored bytes differ
+    e_ours: int                # E_o: the end of the last commit ours's replay applied
+    e_theirs: int              # E_t
+    rewrite_end: int           # R, the same in both
+    a_end: Optional[int]       # the greatest commit end e of ours's log with 0 < e <= D and e >= R; None: no A
+    base: Optional[Copy]       # A (items and tombstones), or None
+
+
+def format_version(copy) -> Optional[int]:
+    """2 or 3 for a copy `load` opened (the reference readers), None for anything else (a hand-made Copy)."""
+    return getattr(copy, "format_version", None)
+
+
+def first_difference(a: bytes, b: bytes, end: int) -> int:
+    """§43.9 condition 2: the first offset below `end` at which a and b differ, or `end` when none does. A byte one
+    of them does not hold (the file is shorter: a record §25.5 rebuilds from parity) cannot be read and counts as
+    different.
+
+    SPEC-READING: "a byte that cannot be read" is taken as a byte past what the file holds (its logical length by
+    the chunk map); a reference reading a file from memory sees no I/O error."""
+    n = min(end, len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n                       # a[:lo] == b[:lo], a[:hi] != b[:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def shared_history(ours, theirs, importing: bool = False) -> Optional[SharedHistory]:
+    """§43.9: the history ours and theirs share. None when condition 1 fails (an import, another format version,
+    file id, epoch or rewrite end, or a copy that is no file the reference readers opened); otherwise a
+    SharedHistory whose `base` is A, or None when condition 3 finds no commit end (§43.3 then applies)."""
+    # Condition 1.
+    if importing:
+        return None
+    v_o, v_t = format_version(ours), format_version(theirs)
+    # SPEC-READING: "both format version 2, or both 3" — a version 1 THEIRS (read by no reader here, §43: `theirs`
+    # may be any version) has no shared history with a version 2 or 3 OURS: upgrading it is a rewrite (§26.7).
+    if v_o not in (2, 3) or v_o != v_t:
+        return None
+    h_o, h_t = ours.header, theirs.header
+    # SPEC-READING: the header fields are those of the copy each open chose (§20.3 step 7, §31.4), the only header
+    # a reader goes by; the other copy of the header (page or run B, possibly of another epoch) is not compared.
+    if (h_o.file_id, h_o.epoch, h_o.rewrite_end) != (h_t.file_id, h_t.epoch, h_t.rewrite_end):
+        return None
+    r = h_o.rewrite_end
+    # Condition 2. E is the end of the last commit the replay applied: `committed_end` in the readers, which is the
+    # commit boundary before records set aside (§25.4 rule 2) when the replay stopped there.
+    # SPEC-READING: records set aside, an undone transaction and a remnant lie past E and are not compared (D <=
+    # min(E_o, E_t)); a copy whose newest records are set aside shares only what lies before them.
+    e_o, e_t = ours.committed_end, theirs.committed_end
+    # SPEC-READING: "the two logs' bytes, as each file stores them" — each file's logical bytes through its own
+    # chunk map (§18.2; version 3: the prefix of its own header run, §30.2), with no repair taken (a byte the reader
+    # repaired through parity differs from the other copy's as it is stored, §43.9's damage bullet).
+    d = first_difference(ours.stored_log, theirs.stored_log, min(e_o, e_t))
+    # Condition 3: commit ends of ours's log — those its replay (§25.2 step 4, §37.2) reached, commit ends of the
+    # rewrite's records below R included, which `e >= R` then excludes.
+    # SPEC-READING: only OURS's commit ends are looked at, as condition 3 says; that THEIRS's log holds a commit
+    # ending at A_end too is what §43.9 derives from the bytes below D being equal, and is not checked (or used).
+    ends = [e for e in ours.commit_states if 0 < e <= d and e >= r]
+    if not ends:
+        return SharedHistory(d, e_o, e_t, r, None, None)
+    a_end = max(ends)
+    # A: the items and tombstones ours's replay leaves when it stops at A_end (every group followed: the reference
+    # readers open version 3 with a full credential and follow every group of the key table).
+    state, _records, _head, tombstones = ours.commit_states[a_end]
+    return SharedHistory(d, e_o, e_t, r, a_end, Copy(dict(state.items), dict(tombstones)))
+
+
+def merge(ours, theirs, base=None, importing: bool = False) -> MergeResult:
+    """SPEC.md §43: the result of merging `theirs` into `ours` (with `base`, the copy both came from, when known).
+
+    Without a base (and not importing), §43.9: the shared state A at the last commit both copies' logs share
+    (`shared_history`), when there is one, settles each id one side has not changed since (rule 0) and §43.3 the
+    rest; without A, §43.3 alone. `importing`: §43.1's import (different file ids allowed; never a shared
+    history)."""
+    shared = None
+    if base is None and not importing:
+        # §43.9: with A, §43.3's rules with rule 0 first (not §43.6: "with a base given, §43.6's").
+        # SPEC-READING: §43.1's carrying of key slots goes "with a base"; A is no base given and holds no slots, so
+        # none is carried, as without a base (copies of one epoch hold one header's slots anyway). Not modelled here:
+        # the reference compares items and tombstones only. A copy that is no file opened by `load` (a hand-made
+        # Copy) has no log to compare: §43.3.
+        shared = shared_history(ours, theirs)
     o_map, t_map = entries_of(ours), entries_of(theirs)
     pending: list = []
     conflicts: list = []
     events: list = []
-    if base is None:
+    if shared is not None and shared.base is not None:
+        events.append("43.9: a shared history" + (" (A = ours)" if shared.a_end == shared.e_ours else "")
+                      + (" (A = theirs)" if shared.a_end == shared.e_theirs else ""))
+    elif base is None:
+        events.append("43.9: no shared history" if shared is None else "43.9: no commit end below D")
+    if shared is not None and shared.base is not None:
+        result = _merge_without_base(o_map, t_map, pending, conflicts, events,
+                                     entries_of(shared.base))                                  # §43.9
+    elif base is None:
         result = _merge_without_base(o_map, t_map, pending, conflicts, events)                  # §43.3
     else:
         result = _merge_with_base(o_map, t_map, entries_of(base), pending, conflicts, events)   # §43.6
@@ -456,7 +585,7 @@ def merge(ours, theirs, base=None) -> MergeResult:
         if live is not None and live.version is not None and live.version.same(v):
             events.append("untouched copy removed" + (" (over a tombstone)" if e.tombstone is not None else ""))
             result[cid] = Entry(None, _later(v.time + 1, e.tombstone))
-    return MergeResult(result, conflicts, events)
+    return MergeResult(result, conflicts, events, shared)
 
 
 def load(path, credential: dict):
@@ -464,9 +593,12 @@ def load(path, credential: dict):
     import kcf_reference_v2 as V2
     import kcf_reference_v3 as V3
     try:
-        return V2.open_keychain(path, credential)
+        kc = V2.open_keychain(path, credential)
+        kc.format_version = 2
     except K.UnsupportedVersion:
-        return V3.open_keychain(path, credential)
+        kc = V3.open_keychain(path, credential)
+        kc.format_version = 3
+    return kc
 
 
 def main(argv=None) -> int:
@@ -476,13 +608,17 @@ def main(argv=None) -> int:
     p.add_argument("ours")
     p.add_argument("theirs")
     p.add_argument("--base")
+    p.add_argument("--import", dest="importing", action="store_true")
     p.add_argument("--password", required=True)
     a = p.parse_args(argv)
     cred = {"password": a.password}
     ours, theirs = load(a.ours, cred), load(a.theirs, cred)
     base = load(a.base, cred) if a.base else None
-    r = merge(ours, theirs, base)
+    r = merge(ours, theirs, base, importing=a.importing)
+    sh = r.shared
     print(json.dumps({
+        "sharedHistory": None if sh is None else {"D": sh.d, "E_ours": sh.e_ours, "E_theirs": sh.e_theirs,
+                                                  "R": sh.rewrite_end, "A_end": sh.a_end},
         "items": [K.item_to_json(r.items[i]) for i in sorted(r.items)],
         "tombstones": {i.hex(): t for i, t in sorted(r.tombstones.items())},
         "conflicts": [{"kind": c.kind, "id": c.item_id.hex(), "copy": c.copy_id.hex() if c.copy_id else None}

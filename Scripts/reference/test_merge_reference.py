@@ -8,11 +8,20 @@ merge_reference.py says OURS holds after the merge (§43.7). Each seed then goes
 further (conflict copies resolved, dismissed or changed) and merged again with THEIRS (edited too), with THEIRS as the
 base and without; the copy merged with itself; the result merged again with THEIRS (idempotence).
 
+Without --base, both kcf and the reference take the history the two copies' logs share as the base (§43.9): the
+copies of a seed are copies of one file, so `merge(ours, theirs)` is mostly merged against BASE's state (checked of
+the reference: A is BASE's state). §43.3 is reached where they share none: a version 2 BASE without records, and
+THEIRS compacted with `kcf compact` (a new epoch) before it is merged, both ways round.
+
 Cases made by hand cover what random histories rarely reach: a second round of §43.5, limitReached, an untouched copy
 removed (also over a later tombstone), an id only the base holds, equal versions under two ids, rule 2 at equal
 times, derived tombstones, a side without the base's tombstone, a version without the marked attribute, a watermark
 tombstone in version 3 (test_watermark_tombstone_in_the_items_group: the kcf before commit "merge: a watermark tombstone
 goes in its item's group" wrote it in the default group's page, so that its own result no longer opened), --import.
+Their OURS and THEIRS are written apart (each writer its own random values), so that they share no history (in version
+3, the empty keychain's commit: A is empty). The §43.9 cases fork one file instead: an unchanged older copy, two forks,
+a compaction after the fork, logs that part inside a transaction in parts, a damaged byte parity repairs, --import of
+a fork; in versions 2 and 3.
 
     KCF_MERGE_CLI    the CLI (default: the repository's .build/release/kcf; build it with `swift build -c release`)
     KCF_MERGE_SEEDS  how many seeds (default 300)
@@ -269,8 +278,27 @@ def compare(label: str, ours_path: str, theirs_path: str, base_path, out_path: s
         if exp_t.get(iid) != got.tombstones.get(iid):
             problems.append(f"{label}: tombstone {iid.hex()}: SPEC {exp_t.get(iid)} | kcf {got.tombstones.get(iid)}")
     if problems:
-        problems.append(f"{label}: kcf said: {text.strip()}")
+        problems.append(f"{label}: the reference merged {how_merged(ref)}; kcf said: {text.strip()}")
     return problems
+
+
+def how_merged(ref) -> str:
+    """Which base the reference took: §43.9's A (with D, E_o, E_t and A_end), none (§43.3), or the one given."""
+    sh = ref.shared
+    if sh is None:
+        return "with the base given" if not any(e.startswith("43.9") for e in ref.events) else \
+            "by §43.3 (§43.9 condition 1 fails: import, format version, file id, epoch or rewrite end)"
+    where = f"D={sh.d}, E_ours={sh.e_ours}, E_theirs={sh.e_theirs}, R={sh.rewrite_end}"
+    if sh.base is None:
+        return f"by §43.3 (§43.9: no commit end of OURS in R..D; {where})"
+    return f"with §43.9's A (A_end={sh.a_end}, {where})"
+
+
+def compact(path: str) -> tuple:
+    """`kcf compact -k PATH` (a rewrite, §26.6 / §38.5: a new epoch); returns (exit status, output)."""
+    r = subprocess.run([CLI, "compact", "-k", path], env={**os.environ, "KCF_PASSWORD": PASSWORD},
+                       capture_output=True, text=True, timeout=60)
+    return r.returncode, r.stdout + r.stderr
 
 
 def state_of_result(r) -> tuple:
@@ -382,6 +410,26 @@ def _run_seed(seed: int, workdir: str, progress: list) -> tuple:
         r1, r2 = M.merge(o, t, bb), M.merge(t, o, bb)
         if state_of_result(r1) != state_of_result(r2):
             problems.append(f"seed {seed} v{version}: the reference is not commutative (base: {b})")
+    # §43.9, checked of the reference itself: OURS and THEIRS were copied from BASE and each wrote its records after
+    # it with a writer of its own random values, so the history they share ends at BASE's last commit (none in a
+    # version 2 BASE without records), and A is BASE's state.
+    o, t, b = M.load(p("ours"), CRED), M.load(p("theirs"), CRED), M.load(p("base"), CRED)
+    sh = M.shared_history(o, t)
+    want_end = b.committed_end if b.committed_end > 0 else None
+    if sh is None or sh.a_end != want_end or sh.d < b.committed_end or (
+            sh.base is not None and M.entries_of(sh.base).keys() != M.entries_of(b).keys()) or (
+            sh.base is not None and not all(M.entries_of(sh.base)[i].same(e) for i, e in M.entries_of(b).items())):
+        problems.append(f"seed {seed} v{version}: the reference's §43.9 A is not BASE (A_end "
+                        f"{None if sh is None else sh.a_end}, BASE ends at {b.committed_end})")
+    # 1b. THEIRS compacted since the copies parted (a rewrite: a new epoch): no shared history, §43.3 (§43.9's
+    # second bullet). The compaction keeps no tombstone older than the horizon (90 days before now: every one here).
+    shutil.copy(p("theirs"), p("theirs_compacted"))
+    status, text = compact(p("theirs_compacted"))
+    if status != 0:
+        problems.append(f"seed {seed} v{version}: kcf compact exits {status}: {text.strip()}")
+    else:
+        check("merge(ours, theirs compacted)", "ours", "theirs_compacted", None, "m_compacted")
+        check("merge(theirs compacted, ours)", "theirs_compacted", "ours", None, "m_compacted_swapped")
     # 2. A copy with itself.
     shutil.copy(p("ours"), p("ours_copy"))
     check("merge(ours, ours)", "ours", "ours_copy", None, "m_self", writes_nothing=True)
@@ -442,6 +490,12 @@ def _run_seed(seed: int, workdir: str, progress: list) -> tuple:
         elif r < 0.85:
             side.resolve(cid, keep_copy=rng.random() < 0.5)
     edit_both(a6, b6, rng, rng.randint(0, 4))
+    # §43.9, checked of the reference itself: A6 and B6 share the first result's history, to its end.
+    sh = M.shared_history(M.load(p("a6"), CRED), M.load(p("b6"), CRED))
+    first_end = M.load(p(first), CRED).committed_end
+    if sh is None or sh.a_end != first_end:
+        problems.append(f"seed {seed} v{version}: the reference's §43.9 A_end for a6, b6 is "
+                        f"{None if sh is None else sh.a_end}, not the end of {first} ({first_end})")
     check("merge(a6, b6)", "a6", "b6", None, "m6")
     check("merge(a6, b6, base first)", "a6", "b6", "base6", "m6_base")
     check("merge(b6, a6)", "b6", "a6", None, "m6_swapped")
@@ -459,24 +513,41 @@ def G(account: str, t: int, secret: bytes = b"s", service: str = "mail", **more)
     return K.GENERIC_PASSWORD, attrs, secret
 
 
-def write(path: str, entries: list, *, empty: str = None, version: int = 2):
-    """A file of the shared empty keychain (or of `empty`'s bytes) holding `entries`, one commit each:
-    ("put", id, (cls, attrs, secret)) | ("delete", id, time) | ("tombstone", id, time)."""
+def _entries(batch) -> list:
+    """One commit's entries: ("put", id, (cls, attrs, secret)) | ("delete", id, time) | ("tombstone", id, time), or a
+    list of them (one transaction)."""
+    out = []
+    for kind, iid, x in (batch if isinstance(batch, list) else [batch]):
+        if kind == "put":
+            out.append(K.Put(iid, x[0], x[1], x[2]))
+        elif kind == "delete":
+            d = K.Delete(iid)
+            d.time = x
+            out.append(d)
+        else:
+            out.append(V2.Tombstone(iid, x))
+    return out
+
+
+def append(path: str, entries: list, *, version: int = 2, seed: int = 1, part_limit: int = None):
+    """Appends `entries` to the file at path, one commit each (an element that is a list: one transaction, in parts
+    when part_limit cuts it). The writer's random values (nonces, §43.9: the records' bytes) come from `seed`, so
+    two files of one history written with one seed hold the same bytes, and with two seeds different ones."""
+    W = V2.Writer if version == 2 else V3.WriterV3
+    w = W.open(path, CRED, rng=random.Random(seed), clock=Clock(T0),
+               **({"part_limit": part_limit} if part_limit else {}))
+    for batch in entries:
+        es = _entries(batch)
+        w.append(es, check=not any(isinstance(e, V2.Tombstone) for e in es))
+
+
+def write(path: str, entries: list, *, empty: str = None, version: int = 2, seed: int = 1):
+    """A file of the shared empty keychain (or of `empty`'s bytes) holding `entries`, one commit each (see append)."""
     if empty is None:
         new_base(path, version)
     else:
         shutil.copy(empty, path)
-    W = V2.Writer if version == 2 else V3.WriterV3
-    w = W.open(path, CRED, rng=random.Random(1), clock=Clock(T0))
-    for kind, iid, x in entries:
-        if kind == "put":
-            w.append([K.Put(iid, x[0], x[1], x[2])])
-        elif kind == "delete":
-            d = K.Delete(iid)
-            d.time = x
-            w.append([d])
-        else:
-            w.append([V2.Tombstone(iid, x)], check=False)
+    append(path, entries, version=version, seed=seed)
 
 
 def ident(n: int) -> bytes:
@@ -484,11 +555,14 @@ def ident(n: int) -> bytes:
 
 
 def hand_case(tmp, ours: list, theirs: list, base: list = None, **kw) -> list:
+    """OURS, THEIRS (and BASE) written apart from the empty keychain, each with its own writer seed: their records
+    differ from the first, so they share no history (§43.9) beyond the empty file's (in version 3, its commit: A is
+    then the empty keychain)."""
     p = lambda name: os.path.join(tmp, f"{name}.kcf")  # noqa: E731
-    write(p("ours"), ours, **kw)
-    write(p("theirs"), theirs, **kw)
+    write(p("ours"), ours, seed=1, **kw)
+    write(p("theirs"), theirs, seed=2, **kw)
     if base is not None:
-        write(p("base"), base, **kw)
+        write(p("base"), base, seed=3, **kw)
     return compare("hand", p("ours"), p("theirs"), p("base") if base is not None else None, p("out"))
 
 
@@ -633,7 +707,8 @@ def test_import(tmp_path):
           empty=p("e1"))
     write(p("theirs"), [("put", ident(3), G("ann", T0 + 200, b"two")), ("put", ident(4), G("cat", T0 + 1))],
           empty=p("e2"))
-    ref = M.merge(M.load(p("ours"), CRED), M.load(p("theirs"), CRED))
+    ref = M.merge(M.load(p("ours"), CRED), M.load(p("theirs"), CRED), importing=True)
+    assert ref.shared is None
     r = subprocess.run([CLI, "merge", "--import", "-o", p("out"), p("ours"), p("theirs")],
                        env={**os.environ, "KCF_PASSWORD": PASSWORD}, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -641,6 +716,250 @@ def test_import(tmp_path):
     assert {i: (it.attributes, it.secret) for i, it in got.items.items()} == \
         {i: (it.attributes, it.secret) for i, it in ref.items.items()}
     assert got.tombstones == ref.file_tombstones(M.load(p("ours"), CRED))
+
+
+# ---------------------------------------------------------------------------------------------
+# §43.9: the history two copies share
+# ---------------------------------------------------------------------------------------------
+
+def fork(tmp: str, base: list, ours: list, theirs: list, *, version: int = 2, seeds=(2, 3), part_limit=None):
+    """BASE written from the empty keychain, copied to OURS and THEIRS, then each side's commits appended with a writer
+    of its own seed (the same seed for both: the same bytes for the same entries). Returns the paths' maker."""
+    p = lambda name: os.path.join(tmp, f"{name}.kcf")  # noqa: E731
+    write(p("base"), base, version=version, seed=1)
+    for name, entries, seed in (("ours", ours, seeds[0]), ("theirs", theirs, seeds[1])):
+        shutil.copy(p("base"), p(name))
+        append(p(name), entries, version=version, seed=seed, part_limit=part_limit)
+    return p
+
+
+def merged(p, ours: str, theirs: str, out: str) -> tuple:
+    """kcf merge OURS THEIRS (no base) against the reference: (disagreements, the reference's result)."""
+    ref = M.merge(M.load(p(ours), CRED), M.load(p(theirs), CRED))
+    return compare(f"merge({ours}, {theirs})", p(ours), p(theirs), None, p(out)), ref
+
+
+def as_copies(path: str) -> M.Copy:
+    """A copy without its log: §43.3, what a merge without §43.9 would do."""
+    kc = M.load(path, CRED)
+    return M.Copy(kc.items, kc.tombstones)
+
+
+def kinds(ref) -> list:
+    return sorted(c.kind for c in ref.conflicts)
+
+
+VERSIONS = pytest.mark.parametrize("version", [2, 3])
+
+
+@VERSIONS
+def test_shared_history_with_an_unchanged_older_copy(tmp_path, version):
+    """§43.9 first bullet: a copy that has not changed since the other was copied from it is A itself. Merging it
+    into the newer changes nothing; merging the newer into it takes every change (rule 0), no conflict copy — here
+    changes a clock behind made: an update older than the version it replaced and a deletion older than the version
+    it deleted, which §43.3 would keep as a conflict copy and bring back."""
+    grp = {"accessGroup": GROUP} if version == 3 else {}
+    p = fork(str(tmp_path),
+             [("put", ident(1), G("ann", T0 + 100, b"one")), ("put", ident(2), G("bob", T0 + 100, **grp)),
+              ("put", ident(3), G("cat", T0 + 100))],
+             [("put", ident(1), G("ann", T0 + 50, b"changed behind")), ("delete", ident(2), T0 + 60),
+              [("put", ident(4), G("dan", T0 + 70)), ("put", ident(3), G("cat", T0 + 80, b"three"))]],
+             [], version=version)
+    problems, ref = merged(p, "ours", "theirs", "m1")                    # the older copy into the newer
+    assert ref.shared is not None and ref.shared.a_end == ref.shared.e_theirs < ref.shared.e_ours
+    assert kinds(ref) == []
+    assert state_of_result(ref) == state_of(p("ours")), "merging the older copy into the newer must change nothing"
+    more, ref2 = merged(p, "theirs", "ours", "m2")                       # the newer copy into the older
+    problems += more
+    assert ref2.shared.a_end == ref2.shared.e_ours and kinds(ref2) == []
+    assert state_of_result(ref2)[0] == state_of(p("ours"))[0], "the newer copy's changes are all taken"
+    # Without §43.9 (as the copies' contents alone): §43.3 keeps the older version as a conflict copy and brings
+    # item 2 back — the case is one where the two differ.
+    plain = M.merge(as_copies(p("theirs")), as_copies(p("ours")))
+    assert kinds(plain) and ident(2) in plain.items
+    assert not problems, "\n".join(problems)
+
+
+@VERSIONS
+def test_shared_history_of_two_forks(tmp_path, version):
+    """§43.9: two copies of one file, each changing other items after the fork — rule 0, no conflict copy, even for a
+    change made by a clock behind — and both changing one item (§43.3 rule 3: one conflict copy, changed on both
+    sides). A change on one side and a deletion on the other are settled by §43.3 rule 2, by their times: item 4's
+    change after the deletion survives it (under the deletion's tombstone), item 5's change before it does not."""
+    grp = {"accessGroup": GROUP} if version == 3 else {}
+    base = [("put", ident(n), G(name, T0 + 100, **(grp if n % 2 else {})))
+            for n, name in ((1, "ann"), (2, "bob"), (3, "cat"), (4, "dan"), (5, "eve"))]
+    p = fork(str(tmp_path), base,
+             [("put", ident(1), G("ann", T0 + 90, b"ours", **grp)), ("put", ident(3), G("cat", T0 + 300, b"o3", **grp)),
+              ("put", ident(4), G("dan", T0 + 500, b"changed after the deletion")), ("delete", ident(5), T0 + 400)],
+             [("put", ident(2), G("bob", T0 + 90, b"theirs")), ("put", ident(3), G("cat", T0 + 200, b"t3", **grp)),
+              ("delete", ident(4), T0 + 450),
+              ("put", ident(5), G("eve", T0 + 150, b"changed before the deletion", **grp)),
+              ("put", ident(6), G("fay", T0 + 10))],
+             version=version)
+    problems = []
+    for o, t, out in (("ours", "theirs", "m1"), ("theirs", "ours", "m2")):
+        more, ref = merged(p, o, t, out)
+        problems += more
+        assert ref.shared is not None and ref.shared.a_end == M.load(p("base"), CRED).committed_end
+        assert kinds(ref) == [M.CHANGED_ON_BOTH_SIDES]
+        items = ref.items
+        assert items[ident(1)].secret == b"ours" and items[ident(2)].secret == b"theirs"
+        assert items[ident(3)].secret == b"o3" and items[ident(4)].secret == b"changed after the deletion"
+        assert ident(5) not in items and ref.tombstones[ident(5)] == T0 + 400
+        assert ref.tombstones[ident(4)] == T0 + 450
+        assert len(items) == 6                       # items 1 … 4, 6 and the conflict copy of item 3's older version
+    assert not problems, "\n".join(problems)
+
+
+@VERSIONS
+def test_derived_tombstone_with_a_shared_history(tmp_path, version):
+    """§43.9: "Each copy is given its derived tombstones (§43.3). Then, for each id ... o, t and a": THEIRS holds an
+    untouched conflict copy of item 1 (made after the fork: A holds nothing at its id), OURS deleted item 1 after the
+    copy's time. OURS holds nothing at the copy's id, as A does — but it is given a derived tombstone there, so it is
+    not "the same as a" (rule 0), and §43.3 drops the copy: "A deletion of an item deletes the versions it followed".
+    (Read without the derived tombstone, rule 0 would take THEIRS's copy, and no derived tombstone could ever act with
+    A: a side holds nothing where it is given one, and so does A.)"""
+    v1 = G("ann", T0 + 100, b"one")
+    cid, c = M.conflict_copy(ident(1), M.Version.of(*v1))
+    p = fork(str(tmp_path), [("put", ident(1), v1)], [("delete", ident(1), T0 + 400)],
+             [("put", ident(1), G("ann", T0 + 300, b"two")), ("put", cid, (c.cls, c.attrs, c.secret))],
+             version=version)
+    problems = []
+    for o, t, out in (("ours", "theirs", "m1"), ("theirs", "ours", "m2")):
+        more, ref = merged(p, o, t, out)
+        problems += more
+        assert ref.shared.base is not None and "derived tombstone" in ref.events
+        assert ref.items == {} and ref.tombstones == {ident(1): T0 + 400, cid: T0 + 101}
+    assert not problems, "\n".join(problems)
+
+
+@VERSIONS
+def test_no_shared_history_after_a_compaction(tmp_path, version):
+    """§43.9 second bullet: a copy rewritten (kcf compact) since the copies parted shares no history with the other
+    (another epoch): the merge is §43.3's, and a change made on one side only is kept beside the other's version as a
+    conflict copy."""
+    if not os.path.exists(CLI):
+        pytest.skip(f"no CLI at {CLI}")
+    p = fork(str(tmp_path), [("put", ident(1), G("ann", T0 + 100, b"one")), ("put", ident(2), G("bob", T0 + 100))],
+             [("put", ident(1), G("ann", T0 + 300, b"ours"))], [("put", ident(2), G("bob", T0 + 300, b"theirs"))],
+             version=version)
+    problems = []
+    for name in ("ours", "theirs"):
+        before = f"{name}_compacted"
+        shutil.copy(p(name), p(before))
+        status, text = compact(p(before))
+        assert status == 0, text
+        other = "theirs" if name == "ours" else "ours"
+        for o, t in ((before, other), (other, before)):
+            more, ref = merged(p, o, t, f"m_{o}_{t}")
+            problems += more
+            assert ref.shared is None or ref.shared.base is None, "a rewrite since the fork: no shared history"
+            assert kinds(ref) == [M.CHANGED_ON_BOTH_SIDES] * 2
+    assert not problems, "\n".join(problems)
+
+
+@VERSIONS
+def test_shared_history_ends_inside_a_transaction_in_parts(tmp_path, version):
+    """§43.9 condition 3: the logs differ inside a transaction written in parts (§24.6) — both copies hold its first
+    part, byte for byte, then another second record. A_end is the commit end before the transaction, not the end of
+    the part they share: A holds nothing of it. OURS's transaction puts item 5 and deletes it again (at a time before
+    the put's: a clock behind); THEIRS's puts it (the same part) and keeps it. With A before the transaction both
+    changed item 5, and §43.3 rule 2 keeps the version, later than the deletion; with the part's put in A, THEIRS
+    would not have changed it (rule 0) and OURS's deletion would win."""
+    v5 = G("eve", T0 + 200, b"five")
+    p = fork(str(tmp_path), [("put", ident(1), G("ann", T0 + 100))],
+             [[("put", ident(5), v5), ("put", ident(6), G("fay", T0 + 200)), ("delete", ident(5), T0 + 190)]],
+             [[("put", ident(5), v5), ("put", ident(7), G("gus", T0 + 200))]],
+             version=version, seeds=(7, 7), part_limit=1)
+    o, t = M.load(p("ours"), CRED), M.load(p("theirs"), CRED)
+    parts = [r for r in o.records if r.kind == 3]
+    assert len(parts) == 2, "the transaction is written in parts"
+    first_part_end = parts[0].offset + parts[0].length                 # RecordInfo.length: the whole record
+    sh = M.shared_history(o, t)
+    assert parts[0].offset < first_part_end <= sh.d < o.committed_end, "the copies share the first part"
+    assert sh.a_end == parts[0].offset == M.load(p("base"), CRED).committed_end
+    problems = []
+    for a, b, out in (("ours", "theirs", "m1"), ("theirs", "ours", "m2")):
+        more, ref = merged(p, a, b, out)
+        problems += more
+        assert ident(5) in ref.items and ref.tombstones[ident(5)] == T0 + 190 and kinds(ref) == []
+    assert not problems, "\n".join(problems)
+
+
+@VERSIONS
+def test_shared_history_ends_where_a_record_was_rebuilt(tmp_path, version):
+    """§43.9 condition 2: "a byte that cannot be read counts as different". THEIRS is a copy of OURS whose last
+    record never reached the file (cut off after its commit slot was written): the reader rebuilds it from the slot's
+    parity (§25.5) and applies it, so E_t includes it, but THEIRS does not store its bytes. The shared history ends
+    where THEIRS's file does — before that record — and item 1, changed in it and again in OURS after it, is read as
+    changed on both sides since A (the newer kept, the other as a conflict copy), which a shared history including the
+    rebuilt record would take as changed in OURS only."""
+    p = fork(str(tmp_path), [("put", ident(1), G("ann", T0 + 100, b"one")), ("put", ident(2), G("bob", T0 + 100))],
+             [("put", ident(1), G("ann", T0 + 200, b"rebuilt"))], [], version=version, seeds=(2, 2))
+    base_end = M.load(p("base"), CRED).committed_end
+    shutil.copy(p("ours"), p("theirs"))
+    layout = getattr(M.load(p("theirs"), CRED), "layout", V2.V2_LAYOUT)
+    with open(p("theirs"), "r+b") as f:
+        f.truncate(layout.physical(base_end))
+    t = M.load(p("theirs"), CRED)
+    assert t.committed_end > base_end and t.items[ident(1)].secret == b"rebuilt", "the record is rebuilt"
+    append(p("ours"), [("put", ident(1), G("ann", T0 + 300, b"after"))], version=version, seed=3)
+    problems = []
+    for o_, t_, out in (("ours", "theirs", "m1"), ("theirs", "ours", "m2")):
+        more, ref = merged(p, o_, t_, out)
+        problems += more
+        assert ref.shared.d == base_end and ref.shared.a_end == base_end
+        assert kinds(ref) == [M.CHANGED_ON_BOTH_SIDES] and ref.items[ident(1)].secret == b"after"
+    assert not problems, "\n".join(problems)
+
+
+def test_an_import_takes_no_shared_history(tmp_path):
+    """§43.9 condition 1: "The merge does not import" — copies of one keychain merged with --import (allowed: §43.1
+    only refuses different file ids without it) are merged by §43.3 however much history they share."""
+    if not os.path.exists(CLI):
+        pytest.skip(f"no CLI at {CLI}")
+    p = fork(str(tmp_path), [("put", ident(1), G("ann", T0 + 100, b"one"))],
+             [("put", ident(1), G("ann", T0 + 200, b"ours"))], [])
+    ours, theirs = M.load(p("ours"), CRED), M.load(p("theirs"), CRED)
+    ref = M.merge(ours, theirs, importing=True)
+    assert ref.shared is None and kinds(ref) == [M.CHANGED_ON_BOTH_SIDES]
+    assert M.merge(ours, theirs).shared.base is not None and kinds(M.merge(ours, theirs)) == []
+    r = subprocess.run([CLI, "merge", "--import", "-o", p("out"), p("ours"), p("theirs")],
+                       env={**os.environ, "KCF_PASSWORD": PASSWORD}, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = M.load(p("out"), CRED)
+    assert {i: (it.attributes, it.secret) for i, it in got.items.items()} == \
+        {i: (it.attributes, it.secret) for i, it in ref.items.items()}, r.stdout + r.stderr
+    assert got.tombstones == ref.file_tombstones(ours)
+
+
+def test_shared_history_ends_at_damage(tmp_path):
+    """§43.9 condition 2 and third bullet: bytes are compared as each file stores them, parity not applied. THEIRS's
+    second record has a byte flipped that parity repairs when it is read: the shared history ends before that record,
+    A holds item 1 only, and item 3 — changed on one side — is read as added on both: one conflict copy a shared
+    history to the end of BASE would not keep. Never a wrong A: items 1 and 2 merge as they are."""
+    p = fork(str(tmp_path), [("put", ident(1), G("ann", T0 + 100)), ("put", ident(2), G("bob", T0 + 100)),
+                             ("put", ident(3), G("cat", T0 + 100))],
+             [("put", ident(1), G("ann", T0 + 300, b"ours"))], [("put", ident(3), G("cat", T0 + 300, b"theirs"))])
+    b = M.load(p("base"), CRED)
+    second = b.records[1]
+    flipped = second.offset + second.length - 1               # the record's last byte: its page's GCM tag
+    at = V2.physical(flipped)
+    with open(p("theirs"), "r+b") as f:
+        f.seek(at)
+        byte = f.read(1)
+        f.seek(at)
+        f.write(bytes([byte[0] ^ 0x5A]))
+    t = M.load(p("theirs"), CRED)
+    assert t.repaired_log, "the reader repairs the byte through parity"
+    problems = []
+    for o_, t_, out in (("ours", "theirs", "m1"), ("theirs", "ours", "m2")):
+        more, ref = merged(p, o_, t_, out)
+        problems += more
+        assert ref.shared.d == flipped and ref.shared.a_end == second.offset
+        assert kinds(ref) == [M.CHANGED_ON_BOTH_SIDES] and ref.items[ident(1)].secret == b"ours"
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("seed", range(SEEDS))
