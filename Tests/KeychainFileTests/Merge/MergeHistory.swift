@@ -17,6 +17,11 @@ struct MergeHistory {
     /// primary key. Otherwise accounts come from ``names``.
     let uniqueNames: Bool
     private var namesGiven = 0
+    /// The copies' common start. Copies of one file that only merge with each other keep it as the last commit their
+    /// logs share: a merge writes its own records, so two copies' logs part where the first of them was edited.
+    private(set) var start: Copy = [:]
+    /// Whether ``sync(_:from:)`` merges as files that share their start do (SPEC.md §43.9), not as two copies alone.
+    var sharesStart = false
 
     /// A history whose copies all start as one copy of a few items.
     init(seed: UInt64, copies count: Int, startingItems: Int = 4, uniqueNames: Bool = false) {
@@ -26,6 +31,7 @@ struct MergeHistory {
         copies = []
         for _ in 0..<startingItems { add(to: &start, time: tick()) }
         copies = Array(repeating: start, count: count)
+        self.start = start
     }
 
     /// An account for an item added or renamed.
@@ -88,7 +94,8 @@ struct MergeHistory {
 
     /// Merges copy `other` into copy `index` without a base, as `kcf merge` of two files does.
     mutating func sync(_ index: Int, from other: Int) {
-        copies[index] = try! CopyMerger.merge(ours: copies[index], theirs: copies[other], base: nil).result
+        copies[index] = try! CopyMerger.merge(
+            ours: copies[index], theirs: copies[other], base: sharesStart ? start : nil, sharedHistory: sharesStart).result
     }
 
     static let names = ["ann", "bob", "cy"]

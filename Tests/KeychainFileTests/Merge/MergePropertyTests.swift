@@ -14,8 +14,9 @@ struct MergePropertyTests {
     }
 
     /// Three copies from one start, each edited apart, with merges between random pairs along the way.
-    private func history(seed: UInt64, uniqueNames: Bool = false, steps: Int = 24, syncs: Bool = true) -> MergeHistory {
+    private func history(seed: UInt64, uniqueNames: Bool = false, steps: Int = 24, syncs: Bool = true, sharesStart: Bool = false) -> MergeHistory {
         var history = MergeHistory(seed: seed, copies: 3, uniqueNames: uniqueNames)
+        history.sharesStart = sharesStart
         for _ in 0..<steps {
             let index = Int(history.random.next() % 3)
             if syncs, history.random.next() % 5 == 0 {
@@ -102,6 +103,38 @@ struct MergePropertyTests {
         #expect(failures.isEmpty, "\(failures.count) losses: \(failures.prefix(5).joined(separator: "\n"))")
     }
 
+    @Test("With the shared state of copies' logs (§43.9): commutative, idempotent, associative without collisions, nothing lost, a change on one side only taken as it is")
+    func sharedState() {
+        var failures: [String] = []
+        for seed in Self.seeds {
+            let history = history(seed: seed, uniqueNames: seed % 2 == 0, sharesStart: true)
+            let start = history.start
+            func merge(_ ours: Copy, _ theirs: Copy) -> CopyMerger.Outcome {
+                try! CopyMerger.merge(ours: ours, theirs: theirs, base: start, sharedHistory: true)
+            }
+            let (a, b, c) = (history.copies[0], history.copies[1], history.copies[2])
+            let ab = merge(a, b).result
+            if !MergeHistory.same(ab, merge(b, a).result) { failures.append("seed \(seed): not commutative:\n\(MergeHistory.difference(ab, merge(b, a).result))") }
+            // A copy and itself share all of it: the shared state is the copy.
+            if !MergeHistory.same(try! CopyMerger.merge(ours: a, theirs: a, base: a, sharedHistory: true).result, a) { failures.append("seed \(seed): A+A changed A") }
+            for (name, again) in [("(A+B)+B", merge(ab, b).result), ("(A+B)+A", merge(ab, a).result)] where !MergeHistory.same(again, ab) {
+                failures.append("seed \(seed): \(name) changed A+B:\n\(MergeHistory.difference(again, ab))")
+            }
+            if seed % 2 == 0 {
+                let left = merge(ab, c).result, right = merge(a, merge(b, c).result).result
+                if !MergeHistory.equivalent(left, right) { failures.append("seed \(seed): not associative:\n\(MergeHistory.difference(left, right))") }
+            }
+            // The start unchanged on one side: the other side is taken exactly, with no conflict.
+            let taken = merge(start, a)
+            if !MergeHistory.same(taken.result, a) || !taken.conflicts.isEmpty {
+                failures.append("seed \(seed): start+A is not A:\n\(MergeHistory.difference(taken.result, a))")
+            }
+            failures += Self.lost(from: a, other: b, in: ab, base: start, changesBeatDeletions: false).map { "seed \(seed): \($0)" }
+            failures += Self.lost(from: b, other: a, in: ab, base: start, changesBeatDeletions: false).map { "seed \(seed): \($0)" }
+        }
+        #expect(failures.isEmpty, "\(failures.count) failures: \(failures.prefix(5).joined(separator: "\n"))")
+    }
+
     @Test("With a base: properties hold, a change on one side only is taken as it is, and no change is lost")
     func threeWay() {
         var failures: [String] = []
@@ -141,7 +174,10 @@ struct MergePropertyTests {
     /// The versions and deletions of `side` that `merged` lost: those changed from `base` (all of them without one)
     /// that are neither in `merged`, nor kept as a conflict copy, nor followed there by a later deletion (of the item
     /// or of its conflict copy) or, for a deletion, by a later version.
-    static func lost(from side: Copy, other: Copy, in merged: Copy, base: Copy?) -> [String] {
+    /// - Parameter changesBeatDeletions: whether a change is kept over a deletion whatever their times (a base given,
+    ///   §43.6); by default when there is a base. A shared state (§43.9) orders them by time, as no base does.
+    static func lost(from side: Copy, other: Copy, in merged: Copy, base: Copy?, changesBeatDeletions: Bool? = nil) -> [String] {
+        let changesBeatDeletions = changesBeatDeletions ?? (base != nil)
         var lost: [String] = []
         for (id, entry) in side {
             if let base, let before = base[id], before.isSame(as: entry) { continue }
@@ -170,7 +206,7 @@ struct MergePropertyTests {
             }
             if let time = entry.tombstone, entry.version == nil {
                 if let kept = now.tombstone, kept >= time {
-                } else if let version = now.version, version.time >= time || base != nil {
+                } else if let version = now.version, version.time >= time || changesBeatDeletions {
                 } else {
                     lost.append(
                         "deletion of \(id) at \(time) lost: now \(MergeHistory.describe(merged[id])); other side "
