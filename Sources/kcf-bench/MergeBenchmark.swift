@@ -9,6 +9,8 @@ import KeychainFile
 /// `kcf-bench merge`: merging two copies of one keychain that differ in some items (SPEC.md §43), beside opening each
 /// copy. The copies come from one bulk-loaded base: OURS changes half of the differing items' secrets, THEIRS changes a
 /// quarter, adds an eighth and deletes an eighth, each in one batch. Each merge writes into a fresh byte copy of OURS.
+/// Three merges: without a base given (the copies' logs share the bulk load's commit, SPEC.md §43.9), without one and
+/// with no shared history (THEIRS compacted, §43.3), and with the base given (§43.6).
 func runMergeBenchmark(sizes: [Int], differing: Int, formatVersion: Int, trials: Int = 3) throws {
     var report = Report(title: "kcf-bench merge (format version \(formatVersion), raw key)", machine: machineDescription())
     for size in sizes {
@@ -53,7 +55,11 @@ func runMergeBenchmark(sizes: [Int], differing: Int, formatVersion: Int, trials:
         let openOurs = try bestOpen(ours), openTheirs = try bestOpen(theirs)
         report.add("\(size) items, \(differing) differ: open OURS (best of \(trials))", openOurs, "ms")
         report.add("\(size) items, \(differing) differ: open THEIRS (best of \(trials))", openTheirs, "ms")
-        for withBase in [false, true] {
+        let theirsCompacted = directory.path + "/theirs-compacted.kcf"
+        try copyFile(theirs, theirsCompacted)
+        _ = try Keychain.open(at: theirsCompacted, credential: key, options: options).compact()
+        for mode in MergeMode.allCases {
+            let withBase = mode == .withBase
             var bestMerge = UInt64.max, bestTotal = UInt64.max
             var last: MergeReport? = nil
             for trial in 0..<trials {
@@ -61,7 +67,7 @@ func runMergeBenchmark(sizes: [Int], differing: Int, formatVersion: Int, trials:
                 try copyFile(ours, target)
                 let start = monotonicNanoseconds()
                 let merged = try Keychain.open(at: target, credential: key, options: options)
-                let other = try Keychain.open(at: theirs, credential: key, options: options)
+                let other = try Keychain.open(at: mode == .noSharedHistory ? theirsCompacted : theirs, credential: key, options: options)
                 let ancestor = withBase ? try Keychain.open(at: base, credential: key, options: options) : nil
                 let opened = monotonicNanoseconds()
                 last = try merged.merge(from: other, base: ancestor)
@@ -69,12 +75,14 @@ func runMergeBenchmark(sizes: [Int], differing: Int, formatVersion: Int, trials:
                 bestMerge = min(bestMerge, end - opened)
                 bestTotal = min(bestTotal, end - start)
             }
-            // With the base, exactly THEIRS's edits come in; without it, each version changed on one side only is also
-            // kept as a conflict copy (SPEC.md §43.3), so only the deletions are exact.
+            // With a base, given or shared, exactly THEIRS's edits come in; with neither, each version changed on one side
+            // only is also kept as a conflict copy (SPEC.md §43.3), so only the deletions are exact.
             guard let report0 = last else { throw BenchmarkFailure("merge: no trial ran") }
             let exact = report0.changed == changedThere && report0.added == added && report0.conflicts.isEmpty
-            guard report0.deleted == deleted, !withBase || exact else { throw BenchmarkFailure("merge: \(report0.added) added, \(report0.changed) changed, \(report0.deleted) deleted") }
-            let label = withBase ? "with base" : "no base"
+            guard report0.deleted == deleted, mode == .noSharedHistory || exact, (report0.sharedHistoryEnd != nil) == (mode == .sharedHistory) else {
+                throw BenchmarkFailure("merge \(mode.rawValue): \(report0.added) added, \(report0.changed) changed, \(report0.deleted) deleted")
+            }
+            let label = mode.rawValue
             report.add("\(size) items, \(differing) differ: merge \(label), copies open (best of \(trials))", Double(bestMerge) / 1e6, "ms")
             report.add(
                 "\(size) items, \(differing) differ: open OURS, THEIRS\(withBase ? ", BASE" : "") and merge \(label) (best of \(trials))",
@@ -100,4 +108,11 @@ private func edit(_ path: String, key: Credential, options: Keychain.OpenOptions
 private func copyFile(_ source: String, _ destination: String) throws {
     try? FileManager.default.removeItem(atPath: destination)
     try FileManager.default.copyItem(atPath: source, toPath: destination)
+}
+
+/// The three merges `kcf-bench merge` times.
+private enum MergeMode: String, CaseIterable {
+    case sharedHistory = "no base given, history shared"
+    case noSharedHistory = "no base, THEIRS compacted"
+    case withBase = "with base"
 }
