@@ -44,9 +44,9 @@ extension Keychain {
         // The other copies are read against a snapshot of this keychain, each under its own lock only (never two
         // keychains' locks at once). A write here before the merge's transaction makes it read them again.
         for _ in 0..<Self.mergeAttempts {
-            let (snapshot, head) = try withRead { () throws(KeychainError) -> (ItemIndex, Head) in (index, log.head) }
-            let theirs = try other.mergeSide(against: snapshot)
-            var baseSide = try base.map { (base) throws(KeychainError) in try base.mergeSide(against: snapshot) }
+            let (snapshot, head, opener) = try withRead { () throws(KeychainError) in (index, log.head, log.secretOpener()) }
+            let theirs = try other.mergeSide(against: snapshot, openSnapshotSecret: opener)
+            var baseSide = try base.map { (base) throws(KeychainError) in try base.mergeSide(against: snapshot, openSnapshotSecret: opener) }
             var sharedEnd: Int? = nil
             if base == nil, !importing, let shared = try sharedHistory(with: theirs, against: snapshot) {
                 (baseSide, sharedEnd) = (shared.side, shared.end)
@@ -187,14 +187,18 @@ extension Keychain {
     }
 
     /// This copy read against `snapshot` (the items of the keychain merged into), under this copy's lock only: the side
-    /// of a merge that is only read.
-    func mergeSide(against snapshot: ItemIndex) throws(KeychainError) -> MergeSide {
+    /// of a merge that is only read. `openSnapshotSecret` opens a secret of `snapshot` with the keys it was read with.
+    func mergeSide(
+        against snapshot: ItemIndex, openSnapshotSecret: (@Sendable (StoredItem) throws(KeychainError) -> [UInt8])? = nil
+    ) throws(KeychainError) -> MergeSide {
         try withRead { () throws(KeychainError) -> MergeSide in
             guard log.accessScope == nil else {
                 throw .unsupportedFeature(offset: 0, reason: "merging with a credential scoped to access groups; open the keychain with one for the whole keychain")
             }
             let log = self.log
-            var side = try MergeSide(index: index, tombstones: log.tombstones, fileID: log.fileID, against: snapshot) { (item) throws(KeychainError) in
+            var side = try MergeSide(
+                index: index, tombstones: log.tombstones, fileID: log.fileID, against: snapshot, openSnapshotSecret: openSnapshotSecret
+            ) { (item) throws(KeychainError) in
                 try log.decryptSecret(of: item)
             }
             side.history = log.copyHistory

@@ -64,6 +64,9 @@ protocol KeychainLog: AnyObject {
     func takeUnconfirmedDurability() -> KeychainError?
     /// Decrypts the secret of a stored item.
     func decryptSecret(of item: StoredItem) throws(KeychainError) -> [UInt8]
+    /// ``decryptSecret(of:)`` with the keys the log holds now, copied: for the items of a snapshot of its index, called
+    /// without the keychain's lock (a merge reads another copy under that copy's lock only).
+    func secretOpener() -> @Sendable (StoredItem) throws(KeychainError) -> [UInt8]
     /// What a merge compares of this copy's log to find the history it shares with another copy (SPEC.md §43.9);
     /// nil when there is nothing to compare: version 1, a recovering read, a holder scoped to groups.
     var copyHistory: CopyHistory? { get }

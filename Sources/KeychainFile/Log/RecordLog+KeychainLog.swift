@@ -22,6 +22,11 @@ extension RecordLog: KeychainLog {
         try decryptSecret(item.secret)
     }
 
+    func secretOpener() -> @Sendable (StoredItem) throws(KeychainError) -> [UInt8] {
+        let context = self.context
+        return { (item) throws(KeychainError) in try Self.decryptSecret(item.secret, context: context) }
+    }
+
     func keySlotInfos() -> [KeySlotInfo] { header.slots.map(KeySlotInfo.init) }
 
     /// Version 1 is never merged into, so its history is never compared (SPEC.md §43.9).

@@ -1,7 +1,8 @@
 /// What a merge reads of one copy (SPEC.md §43.2), against a snapshot of the keychain merged into: each item stored
 /// exactly as there (the same attribute bytes and the same sealed secret box, so the same version) is only counted, not
-/// decrypted; every other item is read in full, with its secret. Two copies of a keychain share most of their items,
-/// and a merge's time then goes to what differs.
+/// decrypted; an item with the same attribute bytes and another box (sealed anew by a rewrite) is the same version when
+/// both boxes open to the same secret; every other item is read in full, with its secret. Two copies of a keychain
+/// share most of their items, and a merge's time then goes to what differs.
 struct MergeSide {
     /// The entries of the items that differ from the snapshot's (or that it lacks), and of the tombstones.
     var entries: [ItemID: MergeEntry] = [:]
@@ -17,20 +18,27 @@ struct MergeSide {
     /// §43.9); nil when there is nothing to compare.
     var history: CopyHistory? = nil
 
-    /// Reads `index` (with `tombstones`) against `snapshot`; `decryptSecret` opens a secret of `index`.
+    /// Reads `index` (with `tombstones`) against `snapshot`; `decryptSecret` opens a secret of `index`, and
+    /// `openSnapshotSecret`, when given, one of `snapshot`.
     init(
         index: ItemIndex, tombstones: [ItemID: Int64], fileID: [UInt8], against snapshot: ItemIndex,
+        openSnapshotSecret: ((StoredItem) throws(KeychainError) -> [UInt8])? = nil,
         decryptSecret: (StoredItem) throws(KeychainError) -> [UInt8]
     ) throws(KeychainError) {
         self.tombstones = tombstones
         self.fileID = fileID
         for item in index.itemsInAddedOrder() {
-            if let held = snapshot[item.id], Self.storedAlike(held, item) {
+            let held = snapshot[item.id]
+            if let held, Self.storedAlike(held, item) {
                 sameAsSnapshot.insert(item.id)
-            } else {
-                let version = MergeVersion(id: item.id, attributes: item.attributes.detached(), secret: try decryptSecret(item))
-                entries[item.id] = MergeEntry(version: version)
+                continue
             }
+            let secret = try decryptSecret(item)
+            if let held, let openSnapshotSecret, Self.sameAttributes(held, item), try openSnapshotSecret(held) == secret {
+                sameAsSnapshot.insert(item.id)
+                continue
+            }
+            entries[item.id] = MergeEntry(version: MergeVersion(id: item.id, attributes: item.attributes.detached(), secret: secret))
         }
         for item in snapshot.itemsInAddedOrder() where index[item.id] == nil { missing.append(item.id) }
         for (id, time) in tombstones { entries[id, default: MergeEntry()].tombstone = time }
@@ -40,7 +48,11 @@ struct MergeSide {
     /// under each copy's keys with the same bytes holds the same secret (both copies were opened with a credential of
     /// this keychain, and a box's nonce and tag bind it to its key).
     static func storedAlike(_ left: StoredItem, _ right: StoredItem) -> Bool {
-        left.id == right.id && left.attributes.itemClass == right.attributes.itemClass
-            && left.attributes.encoded == right.attributes.encoded && left.secret.box == right.secret.box
+        sameAttributes(left, right) && left.secret.box == right.secret.box
+    }
+
+    /// Whether two stored items have the same id, class and attribute bytes: with the same secret, one version.
+    static func sameAttributes(_ left: StoredItem, _ right: StoredItem) -> Bool {
+        left.id == right.id && left.attributes.itemClass == right.attributes.itemClass && left.attributes.encoded == right.attributes.encoded
     }
 }

@@ -491,8 +491,17 @@ final class RecordLogV2 {
     }
 
     func decryptSecret(of item: StoredItem) throws(KeychainError) -> [UInt8] {
+        try Self.openSecret(of: item, keys: state.keys)
+    }
+
+    func secretOpener() -> @Sendable (StoredItem) throws(KeychainError) -> [UInt8] {
+        let keys = state.keys
+        return { (item) throws(KeychainError) in try Self.openSecret(of: item, keys: keys) }
+    }
+
+    private static func openSecret(of item: StoredItem, keys: RecordKeysV2) throws(KeychainError) -> [UInt8] {
         let bytes = Array(item.secret.box)
-        return try RecordV2Decoder.openSecret(0..<bytes.count, of: item.id, in: bytes, keys: state.keys)
+        return try RecordV2Decoder.openSecret(0..<bytes.count, of: item.id, in: bytes, keys: keys)
     }
 
     func statistics(of index: ItemIndex) -> KeychainStatistics {

@@ -394,8 +394,17 @@ final class RecordLogV3 {
     // MARK: Reading
 
     func decryptSecret(of item: StoredItem) throws(KeychainError) -> [UInt8] {
+        try Self.openSecret(of: item, groups: state.groups)
+    }
+
+    func secretOpener() -> @Sendable (StoredItem) throws(KeychainError) -> [UInt8] {
+        let groups = state.groups
+        return { (item) throws(KeychainError) in try Self.openSecret(of: item, groups: groups) }
+    }
+
+    private static func openSecret(of item: StoredItem, groups: AccessGroupsV3) throws(KeychainError) -> [UInt8] {
         let bytes = Array(item.secret.box)
-        return try GroupPageV3.openSecret(0..<bytes.count, of: item.id, in: bytes, keys: try state.groups.keys(of: item.attributes))
+        return try GroupPageV3.openSecret(0..<bytes.count, of: item.id, in: bytes, keys: try groups.keys(of: item.attributes))
     }
 
     /// What the last read repaired and the next write will put back: header runs that do not hold the verified
