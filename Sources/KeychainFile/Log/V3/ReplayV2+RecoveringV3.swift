@@ -507,7 +507,9 @@ extension ReplayV2 {
             let at = candidate - windowStart
             let length = window[at..<(at + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             let check = window[(at + 4)..<(at + 8)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            guard check == length ^ 0xFFFF_FFFF else { continue }
+            // A length no record has cannot start one, and costs nothing: 8 bytes that straddle a record's start (the
+            // byte before it, then its length's first three) pass the check 1 time in 256, with a length of gigabytes.
+            guard check == length ^ 0xFFFF_FFFF, Int(length) <= RecordV3.maximumBodyLength, candidate + 8 + Int(length) <= limit else { continue }
             budget -= Int(length)
             if budget < 0 { return nil }
             guard let scanned = scanRecordV3(at: candidate, limit: limit), scanned.sequence > head.sequence else { continue }
