@@ -485,6 +485,13 @@ def shared_history(ours, theirs, importing: bool = False) -> Optional[SharedHist
     if (h_o.file_id, h_o.epoch, h_o.rewrite_end) != (h_t.file_id, h_t.epoch, h_t.rewrite_end):
         return None
     r = h_o.rewrite_end
+    # Condition 4: each file still holds, as the last 16 bytes before its E, the chain value its replay verified there
+    # (the record's last page tag, version 2; its chain tag, version 3): a file changed since it was read, or whose last
+    # record's tag is damaged as stored, shares no history.
+    for kc in (ours, theirs):
+        e = kc.committed_end
+        if e > 0 and bytes(kc.stored_log[e - 16:e]) != bytes(kc.head[1]):
+            return None
     # Condition 2. E is the end of the last commit the replay applied: `committed_end` in the readers, which is the
     # commit boundary before records set aside (§25.4 rule 2) when the replay stopped there.
     # SPEC-READING: records set aside, an undone transaction and a remnant lie past E and are not compared (D <=

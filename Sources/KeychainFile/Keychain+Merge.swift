@@ -51,9 +51,10 @@ extension Keychain {
             if base == nil, !importing, let shared = try sharedHistory(with: theirs, against: snapshot) {
                 (baseSide, sharedEnd) = (shared.side, shared.end)
             }
+            let givenBase = base == nil ? nil : baseSide
             if var report = try merge(theirs, base: baseSide, sharedHistory: sharedEnd != nil, importing: importing, snapshotHead: head) {
                 report.sharedHistoryEnd = sharedEnd
-                try carryCredentials(from: other, base: base, into: &report)
+                try carryCredentials(from: theirs, base: givenBase, into: &report)
                 return report
             }
         }
@@ -90,14 +91,14 @@ extension Keychain {
     /// header this keychain's master key authenticated holds slots wrapping that key, so each opens this keychain as
     /// it opens that copy. Without a base, a slot only the other copy holds may be one removed here (a credential
     /// revoked), and is left out; so is one the base held that this keychain no longer does.
-    private func carryCredentials(from other: Keychain, base: Keychain?, into report: inout MergeReport) throws(KeychainError) {
-        let theirs = try other.withRead { () throws(KeychainError) -> (slots: [HeaderKeySlot], key: SymmetricKey)? in
-            (other.log as? RecordLogV2).map { ($0.state.header.slots, $0.masterKey) }
-        }
+    ///
+    /// The copies' slots were read with their items (``MergeSide``): the other copy is not read again once the merge
+    /// has committed, so that a change to it since (another program writing over it) cannot fail a merge already made.
+    private func carryCredentials(from other: MergeSide, base: MergeSide?, into report: inout MergeReport) throws(KeychainError) {
+        let theirs = other.headerSlots.map { (slots: $0.slots, key: $0.masterKey) }
         let ourIDs = Set(try keySlots().map(\.id))
-        let baseIDs = try base.map { (base) throws(KeychainError) in Set(try base.keySlots().map(\.id)) }
-        let theirIDs = Set(try other.keySlots().map(\.id))
-        let missing = theirIDs.subtracting(ourIDs)
+        let baseIDs = base?.slotIDs
+        let missing = other.slotIDs.subtracting(ourIDs)
         guard !missing.isEmpty else { return }
         guard let baseIDs else {
             report.credentialsNotCarried = missing.count
@@ -202,6 +203,8 @@ extension Keychain {
                 try log.decryptSecret(of: item)
             }
             side.history = log.copyHistory
+            side.slotIDs = Set(log.keySlotInfos().map(\.id))
+            if let version2 = log as? RecordLogV2 { side.headerSlots = (version2.state.header.slots, version2.masterKey) }
             return side
         }
     }

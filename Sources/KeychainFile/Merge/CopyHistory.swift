@@ -3,8 +3,10 @@
 ///
 /// Each copy's log is read through a file handle of its own, opened at its path and checked to be the file its
 /// keychain read: the keychain's own handle may be closed by another thread's catch-up meanwhile, and a merge never
-/// holds two keychains' locks. Records below a copy's end are never rewritten in place, so the bytes read are the
-/// ones its keychain verified (or, where damage was repaired since, fewer of them compare alike).
+/// holds two keychains' locks. No writer of this library rewrites records below a copy's end in place, but another
+/// program may (`cp` or `rsync --inplace` over the file, keeping its inode): so the last record the copy's keychain
+/// verified is read again, before the bytes are compared and after, and its chain value must be the one verified.
+/// That value covers every record before it (SPEC.md §24.7, §35.8), so the bytes compared are those the keychain read.
 struct CopyHistory {
     let formatVersion: Int
     let fileID: [UInt8]
@@ -13,6 +15,9 @@ struct CopyHistory {
     let rewriteEnd: Int
     /// The end of the last commit the copy's replay applied (`E`, §25.2).
     let end: Int
+    /// The chain value of the record ending at `end`: its last 16 bytes (the last page's tag in version 2, the chain
+    /// tag in version 3).
+    let headChain: [UInt8]
     let path: String
     let fileSystem: any FileSystem
     let identity: FileIdentity
@@ -37,6 +42,7 @@ struct CopyHistory {
         defer { ourFile.file.close() }
         guard let theirFile = theirs.openLog() else { return nil }
         defer { theirFile.file.close() }
+        guard ours.holdsItsHead(ourFile.log), theirs.holdsItsHead(theirFile.log) else { return nil }
         let end = min(ours.end, theirs.end)
         var position = 0
         while position < end {
@@ -49,9 +55,18 @@ struct CopyHistory {
                 continue
             }
             let mismatch = mine.bytes.indices.first { mine.bytes[$0] != other.bytes[$0] } ?? count
-            return position + min(mismatch, unreadable.min() ?? count)
+            position += min(mismatch, unreadable.min() ?? count)
+            break
         }
-        return end
+        guard ours.holdsItsHead(ourFile.log), theirs.holdsItsHead(theirFile.log) else { return nil }
+        return position
+    }
+
+    /// Whether `log` (this copy's file, opened again) holds the record its keychain verified last, at `end`.
+    private func holdsItsHead(_ log: any KeychainFileHandle) -> Bool {
+        guard end >= headChain.count, !headChain.isEmpty else { return end == 0 }
+        let read = Self.readLog(log, at: end - headChain.count, count: headChain.count)
+        return read.unreadable.isEmpty && read.bytes == headChain
     }
 
     /// The copy's file opened again for reading (for the caller to close), and the same file seen as its log

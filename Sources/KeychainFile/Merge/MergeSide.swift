@@ -17,6 +17,10 @@ struct MergeSide {
     /// What a merge compares of the copy's log to find the history it shares with the keychain merged into (SPEC.md
     /// §43.9); nil when there is nothing to compare.
     var history: CopyHistory? = nil
+    /// The ids of the copy's key slots, and — version 2 — the slots as its header holds them with the master key that
+    /// authenticated it: what a merge carries over (SPEC.md §43.1), read with the rest, never after the merge commits.
+    var slotIDs: Set<[UInt8]> = []
+    var headerSlots: (slots: [HeaderKeySlot], masterKey: SymmetricKey)? = nil
 
     /// Reads `index` (with `tombstones`) against `snapshot`; `decryptSecret` opens a secret of `index`, and
     /// `openSnapshotSecret`, when given, one of `snapshot`.

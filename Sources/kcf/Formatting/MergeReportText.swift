@@ -14,12 +14,13 @@ enum MergeReportText {
                 "merged \(theirs) into \(into): \(report.added) added, \(report.changed) changed, \(report.deleted) deleted, "
                     + "\(report.tombstones) deletions recorded, \(report.conflicts.count) conflicts")
         }
-        if let end = report.sharedHistoryEnd, !report.isUnchanged {
+        if let end = report.sharedHistoryEnd, !report.isUnchanged || !report.conflicts.isEmpty {
             lines.append("base: the history both copies share (their logs hold the same records up to log byte \(end))")
         } else if report.sharedHistoryEnd == nil, !baseGiven, !report.conflicts.isEmpty {
             lines.append(
-                "no base: the copies share no history (one was compacted or its password changed since they parted), so a "
-                    + "version changed on one side only is kept as a conflict copy too; --base names the copy both came from")
+                "no base: the copies share no history this merge could use (one was compacted or its password changed since "
+                    + "they parted, or a copy was read with recovery or changed meanwhile), so a version changed on one side only "
+                    + "is kept as a conflict copy too; --base names the copy both came from")
         }
         for conflict in report.conflicts { lines.append("conflict: \(conflict)") }
         for id in report.overruled {

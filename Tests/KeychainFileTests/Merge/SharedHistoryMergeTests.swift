@@ -140,6 +140,29 @@ struct SharedHistoryMergeTests {
         #expect(try secret(ours, "change") == "theirs")
     }
 
+    @Test("A copy written over in place after its keychain read it (cp, rsync --inplace) shares no history: its file's bytes are not taken for the copy's", arguments: [2, 3])
+    func copyWrittenOverInPlace(formatVersion: Int) throws {
+        let directory = TemporaryDirectory()
+        let (ours, theirs) = try forked(directory, formatVersion: formatVersion)
+        try update(ours, "keep", "ours")
+        try update(theirs, "change", "theirs")
+        try theirs.add(try password("t1", "1"))
+        // What a merge reads of each copy with its items, then — as another program may between two reads of one
+        // merge — ours's bytes written over theirs's file, in place (the same inode).
+        let ourHistory = try #require(try ours.withRead { () throws(KeychainError) in ours.log.copyHistory })
+        let theirHistory = try #require(try theirs.withRead { () throws(KeychainError) in theirs.log.copyHistory })
+        #expect(CopyHistory.divergence(of: ourHistory, and: theirHistory) != nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.file("theirs.kcf")))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data(try fileBytes(directory.file("ours.kcf"))))
+        try handle.close()
+
+        // The file now reads as holding all of ours: the shared state would be ours itself, and every item would take
+        // the version theirs's keychain read. The last record that keychain verified is not in the file: no history.
+        #expect(CopyHistory.divergence(of: ourHistory, and: theirHistory) == nil)
+        #expect(CopyHistory.divergence(of: theirHistory, and: ourHistory) == nil)
+    }
+
     @Test("Damage in the other copy's log ends the shared history at the commit before it: the base is earlier, the result still three-way")
     func damageEndsTheSharedHistoryEarly() throws {
         let directory = TemporaryDirectory()

@@ -4,7 +4,7 @@ extension RecordLogV2 {
     var copyHistory: CopyHistory? {
         guard !isRecoveryView else { return nil }
         return CopyHistory(
-            formatVersion: formatVersion, fileID: fileID, epoch: epoch, rewriteEnd: rewriteEnd, end: end, path: path, fileSystem: fileSystem,
+            formatVersion: formatVersion, fileID: fileID, epoch: epoch, rewriteEnd: rewriteEnd, end: end, headChain: state.replayed.head.chainValue, path: path, fileSystem: fileSystem,
             identity: state.identity, headerPageCount: 1)
     }
 

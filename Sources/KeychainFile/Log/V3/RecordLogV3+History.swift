@@ -4,7 +4,7 @@ extension RecordLogV3 {
     var copyHistory: CopyHistory? {
         guard !state.groups.isScoped, !isRecoveryView else { return nil }
         return CopyHistory(
-            formatVersion: formatVersion, fileID: fileID, epoch: epoch, rewriteEnd: Int(state.header.rewriteEnd), end: end, path: path,
+            formatVersion: formatVersion, fileID: fileID, epoch: epoch, rewriteEnd: Int(state.header.rewriteEnd), end: end, headChain: state.replayed.head.chainValue, path: path,
             fileSystem: fileSystem, identity: state.identity, headerPageCount: state.pageCount)
     }
 
